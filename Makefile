@@ -1,0 +1,36 @@
+# Two commands on a fresh machine: `make serve` and `make test`. Both create the venv
+# and install what they need first.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+PM_PORT ?= 8000
+
+.PHONY: serve test check bench install clean
+
+$(BIN)/python:
+	$(PYTHON) -m venv $(VENV)
+
+$(STAMP): requirements.txt requirements-dev.txt | $(BIN)/python
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	touch $(STAMP)
+
+install: $(STAMP)
+
+serve: $(STAMP)
+	PM_PORT=$(PM_PORT) $(BIN)/python -m chalicelib.local.serve
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -q
+
+check: $(STAMP)
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+	$(BIN)/mypy
+
+bench: $(STAMP)
+	$(BIN)/python -m bench.foundation
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

@@ -1,0 +1,3 @@
+"""Property-management data platform: the code behind app.py."""
+
+__version__ = "2.0.0"

@@ -1,0 +1,170 @@
+"""API keys: format, hashing, lookup with a short per-Lambda cache, and scope checks.
+
+A key is `pm_<env>_` + 30 random base62 characters + a 6-character CRC32 checksum, so
+secret scanners can spot it and a mistyped key is refused without a database read.
+Only the SHA-256 of a key is stored.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import secrets
+import string
+import threading
+import time
+import zlib
+from dataclasses import dataclass
+from typing import Any
+
+from chalicelib import clock, config
+from chalicelib.context import CallContext
+from chalicelib.errors import Forbidden, Unauthorized
+from chalicelib.registry import AREAS, SCOPE_ADMIN, SCOPE_DESTRUCTIVE, SCOPE_READ, SCOPE_WRITE, Operation
+
+_BASE62 = string.digits + string.ascii_letters
+_RANDOM_LENGTH = 30
+_CHECKSUM_LENGTH = 6
+
+ALL_SCOPES = (SCOPE_READ, SCOPE_WRITE, SCOPE_DESTRUCTIVE, SCOPE_ADMIN)
+KEY_SCOPES = ALL_SCOPES + tuple(f"write:{area}" for area in AREAS)
+
+
+def _base62(number: int, width: int) -> str:
+    chars = []
+    for _ in range(width):
+        number, rest = divmod(number, 62)
+        chars.append(_BASE62[rest])
+    return "".join(reversed(chars))
+
+
+def _checksum(body: str) -> str:
+    return _base62(zlib.crc32(body.encode()), _CHECKSUM_LENGTH)
+
+
+def new_secret() -> str:
+    body = "".join(secrets.choice(_BASE62) for _ in range(_RANDOM_LENGTH))
+    return f"pm_{config.key_environment()}_{body}{_checksum(body)}"
+
+
+def well_formed(secret: str) -> bool:
+    parts = secret.split("_")
+    if len(parts) != 3 or parts[0] != "pm" or parts[1] not in ("live", "test"):
+        return False
+    tail = parts[2]
+    if len(tail) != _RANDOM_LENGTH + _CHECKSUM_LENGTH or any(c not in _BASE62 for c in tail):
+        return False
+    return hmac.compare_digest(_checksum(tail[:_RANDOM_LENGTH]), tail[_RANDOM_LENGTH:])
+
+
+def secret_hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def lookup_pk(hashed: str) -> str:
+    return f"keyhash#{hashed}"
+
+
+# --- scopes -------------------------------------------------------------------------
+
+def has_scope(scopes: frozenset[str], needed: str) -> bool:
+    if needed.startswith("write:"):
+        return SCOPE_WRITE in scopes or needed in scopes
+    return needed in scopes
+
+
+def allows(scopes: frozenset[str], op: Operation) -> bool:
+    return all(has_scope(scopes, needed) for needed in op.required_scopes)
+
+
+def authorise(ctx: CallContext, op: Operation) -> None:
+    missing = [s for s in op.required_scopes if not has_scope(ctx.scopes, s)]
+    if missing:
+        raise Forbidden(
+            f"This key lacks the scope {' and '.join(missing)} needed for {op.name}.",
+            code="missing_scope",
+            extra={"requiredScopes": list(op.required_scopes)},
+        )
+
+
+# --- lookup ---------------------------------------------------------------------------
+
+@dataclass
+class _Cached:
+    facts: dict[str, Any]
+    fetched: float
+    last_used_written: float
+
+
+_cache: dict[str, _Cached] = {}
+_cache_lock = threading.Lock()
+
+
+def forget_key(key_id: str) -> None:
+    """Drop a key from this Lambda's cache (after disabling it here)."""
+    with _cache_lock:
+        for hashed in [h for h, c in _cache.items() if c.facts.get("keyId") == key_id]:
+            del _cache[hashed]
+
+
+def authenticate(header: str | None, *, request_id: str = "", source_ip: str | None = None) -> CallContext:
+    if not header:
+        raise Unauthorized("Send the header `Authorization: Bearer <API key>`.", code="missing_key")
+    scheme, _, secret = header.strip().partition(" ")
+    secret = secret.strip()
+    if scheme.lower() != "bearer" or not secret:
+        raise Unauthorized("The Authorization header must read `Bearer <API key>`.", code="invalid_key")
+    if not well_formed(secret):
+        raise Unauthorized("This is not a valid API key (format or checksum).", code="invalid_key")
+    hashed = secret_hash(secret)
+    facts = _facts(hashed)
+    if facts.get("disabled"):
+        raise Unauthorized("This API key has been disabled.", code="key_disabled")
+    expires = facts.get("expiresAt")
+    if expires and expires <= clock.now_iso():
+        raise Unauthorized("This API key has expired.", code="key_expired")
+    _touch(hashed, facts, source_ip)
+    return CallContext(
+        tenant_id=facts["tenantId"],
+        key_id=facts["keyId"],
+        agent_name=facts["agentName"],
+        scopes=frozenset(facts["scopes"]),
+        integration_id=facts.get("integrationId"),
+        person_id=facts.get("personId"),
+        request_id=request_id,
+    )
+
+
+def _facts(hashed: str) -> dict[str, Any]:
+    from chalicelib.store.model import Item
+
+    now = time.monotonic()
+    with _cache_lock:
+        cached = _cache.get(hashed)
+    if cached and now - cached.fetched < config.KEY_CACHE_SECONDS:
+        return cached.facts
+    try:
+        item = Item.get(lookup_pk(hashed), "lookup")
+    except Item.DoesNotExist:
+        raise Unauthorized("Unknown API key.", code="invalid_key") from None
+    # The lookup is by hash already; comparing again in constant time keeps the check
+    # independent of how the table matched the key.
+    if not hmac.compare_digest(item.pk, lookup_pk(hashed)):
+        raise Unauthorized("Unknown API key.", code="invalid_key")
+    facts = item.data_dict()
+    with _cache_lock:
+        _cache[hashed] = _Cached(facts, now, cached.last_used_written if cached else 0.0)
+    return facts
+
+
+def _touch(hashed: str, facts: dict[str, Any], source_ip: str | None) -> None:
+    """Record last use at most once a minute per key and Lambda, so a read stays one call."""
+    now = time.monotonic()
+    with _cache_lock:
+        cached = _cache.get(hashed)
+        if not cached or now - cached.last_used_written < config.LAST_USED_RESOLUTION_SECONDS:
+            return
+        cached.last_used_written = now
+    from chalicelib.store import keys
+
+    keys.record_use(facts["tenantId"], facts["keyId"], clock.now_iso(), source_ip)

@@ -1,0 +1,44 @@
+"""Settings read from the environment (set per stage in .chalice/config.json).
+
+Read on use, not at import, so tests and the local stack can set them first.
+"""
+
+from __future__ import annotations
+
+import os
+
+# Largest JSON body a command accepts. API Gateway allows 10 MB and Lambda 6 MB;
+# entity payloads are a few KB, so 1 MiB leaves room while keeping memory bounded.
+MAX_BODY_BYTES = 1024 * 1024
+
+# Entries one aliases.upsert call may carry: each entry writes two items and a
+# DynamoDB transaction holds at most 100.
+MAX_ALIAS_ENTRIES = 50
+
+# How long an authenticated key stays cached in a warm Lambda before it is read again.
+KEY_CACHE_SECONDS = 10.0
+
+# A key's lastUsedAt is written at most this often, so reads stay one DynamoDB call.
+LAST_USED_RESOLUTION_SECONDS = 60.0
+
+# Idempotency records are kept this long (the contract promises 24 h).
+IDEMPOTENCY_TTL_SECONDS = 24 * 3600
+
+TRIAL_DAYS = 30
+
+
+def table_name() -> str:
+    return os.environ.get("PM_TABLE_NAME", "pm-local")
+
+
+def region() -> str:
+    return os.environ.get("AWS_REGION") or os.environ.get("AWS_DEFAULT_REGION") or "eu-central-1"
+
+
+def key_environment() -> str:
+    """`live` or `test`: the middle part of issued keys (pm_live_..., pm_test_...)."""
+    return "live" if os.environ.get("PM_KEY_ENVIRONMENT", "test") == "live" else "test"
+
+
+def upload_queue_url() -> str | None:
+    return os.environ.get("PM_UPLOAD_QUEUE_URL") or None

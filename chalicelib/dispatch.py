@@ -1,0 +1,23 @@
+"""One path for every call, whichever surface it came through (REST now, MCP later):
+authorise (scope from the registry) -> validate (schema from the registry) -> resolve
+references (id or alias) -> handler."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib.auth import authorise
+from chalicelib.context import CallContext
+from chalicelib.registry import Operation
+from chalicelib.resolve import resolve_refs
+from chalicelib.validation import validate
+
+ANONYMOUS = CallContext(tenant_id="", key_id="", agent_name="anonymous", scopes=frozenset())
+
+
+def run(op: Operation, ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    if op.authenticated:
+        authorise(ctx, op)
+    validate(op, args)
+    ctx = ctx.for_operation(op.name)
+    return op.handler(ctx, resolve_refs(ctx, op, args) if op.authenticated else args)

@@ -1,0 +1,74 @@
+"""Markdown documentation of an operation, composed from its registry entry: the prose
+the resource module wrote, plus arguments, result, scope and errors derived from the
+schemas, so the docs cannot drift from the behaviour."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from chalicelib.registry import Operation
+
+
+def _type_of(schema: dict[str, Any]) -> str:
+    kind = schema.get("type", "any")
+    if "x-ref" in schema:
+        return f"ref → {schema['x-ref']}"
+    if kind == "array":
+        return f"array of {_type_of(schema.get('items', {}))}"
+    if "enum" in schema:
+        return " \\| ".join(f"`{v}`" for v in schema["enum"])
+    if schema.get("format"):
+        return f"{kind} ({schema['format']})"
+    return str(kind)
+
+
+def fields_table(schema: dict[str, Any], prefix: str = "") -> list[str]:
+    """One row per field, nested objects flattened with dotted names."""
+    rows = []
+    required = set(schema.get("required", []))
+    for name, sub in schema.get("properties", {}).items():
+        full = f"{prefix}{name}"
+        flag = "yes" if name in required else ""
+        description = sub.get("description", "").replace("|", "\\|").replace("\n", " ")
+        rows.append(f"| `{full}` | {_type_of(sub)} | {flag} | {description} |")
+        if sub.get("type") == "object":
+            rows.extend(fields_table(sub, f"{full}."))
+        elif sub.get("type") == "array" and sub.get("items", {}).get("type") == "object":
+            rows.extend(fields_table(sub["items"], f"{full}[]."))
+    return rows
+
+
+def _errors(op: Operation) -> list[str]:
+    lines = ["- 400 `validation_failed`: an argument is missing, unknown or of the wrong shape; `errors` lists each with its path."]
+    if op.authenticated:
+        lines.append("- 401: no key, or an unknown, disabled or expired key.")
+        lines.append("- 403 `missing_scope`: the key lacks " + " and ".join(f"`{s}`" for s in op.required_scopes) + ".")
+    if _has_refs(op.args):
+        lines.append("- 404 `not_found`: a referenced entity (id or alias) does not exist in this tenant; `errors` names the argument.")
+    lines.extend(f"- {line}" for line in op.errors)
+    return lines
+
+
+def _has_refs(schema: dict[str, Any]) -> bool:
+    return "x-ref" in json.dumps(schema)
+
+
+def render(op: Operation) -> str:
+    where = f"`{op.method} {op.path}`"
+    parts = [f"# {op.name}", "", op.summary, "", where, "", op.docs.strip(), "", "## Arguments", ""]
+    rows = fields_table(op.args)
+    if rows:
+        parts += ["| name | type | required | description |", "|---|---|---|---|", *rows]
+    else:
+        parts.append("None.")
+    if op.kind == "query" and rows:
+        parts += ["", "Query arguments travel in the query string; arrays as repeated keys, booleans as `true`/`false`."]
+    elif rows:
+        parts += ["", "Send the arguments as a JSON object in the body."]
+    parts += ["", "## Result", "", "| field | type | required | description |", "|---|---|---|---|", *fields_table(op.result)]
+    if op.example is not None:
+        parts += ["", "## Example", "", "```json", json.dumps(op.example, indent=2, ensure_ascii=False), "```"]
+    parts += ["", "## Access", "", op.scope_line() + (" Destructive." if op.destructive else "")]
+    parts += ["", "## Errors", "", *_errors(op)]
+    return "\n".join(parts) + "\n"

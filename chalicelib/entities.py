@@ -1,0 +1,51 @@
+"""The catalogue of entity types. Each resource module declares its type once here;
+storage keys, indexes, alias checks and (later) event names derive from it."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+# Filter slots: a type may name up to this many indexed filter fields (GSIs gsi2..gsi4).
+MAX_FILTERS = 3
+
+
+@dataclass(frozen=True)
+class EntityType:
+    name: str  # singular camelCase, as in alias entries and event names: "contact"
+    plural: str  # list key of responses: "contacts"
+    prefix: str  # id prefix: "con" -> con_01J...
+    area: str  # write scope area: write:<area>
+    fields: dict[str, Any] = field(default_factory=dict)  # JSON Schema properties of the stored fields
+    filters: tuple[str, ...] = ()  # indexed top-level fields, in slot order
+    check: Callable[[dict[str, Any], str | None], None] | None = None  # cross-field rules: (record, id or None on create)
+    aliasable: bool = True
+
+    @property
+    def field_schema(self) -> dict[str, Any]:
+        return {"type": "object", "properties": self.fields}
+
+    def ref_filters(self) -> dict[str, str]:
+        """Indexed fields that reference another entity: field -> entity type."""
+        return {f: self.fields[f]["x-ref"] for f in self.filters if "x-ref" in self.fields.get(f, {})}
+
+    def __post_init__(self) -> None:
+        if len(self.filters) > MAX_FILTERS:
+            raise ValueError(f"{self.name}: at most {MAX_FILTERS} indexed filters")
+
+
+ENTITY_TYPES: dict[str, EntityType] = {}
+_BY_PREFIX: dict[str, EntityType] = {}
+
+
+def declare(entity_type: EntityType) -> EntityType:
+    if entity_type.name in ENTITY_TYPES or entity_type.prefix in _BY_PREFIX:
+        raise ValueError(f"entity type {entity_type.name} or prefix {entity_type.prefix} declared twice")
+    ENTITY_TYPES[entity_type.name] = entity_type
+    _BY_PREFIX[entity_type.prefix] = entity_type
+    return entity_type
+
+
+def by_prefix(prefix: str | None) -> EntityType | None:
+    return _BY_PREFIX.get(prefix) if prefix else None

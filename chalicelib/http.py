@@ -1,0 +1,168 @@
+"""The REST face: turn a Chalice request into a registry call and its answer into JSON or
+application/problem+json. Status codes come from the typed errors, never from text."""
+
+from __future__ import annotations
+
+import json
+import time
+import uuid
+from collections.abc import Mapping
+from decimal import Decimal
+from typing import Any
+
+from chalice import Chalice, Response  # type: ignore[attr-defined]
+
+from chalicelib import config, dispatch, registry
+from chalicelib.auth import authenticate
+from chalicelib.context import CallContext
+from chalicelib.errors import ApiError, Invalid, MethodNotAllowed, NotFound, PayloadTooLarge
+from chalicelib.log import logger
+from chalicelib.registry import Operation, Surface
+from chalicelib.store import idempotency
+from chalicelib.validation import decode_query
+
+JSON = "application/json"
+PROBLEM = "application/problem+json"
+
+
+def _default(value: Any) -> Any:
+    if isinstance(value, set | frozenset):
+        return sorted(value)
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else str(value)
+    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
+
+
+def dumps(body: Any) -> str:
+    return json.dumps(body, default=_default, ensure_ascii=False, separators=(",", ":"))
+
+
+def json_response(status: int, body: Any, request_id: str, headers: Mapping[str, str] | None = None) -> Response:
+    return Response(body=dumps(body), status_code=status, headers={"Content-Type": JSON, "X-Request-Id": request_id, **(headers or {})})
+
+
+def problem_response(error: ApiError, request_id: str) -> Response:
+    headers = {"Content-Type": PROBLEM, "X-Request-Id": request_id, **error.headers}
+    return Response(body=dumps(error.problem(request_id)), status_code=error.status, headers=headers)
+
+
+def _request_id(request: Any) -> str:
+    context = request.context or {}
+    given = context.get("requestId")
+    return str(given) if given else str(uuid.uuid4())
+
+
+def _source_ip(request: Any) -> str | None:
+    identity = (request.context or {}).get("identity") or {}
+    ip = identity.get("sourceIp")
+    return str(ip) if ip else None
+
+
+def parse_body(request: Any) -> tuple[dict[str, Any], bytes]:
+    raw = request.raw_body or b""
+    if isinstance(raw, str):
+        raw = raw.encode()
+    if len(raw) > config.MAX_BODY_BYTES:
+        raise PayloadTooLarge(f"The body has {len(raw)} bytes; commands accept at most {config.MAX_BODY_BYTES}.")
+    if not raw.strip():
+        return {}, raw
+    # The body is read as JSON whatever Content-Type says: curl's -d sends form-urlencoded
+    # by default, and refusing a well-formed JSON body for its label helps nobody.
+    try:
+        body = json.loads(raw.decode("utf-8"))
+    except (UnicodeDecodeError, ValueError) as err:
+        raise Invalid(f"The body is not valid JSON ({err}); send the arguments as a JSON object.", code="malformed_json") from None
+    if not isinstance(body, dict):
+        raise Invalid("The body must be a JSON object whose keys are the argument names.", code="malformed_json")
+    return body, raw
+
+
+def _query_params(request: Any) -> dict[str, list[str]]:
+    params = request.query_params
+    if not params:
+        return {}
+    return {name: list(params.getlist(name)) for name in params}
+
+
+def handle(app: Chalice, name: str, kind: str, surface: Surface) -> Response:
+    request = app.current_request
+    request_id = _request_id(request)
+    started = time.perf_counter()
+    logger.append_keys(request_id=request_id, operation=name, tenant=None, agent=None)
+    status = 500
+    try:
+        response = _handle(request, request_id, name, kind, surface)
+        status = response.status_code
+        return response
+    except ApiError as error:
+        status = error.status
+        return problem_response(error, request_id)
+    except Exception:  # noqa: BLE001 - the client gets a problem body, never a stack trace
+        logger.exception("unhandled error")
+        return problem_response(ApiError("An internal error occurred; the request id identifies it in our logs."), request_id)
+    finally:
+        logger.info("request", extra={"method": request.method, "status": status, "ms": round((time.perf_counter() - started) * 1000, 2)})
+
+
+def _handle(request: Any, request_id: str, name: str, kind: str, surface: Surface) -> Response:
+    op = registry.find(name, surface)
+    if op is None or op.kind != kind:
+        other = "command" if kind == "query" else "query"
+        hint = f" It is a {other}: use {op.path}." if op else ""
+        raise NotFound(f"There is no {kind} named {name!r}.{hint}", code="unknown_operation")
+    if request.method != op.method:
+        raise MethodNotAllowed(f"{op.name} is a {op.kind}: send it with {op.method}.", headers={"Allow": op.method})
+    ctx = dispatch.ANONYMOUS
+    if op.authenticated:
+        ctx = authenticate(request.headers.get("authorization"), request_id=request_id, source_ip=_source_ip(request))
+        logger.append_keys(tenant=ctx.tenant_id, agent=ctx.agent_name)
+    if op.kind == "query":
+        return json_response(200, dispatch.run(op, ctx, decode_query(op, _query_params(request))), request_id)
+    args, raw = parse_body(request)
+    idem_key = request.headers.get("idempotency-key")
+    if idem_key and op.authenticated:
+        return _idempotent(op, ctx, args, raw, idem_key, request_id)
+    return json_response(200, dispatch.run(op, ctx, args), request_id)
+
+
+def _idempotent(op: Operation, ctx: CallContext, args: dict[str, Any], raw: bytes, key: str, request_id: str) -> Response:
+    if len(key) > 255:
+        raise Invalid("Idempotency-Key is longer than 255 characters.")
+    fingerprint = idempotency.fingerprint(op.name, raw)
+    stored = idempotency.begin(ctx, key, fingerprint)
+    if stored is not None:
+        replay = {"Idempotent-Replayed": "true"}
+        if stored["status"] >= 400:
+            return Response(body=dumps(stored["body"]), status_code=stored["status"], headers={"Content-Type": PROBLEM, "X-Request-Id": request_id, **replay})
+        return json_response(stored["status"], stored["body"], request_id, replay)
+    try:
+        result = dispatch.run(op, ctx, args)
+    except ApiError as error:
+        if error.status >= 500 or error.status == 429:
+            idempotency.abandon(ctx, key)
+        else:
+            idempotency.finish(ctx, key, fingerprint, error.status, error.problem(request_id))
+        raise
+    except Exception:
+        idempotency.abandon(ctx, key)
+        raise
+    idempotency.finish(ctx, key, fingerprint, 200, result)
+    return json_response(200, result, request_id)
+
+
+def register_routes(app: Chalice) -> None:
+    """One route per operation (API Gateway meters and documents each on its own), then
+    catch-alls that answer unknown names with a problem+json 404."""
+    for op in registry.REGISTRY.values():
+        _route(app, op.path, op.name, op.kind, op.surface)
+    for surface, prefix in (("v2", "/propertymanagement/v2"), ("platform", "/api/platform/v1")):
+        for kind in ("query", "command"):
+            _route(app, f"{prefix}/{kind}/{{name}}", None, kind, surface)  # type: ignore[arg-type]
+
+
+def _route(app: Chalice, path: str, name: str | None, kind: str, surface: Surface) -> None:
+    def view(**captured: str) -> Response:
+        return handle(app, name or captured["name"], kind, surface)
+
+    view_name = f"{surface}_{kind}_{name or 'unknown'}".replace(".", "_")
+    app.route(path, methods=["GET", "POST"], name=view_name, content_types=[JSON, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data"])(view)

@@ -1,0 +1,36 @@
+"""Identifiers: a short type prefix and a ULID (time-ordered, so lists sort by creation).
+
+The prefix tells the entity type from the id alone, so a read by id is one GetItem, and
+an alias can never be mistaken for an id (aliases may not take this shape)."""
+
+from __future__ import annotations
+
+import os
+import re
+import time
+
+_CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
+ID_PATTERN = re.compile(r"^([a-z]{2,5})_([0-9A-HJKMNP-TV-Z]{26})$")
+
+
+def ulid() -> str:
+    """48 bits of milliseconds and 80 random bits, Crockford base32 (26 characters)."""
+    value = (int(time.time() * 1000) << 80) | int.from_bytes(os.urandom(10), "big")
+    chars = []
+    for _ in range(26):
+        chars.append(_CROCKFORD[value & 31])
+        value >>= 5
+    return "".join(reversed(chars))
+
+
+def new_id(prefix: str) -> str:
+    return f"{prefix}_{ulid()}"
+
+
+def prefix_of(value: str) -> str | None:
+    match = ID_PATTERN.match(value)
+    return match.group(1) if match else None
+
+
+def looks_like_id(value: str) -> bool:
+    return ID_PATTERN.match(value) is not None

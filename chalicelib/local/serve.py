@@ -1,0 +1,84 @@
+"""`make serve`: the whole service on one machine. Starts the embedded stack, restores
+the saved state from .local/, serves the API on 127.0.0.1:$PM_PORT (default 8000), saves
+state every few seconds when it changed and once more on shutdown."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sys
+import threading
+from pathlib import Path
+from types import FrameType
+
+ROOT = Path(__file__).resolve().parents[2]
+SNAPSHOT_SECONDS = 5.0
+
+
+def _stage_environment(stage: str) -> None:
+    """Apply the stage's environment variables from .chalice/config.json, as `chalice local` would."""
+    config = json.loads((ROOT / ".chalice" / "config.json").read_text())
+    for source in (config.get("environment_variables", {}), config.get("stages", {}).get(stage, {}).get("environment_variables", {})):
+        for name, value in source.items():
+            os.environ.setdefault(name, value)
+
+
+def main() -> None:
+    _stage_environment("local")
+    port = int(os.environ.get("PM_PORT", "8000"))
+    state_dir = Path(os.environ.get("PM_STATE_DIR", ROOT / ".local"))
+
+    from chalicelib.local.stack import LocalStack
+
+    stack = LocalStack(state_file=state_dir / "state.json").start()
+    restored = len(stack.items())
+
+    from chalice.config import Config
+    from chalice.local import create_local_server
+
+    sys.path.insert(0, str(ROOT))
+    import app as app_module
+
+    server = create_local_server(app_module.app, Config(chalice_stage="local"), "127.0.0.1", port)
+    stopping = threading.Event()
+
+    def snapshots() -> None:
+        while not stopping.wait(SNAPSHOT_SECONDS):
+            stack.snapshot_if_dirty()
+
+    def shutdown(signum: int, frame: FrameType | None) -> None:
+        stopping.set()
+        threading.Thread(target=server.shutdown, daemon=True).start()
+
+    signal.signal(signal.SIGINT, shutdown)
+    signal.signal(signal.SIGTERM, shutdown)
+    threading.Thread(target=snapshots, daemon=True).start()
+
+    base = f"http://127.0.0.1:{port}"
+    print(_banner(base, restored, state_dir), flush=True)
+    try:
+        server.server.serve_forever()
+    finally:
+        saved = stack.export_state()
+        stack.stop()
+        print(f"Saved {saved} items to {state_dir / 'state.json'}. Bye.", flush=True)
+
+
+def _banner(base: str, restored: int, state_dir: Path) -> str:
+    return f"""
+Property Management API on {base}  (embedded AWS stand-ins; {restored} items restored from {state_dir})
+
+Sign up (prints your first API key, shown once):
+  curl -s -X POST {base}/api/platform/v1/command/signup -H 'Content-Type: application/json' \\
+    -d '{{"companyName": "Hausverwaltung Muster GmbH", "email": "you@example.org", "agentName": "me"}}'
+
+Then, with the key from apiKey.key:
+  curl -s {base}/propertymanagement/v2/query/info -H "Authorization: Bearer $PM_KEY"
+
+Stop with Ctrl-C; the data stays in {state_dir}.
+"""
+
+
+if __name__ == "__main__":
+    main()

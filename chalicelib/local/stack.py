@@ -1,0 +1,128 @@
+"""Start moto's server on loopback, point boto3 and pynamodb at it, create the table (and
+bucket and queue), and keep the table's items on disk between runs.
+
+State is a JSON file of the table's items in DynamoDB's own typed format, written
+atomically (temp file + rename), so a kill at any moment leaves the last complete
+snapshot."""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import socket
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+LOCAL_ENV = {
+    "AWS_ACCESS_KEY_ID": "local",
+    "AWS_SECRET_ACCESS_KEY": "local",
+    "AWS_REGION": "eu-central-1",
+    "AWS_DEFAULT_REGION": "eu-central-1",
+    # moto's in-process and server modes break Streams calls under account-id endpoints
+    "AWS_ACCOUNT_ID_ENDPOINT_MODE": "disabled",
+}
+
+_WRITE_CALLS = ("PutItem", "UpdateItem", "DeleteItem", "TransactWriteItems", "BatchWriteItem")
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+class LocalStack:
+    def __init__(self, state_file: Path | None = None, port: int | None = None) -> None:
+        self.state_file = state_file
+        self.port = port or free_port()
+        self.endpoint = f"http://127.0.0.1:{self.port}"
+        self._server: Any = None
+        self._dirty = threading.Event()
+
+    def start(self) -> LocalStack:
+        for name, value in LOCAL_ENV.items():
+            os.environ.setdefault(name, value)
+        for name in [n for n in os.environ if n.startswith("AWS_ENDPOINT_URL_")]:
+            del os.environ[name]  # one endpoint for every service: the local one
+        logging.getLogger("werkzeug").setLevel(logging.ERROR)
+        from moto.server import ThreadedMotoServer
+
+        self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
+        self._server.start()
+        os.environ["AWS_ENDPOINT_URL"] = self.endpoint
+        from chalicelib.store import model
+
+        model.reset_connection()
+        model.create_table()
+        self._create_queues_and_bucket()
+        if self.state_file and self.state_file.exists():
+            self.import_state(self.state_file)
+        self._watch_writes()
+        return self
+
+    def _create_queues_and_bucket(self) -> None:
+        import boto3
+
+        region = os.environ["AWS_REGION"]
+        bucket = os.environ.setdefault("PM_UPLOAD_BUCKET", "pm-local-uploads")
+        boto3.client("s3", region_name=region).create_bucket(Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": region})
+        queue = boto3.client("sqs", region_name=region).create_queue(QueueName="pm-local-uploads")
+        os.environ["PM_UPLOAD_QUEUE_URL"] = queue["QueueUrl"]
+
+    def _client(self) -> Any:
+        from chalicelib.store.model import Item
+
+        return Item._get_connection().connection.client
+
+    def _watch_writes(self) -> None:
+        """Mark the state dirty on every write, so snapshots are only taken when needed."""
+        for call in _WRITE_CALLS:
+            self._client().meta.events.register(f"after-call.dynamodb.{call}", lambda **_: self._dirty.set())
+
+    def items(self) -> list[dict[str, Any]]:
+        from chalicelib import config
+
+        paginator = self._client().get_paginator("scan")
+        return [item for page in paginator.paginate(TableName=config.table_name()) for item in page["Items"]]
+
+    def export_state(self, path: Path | None = None) -> int:
+        target = path or self.state_file
+        if target is None:
+            return 0
+        self._dirty.clear()
+        items = self.items()
+        target.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".state-")
+        with os.fdopen(fd, "w") as out:
+            json.dump({"format": 1, "items": items}, out)
+            out.flush()
+            os.fsync(out.fileno())
+        os.replace(tmp, target)
+        return len(items)
+
+    def import_state(self, path: Path) -> int:
+        from chalicelib import config
+
+        items = json.loads(path.read_text())["items"]
+        client = self._client()
+        for start in range(0, len(items), 25):
+            requests = [{"PutRequest": {"Item": item}} for item in items[start : start + 25]]
+            pending: dict[str, Any] = {config.table_name(): requests}
+            while pending:
+                pending = client.batch_write_item(RequestItems=pending).get("UnprocessedItems") or {}
+        self._dirty.clear()
+        return len(items)
+
+    def snapshot_if_dirty(self) -> bool:
+        if self._dirty.is_set():
+            self.export_state()
+            return True
+        return False
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.stop()
+            self._server = None

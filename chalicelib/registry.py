@@ -1,0 +1,109 @@
+"""Every operation of the service, declared once.
+
+REST routes (app.py), argument validation (validation.py), scope checks (auth.py), the
+per-key OpenAPI document (openapi.py) and, later, the MCP tool catalogue and the docs
+search all read this table; nothing about an operation is written anywhere else.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from chalicelib.context import CallContext
+
+Kind = Literal["query", "command"]
+Surface = Literal["v2", "platform"]
+Handler = Callable[[CallContext, dict[str, Any]], dict[str, Any]]
+
+SCOPE_READ = "read"
+SCOPE_WRITE = "write"
+SCOPE_DESTRUCTIVE = "destructive"
+SCOPE_ADMIN = "admin"
+
+AREAS = (
+    "contacts", "contracts", "units", "objects", "documents", "processes", "responsibilities",
+    "advisors", "signatories", "callrecords", "accounting", "aliases", "webhooks", "uvi",
+)  # fmt: skip
+
+
+@dataclass(frozen=True)
+class Operation:
+    name: str
+    kind: Kind
+    summary: str
+    docs: str  # Markdown: fields, example, errors (the scope line is added from `scope`)
+    args: dict[str, Any]  # JSON Schema of the arguments (type object)
+    result: dict[str, Any]  # JSON Schema of the 200 answer
+    handler: Handler
+    scope: str  # "read", "write:<area>" or "admin"
+    destructive: bool = False  # also needs the `destructive` scope
+    idempotent: bool = False
+    surface: Surface = "v2"
+    authenticated: bool = True
+    example: dict[str, Any] | None = None  # example arguments, shown in the docs
+    errors: tuple[str, ...] = ()  # operation-specific error lines for the docs ("409 `alias_taken`: ...")
+
+    @property
+    def read_only(self) -> bool:
+        return self.kind == "query"
+
+    @property
+    def method(self) -> str:
+        return "GET" if self.kind == "query" else "POST"
+
+    @property
+    def path(self) -> str:
+        prefix = "/propertymanagement/v2" if self.surface == "v2" else "/api/platform/v1"
+        return f"{prefix}/{self.kind}/{self.name}"
+
+    @property
+    def required_scopes(self) -> tuple[str, ...]:
+        return (self.scope, SCOPE_DESTRUCTIVE) if self.destructive else (self.scope,)
+
+    @property
+    def paged(self) -> bool:
+        return "limit" in self.args.get("properties", {})
+
+    def scope_line(self) -> str:
+        return "Scope: " + " + ".join(f"`{s}`" for s in self.required_scopes) if self.authenticated else "No key needed."
+
+
+REGISTRY: dict[str, Operation] = {}
+
+
+def register(op: Operation) -> Operation:
+    if op.name in REGISTRY:
+        raise ValueError(f"operation {op.name} declared twice")
+    if op.kind == "query" and op.destructive:
+        raise ValueError(f"{op.name}: a query cannot be destructive")
+    scope_ok = op.scope in (SCOPE_READ, SCOPE_ADMIN) or (
+        op.scope.startswith("write:") and op.scope.split(":", 1)[1] in AREAS
+    )
+    if not scope_ok:
+        raise ValueError(f"{op.name}: unknown scope {op.scope}")
+    REGISTRY[op.name] = op
+    return op
+
+
+def operation(**facts: Any) -> Callable[[Handler], Handler]:
+    """Decorator form of register(): the handler is the decorated function."""
+
+    def wrap(handler: Handler) -> Handler:
+        register(Operation(handler=handler, **facts))
+        return handler
+
+    return wrap
+
+
+def find(name: str, surface: Surface = "v2") -> Operation | None:
+    op = REGISTRY.get(name)
+    return op if op and op.surface == surface else None
+
+
+def load_all() -> dict[str, Operation]:
+    """Import every resource module so its operations are registered."""
+    import chalicelib.resources  # noqa: F401  (registers on import)
+
+    return REGISTRY

@@ -1,0 +1,3 @@
+"""Resource modules; importing this package registers every operation."""
+
+from chalicelib.resources import aliases, apikeys, contacts, objects, platform  # noqa: F401

@@ -1,0 +1,103 @@
+"""Aliases: the caller's own names for entities (an integration's external ids)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib import config, ids
+from chalicelib import schemas as s
+from chalicelib.context import CallContext
+from chalicelib.entities import ENTITY_TYPES
+from chalicelib.errors import Invalid, not_found_at
+from chalicelib.registry import operation
+from chalicelib.store import aliases as store
+
+ALIAS = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": 200,
+    "pattern": r"^[^\s$][^\s]*$",
+    "description": "Bare alias (no `$` prefix, no spaces), unique per integration; may not look like an internal id.",
+}
+ENTRY = s.obj(
+    {
+        "alias": ALIAS,
+        "id": s.string("Internal id of the entity."),
+        "type": s.string("Entity type: contact, object, ... (singular camelCase)."),
+    },
+    required=["alias", "id", "type"],
+)
+ENTRY_OUT = s.obj({"alias": s.string("Bare alias."), "id": s.string("Internal id."), "type": s.string("Entity type.")}, required=["alias", "id", "type"])
+
+SCOPE_NOTE = "Aliases are scoped per tenant and integration: another integration of the same tenant neither sees nor collides with yours."
+
+
+@operation(
+    name="aliases.upsert",
+    kind="command",
+    summary="Map bare aliases to entities, in one all-or-nothing batch.",
+    docs=f"""Each entry maps `alias` to the entity `id` of type `type`. Mapping an alias again to the same entity
+changes nothing; an alias that already names another entity is a conflict (409, naming the entry) and
+nothing of the batch is written. An entity may carry several aliases. At most {config.MAX_ALIAS_ENTRIES}
+entries per call. {SCOPE_NOTE}""",
+    args=s.obj({"entries": {**s.array(ENTRY, "Alias entries.", max_items=config.MAX_ALIAS_ENTRIES), "minItems": 1}}, required=["entries"]),
+    result=s.obj({"aliases": s.array(ENTRY_OUT, "The entries as stored.", max_items=config.MAX_ALIAS_ENTRIES)}, required=["aliases"]),
+    scope="write:aliases",
+    idempotent=True,
+    errors=("409 `alias_taken`: an alias already names another entity; `errors` names the entry.",),
+    example={"entries": [{"alias": "crm-4711", "id": "con_01J...", "type": "contact"}]},
+)
+def upsert(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    entries = args["entries"]
+    seen: dict[str, str] = {}
+    for index, entry in enumerate(entries):
+        path = f"entries[{index}]"
+        etype = ENTITY_TYPES.get(entry["type"])
+        if etype is None or not etype.aliasable:
+            raise Invalid(f"{path}.type: {entry['type']!r} is not an entity type that takes aliases.", errors=[{"path": f"{path}.type", "message": "unknown entity type"}])
+        if ids.looks_like_id(entry["alias"]):
+            raise Invalid(f"{path}.alias: an alias may not look like an internal id.", errors=[{"path": f"{path}.alias", "message": "looks like an id"}])
+        if ids.prefix_of(entry["id"]) != etype.prefix:
+            raise not_found_at(f"{path}.id", f"{entry['id']} is not the id of a {etype.name}.")
+        if seen.setdefault(entry["alias"], entry["id"]) != entry["id"]:
+            raise Invalid(f"{path}.alias: the batch maps {entry['alias']!r} to two entities.", errors=[{"path": f"{path}.alias", "message": "mapped twice in this batch"}])
+    unique = list({(e["alias"], e["id"]): e for e in entries}.values())
+    return {"aliases": store.upsert(ctx, unique)}
+
+
+@operation(
+    name="aliases.list",
+    kind="query",
+    summary="List the calling integration's aliases, bare, in alphabetical order.",
+    docs=f"Entries pointing at an entity type this service does not know are left out. {SCOPE_NOTE}",
+    args=s.obj(s.paging(), required=["limit", "offset"]),
+    result=s.list_result("aliases", ENTRY_OUT),
+    scope="read",
+    idempotent=True,
+    example={"limit": 100, "offset": 0},
+)
+def list_aliases(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    entries, total = store.list_page(ctx, args["limit"], args["offset"])
+    return {"pagination": {"total": total, "limit": args["limit"], "offset": args["offset"]}, "aliases": entries}
+
+
+@operation(
+    name="aliases.resolve",
+    kind="query",
+    summary="Resolve aliases to ids and ids to aliases.",
+    docs=f"""Returns one `{{alias, id, type}}` tuple per successful resolution: for each given alias its entity,
+for each given id every alias the calling integration gave it. Inputs that map to nothing (unknown alias,
+unknown or deleted entity) are simply left out. Up to 100 of each per call. {SCOPE_NOTE}""",
+    args=s.obj(
+        {
+            "aliases": s.array(s.string("Bare alias."), "Aliases to resolve (repeat the query key).", max_items=100),
+            "ids": s.array(s.string("Internal id."), "Ids whose aliases to return (repeat the query key).", max_items=100),
+        }
+    ),
+    result=s.obj({"aliases": s.array(ENTRY_OUT, "Resolved tuples.", max_items=10000)}, required=["aliases"]),
+    scope="read",
+    idempotent=True,
+    example={"aliases": ["crm-4711"], "ids": ["con_01J..."]},
+)
+def resolve(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    return {"aliases": store.resolve_many(ctx, args.get("aliases", []), args.get("ids", []))}

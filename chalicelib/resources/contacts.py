@@ -1,0 +1,222 @@
+"""Contacts: natural persons (tenants, owners, staff) and legal persons (companies,
+owner communities, service providers)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pynamodb.exceptions import TransactWriteError
+from pynamodb.transactions import TransactWrite
+
+from chalicelib import clock
+from chalicelib import schemas as s
+from chalicelib.context import CallContext
+from chalicelib.entities import ENTITY_TYPES, EntityType, declare
+from chalicelib.errors import Conflict, invalid_at
+from chalicelib.registry import Operation, register
+from chalicelib.resources.common import declare_create, declare_list, declare_show, declare_update
+from chalicelib.resources.fields import EMAIL, PHONE, POSTAL_ADDRESS
+from chalicelib.store import entities as store
+from chalicelib.store.aliases import ALIAS_SK
+from chalicelib.store.model import ENTITY_SK, INDEXES, Item, transaction
+
+PERSON_TYPES = ["natural", "legal"]
+
+FIELDS: dict[str, Any] = {
+    "personType": s.enum("`natural` for a person, `legal` for a company, community of owners or authority.", PERSON_TYPES),
+    "salutation": s.enum("Salutation: Herr (`mr`), Frau (`ms`), divers (`mx`), family, company, or none.", ["mr", "ms", "mx", "family", "company", "none"]),
+    "title": s.string("Academic or honorary title, e.g. Dr., Prof.", max_length=50),
+    "firstName": s.string("First name (natural persons)."),
+    "lastName": s.string("Last name (natural persons: required)."),
+    "companyName": s.string("Company name (legal persons: required), e.g. Hausverwaltung Muster GmbH.", max_length=300),
+    "legalForm": s.string("Legal form, e.g. GmbH, AG, GbR, KG, e.V., WEG.", max_length=50),
+    "companyId": s.ref("contact", "The legal person (company) this contact belongs to."),
+    "emails": s.array(EMAIL, "E-mail addresses.", max_items=20),
+    "phones": s.array(PHONE, "Phone numbers.", max_items=20),
+    "address": POSTAL_ADDRESS,
+    "language": {"type": "string", "pattern": "^[a-z]{2}$", "description": "Preferred correspondence language, ISO 639-1 (de, en, tr, ...)."},
+    "dateOfBirth": s.date("Date of birth (natural persons)."),
+    "vatId": {"type": "string", "pattern": "^[A-Z]{2}[0-9A-Z]{2,13}$", "description": "VAT identification number (USt-IdNr.), e.g. DE123456789."},
+    "notes": s.text("Free-text notes."),
+}
+
+
+def _check(data: dict[str, Any], contact_id: str | None) -> None:
+    if contact_id and data.get("companyId") == contact_id:
+        raise invalid_at("contact.companyId", "a contact cannot belong to itself")
+    kind = data.get("personType")
+    if kind == "natural" and not data.get("lastName"):
+        raise invalid_at("contact.lastName", "a natural person needs a lastName")
+    if kind == "legal" and not data.get("companyName"):
+        raise invalid_at("contact.companyName", "a legal person needs a companyName")
+
+
+CONTACT = declare(
+    EntityType(
+        name="contact",
+        plural="contacts",
+        prefix="con",
+        area="contacts",
+        fields=FIELDS,
+        filters=("companyId", "personType"),
+        check=_check,
+    )
+)
+
+FIELDS_DOC = """A contact is a natural person (`personType: natural`: tenant, owner, staff member, tradesperson)
+or a legal person (`personType: legal`: property company, community of owners, service provider).
+Natural persons need `lastName`, legal persons `companyName`. `companyId` links a person to the legal
+person it belongs to (the contact must exist in the tenant)."""
+
+declare_list(
+    CONTACT,
+    "contacts",
+    "Lists contacts. " + FIELDS_DOC,
+    filters={
+        "companyId": s.ref("contact", "Only contacts that belong to this company."),
+        "personType": s.enum("Only natural or only legal persons.", PERSON_TYPES),
+    },
+)
+declare_show(CONTACT, "contacts.show", "contact", FIELDS_DOC)
+declare_create(
+    CONTACT,
+    "contacts.create",
+    "contact",
+    FIELDS_DOC,
+    required=["personType"],
+    example={
+        "personType": "natural",
+        "salutation": "ms",
+        "firstName": "Erika",
+        "lastName": "Mustermann",
+        "emails": [{"address": "erika@example.org", "type": "private", "primary": True}],
+        "address": {"street": "Musterstraße", "houseNumber": "12a", "postalCode": "10115", "city": "Berlin", "countryCode": "DE"},
+        "language": "de",
+    },
+)
+declare_update(CONTACT, "contacts.update", "contact", FIELDS_DOC, example={"phones": [{"number": "+49 30 1234567", "type": "mobile"}]})
+
+
+# --- merge ------------------------------------------------------------------------------
+
+def _referrers(ctx: CallContext, contact_id: str) -> list[tuple[EntityType, str, str]]:
+    """(type, field, pk) of every live entity whose indexed reference field names the contact."""
+    found = []
+    for etype in ENTITY_TYPES.values():
+        for slot, field in enumerate(etype.filters, start=2):
+            if etype.ref_filters().get(field) != CONTACT.name:
+                continue
+            for hit in INDEXES[slot].query(store.filter_pk(ctx.tenant_id, etype, field, contact_id)):
+                found.append((etype, field, hit.pk))
+    return found
+
+
+def _move_reference(tx: TransactWrite, ctx: CallContext, etype: EntityType, field: str, pk: str, target: str | None) -> None:
+    slot = etype.filters.index(field) + 2
+    entity_id = pk.split("#", 1)[1]
+    stamp = [Item.version.add(1), Item.updatedAt.set(clock.now_iso()), Item.changedBy.set(ctx.stamp())]
+    if target is None:
+        moves = [Item.data[field].remove(), getattr(Item, f"gsi{slot}pk").remove(), getattr(Item, f"gsi{slot}sk").remove()]
+    else:
+        moves = [Item.data[field].set(target), getattr(Item, f"gsi{slot}pk").set(store.filter_pk(ctx.tenant_id, etype, field, target)), getattr(Item, f"gsi{slot}sk").set(entity_id)]
+    tx.update(Item(pk, ENTITY_SK), actions=[*moves, *stamp], condition=Item.pk.exists() & Item.deletedAt.does_not_exist())
+
+
+# One transaction holds 100 items; the final one needs room for source, target and aliases.
+_REFERENCE_CHUNK = 90
+
+
+def merge(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    source_id, target_id = args["sourceContact"], args["targetContact"]
+    if source_id == target_id:
+        raise Conflict("A contact cannot be merged into itself.", code="merge_into_self")
+    source = store.get_item(ctx, CONTACT, source_id, path="sourceContact")
+    target = store.get_item(ctx, CONTACT, target_id, path="targetContact")
+    refs = [r for r in _referrers(ctx, source_id) if r[2] not in (source.pk, target.pk)]
+    # References beyond one transaction move first, in chunks; moving one twice is harmless.
+    while len(refs) > _REFERENCE_CHUNK:
+        chunk, refs = refs[:_REFERENCE_CHUNK], refs[_REFERENCE_CHUNK:]
+        with transaction() as tx:
+            for etype, field, pk in chunk:
+                _move_reference(tx, ctx, etype, field, pk, target_id)
+    source_aliases = {k: set(v) for k, v in (source.aliases.as_dict() if source.aliases is not None else {}).items() if v}
+    try:
+        moved = _merge_final(ctx, source, target, refs, source_aliases)
+    except TransactWriteError as err:
+        raise Conflict("A contact changed during the merge; nothing was merged. Retry.", code="stale_version") from err
+    merged = store.get_item(ctx, CONTACT, target_id)
+    return {
+        "contact": store.to_wire(ctx, merged),
+        "merge": {"sourceContact": source_id, "targetContact": target_id, "movedReferences": len(refs), "movedAliases": moved},
+    }
+
+
+def _merge_final(ctx: CallContext, source: Item, target: Item, refs: list[tuple[EntityType, str, str]], source_aliases: dict[str, set[str]]) -> int:
+    """The last transaction: remaining references, target, source and alias items together."""
+    source_id, target_id = source.id or "", target.id or ""
+    moved = 0
+    now = clock.now_iso()
+    with transaction() as tx:
+        for etype, field, pk in refs:
+            _move_reference(tx, ctx, etype, field, pk, target_id)
+        target_actions = [Item.version.add(1), Item.updatedAt.set(now), Item.changedBy.set(ctx.stamp())]
+        for integration, names in source_aliases.items():
+            target_actions.append(Item.aliases[integration].add(names))
+        if target.data_dict().get("companyId") == source_id:  # the target belonged to the source
+            slot = CONTACT.filters.index("companyId") + 2
+            target_actions += [Item.data["companyId"].remove(), getattr(Item, f"gsi{slot}pk").remove(), getattr(Item, f"gsi{slot}sk").remove()]
+        tx.update(target, actions=target_actions, condition=(Item.version == target.version) & Item.deletedAt.does_not_exist())
+        source_actions = [
+            Item.deletedAt.set(now),
+            Item.version.add(1),
+            Item.updatedAt.set(now),
+            Item.changedBy.set(ctx.stamp()),
+            Item.data["mergedInto"].set(target_id),
+            *[getattr(Item, f"gsi{n}{p}").remove() for n in range(1, 5) for p in ("pk", "sk")],
+        ]
+        if source_aliases:
+            source_actions.append(Item.aliases.set({}))
+        tx.update(source, actions=source_actions, condition=(Item.version == source.version) & Item.deletedAt.does_not_exist())
+        for integration, names in source_aliases.items():
+            for name in names:
+                alias_item = Item(f"{ctx.tenant_id}#alias#{integration}#{name}", ALIAS_SK)
+                tx.update(alias_item, actions=[Item.id.set(target_id), Item.data["id"].set(target_id)], condition=Item.pk.exists())
+                moved += 1
+    return moved
+
+
+register(
+    Operation(
+        name="contacts.merge",
+        kind="command",
+        summary="Merge a duplicate contact into another: references and aliases move to the target, the source is soft-deleted.",
+        docs="""Merges `sourceContact` into `targetContact`. Every entity that references the source (for contacts:
+`companyId`) is repointed to the target; every alias of the source (of every integration) now names the
+target; the source is soft-deleted (marked `mergedInto`) and answers 404 from then on. The target's own
+fields stay as they are. Answers 200 with the target. Merging a contact into itself is refused (409).
+Merge payloads are reference-only: ids or aliases, no fields.""",
+        args=s.obj(
+            {"sourceContact": s.ref("contact", "The duplicate, soft-deleted by the merge."), "targetContact": s.ref("contact", "The contact that remains.")},
+            required=["sourceContact", "targetContact"],
+        ),
+        result=s.obj(
+            {
+                "contact": s.entity_output(FIELDS, "The target after the merge."),
+                "merge": s.obj(
+                    {
+                        "sourceContact": s.string("Id of the merged (now deleted) contact."),
+                        "targetContact": s.string("Id of the remaining contact."),
+                        "movedReferences": s.integer("Entities repointed from source to target."),
+                        "movedAliases": s.integer("Aliases that now name the target."),
+                    }
+                ),
+            },
+            required=["contact", "merge"],
+        ),
+        handler=merge,
+        scope="write:contacts",
+        destructive=True,
+        errors=("409 `merge_into_self`: source and target are the same contact.", "409 `stale_version`: either contact changed during the merge; retry."),
+        example={"sourceContact": "<id or alias>", "targetContact": "<id or alias>"},
+    )
+)

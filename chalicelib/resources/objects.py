@@ -1,0 +1,83 @@
+"""Objects: the properties a tenant manages (a WEG, a rental building, mixed or commercial)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib import schemas as s
+from chalicelib.entities import EntityType, declare
+from chalicelib.errors import invalid_at
+from chalicelib.resources.common import declare_create, declare_list, declare_show, declare_update
+from chalicelib.resources.fields import POSTAL_ADDRESS
+
+OBJECT_TYPES = ["weg", "rental", "mixed", "commercial"]
+
+FIELDS: dict[str, Any] = {
+    "name": s.string("Display name, e.g. WEG Musterstraße 12.", max_length=300),
+    "number": s.string("The manager's object number, e.g. 1042 or WEG-0042.", max_length=50),
+    "type": s.enum(
+        "`weg`: Wohnungseigentümergemeinschaft (condominium owners' association, managed under the WEG); "
+        "`rental`: rental property (Mietverwaltung); `mixed`: residential and commercial; `commercial`: commercial only.",
+        OBJECT_TYPES,
+    ),
+    "address": POSTAL_ADDRESS,
+    "constructionYear": s.integer("Year of construction (Baujahr).", minimum=1000, maximum=2100),
+    "modernisationYear": s.integer("Year of the last major modernisation.", minimum=1000, maximum=2100),
+    "plotArea": s.decimal("Plot area in m² (Grundstücksfläche)."),
+    "livingArea": s.decimal("Total living area in m² (Wohnfläche)."),
+    "commercialArea": s.decimal("Total commercial area in m² (Gewerbefläche)."),
+    "landRegistry": s.obj(
+        {
+            "court": s.string("Local court keeping the land register (Amtsgericht)."),
+            "district": s.string("Land-register district (Grundbuchbezirk)."),
+            "sheet": s.string("Sheet number (Blatt).", max_length=50),
+            "parcel": s.string("Cadastral parcel (Flur / Flurstück).", max_length=100),
+        },
+        description="Land-register entry (Grundbuch).",
+    ),
+    "heatingType": s.enum("Main heating.", ["gas", "oil", "districtHeating", "heatPump", "electric", "wood", "solar", "other"]),
+    "energyCertificate": s.obj(
+        {
+            "kind": s.enum("Energieausweis: demand (Bedarfsausweis) or consumption (Verbrauchsausweis).", ["demand", "consumption"]),
+            "value": s.decimal("Energy figure in kWh/(m²·a)."),
+            "efficiencyClass": s.enum("Efficiency class.", ["A+", "A", "B", "C", "D", "E", "F", "G", "H"]),
+            "validUntil": s.date("Last day of validity."),
+        },
+        description="Energy performance certificate.",
+    ),
+    "managementStart": s.date("First day under management."),
+    "managementEnd": s.date("Last day under management, when the mandate ends."),
+    "notes": s.text("Free-text notes."),
+}
+
+
+def _check(data: dict[str, Any], object_id: str | None) -> None:
+    start, end = data.get("managementStart"), data.get("managementEnd")
+    if start and end and end < start:
+        raise invalid_at("object.managementEnd", "managementEnd lies before managementStart")
+
+
+OBJECT = declare(EntityType(name="object", plural="objects", prefix="obj", area="objects", fields=FIELDS, check=_check))
+
+DOC = """An object is one property under management: a community of owners (`type: weg`), a rental
+building (`rental`), or mixed or commercial property. Units, contracts, processes and documents belong
+to an object. Areas are decimal strings in m²."""
+
+declare_list(OBJECT, "objects", "Lists all objects of the tenant. `limit` (default 1000) and `offset` (default 0) are optional here. " + DOC, paging_required=False)
+declare_show(OBJECT, "objects.show", "object", DOC)
+declare_create(
+    OBJECT,
+    "objects.create",
+    "object",
+    DOC,
+    required=["name", "type"],
+    example={
+        "name": "WEG Musterstraße 12",
+        "number": "WEG-0042",
+        "type": "weg",
+        "address": {"street": "Musterstraße", "houseNumber": "12", "postalCode": "10115", "city": "Berlin", "countryCode": "DE"},
+        "constructionYear": 1928,
+        "livingArea": "1840.50",
+    },
+)
+declare_update(OBJECT, "objects.update", "object", DOC, example={"heatingType": "districtHeating"})

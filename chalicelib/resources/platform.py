@@ -1,0 +1,164 @@
+"""Sign-up, version, and what a key can learn about itself: info, tenant, status, openapi.spec."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from chalicelib import __version__, clock, config, openapi
+from chalicelib import schemas as s
+from chalicelib.context import CallContext
+from chalicelib.registry import operation
+from chalicelib.resources.apikeys import AGENT_NAME, KEY_OUT
+from chalicelib.store import keys
+from chalicelib.store.model import Item
+
+TENANT_OUT = s.obj(
+    {
+        "id": s.string("Tenant id."),
+        "companyName": s.string("Company name."),
+        "email": s.email("Contact e-mail of the account."),
+        "plan": s.string("Plan: `enterprise` (also during the trial)."),
+        "trialEndsAt": {**s.timestamp("End of the free trial; null once on a paid plan."), "nullable": True},
+        "createdAt": s.timestamp("Sign-up time."),
+        "updatedAt": s.timestamp("Last change."),
+    },
+    required=["id", "companyName", "plan", "createdAt"],
+)
+
+
+@operation(
+    name="signup",
+    kind="command",
+    surface="platform",
+    authenticated=False,
+    summary="Sign up a property-management company: a tenant on a 30-day enterprise trial and its first API key.",
+    docs=f"""Creates a tenant with the full enterprise tier (REST and MCP) for {config.TRIAL_DAYS} days and returns its first
+API key, which holds every scope (`read`, `write`, `destructive`, `admin`). The secret is in `apiKey.key`,
+shown this once. One sign-up per e-mail address. Vendors cannot sign up here; the operator onboards them.""",
+    args=s.obj(
+        {"companyName": s.string("Company name, e.g. Hausverwaltung Muster GmbH.", max_length=300, minLength=1), "email": s.email("Contact e-mail of the account."), "agentName": AGENT_NAME},
+        required=["companyName", "email", "agentName"],
+    ),
+    result=s.obj({"tenant": TENANT_OUT, "apiKey": KEY_OUT}, required=["tenant", "apiKey"]),
+    scope="admin",
+    errors=("409 `email_taken`: this e-mail address has signed up already.",),
+    example={"companyName": "Hausverwaltung Muster GmbH", "email": "it@muster-hv.de", "agentName": "setup"},
+)
+def signup(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    trial_end = clock.iso(clock.now() + dt.timedelta(days=config.TRIAL_DAYS))
+    tenant, key, secret = keys.create_tenant(args["companyName"], args["email"], args["agentName"], trial_end)
+    return {"tenant": tenant, "apiKey": {**key, "key": secret}}
+
+
+@operation(
+    name="version",
+    kind="query",
+    surface="platform",
+    authenticated=False,
+    summary="The service version.",
+    docs="Answers without a key.",
+    args=s.obj({}),
+    result=s.obj({"version": s.string("Service version."), "apiVersions": s.array(s.string("Version."), "Interface versions served.")}, required=["version"]),
+    scope="read",
+    idempotent=True,
+)
+def version(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    return {"version": __version__, "apiVersions": ["propertymanagement/v2", "api/platform/v1"]}
+
+
+@operation(
+    name="info",
+    kind="query",
+    summary="Who am I: tenant, integration, and the calling key's agent, binding and scopes.",
+    docs="Use it to check a key: which tenant it acts for, under which agent name and with which scopes.",
+    args=s.obj({}),
+    result=s.obj(
+        {
+            "tenant": TENANT_OUT,
+            "integration": {**s.obj({"id": s.string("Integration id."), "name": s.string("Integration name.")}), "nullable": True, "description": "The vendor integration of the key; null for the tenant's own keys."},
+            "key": s.obj(
+                {"id": s.string("Key id."), "agentName": s.string("Agent."), "binding": KEY_OUT["properties"]["binding"], "scopes": s.array(s.string("Scope."), "Scopes.")},
+                required=["id", "agentName", "binding", "scopes"],
+            ),
+        },
+        required=["tenant", "integration", "key"],
+    ),
+    scope="read",
+    idempotent=True,
+)
+def info(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    tenant = keys.tenant_wire(keys.get_tenant(ctx.tenant_id))
+    integration = {"id": ctx.integration_id, "name": ctx.integration_id} if ctx.integration_id else None
+    key = {"id": ctx.key_id, "agentName": ctx.agent_name, "binding": ctx.binding, "scopes": sorted(ctx.scopes)}
+    return {"tenant": tenant, "integration": integration, "key": key}
+
+
+@operation(
+    name="tenant",
+    kind="query",
+    summary="The current tenant's data: company, plan and trial end.",
+    docs="The tenant is the one the calling key belongs to.",
+    args=s.obj({}),
+    result=s.obj({"tenant": TENANT_OUT}, required=["tenant"]),
+    scope="read",
+    idempotent=True,
+)
+def tenant(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    return {"tenant": keys.tenant_wire(keys.get_tenant(ctx.tenant_id))}
+
+
+CHECK = s.obj({"ok": s.boolean("Reachable and ready."), "detail": s.string("What was seen.")}, required=["ok"])
+
+
+@operation(
+    name="status",
+    kind="query",
+    summary="Health of the service's dependencies: the table and the queues.",
+    docs="`status` is `ok` when every check passes, else `degraded`; the answer is 200 either way, so the checks can be read.",
+    args=s.obj({}),
+    result=s.obj({"status": s.enum("Overall state.", ["ok", "degraded"]), "version": s.string("Service version."), "checks": {"type": "object", "additionalProperties": CHECK}}, required=["status", "checks"]),
+    scope="read",
+    idempotent=True,
+)
+def status(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    checks = {"table": _check_table()}
+    queue = config.upload_queue_url()
+    if queue:
+        checks["uploadQueue"] = _check_queue(queue)
+    healthy = all(c["ok"] for c in checks.values())
+    return {"status": "ok" if healthy else "degraded", "version": __version__, "checks": checks}
+
+
+def _check_table() -> dict[str, Any]:
+    try:
+        state = Item.describe_table()["TableStatus"]
+    except Exception as err:  # noqa: BLE001 - a health check reports, it does not fail
+        return {"ok": False, "detail": f"unreachable: {type(err).__name__}"}
+    return {"ok": state == "ACTIVE", "detail": f"table {state}"}
+
+
+def _check_queue(url: str) -> dict[str, Any]:
+    try:
+        import boto3
+
+        attrs = boto3.client("sqs", region_name=config.region()).get_queue_attributes(QueueUrl=url, AttributeNames=["ApproximateNumberOfMessages"])
+    except Exception as err:  # noqa: BLE001
+        return {"ok": False, "detail": f"unreachable: {type(err).__name__}"}
+    return {"ok": True, "detail": f"{attrs['Attributes']['ApproximateNumberOfMessages']} messages waiting"}
+
+
+@operation(
+    name="openapi.spec",
+    kind="query",
+    summary="OpenAPI 3.0 description of exactly the operations the calling key may use.",
+    docs="A read-only key sees only queries; a key without `admin` does not see key management. Each operation "
+    "carries its full documentation, the scopes it needs (`x-scopes`) and whether it is destructive (`x-destructive`). "
+    "The answer is the OpenAPI document itself.",
+    args=s.obj({}),
+    result={"type": "object", "description": "An OpenAPI 3.0 document.", "properties": {"openapi": s.string("3.0.3"), "paths": {"type": "object"}}, "required": ["openapi", "paths"]},
+    scope="read",
+    idempotent=True,
+)
+def openapi_spec(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    return openapi.build(ctx.scopes)

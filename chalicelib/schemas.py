@@ -1,0 +1,161 @@
+"""JSON Schema building blocks shared by the resource modules.
+
+Schemas stay inside the subset that both JSON Schema (draft 7, used to validate) and
+OpenAPI 3.0 understand: one `type` per schema (nullable via `nullable`, see openapi.py),
+no `$ref`, no `if`/`then`. References to other entities are strings marked with
+`x-ref: <entity type>`; one resolver (resolve.py) turns aliases into ids wherever that
+mark stands.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import Any
+
+Schema = dict[str, Any]
+
+MAX_TEXT = 2000
+
+
+def string(description: str, *, max_length: int = 200, **extra: Any) -> Schema:
+    return {"type": "string", "maxLength": max_length, "description": description, **extra}
+
+
+def text(description: str) -> Schema:
+    return string(description, max_length=MAX_TEXT)
+
+
+def enum(description: str, values: list[str]) -> Schema:
+    return {"type": "string", "enum": values, "description": description}
+
+
+def integer(description: str, **extra: Any) -> Schema:
+    return {"type": "integer", "description": description, **extra}
+
+
+def boolean(description: str) -> Schema:
+    return {"type": "boolean", "description": description}
+
+
+def date(description: str) -> Schema:
+    return {"type": "string", "format": "date", "pattern": r"^\d{4}-\d{2}-\d{2}$", "description": description}
+
+
+def timestamp(description: str) -> Schema:
+    return {"type": "string", "format": "date-time", "description": description}
+
+
+def decimal(description: str, *, places: int = 2, signed: bool = False) -> Schema:
+    """Amounts, areas and shares as decimal strings: never floats, which round."""
+    sign = "-?" if signed else ""
+    return {
+        "type": "string",
+        "pattern": rf"^{sign}\d{{1,12}}(\.\d{{1,{places}}})?$",
+        "description": f"{description} Decimal string, up to {places} places, e.g. \"1234.50\".",
+    }
+
+
+def email(description: str) -> Schema:
+    return {"type": "string", "format": "email", "maxLength": 254, "pattern": r"^[^@\s]+@[^@\s]+\.[^@\s]+$", "description": description}
+
+
+def ref(entity_type: str, description: str) -> Schema:
+    """A reference to an entity of the tenant: its internal id or a bare alias."""
+    return {
+        "type": "string",
+        "minLength": 1,
+        "maxLength": 200,
+        "x-ref": entity_type,
+        "description": f"{description} Internal id or bare alias of a {entity_type}.",
+    }
+
+
+def array(items: Schema, description: str, *, max_items: int = 50) -> Schema:
+    return {"type": "array", "items": items, "maxItems": max_items, "description": description}
+
+
+def obj(properties: dict[str, Schema], *, required: list[str] | None = None, description: str = "", **extra: Any) -> Schema:
+    schema: Schema = {"type": "object", "properties": properties, "additionalProperties": False, **extra}
+    if required:
+        schema["required"] = required
+    if description:
+        schema["description"] = description
+    return schema
+
+
+def paging(max_limit: int = 1000, *, required: bool = True) -> dict[str, Schema]:
+    note = "" if required else " Optional here."
+    return {
+        "limit": integer(f"Page size, 1 to {max_limit}.{note}", minimum=1, maximum=max_limit),
+        "offset": integer(f"Number of leading results to skip.{note}", minimum=0),
+    }
+
+
+PAGINATION = obj(
+    {
+        "total": integer("Number of results across all pages."),
+        "limit": integer("Page size asked for."),
+        "offset": integer("Results skipped."),
+    },
+    required=["total", "limit", "offset"],
+)
+
+
+def list_result(plural: str, item: Schema) -> Schema:
+    return obj({"pagination": PAGINATION, plural: array(item, f"One page of {plural}.", max_items=1000)}, required=["pagination", plural])
+
+
+def entity_output(fields: dict[str, Schema], description: str) -> Schema:
+    """What a read returns: the stored fields plus the common ones."""
+    props: dict[str, Schema] = {"id": string("Internal id.")}
+    props.update(fields)
+    props.update(
+        {
+            "version": integer("Incremented on every change; send it back on update to refuse stale writes."),
+            "createdAt": timestamp("When it was created (UTC)."),
+            "updatedAt": timestamp("When it last changed (UTC)."),
+            "aliases": array(string("Alias."), "The calling integration's aliases of this entity, bare.", max_items=1000),
+        }
+    )
+    return {"type": "object", "properties": props, "required": ["id", "version", "createdAt", "updatedAt", "aliases"], "description": description}
+
+
+def update_payload(fields: dict[str, Schema], entity_type: str, description: str) -> Schema:
+    """Update mode: `id` (id or alias) plus at least one field; `null` clears an optional field."""
+    props: dict[str, Schema] = {"id": ref(entity_type, "The entity to change.")}
+    for name, schema in fields.items():
+        props[name] = {**schema, "nullable": True}
+    props["version"] = integer("Optional: the version you read; a newer stored version answers 409.", minimum=1)
+    return obj(props, required=["id"], description=description, minProperties=2)
+
+
+def refs_in(schema: Schema, value: Any, path: str) -> Iterator[tuple[str, str, str]]:
+    """Yield (path, entity type, value) for every x-ref string in `value` under `schema`."""
+    if value is None:
+        return
+    if "x-ref" in schema and isinstance(value, str):
+        yield path, schema["x-ref"], value
+    elif schema.get("type") == "object" and isinstance(value, dict):
+        for name, sub in schema.get("properties", {}).items():
+            if name in value:
+                yield from refs_in(sub, value[name], f"{path}.{name}" if path else name)
+    elif schema.get("type") == "array" and isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from refs_in(schema.get("items", {}), item, f"{path}[{i}]")
+
+
+def map_refs(schema: Schema, value: Any, path: str, fn: Callable[[str, str, str], str]) -> Any:
+    """A copy of `value` with every x-ref string replaced by fn(path, entity type, string)."""
+    if value is None:
+        return None
+    if "x-ref" in schema and isinstance(value, str):
+        return fn(path, schema["x-ref"], value)
+    if schema.get("type") == "object" and isinstance(value, dict):
+        props = schema.get("properties", {})
+        return {
+            name: map_refs(props[name], item, f"{path}.{name}" if path else name, fn) if name in props else item
+            for name, item in value.items()
+        }
+    if schema.get("type") == "array" and isinstance(value, list):
+        return [map_refs(schema.get("items", {}), item, f"{path}[{i}]", fn) for i, item in enumerate(value)]
+    return value

@@ -1,0 +1,1 @@
+"""Single-table storage on DynamoDB through pynamodb."""

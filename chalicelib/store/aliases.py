@@ -1,0 +1,134 @@
+"""Aliases: bare external names for entities, scoped per (tenant, integration).
+
+An alias item (PK <tenant>#alias#<integration>#<alias>) maps the name to the entity and
+guarantees uniqueness; the entity keeps its own aliases per integration in a string set,
+so a read by id returns them without a second call. Both change in one transaction.
+"""
+
+from __future__ import annotations
+
+from pynamodb.exceptions import TransactWriteError
+
+from chalicelib import clock, ids
+from chalicelib.context import CallContext
+from chalicelib.entities import ENTITY_TYPES
+from chalicelib.errors import Conflict, NotFound
+from chalicelib.store.entities import entity_pk, fetch_many
+from chalicelib.store.model import ENTITY_SK, Item, transaction
+
+ALIAS_SK = "alias"
+
+
+def alias_pk(ctx: CallContext, alias: str) -> str:
+    return f"{ctx.tenant_id}#alias#{ctx.integration_key}#{alias}"
+
+
+def alias_list_pk(ctx: CallContext) -> str:
+    return f"{ctx.tenant_id}#alias@{ctx.integration_key}"
+
+
+def resolve(ctx: CallContext, alias: str) -> tuple[str, str] | None:
+    """(id, entity type) an alias names, or None. One GetItem."""
+    try:
+        item = Item.get(alias_pk(ctx, alias), ALIAS_SK, consistent_read=True)
+    except Item.DoesNotExist:
+        return None
+    data = item.data_dict()
+    return data["id"], data["type"]
+
+
+def upsert(ctx: CallContext, entries: list[dict[str, str]]) -> list[dict[str, str]]:
+    """Map every alias to its entity, all or nothing. An alias already mapped to another
+    entity is a conflict; mapping it again to the same entity changes nothing."""
+    by_entity: dict[str, list[str]] = {}
+    ops: list[tuple[str, int]] = []  # what each transaction item stands for: ("alias"|"entity", entry index)
+    now = clock.now_iso()
+    try:
+        with transaction() as tx:
+            for index, entry in enumerate(entries):
+                alias_item = Item(
+                    alias_pk(ctx, entry["alias"]),
+                    ALIAS_SK,
+                    type="alias",
+                    tenantId=ctx.tenant_id,
+                    id=entry["id"],
+                    data={"alias": entry["alias"], "id": entry["id"], "type": entry["type"]},
+                    createdAt=now,
+                    updatedAt=now,
+                    changedBy=ctx.stamp(),
+                    gsi1pk=alias_list_pk(ctx),
+                    gsi1sk=entry["alias"],
+                )
+                tx.save(alias_item, condition=Item.pk.does_not_exist() | (Item.id == entry["id"]))
+                ops.append(("alias", index))
+                by_entity.setdefault(entry["id"], []).append(entry["alias"])
+            first_entry = {e["id"]: i for i, e in reversed(list(enumerate(entries)))}
+            for entity_id, names in by_entity.items():
+                entry = entries[first_entry[entity_id]]
+                target = Item(entity_pk(ctx.tenant_id, entity_id), ENTITY_SK)
+                condition = Item.pk.exists() & Item.deletedAt.does_not_exist() & (Item.type == entry["type"])
+                tx.update(target, actions=[Item.aliases[ctx.integration_key].add(set(names))], condition=condition)
+                ops.append(("entity", first_entry[entity_id]))
+    except TransactWriteError as err:
+        for (what, index), reason in zip(ops, err.cancellation_reasons or [], strict=False):
+            if reason is None or reason.code != "ConditionalCheckFailed":
+                continue
+            entry = entries[index]
+            path = f"entries[{index}]"
+            if what == "alias":
+                raise Conflict(
+                    f"{path}: alias {entry['alias']!r} already names another entity.",
+                    code="alias_taken",
+                    errors=[{"path": f"{path}.alias", "message": "alias already names another entity"}],
+                ) from err
+            raise NotFound(
+                f"{path}: no live {entry['type']} with id {entry['id']} in this tenant.",
+                errors=[{"path": f"{path}.id", "message": f"no live {entry['type']} with this id"}],
+            ) from err
+        raise
+    return [{"alias": e["alias"], "id": e["id"], "type": e["type"]} for e in entries]
+
+
+def list_page(ctx: CallContext, limit: int, offset: int) -> tuple[list[dict[str, str]], int]:
+    """The integration's aliases in alphabetical order. Entries whose entity type is not
+    (or no longer) known are left out of the page; `total` counts stored entries."""
+    from chalicelib.store.model import INDEXES
+
+    keys = [hit.pk for hit in INDEXES[1].query(alias_list_pk(ctx))]
+    items = fetch_many(keys[offset : offset + limit], ALIAS_SK)
+    entries = [_entry(item) for item in items]
+    return [e for e in entries if e["type"] in ENTITY_TYPES], len(keys)
+
+
+def _entry(item: Item) -> dict[str, str]:
+    data = item.data_dict()
+    return {"alias": data["alias"], "id": data["id"], "type": data["type"]}
+
+
+def resolve_many(ctx: CallContext, aliases: list[str], entity_ids: list[str]) -> list[dict[str, str]]:
+    """{alias, id, type} for every given alias and every alias of every given id; inputs
+    that map to nothing (or to a deleted entity, or an unknown type) are left out."""
+    results: list[dict[str, str]] = []
+    seen: set[tuple[str, str]] = set()
+    alias_items = fetch_many([alias_pk(ctx, a) for a in dict.fromkeys(aliases)], ALIAS_SK)
+    by_alias = [_entry(item) for item in alias_items]
+    wanted_ids = [i for i in dict.fromkeys(entity_ids) if ids.looks_like_id(i)]
+    live = {
+        item.id: item
+        for item in fetch_many([entity_pk(ctx.tenant_id, i) for i in dict.fromkeys(wanted_ids + [e["id"] for e in by_alias])])
+    }
+    for entry in by_alias:
+        if entry["id"] in live and entry["type"] in ENTITY_TYPES and (entry["alias"], entry["id"]) not in seen:
+            seen.add((entry["alias"], entry["id"]))
+            results.append(entry)
+    for entity_id in wanted_ids:
+        item = live.get(entity_id)
+        if item is None or item.type not in ENTITY_TYPES:
+            continue
+        names = (item.aliases.as_dict() if item.aliases is not None else {}).get(ctx.integration_key, set())
+        for name in sorted(names):
+            if (name, entity_id) not in seen:
+                seen.add((name, entity_id))
+                results.append({"alias": name, "id": entity_id, "type": item.type})
+    return results
+

@@ -1,0 +1,173 @@
+"""Tenants and API keys.
+
+A key lives as two items written together: its record (PK <tenant>#<keyId>, listed per
+tenant, never holding the secret) and its lookup item (PK keyhash#<sha256>), which holds
+a copy of what authentication needs, so a request finds tenant and scopes in one GetItem.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from typing import Any
+
+from pynamodb.exceptions import TransactWriteError
+
+from chalicelib import auth, clock, ids
+from chalicelib.context import CallContext
+from chalicelib.entities import EntityType
+from chalicelib.errors import Conflict, NotFound, not_found_at
+from chalicelib.log import logger
+from chalicelib.store.entities import entity_pk, get_item, list_page
+from chalicelib.store.model import ENTITY_SK, Item, transaction
+
+TENANT_SK = "tenant"
+LOOKUP_SK = "lookup"
+API_KEY = EntityType(name="apiKey", plural="apiKeys", prefix="key", area="admin", aliasable=False)
+
+
+def _signup_guard_pk(email: str) -> str:
+    return "signup#" + hashlib.sha256(email.strip().lower().encode()).hexdigest()
+
+
+def create_tenant(company_name: str, email: str, agent_name: str, trial_ends_at: str) -> tuple[dict[str, Any], dict[str, Any], str]:
+    """Tenant, its first key (every scope) and the secret, in one transaction.
+    One sign-up per e-mail address: a second answers 409."""
+    tenant_id = ids.new_id("ten")
+    now = clock.now_iso()
+    tenant = Item(
+        tenant_id,
+        TENANT_SK,
+        type="tenant",
+        tenantId=tenant_id,
+        id=tenant_id,
+        data={"companyName": company_name, "email": email, "plan": "enterprise", "trialEndsAt": trial_ends_at},
+        createdAt=now,
+        updatedAt=now,
+        changedBy={"agentName": agent_name, "operation": "signup"},
+    )
+    guard = Item(_signup_guard_pk(email), "signup", type="signupGuard", tenantId=tenant_id, createdAt=now)
+    ctx = CallContext(tenant_id=tenant_id, key_id="", agent_name=agent_name, scopes=frozenset(), operation="signup")
+    record, lookup, secret = _key_items(ctx, agent_name, list(auth.ALL_SCOPES), None, None)
+    try:
+        with transaction() as tx:
+            tx.save(guard, condition=Item.pk.does_not_exist())
+            tx.save(tenant, condition=Item.pk.does_not_exist())
+            tx.save(record, condition=Item.pk.does_not_exist())
+            tx.save(lookup, condition=Item.pk.does_not_exist())
+    except TransactWriteError as err:
+        reasons = err.cancellation_reasons or []
+        if reasons and reasons[0] is not None and reasons[0].code == "ConditionalCheckFailed":
+            raise Conflict("A tenant with this e-mail address exists already.", code="email_taken") from err
+        raise
+    return tenant_wire(tenant), key_wire(record), secret
+
+
+def get_tenant(tenant_id: str) -> Item:
+    try:
+        return Item.get(tenant_id, TENANT_SK)
+    except Item.DoesNotExist:
+        raise NotFound("Tenant not found.") from None
+
+
+def tenant_wire(item: Item) -> dict[str, Any]:
+    return {"id": item.id, **item.data_dict(), "createdAt": item.createdAt, "updatedAt": item.updatedAt}
+
+
+def _key_items(
+    ctx: CallContext, agent_name: str, scopes: list[str], person_id: str | None, expires_at: str | None
+) -> tuple[Item, Item, str]:
+    key_id = ids.new_id("key")
+    secret = auth.new_secret()
+    now = clock.now_iso()
+    facts: dict[str, Any] = {
+        "tenantId": ctx.tenant_id,
+        "keyId": key_id,
+        "agentName": agent_name,
+        "scopes": sorted(set(scopes)),
+        "integrationId": ctx.integration_id,
+        "personId": person_id,
+        "disabled": False,
+        "expiresAt": expires_at,
+    }
+    lookup_pk = auth.lookup_pk(auth.secret_hash(secret))
+    # The record keeps the lookup item's key (a hash, not the secret) so disable() can reach it.
+    record_data = {**facts, "prefix": secret[:12], "createdByKeyId": ctx.key_id or None, "lookupPk": lookup_pk}
+    common = {"type": API_KEY.name, "tenantId": ctx.tenant_id, "id": key_id, "createdAt": now, "updatedAt": now, "changedBy": ctx.stamp()}
+    record = Item(entity_pk(ctx.tenant_id, key_id), ENTITY_SK, data=_compact(record_data), gsi1pk=f"{ctx.tenant_id}#{API_KEY.name}", gsi1sk=key_id, **common)
+    lookup = Item(lookup_pk, LOOKUP_SK, data=_compact(facts), **common)
+    return record, lookup, secret
+
+
+def _compact(data: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in data.items() if v is not None}
+
+
+def create_key(ctx: CallContext, agent_name: str, scopes: list[str], person_id: str | None, expires_at: str | None) -> tuple[dict[str, Any], str]:
+    record, lookup, secret = _key_items(ctx, agent_name, scopes, person_id, expires_at)
+    try:
+        with transaction() as tx:
+            tx.save(record, condition=Item.pk.does_not_exist())
+            tx.save(lookup, condition=Item.pk.does_not_exist())
+            if person_id:  # a person-bound key needs its person: a live contact of this tenant
+                live = Item.pk.exists() & Item.deletedAt.does_not_exist() & (Item.type == "contact")
+                tx.condition_check(Item, entity_pk(ctx.tenant_id, person_id), ENTITY_SK, condition=live)
+    except TransactWriteError as err:
+        reasons = err.cancellation_reasons or []
+        if len(reasons) > 2 and reasons[2] is not None and reasons[2].code == "ConditionalCheckFailed":
+            raise not_found_at("apiKey.person", f"No contact with id {person_id} in this tenant.") from err
+        raise
+    return key_wire(record), secret
+
+
+def disable_key(ctx: CallContext, key_id: str) -> dict[str, Any]:
+    record = get_item(ctx, API_KEY, key_id, path="apiKey")
+    data = record.data_dict()
+    if data.get("disabled"):
+        return key_wire(record)
+    now = clock.now_iso()
+    data["disabled"] = True
+    with transaction() as tx:
+        tx.update(
+            record,
+            actions=[Item.data["disabled"].set(True), Item.updatedAt.set(now), Item.changedBy.set(ctx.stamp()), Item.version.add(1)],
+            condition=Item.pk.exists(),
+        )
+        tx.update(Item(data["lookupPk"], LOOKUP_SK), actions=[Item.data["disabled"].set(True)], condition=Item.pk.exists())
+    auth.forget_key(key_id)
+    record.data = data
+    record.updatedAt = now
+    return key_wire(record)
+
+
+def list_keys(ctx: CallContext, limit: int, offset: int) -> tuple[list[dict[str, Any]], int]:
+    items, total = list_page(ctx, API_KEY, {}, limit, offset)
+    return [key_wire(item) for item in items], total
+
+
+def record_use(tenant_id: str, key_id: str, when: str, source_ip: str | None) -> None:
+    actions = [Item.data["lastUsedAt"].set(when)]
+    if source_ip:
+        actions.append(Item.data["lastUsedIp"].set(source_ip))
+    try:
+        Item(entity_pk(tenant_id, key_id), ENTITY_SK).update(actions=actions, condition=Item.pk.exists())
+    except Exception:  # noqa: BLE001 - bookkeeping must never fail the request it rides on
+        logger.warning("could not record key use", extra={"keyId": key_id})
+
+
+def key_wire(item: Item) -> dict[str, Any]:
+    data = item.data_dict()
+    binding = {"type": "person", "contactId": data["personId"]} if data.get("personId") else {"type": "company"}
+    return {
+        "id": item.id,
+        "agentName": data["agentName"],
+        "scopes": list(data["scopes"]),
+        "binding": binding,
+        "integrationId": data.get("integrationId"),
+        "prefix": data.get("prefix"),
+        "disabled": bool(data.get("disabled")),
+        "expiresAt": data.get("expiresAt"),
+        "lastUsedAt": data.get("lastUsedAt"),
+        "lastUsedIp": data.get("lastUsedIp"),
+        "createdAt": item.createdAt,
+        "updatedAt": item.updatedAt,
+    }

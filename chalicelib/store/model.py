@@ -1,0 +1,130 @@
+"""The one table. Every item is an `Item`; what kind of record it is lives in `type`.
+
+Why one model class rather than one per entity: the domain fields of each entity are
+declared once, as the JSON Schema of its operations (registry), and stored in the
+`data` map. A pynamodb class per entity would declare the same fields a second time.
+Keys, indexes, soft delete, versions and the `changedBy` stamp are common to all
+entities and live here.
+
+Key layout (tenant id leads every tenant key, so no read can cross tenants):
+  entity        PK = <tenant>#<id>                       SK = "entity"
+  tenant        PK = <tenant>                            SK = "tenant"
+  api key       PK = <tenant>#<keyId>                    SK = "entity"   (type apiKey)
+  key lookup    PK = keyhash#<sha256 of secret>          SK = "lookup"  (the one tenant-less
+                item: it is how a request finds its tenant)
+  alias         PK = <tenant>#alias#<integration>#<alias> SK = "alias"
+  idempotency   PK = <tenant>#idem#<keyId>#<key>         SK = "idem"   (TTL expiresAt)
+
+Indexes: gsi1 lists the live items of one type (gsi1pk = <tenant>#<type>); gsi2..gsi4
+serve up to three filters per type (gsiNpk = <tenant>#<type>#<field>=<value>). All sort
+by id (time-ordered), so lists are stable. Soft-deleted items drop their index keys
+(sparse indexes), so lists and totals skip them without a filter expression.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from pynamodb.attributes import MapAttribute, NumberAttribute, UnicodeAttribute
+from pynamodb.indexes import GlobalSecondaryIndex, IncludeProjection
+from pynamodb.models import Model
+from pynamodb.transactions import TransactWrite
+
+from chalicelib import config
+
+SLOT_COUNT = 4  # gsi1 (all of a type) + three filter slots
+ENTITY_SK = "entity"
+
+
+def _other_slot_keys(slot: int) -> list[str]:
+    """Each index carries the other indexes' partition keys, so a list filtered on two
+    fields queries one index and checks the other field on the returned keys."""
+    return [f"gsi{n}pk" for n in range(1, SLOT_COUNT + 1) if n != slot]
+
+
+def _index(slot: int) -> type[GlobalSecondaryIndex[Any]]:
+    meta = type(
+        "Meta",
+        (),
+        {"index_name": f"gsi{slot}", "projection": IncludeProjection(_other_slot_keys(slot))},
+    )
+    attrs = {
+        "Meta": meta,
+        f"gsi{slot}pk": UnicodeAttribute(hash_key=True),
+        f"gsi{slot}sk": UnicodeAttribute(range_key=True),
+    }
+    return type(f"Gsi{slot}", (GlobalSecondaryIndex,), attrs)
+
+
+class _TableMeta:
+    billing_mode = "PAY_PER_REQUEST"
+    stream_view_type = "NEW_AND_OLD_IMAGES"
+
+    @property
+    def table_name(self) -> str:  # read per use: stages and tests set it in the environment
+        return config.table_name()
+
+    @property
+    def region(self) -> str:
+        return config.region()
+
+
+class Item(Model):
+    Meta = _TableMeta()  # type: ignore[assignment]
+
+    pk = UnicodeAttribute(hash_key=True, attr_name="PK")
+    sk = UnicodeAttribute(range_key=True, attr_name="SK")
+    type = UnicodeAttribute()
+    tenantId = UnicodeAttribute(null=True)
+    id = UnicodeAttribute(null=True)
+    data = MapAttribute[str, Any](default=dict)
+    version = NumberAttribute(default=1)
+    createdAt = UnicodeAttribute(null=True)
+    updatedAt = UnicodeAttribute(null=True)
+    deletedAt = UnicodeAttribute(null=True)
+    changedBy = MapAttribute[str, Any](null=True)
+    aliases = MapAttribute[str, Any](null=True)  # integration -> [alias, ...]
+    expiresAt = NumberAttribute(null=True)  # epoch seconds; DynamoDB TTL (idempotency only)
+
+    gsi1pk = UnicodeAttribute(null=True)
+    gsi1sk = UnicodeAttribute(null=True)
+    gsi2pk = UnicodeAttribute(null=True)
+    gsi2sk = UnicodeAttribute(null=True)
+    gsi3pk = UnicodeAttribute(null=True)
+    gsi3sk = UnicodeAttribute(null=True)
+    gsi4pk = UnicodeAttribute(null=True)
+    gsi4sk = UnicodeAttribute(null=True)
+
+    gsi1 = _index(1)()
+    gsi2 = _index(2)()
+    gsi3 = _index(3)()
+    gsi4 = _index(4)()
+
+    def data_dict(self) -> dict[str, Any]:
+        return self.data.as_dict() if self.data is not None else {}
+
+
+INDEXES = {1: Item.gsi1, 2: Item.gsi2, 3: Item.gsi3, 4: Item.gsi4}
+
+
+def reset_connection() -> None:
+    """Forget the cached DynamoDB connection (tests switch endpoints between suites)."""
+    Item._connection = None
+
+
+def create_table() -> None:
+    """Create the table with its indexes and stream, and turn on TTL for idempotency records."""
+    if not Item.exists():
+        Item.create_table(wait=True)
+    client = Item._get_connection().connection.client
+    status = client.describe_time_to_live(TableName=config.table_name())["TimeToLiveDescription"]
+    if status.get("TimeToLiveStatus") not in ("ENABLED", "ENABLING"):
+        client.update_time_to_live(
+            TableName=config.table_name(),
+            TimeToLiveSpecification={"Enabled": True, "AttributeName": "expiresAt"},
+        )
+
+
+def transaction() -> TransactWrite:
+    """A TransactWriteItems on the table's own connection (one DynamoDB call on exit)."""
+    return TransactWrite(connection=Item._get_connection().connection)
