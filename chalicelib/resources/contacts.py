@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from pynamodb.exceptions import TransactWriteError
-from pynamodb.transactions import TransactWrite
 
 from chalicelib import clock
 from chalicelib import schemas as s
@@ -18,7 +16,7 @@ from chalicelib.resources.common import declare_create, declare_list, declare_sh
 from chalicelib.resources.fields import EMAIL, PHONE, POSTAL_ADDRESS
 from chalicelib.store import entities as store
 from chalicelib.store.aliases import ALIAS_SK
-from chalicelib.store.model import ENTITY_SK, INDEXES, Item, transaction
+from chalicelib.store.model import ENTITY_SK, INDEXES, Item, Transaction, TransactionCancelled
 
 PERSON_TYPES = ["natural", "legal"]
 
@@ -111,7 +109,7 @@ def _referrers(ctx: CallContext, contact_id: str) -> list[tuple[EntityType, str,
     return found
 
 
-def _move_reference(tx: TransactWrite, ctx: CallContext, etype: EntityType, field: str, pk: str, target: str | None) -> None:
+def _move_reference(tx: Transaction, ctx: CallContext, etype: EntityType, field: str, pk: str, target: str | None) -> None:
     slot = etype.filters.index(field) + 2
     entity_id = pk.split("#", 1)[1]
     stamp = [Item.version.add(1), Item.updatedAt.set(clock.now_iso()), Item.changedBy.set(ctx.stamp())]
@@ -136,13 +134,13 @@ def merge(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     # References beyond one transaction move first, in chunks; moving one twice is harmless.
     while len(refs) > _REFERENCE_CHUNK:
         chunk, refs = refs[:_REFERENCE_CHUNK], refs[_REFERENCE_CHUNK:]
-        with transaction() as tx:
+        with Transaction() as tx:
             for etype, field, pk in chunk:
                 _move_reference(tx, ctx, etype, field, pk, target_id)
     source_aliases = {k: set(v) for k, v in (source.aliases.as_dict() if source.aliases is not None else {}).items() if v}
     try:
         moved = _merge_final(ctx, source, target, refs, source_aliases)
-    except TransactWriteError as err:
+    except TransactionCancelled as err:
         raise Conflict("A contact changed during the merge; nothing was merged. Retry.", code="stale_version") from err
     merged = store.get_item(ctx, CONTACT, target_id)
     return {
@@ -156,7 +154,7 @@ def _merge_final(ctx: CallContext, source: Item, target: Item, refs: list[tuple[
     source_id, target_id = source.id or "", target.id or ""
     moved = 0
     now = clock.now_iso()
-    with transaction() as tx:
+    with Transaction() as tx:
         for etype, field, pk in refs:
             _move_reference(tx, ctx, etype, field, pk, target_id)
         target_actions = [Item.version.add(1), Item.updatedAt.set(now), Item.changedBy.set(ctx.stamp())]

@@ -7,14 +7,13 @@ so a read by id returns them without a second call. Both change in one transacti
 
 from __future__ import annotations
 
-from pynamodb.exceptions import TransactWriteError
 
 from chalicelib import clock, ids
 from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES
 from chalicelib.errors import Conflict, NotFound
 from chalicelib.store.entities import entity_pk, fetch_many
-from chalicelib.store.model import ENTITY_SK, Item, transaction
+from chalicelib.store.model import ENTITY_SK, Item, Transaction, TransactionCancelled
 
 ALIAS_SK = "alias"
 
@@ -41,10 +40,9 @@ def upsert(ctx: CallContext, entries: list[dict[str, str]]) -> list[dict[str, st
     """Map every alias to its entity, all or nothing. An alias already mapped to another
     entity is a conflict; mapping it again to the same entity changes nothing."""
     by_entity: dict[str, list[str]] = {}
-    ops: list[tuple[str, int]] = []  # what each transaction item stands for: ("alias"|"entity", entry index)
     now = clock.now_iso()
     try:
-        with transaction() as tx:
+        with Transaction() as tx:
             for index, entry in enumerate(entries):
                 alias_item = Item(
                     alias_pk(ctx, entry["alias"]),
@@ -59,20 +57,16 @@ def upsert(ctx: CallContext, entries: list[dict[str, str]]) -> list[dict[str, st
                     gsi1pk=alias_list_pk(ctx),
                     gsi1sk=entry["alias"],
                 )
-                tx.save(alias_item, condition=Item.pk.does_not_exist() | (Item.id == entry["id"]))
-                ops.append(("alias", index))
+                tx.save(alias_item, condition=Item.pk.does_not_exist() | (Item.id == entry["id"]), label=("alias", index))
                 by_entity.setdefault(entry["id"], []).append(entry["alias"])
             first_entry = {e["id"]: i for i, e in reversed(list(enumerate(entries)))}
             for entity_id, names in by_entity.items():
                 entry = entries[first_entry[entity_id]]
                 target = Item(entity_pk(ctx.tenant_id, entity_id), ENTITY_SK)
                 condition = Item.pk.exists() & Item.deletedAt.does_not_exist() & (Item.type == entry["type"])
-                tx.update(target, actions=[Item.aliases[ctx.integration_key].add(set(names))], condition=condition)
-                ops.append(("entity", first_entry[entity_id]))
-    except TransactWriteError as err:
-        for (what, index), reason in zip(ops, err.cancellation_reasons or [], strict=False):
-            if reason is None or reason.code != "ConditionalCheckFailed":
-                continue
+                tx.update(target, actions=[Item.aliases[ctx.integration_key].add(set(names))], condition=condition, label=("entity", first_entry[entity_id]))
+    except TransactionCancelled as err:
+        for what, index in sorted(err.failed, key=lambda label: label[1]):
             entry = entries[index]
             path = f"entries[{index}]"
             if what == "alias":

@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import Any
 
-from pynamodb.exceptions import PutError, TransactWriteError, UpdateError
+from pynamodb.exceptions import PutError, UpdateError
 from pynamodb.expressions.condition import Condition
 
 from chalicelib import clock, ids
@@ -22,7 +22,7 @@ from chalicelib.context import CallContext
 from chalicelib.entities import EntityType
 from chalicelib.errors import Conflict, NotFound, not_found_at
 from chalicelib.schemas import refs_in
-from chalicelib.store.model import ENTITY_SK, INDEXES, SLOT_COUNT, Item, transaction
+from chalicelib.store.model import ENTITY_SK, INDEXES, SLOT_COUNT, Item, Transaction, TransactionCancelled
 
 BATCH_GET_SIZE = 100
 
@@ -180,7 +180,7 @@ def create(ctx: CallContext, etype: EntityType, data: dict[str, Any], *, path: s
         except PutError as err:  # an id collision of 80 random bits: report, never overwrite
             raise Conflict("Could not store the new entity; retry.", code="write_conflict") from err
         return item
-    _transact(lambda tx: tx.save(item, condition=Item.pk.does_not_exist()), refs)
+    _transact(lambda tx: tx.save(item, condition=Item.pk.does_not_exist(), label="self"), refs)
     return item
 
 
@@ -265,7 +265,7 @@ def _apply(item: Item, actions: list[Any], condition: Condition, refs: list[tupl
                 raise _stale(etype, item.id or "", item.version + 1) from err
             raise
         return
-    _transact(lambda tx: tx.update(item, actions=actions, condition=condition), refs, etype=etype, item=item)
+    _transact(lambda tx: tx.update(item, actions=actions, condition=condition, label="self"), refs, etype=etype, item=item)
 
 
 def _condition_failed(err: Exception) -> bool:
@@ -273,19 +273,17 @@ def _condition_failed(err: Exception) -> bool:
 
 
 def _transact(first: Any, refs: Iterable[tuple[str, str]], *, etype: EntityType | None = None, item: Item | None = None) -> None:
+    """The write (labelled "self") and one existence check per reference, all or nothing."""
     refs = list(refs)
     try:
-        with transaction() as tx:
+        with Transaction() as tx:
             first(tx)
-            for _, pk in refs:
-                tx.condition_check(Item, pk, ENTITY_SK, condition=_live())
-    except TransactWriteError as err:
-        reasons = err.cancellation_reasons or []
-        for (ref_path, pk), reason in zip(refs, reasons[1:], strict=False):
-            if reason is not None and reason.code == "ConditionalCheckFailed":
+            for ref_path, pk in refs:
+                tx.condition_check(pk, ENTITY_SK, condition=_live(), label=ref_path)
+    except TransactionCancelled as err:
+        for ref_path, pk in refs:
+            if ref_path in err.failed:
                 raise not_found_at(ref_path, f"No live entity {pk.split('#', 1)[1]} in this tenant.") from err
-        if reasons and reasons[0] is not None and reasons[0].code == "ConditionalCheckFailed":
-            if etype and item:
-                raise _stale(etype, item.id or "", item.version + 1) from err
-            raise Conflict("Could not store the new entity; retry.", code="write_conflict") from err
-        raise
+        if "self" in err.failed and etype and item:
+            raise _stale(etype, item.id or "", item.version + 1) from err
+        raise Conflict("The write collided with another; retry.", code="write_conflict") from err

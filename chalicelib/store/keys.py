@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-from pynamodb.exceptions import TransactWriteError
 
 from chalicelib import auth, clock, ids
 from chalicelib.context import CallContext
@@ -18,7 +17,7 @@ from chalicelib.entities import EntityType
 from chalicelib.errors import Conflict, NotFound, not_found_at
 from chalicelib.log import logger
 from chalicelib.store.entities import entity_pk, get_item, list_page
-from chalicelib.store.model import ENTITY_SK, Item, transaction
+from chalicelib.store.model import ENTITY_SK, Item, Transaction, TransactionCancelled
 
 TENANT_SK = "tenant"
 LOOKUP_SK = "lookup"
@@ -49,16 +48,15 @@ def create_tenant(company_name: str, email: str, agent_name: str, trial_ends_at:
     ctx = CallContext(tenant_id=tenant_id, key_id="", agent_name=agent_name, scopes=frozenset(), operation="signup")
     record, lookup, secret = _key_items(ctx, agent_name, list(auth.ALL_SCOPES), None, None)
     try:
-        with transaction() as tx:
-            tx.save(guard, condition=Item.pk.does_not_exist())
+        with Transaction() as tx:
+            tx.save(guard, condition=Item.pk.does_not_exist(), label="email")
             tx.save(tenant, condition=Item.pk.does_not_exist())
             tx.save(record, condition=Item.pk.does_not_exist())
             tx.save(lookup, condition=Item.pk.does_not_exist())
-    except TransactWriteError as err:
-        reasons = err.cancellation_reasons or []
-        if reasons and reasons[0] is not None and reasons[0].code == "ConditionalCheckFailed":
+    except TransactionCancelled as err:
+        if "email" in err.failed:
             raise Conflict("A tenant with this e-mail address exists already.", code="email_taken") from err
-        raise
+        raise Conflict("Sign-up collided with another request; retry.", code="write_conflict") from err
     return tenant_wire(tenant), key_wire(record), secret
 
 
@@ -105,17 +103,16 @@ def _compact(data: dict[str, Any]) -> dict[str, Any]:
 def create_key(ctx: CallContext, agent_name: str, scopes: list[str], person_id: str | None, expires_at: str | None) -> tuple[dict[str, Any], str]:
     record, lookup, secret = _key_items(ctx, agent_name, scopes, person_id, expires_at)
     try:
-        with transaction() as tx:
+        with Transaction() as tx:
             tx.save(record, condition=Item.pk.does_not_exist())
             tx.save(lookup, condition=Item.pk.does_not_exist())
             if person_id:  # a person-bound key needs its person: a live contact of this tenant
                 live = Item.pk.exists() & Item.deletedAt.does_not_exist() & (Item.type == "contact")
-                tx.condition_check(Item, entity_pk(ctx.tenant_id, person_id), ENTITY_SK, condition=live)
-    except TransactWriteError as err:
-        reasons = err.cancellation_reasons or []
-        if len(reasons) > 2 and reasons[2] is not None and reasons[2].code == "ConditionalCheckFailed":
+                tx.condition_check(entity_pk(ctx.tenant_id, person_id), ENTITY_SK, condition=live, label="person")
+    except TransactionCancelled as err:
+        if "person" in err.failed:
             raise not_found_at("apiKey.person", f"No contact with id {person_id} in this tenant.") from err
-        raise
+        raise Conflict("Creating the key collided with another request; retry.", code="write_conflict") from err
     return key_wire(record), secret
 
 
@@ -126,7 +123,7 @@ def disable_key(ctx: CallContext, key_id: str) -> dict[str, Any]:
         return key_wire(record)
     now = clock.now_iso()
     data["disabled"] = True
-    with transaction() as tx:
+    with Transaction() as tx:
         tx.update(
             record,
             actions=[Item.data["disabled"].set(True), Item.updatedAt.set(now), Item.changedBy.set(ctx.stamp()), Item.version.add(1)],

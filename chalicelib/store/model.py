@@ -28,6 +28,7 @@ from typing import Any
 from pynamodb.attributes import MapAttribute, NumberAttribute, UnicodeAttribute
 from pynamodb.indexes import GlobalSecondaryIndex, IncludeProjection
 from pynamodb.models import Model
+from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
@@ -125,6 +126,52 @@ def create_table() -> None:
         )
 
 
-def transaction() -> TransactWrite:
-    """A TransactWriteItems on the table's own connection (one DynamoDB call on exit)."""
-    return TransactWrite(connection=Item._get_connection().connection)
+
+class TransactionCancelled(Exception):
+    """A transaction was refused; `failed` holds the labels of the items whose condition
+    did not hold, `reasons` every label's reason code (None where the item was fine)."""
+
+    def __init__(self, failed: list[Any], reasons: dict[Any, str | None], cause: Exception) -> None:
+        super().__init__(f"transaction cancelled: {failed or reasons}")
+        self.failed = failed
+        self.reasons = reasons
+        self.cause = cause
+
+
+class Transaction:
+    """One TransactWriteItems call (on leaving the `with` block), whose items carry labels.
+
+    pynamodb sends condition checks first, then deletes, puts and updates, whatever order
+    they were added in; DynamoDB answers cancellation reasons in the order sent. The labels
+    follow the same order, so a refused condition maps back to what it was about."""
+
+    def __init__(self) -> None:
+        self._tx = TransactWrite(connection=Item._get_connection().connection)
+        self._labels: dict[str, list[Any]] = {"check": [], "delete": [], "put": [], "update": []}
+
+    def save(self, item: Item, condition: Any = None, label: Any = None) -> None:
+        self._tx.save(item, condition=condition)
+        self._labels["put"].append(label)
+
+    def update(self, item: Item, actions: list[Any], condition: Any = None, label: Any = None) -> None:
+        self._tx.update(item, actions=actions, condition=condition)
+        self._labels["update"].append(label)
+
+    def condition_check(self, pk: str, sk: str, condition: Any, label: Any = None) -> None:
+        self._tx.condition_check(Item, pk, sk, condition=condition)
+        self._labels["check"].append(label)
+
+    def __enter__(self) -> Transaction:
+        return self
+
+    def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
+        if exc_type is not None:
+            return
+        try:
+            self._tx._commit()
+        except TransactWriteError as err:
+            order = self._labels["check"] + self._labels["delete"] + self._labels["put"] + self._labels["update"]
+            codes = [reason.code if reason is not None else None for reason in (err.cancellation_reasons or [])]
+            reasons = dict(zip(order, codes, strict=False))
+            failed = [label for label, code in zip(order, codes, strict=False) if code == "ConditionalCheckFailed"]
+            raise TransactionCancelled(failed, reasons, err) from err

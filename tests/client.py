@@ -1,0 +1,106 @@
+"""A small HTTP client for the tests: a new connection per request (as curl does), JSON
+in and out, and helpers for the service's two paths."""
+
+from __future__ import annotations
+
+import json
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass
+class Answer:
+    status: int
+    headers: dict[str, str]
+    body: Any
+    raw: bytes
+
+    @property
+    def content_type(self) -> str:
+        return self.headers.get("content-type", "")
+
+
+class Api:
+    def __init__(self, base: str) -> None:
+        self.base = base
+
+    def request(self, method: str, path: str, *, body: bytes | None = None, headers: dict[str, str] | None = None) -> Answer:
+        req = urllib.request.Request(self.base + path, data=body, method=method, headers=headers or {})
+        try:
+            with urllib.request.urlopen(req, timeout=30) as resp:
+                status, raw, hdrs = resp.status, resp.read(), resp.headers
+        except urllib.error.HTTPError as err:
+            status, raw, hdrs = err.code, err.read(), err.headers
+        lowered = {k.lower(): v for k, v in hdrs.items()}
+        try:
+            parsed = json.loads(raw) if raw else None
+        except ValueError:
+            parsed = None
+        return Answer(status, lowered, parsed, raw)
+
+    def query(self, name: str, params: dict[str, Any] | list[tuple[str, Any]] | None = None, *, key: str | None = None, method: str = "GET") -> Answer:
+        pairs = params.items() if isinstance(params, dict) else (params or [])
+        flat: list[tuple[str, str]] = []
+        for k, v in pairs:
+            for item in v if isinstance(v, list) else [v]:
+                flat.append((k, str(item).lower() if isinstance(item, bool) else str(item)))
+        qs = ("?" + urllib.parse.urlencode(flat)) if flat else ""
+        return self.request(method, f"/propertymanagement/v2/query/{name}{qs}", headers=_auth(key))
+
+    def command(self, name: str, body: Any = None, *, key: str | None = None, raw: bytes | None = None, headers: dict[str, str] | None = None) -> Answer:
+        data = raw if raw is not None else json.dumps(body if body is not None else {}).encode()
+        hdrs = {"Content-Type": "application/json", **_auth(key), **(headers or {})}
+        return self.request("POST", f"/propertymanagement/v2/command/{name}", body=data, headers=hdrs)
+
+    def signup(self, company: str = "Hausverwaltung Test GmbH", agent: str = "setup") -> Tenant:
+        email = f"{uuid.uuid4().hex[:12]}@example.org"
+        answer = self.request(
+            "POST",
+            "/api/platform/v1/command/signup",
+            body=json.dumps({"companyName": company, "email": email, "agentName": agent}).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        assert answer.status == 200, answer.body
+        return Tenant(self, answer.body["tenant"]["id"], answer.body["apiKey"]["key"], answer.body)
+
+
+def _auth(key: str | None) -> dict[str, str]:
+    return {"Authorization": f"Bearer {key}"} if key else {}
+
+
+@dataclass
+class Tenant:
+    api: Api
+    id: str
+    key: str
+    signup_answer: dict[str, Any]
+
+    def query(self, name: str, params: Any = None, **kw: Any) -> Answer:
+        kw.setdefault("key", self.key)
+        return self.api.query(name, params, **kw)
+
+    def command(self, name: str, body: Any = None, **kw: Any) -> Answer:
+        kw.setdefault("key", self.key)
+        return self.api.command(name, body, **kw)
+
+    def ok(self, name: str, body: Any = None, **kw: Any) -> Any:
+        """Run a command (or a query, with kind='query') and insist on 200."""
+        kind = kw.pop("kind", "command")
+        answer = self.query(name, body, **kw) if kind == "query" else self.command(name, body, **kw)
+        assert answer.status == 200, (name, answer.status, answer.body)
+        return answer.body
+
+    def get(self, name: str, params: Any = None, **kw: Any) -> Any:
+        return self.ok(name, params, kind="query", **kw)
+
+    def new_key(self, scopes: list[str], agent: str = "agent", **extra: Any) -> str:
+        body = self.ok("apikeys.create", {"apiKey": {"agentName": agent, "scopes": scopes, **extra}})
+        return str(body["apiKey"]["key"])
+
+    def contact(self, **fields: Any) -> dict[str, Any]:
+        payload = {"personType": "natural", "lastName": "Mustermann", **fields}
+        return dict(self.ok("contacts.create", {"contact": payload})["contact"])

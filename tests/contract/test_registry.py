@@ -1,0 +1,78 @@
+"""The registry is complete: every operation has schema, docs and scope, and every face
+(routes, OpenAPI, docs) derives from it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+from jsonschema import Draft7Validator
+
+import app as app_module
+from chalicelib import docs
+from chalicelib.registry import AREAS, REGISTRY, Operation
+from chalicelib.validation import as_json_schema
+
+OPERATIONS = sorted(REGISTRY.values(), key=lambda o: o.name)
+
+
+@pytest.mark.parametrize("op", OPERATIONS, ids=lambda o: o.name)
+def test_operation_is_fully_declared(op: Operation) -> None:
+    assert op.summary.strip() and op.docs.strip(), "summary and docs"
+    assert op.args.get("type") == "object" and "properties" in op.args, "argument schema"
+    assert op.result.get("type") == "object", "result schema"
+    Draft7Validator.check_schema(as_json_schema(op.args))
+    Draft7Validator.check_schema(as_json_schema(op.result))
+    assert op.scope in ("read", "admin") or (op.scope.startswith("write:") and op.scope[6:] in AREAS)
+    if op.kind == "query":
+        assert op.scope in ("read", "admin") and not op.destructive
+    else:
+        assert op.scope != "read", "commands need a write or admin scope"
+    assert callable(op.handler)
+
+
+@pytest.mark.parametrize("op", OPERATIONS, ids=lambda o: o.name)
+def test_docs_carry_arguments_scope_and_errors(op: Operation) -> None:
+    text = docs.render(op)
+    assert text.startswith(f"# {op.name}")
+    for name in op.args.get("properties", {}):
+        assert f"`{name}`" in text
+    assert "## Errors" in text and "## Access" in text
+    if op.authenticated:
+        for scope in op.required_scopes:
+            assert f"`{scope}`" in text
+
+
+def test_every_operation_has_its_own_route() -> None:
+    routes = app_module.app.routes
+    for op in OPERATIONS:
+        assert op.path in routes, op.name
+        assert set(routes[op.path]) == {"GET", "POST"}  # the wrong one answers 405 problem+json
+
+
+def test_list_queries_take_required_limit_and_offset() -> None:
+    for op in OPERATIONS:
+        if op.paged and op.name != "objects":  # the interface lists `objects` without arguments
+            assert {"limit", "offset"} <= set(op.args.get("required", [])), op.name
+            assert op.args["properties"]["limit"]["maximum"] == 1000
+
+
+def _interface_names() -> dict[str, str]:
+    lines = (Path(__file__).parent / "interface_operations.txt").read_text().splitlines()
+    return {name: kind for kind, name in (line.split() for line in lines if line and not line.startswith("#"))}
+
+
+def test_registered_interface_names_have_the_interface_kind() -> None:
+    interface = _interface_names()
+    for op in OPERATIONS:
+        if op.name in interface:
+            assert interface[op.name] == op.kind, op.name
+
+
+def test_foundation_operations_are_registered() -> None:
+    foundation = ["contacts", "contacts.show", "contacts.create", "contacts.update", "contacts.merge", "objects", "objects.show",
+                  "objects.create", "objects.update", "aliases.upsert", "aliases.list", "aliases.resolve", "info", "tenant",
+                  "status", "openapi.spec"]  # fmt: skip
+    interface = _interface_names()
+    for name in foundation:
+        assert name in interface and name in REGISTRY, name
