@@ -67,6 +67,7 @@ def lookup_pk(hashed: str) -> str:
 
 # --- scopes -------------------------------------------------------------------------
 
+
 def has_scope(scopes: frozenset[str], needed: str) -> bool:
     if needed.startswith("write:"):
         return SCOPE_WRITE in scopes or needed in scopes
@@ -88,6 +89,7 @@ def authorise(ctx: CallContext, op: Operation) -> None:
 
 
 # --- lookup ---------------------------------------------------------------------------
+
 
 @dataclass
 class _Cached:

@@ -38,11 +38,12 @@ def dumps(body: Any) -> str:
 
 
 def json_response(status: int, body: Any, request_id: str, headers: Mapping[str, str] | None = None) -> Response:
-    return Response(body=dumps(body), status_code=status, headers={"Content-Type": JSON, "X-Request-Id": request_id, **(headers or {})})
+    all_headers: dict[str, str | list[str]] = {"Content-Type": JSON, "X-Request-Id": request_id, **(headers or {})}
+    return Response(body=dumps(body), status_code=status, headers=all_headers)
 
 
 def problem_response(error: ApiError, request_id: str) -> Response:
-    headers = {"Content-Type": PROBLEM, "X-Request-Id": request_id, **error.headers}
+    headers: dict[str, str | list[str]] = {"Content-Type": PROBLEM, "X-Request-Id": request_id, **error.headers}
     return Response(body=dumps(error.problem(request_id)), status_code=error.status, headers=headers)
 
 
@@ -86,6 +87,7 @@ def _query_params(request: Any) -> dict[str, list[str]]:
 
 def handle(app: Chalice, name: str, kind: str, surface: Surface) -> Response:
     request = app.current_request
+    assert request is not None, "Chalice sets current_request before calling a view"
     request_id = _request_id(request)
     started = time.perf_counter()
     logger.append_keys(request_id=request_id, operation=name, tenant=None, agent=None)
@@ -165,4 +167,6 @@ def _route(app: Chalice, path: str, name: str | None, kind: str, surface: Surfac
         return handle(app, name or captured["name"], kind, surface)
 
     view_name = f"{surface}_{kind}_{name or 'unknown'}".replace(".", "_")
-    app.route(path, methods=["GET", "POST"], name=view_name, content_types=[JSON, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data"])(view)
+    app.route(path, methods=["GET", "POST"], name=view_name, content_types=[JSON, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data"])(
+        view
+    )

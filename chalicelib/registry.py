@@ -78,9 +78,7 @@ def register(op: Operation) -> Operation:
         raise ValueError(f"operation {op.name} declared twice")
     if op.kind == "query" and op.destructive:
         raise ValueError(f"{op.name}: a query cannot be destructive")
-    scope_ok = op.scope in (SCOPE_READ, SCOPE_ADMIN) or (
-        op.scope.startswith("write:") and op.scope.split(":", 1)[1] in AREAS
-    )
+    scope_ok = op.scope in (SCOPE_READ, SCOPE_ADMIN) or (op.scope.startswith("write:") and op.scope.split(":", 1)[1] in AREAS)
     if not scope_ok:
         raise ValueError(f"{op.name}: unknown scope {op.scope}")
     REGISTRY[op.name] = op

@@ -51,7 +51,7 @@ def decimal(description: str, *, places: int = 2, signed: bool = False) -> Schem
     return {
         "type": "string",
         "pattern": rf"^{sign}\d{{1,12}}(\.\d{{1,{places}}})?$",
-        "description": f"{description} Decimal string, up to {places} places, e.g. \"1234.50\".",
+        "description": f'{description} Decimal string, up to {places} places, e.g. "1234.50".',
     }
 
 
@@ -152,10 +152,7 @@ def map_refs(schema: Schema, value: Any, path: str, fn: Callable[[str, str, str]
         return fn(path, schema["x-ref"], value)
     if schema.get("type") == "object" and isinstance(value, dict):
         props = schema.get("properties", {})
-        return {
-            name: map_refs(props[name], item, f"{path}.{name}" if path else name, fn) if name in props else item
-            for name, item in value.items()
-        }
+        return {name: map_refs(props[name], item, f"{path}.{name}" if path else name, fn) if name in props else item for name, item in value.items()}
     if schema.get("type") == "array" and isinstance(value, list):
         return [map_refs(schema.get("items", {}), item, f"{path}[{i}]", fn) for i, item in enumerate(value)]
     return value

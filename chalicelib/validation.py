@@ -12,7 +12,7 @@ from chalicelib.errors import Invalid
 from chalicelib.registry import Operation
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _validator(op_name: str) -> Any:
     from jsonschema import Draft7Validator  # imported on first use: keeps cold start small
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import os
 import sys
-import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -30,16 +29,11 @@ def stack() -> Iterator[object]:
 
 @pytest.fixture(scope="session")
 def api(stack: object) -> Iterator[Api]:
-    from chalice.config import Config
-    from chalice.local import create_local_server
-
-    import app as app_module
+    from chalicelib.local.http_server import serve_in_thread
     from chalicelib.local.stack import free_port
 
     port = free_port()
-    server = create_local_server(app_module.app, Config(chalice_stage="local"), "127.0.0.1", port)
-    thread = threading.Thread(target=server.server.serve_forever, daemon=True)
-    thread.start()
+    server = serve_in_thread(port)
     yield Api(f"http://127.0.0.1:{port}")
     server.shutdown()
 

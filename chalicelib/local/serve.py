@@ -34,13 +34,10 @@ def main() -> None:
     stack = LocalStack(state_file=state_dir / "state.json").start()
     restored = len(stack.items())
 
-    from chalice.config import Config
-    from chalice.local import create_local_server
-
     sys.path.insert(0, str(ROOT))
-    import app as app_module
+    from chalicelib.local.http_server import create_server
 
-    server = create_local_server(app_module.app, Config(chalice_stage="local"), "127.0.0.1", port)
+    server = create_server(port)
     stopping = threading.Event()
 
     def snapshots() -> None:

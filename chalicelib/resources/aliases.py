@@ -54,13 +54,17 @@ def upsert(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
         path = f"entries[{index}]"
         etype = ENTITY_TYPES.get(entry["type"])
         if etype is None or not etype.aliasable:
-            raise Invalid(f"{path}.type: {entry['type']!r} is not an entity type that takes aliases.", errors=[{"path": f"{path}.type", "message": "unknown entity type"}])
+            raise Invalid(
+                f"{path}.type: {entry['type']!r} is not an entity type that takes aliases.", errors=[{"path": f"{path}.type", "message": "unknown entity type"}]
+            )
         if ids.looks_like_id(entry["alias"]):
             raise Invalid(f"{path}.alias: an alias may not look like an internal id.", errors=[{"path": f"{path}.alias", "message": "looks like an id"}])
         if ids.prefix_of(entry["id"]) != etype.prefix:
             raise not_found_at(f"{path}.id", f"{entry['id']} is not the id of a {etype.name}.")
         if seen.setdefault(entry["alias"], entry["id"]) != entry["id"]:
-            raise Invalid(f"{path}.alias: the batch maps {entry['alias']!r} to two entities.", errors=[{"path": f"{path}.alias", "message": "mapped twice in this batch"}])
+            raise Invalid(
+                f"{path}.alias: the batch maps {entry['alias']!r} to two entities.", errors=[{"path": f"{path}.alias", "message": "mapped twice in this batch"}]
+            )
     unique = list({(e["alias"], e["id"]): e for e in entries}.values())
     return {"aliases": store.upsert(ctx, unique)}
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-
 from chalicelib import clock
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
@@ -97,6 +96,7 @@ declare_update(CONTACT, "contacts.update", "contact", FIELDS_DOC, example={"phon
 
 # --- merge ------------------------------------------------------------------------------
 
+
 def _referrers(ctx: CallContext, contact_id: str) -> list[tuple[EntityType, str, str]]:
     """(type, field, pk) of every live entity whose indexed reference field names the contact."""
     found = []
@@ -116,7 +116,11 @@ def _move_reference(tx: Transaction, ctx: CallContext, etype: EntityType, field:
     if target is None:
         moves = [Item.data[field].remove(), getattr(Item, f"gsi{slot}pk").remove(), getattr(Item, f"gsi{slot}sk").remove()]
     else:
-        moves = [Item.data[field].set(target), getattr(Item, f"gsi{slot}pk").set(store.filter_pk(ctx.tenant_id, etype, field, target)), getattr(Item, f"gsi{slot}sk").set(entity_id)]
+        moves = [
+            Item.data[field].set(target),
+            getattr(Item, f"gsi{slot}pk").set(store.filter_pk(ctx.tenant_id, etype, field, target)),
+            getattr(Item, f"gsi{slot}sk").set(entity_id),
+        ]
     tx.update(Item(pk, ENTITY_SK), actions=[*moves, *stamp], condition=Item.pk.exists() & Item.deletedAt.does_not_exist())
 
 

@@ -63,7 +63,9 @@ DOC = """An object is one property under management: a community of owners (`typ
 building (`rental`), or mixed or commercial property. Units, contracts, processes and documents belong
 to an object. Areas are decimal strings in m²."""
 
-declare_list(OBJECT, "objects", "Lists all objects of the tenant. `limit` (default 1000) and `offset` (default 0) are optional here. " + DOC, paging_required=False)
+declare_list(
+    OBJECT, "objects", "Lists all objects of the tenant. `limit` (default 1000) and `offset` (default 0) are optional here. " + DOC, paging_required=False
+)
 declare_show(OBJECT, "objects.show", "object", DOC)
 declare_create(
     OBJECT,

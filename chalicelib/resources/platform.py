@@ -37,7 +37,11 @@ TENANT_OUT = s.obj(
 API key, which holds every scope (`read`, `write`, `destructive`, `admin`). The secret is in `apiKey.key`,
 shown this once. One sign-up per e-mail address. Vendors cannot sign up here; the operator onboards them.""",
     args=s.obj(
-        {"companyName": s.string("Company name, e.g. Hausverwaltung Muster GmbH.", max_length=300, minLength=1), "email": s.email("Contact e-mail of the account."), "agentName": AGENT_NAME},
+        {
+            "companyName": s.string("Company name, e.g. Hausverwaltung Muster GmbH.", max_length=300, minLength=1),
+            "email": s.email("Contact e-mail of the account."),
+            "agentName": AGENT_NAME,
+        },
         required=["companyName", "email", "agentName"],
     ),
     result=s.obj({"tenant": TENANT_OUT, "apiKey": KEY_OUT}, required=["tenant", "apiKey"]),
@@ -76,9 +80,18 @@ def version(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     result=s.obj(
         {
             "tenant": TENANT_OUT,
-            "integration": {**s.obj({"id": s.string("Integration id."), "name": s.string("Integration name.")}), "nullable": True, "description": "The vendor integration of the key; null for the tenant's own keys."},
+            "integration": {
+                **s.obj({"id": s.string("Integration id."), "name": s.string("Integration name.")}),
+                "nullable": True,
+                "description": "The vendor integration of the key; null for the tenant's own keys.",
+            },
             "key": s.obj(
-                {"id": s.string("Key id."), "agentName": s.string("Agent."), "binding": KEY_OUT["properties"]["binding"], "scopes": s.array(s.string("Scope."), "Scopes.")},
+                {
+                    "id": s.string("Key id."),
+                    "agentName": s.string("Agent."),
+                    "binding": KEY_OUT["properties"]["binding"],
+                    "scopes": s.array(s.string("Scope."), "Scopes."),
+                },
                 required=["id", "agentName", "binding", "scopes"],
             ),
         },
@@ -117,7 +130,14 @@ CHECK = s.obj({"ok": s.boolean("Reachable and ready."), "detail": s.string("What
     summary="Health of the service's dependencies: the table and the queues.",
     docs="`status` is `ok` when every check passes, else `degraded`; the answer is 200 either way, so the checks can be read.",
     args=s.obj({}),
-    result=s.obj({"status": s.enum("Overall state.", ["ok", "degraded"]), "version": s.string("Service version."), "checks": {"type": "object", "additionalProperties": CHECK}}, required=["status", "checks"]),
+    result=s.obj(
+        {
+            "status": s.enum("Overall state.", ["ok", "degraded"]),
+            "version": s.string("Service version."),
+            "checks": {"type": "object", "additionalProperties": CHECK},
+        },
+        required=["status", "checks"],
+    ),
     scope="read",
     idempotent=True,
 )
@@ -156,7 +176,12 @@ def _check_queue(url: str) -> dict[str, Any]:
     "carries its full documentation, the scopes it needs (`x-scopes`) and whether it is destructive (`x-destructive`). "
     "The answer is the OpenAPI document itself.",
     args=s.obj({}),
-    result={"type": "object", "description": "An OpenAPI 3.0 document.", "properties": {"openapi": s.string("3.0.3"), "paths": {"type": "object"}}, "required": ["openapi", "paths"]},
+    result={
+        "type": "object",
+        "description": "An OpenAPI 3.0 document.",
+        "properties": {"openapi": s.string("3.0.3"), "paths": {"type": "object"}},
+        "required": ["openapi", "paths"],
+    },
     scope="read",
     idempotent=True,
 )

@@ -7,7 +7,6 @@ so a read by id returns them without a second call. Both change in one transacti
 
 from __future__ import annotations
 
-
 from chalicelib import clock, ids
 from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES
@@ -88,7 +87,7 @@ def list_page(ctx: CallContext, limit: int, offset: int) -> tuple[list[dict[str,
     (or no longer) known are left out of the page; `total` counts stored entries."""
     from chalicelib.store.model import INDEXES
 
-    keys = [hit.pk for hit in INDEXES[1].query(alias_list_pk(ctx))]
+    keys = [hit.pk for hit in INDEXES[1].query(alias_list_pk(ctx), attributes_to_get=["PK"])]
     items = fetch_many(keys[offset : offset + limit], ALIAS_SK)
     entries = [_entry(item) for item in items]
     return [e for e in entries if e["type"] in ENTITY_TYPES], len(keys)
@@ -107,10 +106,7 @@ def resolve_many(ctx: CallContext, aliases: list[str], entity_ids: list[str]) ->
     alias_items = fetch_many([alias_pk(ctx, a) for a in dict.fromkeys(aliases)], ALIAS_SK)
     by_alias = [_entry(item) for item in alias_items]
     wanted_ids = [i for i in dict.fromkeys(entity_ids) if ids.looks_like_id(i)]
-    live = {
-        item.id: item
-        for item in fetch_many([entity_pk(ctx.tenant_id, i) for i in dict.fromkeys(wanted_ids + [e["id"] for e in by_alias])])
-    }
+    live = {item.id: item for item in fetch_many([entity_pk(ctx.tenant_id, i) for i in dict.fromkeys(wanted_ids + [e["id"] for e in by_alias])])}
     for entry in by_alias:
         if entry["id"] in live and entry["type"] in ENTITY_TYPES and (entry["alias"], entry["id"]) not in seen:
             seen.add((entry["alias"], entry["id"]))
@@ -125,4 +121,3 @@ def resolve_many(ctx: CallContext, aliases: list[str], entity_ids: list[str]) ->
                 seen.add((name, entity_id))
                 results.append({"alias": name, "id": entity_id, "type": item.type})
     return results
-

@@ -45,7 +45,7 @@ def list_pk(tenant_id: str, type_name: str) -> str:
     return f"{tenant_id}#{type_name}"
 
 
-def index_keys(tenant_id: str, etype: EntityType, entity_id: str, data: dict[str, Any]) -> dict[str, str | None]:
+def index_keys(tenant_id: str, etype: EntityType, entity_id: str, data: dict[str, Any]) -> dict[str, Any]:
     """The gsi attributes of a live entity: gsi1 lists the type, gsi2.. its filters."""
     keys: dict[str, str | None] = {"gsi1pk": list_pk(tenant_id, etype.name), "gsi1sk": entity_id}
     for slot in range(2, SLOT_COUNT + 1):
@@ -57,7 +57,7 @@ def index_keys(tenant_id: str, etype: EntityType, entity_id: str, data: dict[str
     return keys
 
 
-def _index_actions(keys: dict[str, str | None]) -> list[Any]:
+def _index_actions(keys: dict[str, Any]) -> list[Any]:
     actions = []
     for name, value in keys.items():
         attr = getattr(Item, name)
@@ -70,6 +70,7 @@ def _no_index_actions() -> list[Any]:
 
 
 # --- reads ----------------------------------------------------------------------------
+
 
 def get_item(ctx: CallContext, etype: EntityType, entity_id: str, *, include_deleted: bool = False, path: str = "") -> Item:
     if ids.prefix_of(entity_id) != etype.prefix:
@@ -100,9 +101,7 @@ def to_wire(ctx: CallContext, item: Item) -> dict[str, Any]:
     }
 
 
-def list_page(
-    ctx: CallContext, etype: EntityType, filters: dict[str, Any], limit: int, offset: int
-) -> tuple[list[Item], int]:
+def list_page(ctx: CallContext, etype: EntityType, filters: dict[str, Any], limit: int, offset: int) -> tuple[list[Item], int]:
     """One page of live entities in creation order, and the exact total.
 
     Reads the keys of every match (index items are small: one Query answers about
@@ -116,11 +115,9 @@ def list_page(
     else:
         slot, hash_key = 1, list_pk(ctx.tenant_id, etype.name)
     checks = {f"gsi{slots[f]}pk": filter_pk(ctx.tenant_id, etype, f, v) for f, v in wanted.items()}
-    matches = [
-        hit.pk
-        for hit in INDEXES[slot].query(hash_key)
-        if all(getattr(hit, attr) == expected for attr, expected in checks.items())
-    ]
+    # Read only what the page needs: the table key and the other filters' index keys.
+    hits = INDEXES[slot].query(hash_key, attributes_to_get=["PK", *checks])
+    matches = [hit.pk for hit in hits if all(getattr(hit, attr) == expected for attr, expected in checks.items())]
     page = matches[offset : offset + limit]
     return fetch_many(page), len(matches)
 
@@ -136,6 +133,7 @@ def fetch_many(pks: list[str], sk: str = ENTITY_SK) -> list[Item]:
 
 
 # --- writes ---------------------------------------------------------------------------
+
 
 def _ref_checks(ctx: CallContext, etype: EntityType, data: dict[str, Any], path: str) -> list[tuple[str, str]]:
     """(path, pk) of every entity the payload references; each must exist, live, in this tenant."""
@@ -196,7 +194,7 @@ def update(
     """Apply changes (None clears a field) under an optimistic version condition."""
     item = get_item(ctx, etype, entity_id, path=f"{path}.id")
     if expected_version is not None and expected_version != item.version:
-        raise _stale(etype, entity_id, item.version)
+        raise _stale(etype, entity_id, int(item.version))
     data = item.data_dict()
     for name, value in changes.items():
         if value is None:
@@ -209,7 +207,7 @@ def update(
     refs = _ref_checks(ctx, etype, changed_refs, path)
     actions = [
         Item.data.set(data),
-        Item.version.set(item.version + 1),
+        Item.version.set(int(item.version) + 1),
         Item.updatedAt.set(clock.now_iso()),
         Item.changedBy.set(ctx.stamp()),
         *_index_actions(index_keys(ctx.tenant_id, etype, entity_id, data)),
@@ -224,7 +222,7 @@ def soft_delete(ctx: CallContext, etype: EntityType, entity_id: str, *, path: st
     item = get_item(ctx, etype, entity_id, path=path)
     actions = [
         Item.deletedAt.set(clock.now_iso()),
-        Item.version.set(item.version + 1),
+        Item.version.set(int(item.version) + 1),
         Item.updatedAt.set(clock.now_iso()),
         Item.changedBy.set(ctx.stamp()),
         *_no_index_actions(),
@@ -239,7 +237,7 @@ def restore(ctx: CallContext, etype: EntityType, entity_id: str, *, path: str) -
         raise Conflict(f"{etype.name} {entity_id} is not deleted.", code="not_deleted")
     actions = [
         Item.deletedAt.remove(),
-        Item.version.set(item.version + 1),
+        Item.version.set(int(item.version) + 1),
         Item.updatedAt.set(clock.now_iso()),
         Item.changedBy.set(ctx.stamp()),
         *_index_actions(index_keys(ctx.tenant_id, etype, entity_id, item.data_dict())),
@@ -248,7 +246,7 @@ def restore(ctx: CallContext, etype: EntityType, entity_id: str, *, path: str) -
     return item
 
 
-def _stale(etype: EntityType, entity_id: str, current: int) -> Conflict:
+def _stale(etype: EntityType, entity_id: str, current: int | float) -> Conflict:
     return Conflict(
         f"{etype.name} {entity_id} changed meanwhile (now version {current}); read it again and retry.",
         code="stale_version",
@@ -262,7 +260,7 @@ def _apply(item: Item, actions: list[Any], condition: Condition, refs: list[tupl
             item.update(actions=actions, condition=condition)
         except UpdateError as err:
             if _condition_failed(err):
-                raise _stale(etype, item.id or "", item.version + 1) from err
+                raise _stale(etype, item.id or "", int(item.version) + 1) from err
             raise
         return
     _transact(lambda tx: tx.update(item, actions=actions, condition=condition, label="self"), refs, etype=etype, item=item)
@@ -285,5 +283,5 @@ def _transact(first: Any, refs: Iterable[tuple[str, str]], *, etype: EntityType 
             if ref_path in err.failed:
                 raise not_found_at(ref_path, f"No live entity {pk.split('#', 1)[1]} in this tenant.") from err
         if "self" in err.failed and etype and item:
-            raise _stale(etype, item.id or "", item.version + 1) from err
+            raise _stale(etype, item.id or "", int(item.version) + 1) from err
         raise Conflict("The write collided with another; retry.", code="write_conflict") from err

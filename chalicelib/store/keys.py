@@ -10,7 +10,6 @@ from __future__ import annotations
 import hashlib
 from typing import Any
 
-
 from chalicelib import auth, clock, ids
 from chalicelib.context import CallContext
 from chalicelib.entities import EntityType
@@ -71,9 +70,7 @@ def tenant_wire(item: Item) -> dict[str, Any]:
     return {"id": item.id, **item.data_dict(), "createdAt": item.createdAt, "updatedAt": item.updatedAt}
 
 
-def _key_items(
-    ctx: CallContext, agent_name: str, scopes: list[str], person_id: str | None, expires_at: str | None
-) -> tuple[Item, Item, str]:
+def _key_items(ctx: CallContext, agent_name: str, scopes: list[str], person_id: str | None, expires_at: str | None) -> tuple[Item, Item, str]:
     key_id = ids.new_id("key")
     secret = auth.new_secret()
     now = clock.now_iso()
@@ -90,7 +87,7 @@ def _key_items(
     lookup_pk = auth.lookup_pk(auth.secret_hash(secret))
     # The record keeps the lookup item's key (a hash, not the secret) so disable() can reach it.
     record_data = {**facts, "prefix": secret[:12], "createdByKeyId": ctx.key_id or None, "lookupPk": lookup_pk}
-    common = {"type": API_KEY.name, "tenantId": ctx.tenant_id, "id": key_id, "createdAt": now, "updatedAt": now, "changedBy": ctx.stamp()}
+    common: dict[str, Any] = {"type": API_KEY.name, "tenantId": ctx.tenant_id, "id": key_id, "createdAt": now, "updatedAt": now, "changedBy": ctx.stamp()}
     record = Item(entity_pk(ctx.tenant_id, key_id), ENTITY_SK, data=_compact(record_data), gsi1pk=f"{ctx.tenant_id}#{API_KEY.name}", gsi1sk=key_id, **common)
     lookup = Item(lookup_pk, LOOKUP_SK, data=_compact(facts), **common)
     return record, lookup, secret

@@ -26,9 +26,9 @@ from __future__ import annotations
 from typing import Any
 
 from pynamodb.attributes import MapAttribute, NumberAttribute, UnicodeAttribute
+from pynamodb.exceptions import TransactWriteError
 from pynamodb.indexes import GlobalSecondaryIndex, IncludeProjection
 from pynamodb.models import Model
-from pynamodb.exceptions import TransactWriteError
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
@@ -124,7 +124,6 @@ def create_table() -> None:
             TableName=config.table_name(),
             TimeToLiveSpecification={"Enabled": True, "AttributeName": "expiresAt"},
         )
-
 
 
 class TransactionCancelled(Exception):

@@ -13,7 +13,13 @@ def test_upsert_list_resolve(tenant: Tenant) -> None:
     obj = tenant.ok("objects.create", {"object": {"name": "Haus", "type": "rental"}})["object"]
     stored = tenant.ok(
         "aliases.upsert",
-        {"entries": [{"alias": "c-b", "id": b["id"], "type": "contact"}, {"alias": "c-a", "id": a["id"], "type": "contact"}, {"alias": "o-1", "id": obj["id"], "type": "object"}]},
+        {
+            "entries": [
+                {"alias": "c-b", "id": b["id"], "type": "contact"},
+                {"alias": "c-a", "id": a["id"], "type": "contact"},
+                {"alias": "o-1", "id": obj["id"], "type": "object"},
+            ]
+        },
     )["aliases"]
     assert len(stored) == 3
     listed = tenant.get("aliases.list", {"limit": 10, "offset": 0})

@@ -1,0 +1,89 @@
+"""Shared bench plumbing: the local stack and the app's HTTP server in this process (so
+DynamoDB calls can be counted at the botocore client), timing, and a table printer."""
+
+from __future__ import annotations
+
+import http.client
+import json
+import os
+import statistics
+import time
+from collections import Counter
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from chalicelib.local.stack import LocalStack, free_port
+
+os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
+
+
+class Service:
+    def __init__(self) -> None:
+        self.stack = LocalStack().start()
+        from chalicelib.local.http_server import serve_in_thread
+
+        self.port = free_port()
+        self._server = serve_in_thread(self.port)
+        self.calls: Counter[str] = Counter()
+        from chalicelib.store.model import Item
+
+        Item._get_connection().connection.client.meta.events.register("before-call.dynamodb", self._count)
+
+    def _count(self, model: Any, **_: Any) -> None:
+        self.calls[model.name] += 1
+
+    def stop(self) -> None:
+        self._server.shutdown()
+        self.stack.stop()
+
+    def call(self, method: str, path: str, body: Any = None, key: str | None = None) -> tuple[int, Any]:
+        """One request on a fresh connection, as curl makes it."""
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
+        headers = {"Content-Type": "application/json", "Connection": "close"}
+        if key:
+            headers["Authorization"] = f"Bearer {key}"
+        conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
+        resp = conn.getresponse()
+        data = resp.read()
+        conn.close()
+        return resp.status, json.loads(data) if data else None
+
+    def signup(self) -> tuple[str, str]:
+        status, body = self.call(
+            "POST", "/api/platform/v1/command/signup", {"companyName": "Bench GmbH", "email": f"b{time.time_ns()}@example.org", "agentName": "bench"}
+        )
+        assert status == 200, body
+        return body["tenant"]["id"], body["apiKey"]["key"]
+
+    @contextmanager
+    def counting(self) -> Iterator[Counter[str]]:
+        before = Counter(self.calls)
+        seen: Counter[str] = Counter()
+        yield seen
+        seen.update(self.calls - before)
+
+
+def timed(func: Callable[[], Any], repeat: int) -> list[float]:
+    """Milliseconds per call."""
+    samples = []
+    for _ in range(repeat):
+        start = time.perf_counter()
+        func()
+        samples.append((time.perf_counter() - start) * 1000)
+    return samples
+
+
+def p(samples: list[float], q: float) -> float:
+    ordered = sorted(samples)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def median(samples: list[float]) -> float:
+    return statistics.median(samples)
+
+
+def table(headers: list[str], rows: list[list[Any]]) -> str:
+    lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
+    lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
+    return "\n".join(lines)

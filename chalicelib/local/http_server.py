@@ -1,0 +1,33 @@
+"""The app on Chalice's local HTTP server, used by `make serve`, the tests and the benches."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+from chalice.config import Config
+from chalice.local import ChaliceRequestHandler, LocalChalice, LocalDevServer
+
+
+class _QuietHandler(ChaliceRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        """The service logs each request itself (structured); no second access log."""
+
+
+def create_server(port: int, *, quiet: bool = True) -> LocalDevServer:
+    import app as app_module
+
+    app = app_module.app
+    if not isinstance(app, LocalChalice):  # what chalice.local.create_local_server does, once
+        from chalice.local import CustomLocalChalice
+
+        CustomLocalChalice.__bases__ = (LocalChalice, app.__class__)
+        app.__class__ = CustomLocalChalice
+    handler = _QuietHandler if quiet else ChaliceRequestHandler
+    return LocalDevServer(app, Config(chalice_stage="local"), "127.0.0.1", port, handler_cls=handler)
+
+
+def serve_in_thread(port: int) -> LocalDevServer:
+    server = create_server(port)
+    threading.Thread(target=server.server.serve_forever, daemon=True).start()
+    return server
