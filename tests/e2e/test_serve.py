@@ -1,0 +1,59 @@
+"""`make serve` as a newcomer runs it: the server process starts on its own, prints how to
+sign up, and keeps its data across a restart."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.client import Api
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _start(port: int, state_dir: Path) -> subprocess.Popen[str]:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update(PM_PORT=str(port), PM_STATE_DIR=str(state_dir), POWERTOOLS_LOG_LEVEL="WARNING")
+    proc = subprocess.Popen([sys.executable, "-m", "chalicelib.local.serve"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    api = Api(f"http://127.0.0.1:{port}")
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline:
+        try:
+            if api.request("GET", "/api/platform/v1/query/version").status == 200:
+                return proc
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise AssertionError("make serve did not come up: " + (proc.stdout.read() if proc.stdout else ""))
+
+
+def _stop(proc: subprocess.Popen[str]) -> str:
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=30)
+    assert proc.returncode == 0, out
+    return out
+
+
+def test_serve_prints_signup_and_keeps_data_across_restart(tmp_path: Path) -> None:
+    from chalicelib.local.stack import free_port
+
+    port = free_port()
+    proc = _start(port, tmp_path)
+    api = Api(f"http://127.0.0.1:{port}")
+    tenant = api.signup(company="Neustart GmbH")
+    contact = tenant.contact(lastName="Bleibt")
+    output = _stop(proc)
+    assert "/api/platform/v1/command/signup" in output and "curl" in output
+    assert (tmp_path / "state.json").exists()
+
+    proc = _start(port, tmp_path)
+    try:
+        shown = tenant.get("contacts.show", {"contact": contact["id"]})["contact"]
+        assert shown["lastName"] == "Bleibt"
+        assert tenant.get("info")["tenant"]["companyName"] == "Neustart GmbH"
+    finally:
+        _stop(proc)
