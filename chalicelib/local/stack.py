@@ -50,6 +50,10 @@ class LocalStack:
         logging.getLogger("werkzeug").setLevel(logging.ERROR)
         from moto.server import ThreadedMotoServer
 
+        from chalicelib.local import moto_patches
+
+        moto_patches.apply()
+
         self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
         self._server.start()
         os.environ["AWS_ENDPOINT_URL"] = self.endpoint

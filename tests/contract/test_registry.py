@@ -76,3 +76,9 @@ def test_foundation_operations_are_registered() -> None:
     interface = _interface_names()
     for name in foundation:
         assert name in interface and name in REGISTRY, name
+
+
+def test_infra_template_matches_the_table_model() -> None:
+    from infra import render
+
+    assert render.TARGET.read_text() == render.render(), "run: .venv/bin/python -m infra.render"

@@ -12,10 +12,18 @@ import pytest
 def memory_table(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     from moto import mock_aws
 
+    from chalicelib.local import moto_patches
     from chalicelib.store import model
 
+    moto_patches.apply()
+
     endpoint = os.environ.pop("AWS_ENDPOINT_URL", None)
-    for name, value in {"AWS_ACCESS_KEY_ID": "unit", "AWS_SECRET_ACCESS_KEY": "unit", "AWS_REGION": "eu-central-1", "AWS_ACCOUNT_ID_ENDPOINT_MODE": "disabled"}.items():
+    for name, value in {
+        "AWS_ACCESS_KEY_ID": "unit",
+        "AWS_SECRET_ACCESS_KEY": "unit",
+        "AWS_REGION": "eu-central-1",
+        "AWS_ACCOUNT_ID_ENDPOINT_MODE": "disabled",
+    }.items():
         monkeypatch.setenv(name, value)
     try:
         with mock_aws():

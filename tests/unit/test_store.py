@@ -24,7 +24,14 @@ def _person(ctx: CallContext = CTX, **fields: object) -> Item:
 def test_writes_stamp_who_changed_them(memory_table: None) -> None:
     item = _person()
     stored = Item.get(item.pk, ENTITY_SK)
-    assert stored.changedBy.as_dict() == {"keyId": "key_1", "agentName": "unit", "integrationId": None, "personId": None, "requestId": "r1", "operation": "test"}
+    assert stored.changedBy.as_dict() == {
+        "keyId": "key_1",
+        "agentName": "unit",
+        "integrationId": None,
+        "personId": None,
+        "requestId": "r1",
+        "operation": "test",
+    }
     assert stored.pk.startswith("ten_A#")
 
 

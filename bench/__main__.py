@@ -1,0 +1,10 @@
+"""`make bench`: every benchmark, one after the other, each printing its table."""
+
+from __future__ import annotations
+
+from bench import cold_start, foundation
+
+if __name__ == "__main__":
+    print(cold_start.main())
+    print()
+    print(foundation.main())

@@ -1,0 +1,61 @@
+"""Render infra/merge-template.json, the CloudFormation merge template for
+`chalice package --merge-template`, from the table model (chalicelib/store/model.py), so
+the deployed table's keys and indexes cannot drift from the code. A contract test
+checks the committed file equals this rendering.
+
+    .venv/bin/python -m infra.render     (rewrites the file)
+
+The queues, bucket, OpenSearch, policies and alarms are added by the deployment issue;
+today the template holds the table the whole service runs on."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from chalicelib.store.model import Item
+
+TARGET = Path(__file__).with_name("merge-template.json")
+
+
+def table_resource() -> dict[str, Any]:
+    schema = Item._get_schema()
+    indexes = [{"IndexName": gsi["index_name"], "KeySchema": gsi["key_schema"], "Projection": gsi["projection"]} for gsi in schema["global_secondary_indexes"]]
+    return {
+        "Type": "AWS::DynamoDB::Table",
+        "DeletionPolicy": "Retain",
+        "UpdateReplacePolicy": "Retain",
+        "Properties": {
+            "TableName": {"Fn::Sub": "pm-${Stage}"},
+            "BillingMode": "PAY_PER_REQUEST",
+            "AttributeDefinitions": schema["attribute_definitions"],
+            "KeySchema": schema["key_schema"],
+            "GlobalSecondaryIndexes": indexes,
+            "StreamSpecification": {"StreamViewType": "NEW_AND_OLD_IMAGES"},
+            "PointInTimeRecoverySpecification": {"PointInTimeRecoveryEnabled": True},
+            "DeletionProtectionEnabled": True,
+            "SSESpecification": {"SSEEnabled": True},
+            "TimeToLiveSpecification": {"AttributeName": "expiresAt", "Enabled": True},
+        },
+    }
+
+
+def template() -> dict[str, Any]:
+    return {
+        "Parameters": {"Stage": {"Type": "String", "AllowedValues": ["dev", "prod"], "Default": "dev", "Description": "Deployment stage."}},
+        "Resources": {"Table": table_resource()},
+        "Outputs": {
+            "TableName": {"Value": {"Ref": "Table"}},
+            "TableStreamArn": {"Value": {"Fn::GetAtt": ["Table", "StreamArn"]}},
+        },
+    }
+
+
+def render() -> str:
+    return json.dumps(template(), indent=2) + "\n"
+
+
+if __name__ == "__main__":
+    TARGET.write_text(render())
+    print(f"wrote {TARGET}")
