@@ -75,5 +75,5 @@ def apply() -> None:
                     op["TableName"], key, update_expression=op["UpdateExpression"], expression_attribute_names=names, expression_attribute_values=values
                 )
 
-    DynamoDBBackend.transact_write_items = transact_write_items
+    DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
     _applied = True
