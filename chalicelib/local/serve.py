@@ -70,7 +70,7 @@ Sign up (prints your first API key, shown once):
   curl -s -X POST {base}/api/platform/v1/command/signup -H 'Content-Type: application/json' \\
     -d '{{"companyName": "Hausverwaltung Muster GmbH", "email": "you@example.org", "agentName": "me"}}'
 
-Then, with the key from apiKey.key:
+Then put the key from apiKey.key in PM_KEY (export PM_KEY=pm_test_...) and ask who you are:
   curl -s {base}/propertymanagement/v2/query/info -H "Authorization: Bearer $PM_KEY"
 
 Stop with Ctrl-C; the data stays in {state_dir}.
