@@ -8,14 +8,15 @@ from typing import Any
 from chalicelib import clock
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
-from chalicelib.entities import ENTITY_TYPES, EntityType, declare
+from chalicelib.entities import EntityType, declare
 from chalicelib.errors import Conflict, invalid_at
 from chalicelib.registry import Operation, register
 from chalicelib.resources.common import declare_create, declare_list, declare_show, declare_update
 from chalicelib.resources.fields import EMAIL, PHONE, POSTAL_ADDRESS
 from chalicelib.store import entities as store
+from chalicelib.store import refs
 from chalicelib.store.aliases import ALIAS_SK
-from chalicelib.store.model import ENTITY_SK, INDEXES, Item, Transaction, TransactionCancelled
+from chalicelib.store.model import SLOT_COUNT, Item, Transaction, TransactionCancelled
 
 PERSON_TYPES = ["natural", "legal"]
 
@@ -39,8 +40,6 @@ FIELDS: dict[str, Any] = {
 
 
 def _check(data: dict[str, Any], contact_id: str | None) -> None:
-    if contact_id and data.get("companyId") == contact_id:
-        raise invalid_at("contact.companyId", "a contact cannot belong to itself")
     kind = data.get("personType")
     if kind == "natural" and not data.get("lastName"):
         raise invalid_at("contact.lastName", "a natural person needs a lastName")
@@ -97,76 +96,35 @@ declare_update(CONTACT, "contacts.update", "contact", FIELDS_DOC, example={"phon
 # --- merge ------------------------------------------------------------------------------
 
 
-def _referrers(ctx: CallContext, contact_id: str) -> list[tuple[EntityType, str, str]]:
-    """(type, field, pk) of every live entity whose indexed reference field names the contact."""
-    found = []
-    for etype in ENTITY_TYPES.values():
-        for slot, field in enumerate(etype.filters, start=2):
-            if etype.ref_filters().get(field) != CONTACT.name:
-                continue
-            for hit in INDEXES[slot].query(store.filter_pk(ctx.tenant_id, etype, field, contact_id)):
-                found.append((etype, field, hit.pk))
-    return found
-
-
-def _move_reference(tx: Transaction, ctx: CallContext, etype: EntityType, field: str, pk: str, target: str | None) -> None:
-    slot = etype.filters.index(field) + 2
-    entity_id = pk.split("#", 1)[1]
-    stamp = [Item.version.add(1), Item.updatedAt.set(clock.now_iso()), Item.changedBy.set(ctx.stamp())]
-    if target is None:
-        moves = [Item.data[field].remove(), getattr(Item, f"gsi{slot}pk").remove(), getattr(Item, f"gsi{slot}sk").remove()]
-    else:
-        moves = [
-            Item.data[field].set(target),
-            getattr(Item, f"gsi{slot}pk").set(store.filter_pk(ctx.tenant_id, etype, field, target)),
-            getattr(Item, f"gsi{slot}sk").set(entity_id),
-        ]
-    tx.update(Item(pk, ENTITY_SK), actions=[*moves, *stamp], condition=Item.pk.exists() & Item.deletedAt.does_not_exist())
-
-
-# One transaction holds 100 items; the final one needs room for source, target and aliases.
-_REFERENCE_CHUNK = 90
-
-
 def merge(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     source_id, target_id = args["sourceContact"], args["targetContact"]
     if source_id == target_id:
         raise Conflict("A contact cannot be merged into itself.", code="merge_into_self")
+    store.get_item(ctx, CONTACT, source_id, path="sourceContact")
+    store.get_item(ctx, CONTACT, target_id, path="targetContact")
+    moved_refs = store.repoint_inbound(ctx, source_id, target_id)
     source = store.get_item(ctx, CONTACT, source_id, path="sourceContact")
     target = store.get_item(ctx, CONTACT, target_id, path="targetContact")
-    refs = [r for r in _referrers(ctx, source_id) if r[2] not in (source.pk, target.pk)]
-    # References beyond one transaction move first, in chunks; moving one twice is harmless.
-    while len(refs) > _REFERENCE_CHUNK:
-        chunk, refs = refs[:_REFERENCE_CHUNK], refs[_REFERENCE_CHUNK:]
-        with Transaction() as tx:
-            for etype, field, pk in chunk:
-                _move_reference(tx, ctx, etype, field, pk, target_id)
-    source_aliases = {k: set(v) for k, v in (source.aliases.as_dict() if source.aliases is not None else {}).items() if v}
     try:
-        moved = _merge_final(ctx, source, target, refs, source_aliases)
+        moved_aliases = _merge_final(ctx, source, target)
     except TransactionCancelled as err:
-        raise Conflict("A contact changed during the merge; nothing was merged. Retry.", code="stale_version") from err
-    merged = store.get_item(ctx, CONTACT, target_id)
+        raise Conflict("A contact changed during the merge; retry (references moved so far stay moved).", code="stale_version") from err
     return {
-        "contact": store.to_wire(ctx, merged),
-        "merge": {"sourceContact": source_id, "targetContact": target_id, "movedReferences": len(refs), "movedAliases": moved},
+        "contact": store.to_wire(ctx, store.get_item(ctx, CONTACT, target_id)),
+        "merge": {"sourceContact": source_id, "targetContact": target_id, "movedReferences": moved_refs, "movedAliases": moved_aliases},
     }
 
 
-def _merge_final(ctx: CallContext, source: Item, target: Item, refs: list[tuple[EntityType, str, str]], source_aliases: dict[str, set[str]]) -> int:
-    """The last transaction: remaining references, target, source and alias items together."""
+def _merge_final(ctx: CallContext, source: Item, target: Item) -> int:
+    """One transaction: the source's aliases move to the target, the source is soft-deleted
+    (marked mergedInto) and drops its own outgoing references."""
     source_id, target_id = source.id or "", target.id or ""
-    moved = 0
+    source_aliases = {k: set(v) for k, v in (source.aliases.as_dict() if source.aliases is not None else {}).items() if v}
     now = clock.now_iso()
+    moved = 0
     with Transaction() as tx:
-        for etype, field, pk in refs:
-            _move_reference(tx, ctx, etype, field, pk, target_id)
         target_actions = [Item.version.add(1), Item.updatedAt.set(now), Item.changedBy.set(ctx.stamp())]
-        for integration, names in source_aliases.items():
-            target_actions.append(Item.aliases[integration].add(names))
-        if target.data_dict().get("companyId") == source_id:  # the target belonged to the source
-            slot = CONTACT.filters.index("companyId") + 2
-            target_actions += [Item.data["companyId"].remove(), getattr(Item, f"gsi{slot}pk").remove(), getattr(Item, f"gsi{slot}sk").remove()]
+        target_actions += [Item.aliases[integration].add(names) for integration, names in source_aliases.items()]
         tx.update(target, actions=target_actions, condition=(Item.version == target.version) & Item.deletedAt.does_not_exist())
         source_actions = [
             Item.deletedAt.set(now),
@@ -174,11 +132,12 @@ def _merge_final(ctx: CallContext, source: Item, target: Item, refs: list[tuple[
             Item.updatedAt.set(now),
             Item.changedBy.set(ctx.stamp()),
             Item.data["mergedInto"].set(target_id),
-            *[getattr(Item, f"gsi{n}{p}").remove() for n in range(1, 5) for p in ("pk", "sk")],
+            Item.aliases.set({}),
+            *[getattr(Item, f"gsi{n}{p}").remove() for n in range(1, SLOT_COUNT + 1) for p in ("pk", "sk")],
         ]
-        if source_aliases:
-            source_actions.append(Item.aliases.set({}))
         tx.update(source, actions=source_actions, condition=(Item.version == source.version) & Item.deletedAt.does_not_exist())
+        for ref in refs.outbound(CONTACT, source.data_dict(), self_id=source_id, arg=""):
+            tx.delete(Item(*refs.edge_key(ctx, source_id, ref)))
         for integration, names in source_aliases.items():
             for name in names:
                 alias_item = Item(f"{ctx.tenant_id}#alias#{integration}#{name}", ALIAS_SK)
@@ -192,8 +151,8 @@ register(
         name="contacts.merge",
         kind="command",
         summary="Merge a duplicate contact into another: references and aliases move to the target, the source is soft-deleted.",
-        docs="""Merges `sourceContact` into `targetContact`. Every entity that references the source (for contacts:
-`companyId`) is repointed to the target; every alias of the source (of every integration) now names the
+        docs="""Merges `sourceContact` into `targetContact`. Every live entity that references the source (a person's
+`companyId`, contract parties, responsibilities, bank data, ...) is repointed to the target; every alias of the source (of every integration) now names the
 target; the source is soft-deleted (marked `mergedInto`) and answers 404 from then on. The target's own
 fields stay as they are. Answers 200 with the target. Merging a contact into itself is refused (409).
 Merge payloads are reference-only: ids or aliases, no fields.""",

@@ -3,15 +3,18 @@
 Costs in DynamoDB calls (the benchmark counts them):
   get               1 GetItem (consistent)
   create            1 PutItem, or 1 TransactWriteItems when the payload references others
-                    (each reference becomes a ConditionCheck in the same transaction)
-  update / delete   1 GetItem + 1 UpdateItem (or transaction), conditioned on the version
+                    (per referenced entity a ConditionCheck that it is live, per reference an
+                    edge item: see refs.py)
+  update            1 GetItem + 1 UpdateItem (a transaction when references change),
+                    conditioned on the version
+  delete            1 Query (is anything still referencing it?) + 1 GetItem + 1 write
   list page         1 Query per ~1 MB of matching index keys (several thousand items)
                     + 1 BatchGetItem per 100 items returned
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+import copy
 from typing import Any
 
 from pynamodb.exceptions import PutError, UpdateError
@@ -21,7 +24,7 @@ from chalicelib import clock, ids
 from chalicelib.context import CallContext
 from chalicelib.entities import EntityType
 from chalicelib.errors import Conflict, NotFound, not_found_at
-from chalicelib.schemas import refs_in
+from chalicelib.store import refs
 from chalicelib.store.model import ENTITY_SK, INDEXES, SLOT_COUNT, Item, Transaction, TransactionCancelled
 
 BATCH_GET_SIZE = 100
@@ -135,21 +138,12 @@ def fetch_many(pks: list[str], sk: str = ENTITY_SK) -> list[Item]:
 # --- writes ---------------------------------------------------------------------------
 
 
-def _ref_checks(ctx: CallContext, etype: EntityType, data: dict[str, Any], path: str) -> list[tuple[str, str]]:
-    """(path, pk) of every entity the payload references; each must exist, live, in this tenant."""
-    checks: dict[str, tuple[str, str]] = {}
-    for ref_path, type_name, ref_id in refs_in(etype.field_schema, data, path):
-        from chalicelib.entities import ENTITY_TYPES
-
-        target = ENTITY_TYPES[type_name]
-        if ids.prefix_of(ref_id) != target.prefix:
-            raise not_found_at(ref_path, f"No {type_name} with id {ref_id} in this tenant.")
-        checks.setdefault(ref_id, (ref_path, entity_pk(ctx.tenant_id, ref_id)))
-    return list(checks.values())
-
-
 def _live() -> Condition:
     return Item.pk.exists() & Item.deletedAt.does_not_exist()
+
+
+def _stamp(ctx: CallContext, item: Item) -> list[Any]:
+    return [Item.version.set(int(item.version) + 1), Item.updatedAt.set(clock.now_iso()), Item.changedBy.set(ctx.stamp())]
 
 
 def create(ctx: CallContext, etype: EntityType, data: dict[str, Any], *, path: str) -> Item:
@@ -171,14 +165,14 @@ def create(ctx: CallContext, etype: EntityType, data: dict[str, Any], *, path: s
         aliases={},
         **index_keys(ctx.tenant_id, etype, entity_id, data),
     )
-    refs = _ref_checks(ctx, etype, data, path)
-    if not refs:
+    added = refs.outbound(etype, data, self_id=entity_id, arg=path)
+    if not added:
         try:
             item.save(condition=Item.pk.does_not_exist())
         except PutError as err:  # an id collision of 80 random bits: report, never overwrite
             raise Conflict("Could not store the new entity; retry.", code="write_conflict") from err
         return item
-    _transact(lambda tx: tx.save(item, condition=Item.pk.does_not_exist(), label="self"), refs)
+    _write_with_edges(ctx, etype, item, lambda tx: tx.save(item, condition=Item.pk.does_not_exist(), label="self"), added, [], arg=path)
     return item
 
 
@@ -195,7 +189,8 @@ def update(
     item = get_item(ctx, etype, entity_id, path=f"{path}.id")
     if expected_version is not None and expected_version != item.version:
         raise _stale(etype, entity_id, int(item.version))
-    data = item.data_dict()
+    before = item.data_dict()
+    data = dict(before)
     for name, value in changes.items():
         if value is None:
             data.pop(name, None)
@@ -203,47 +198,66 @@ def update(
             data[name] = value
     if etype.check:
         etype.check(data, entity_id)
-    changed_refs = {k: v for k, v in changes.items() if v is not None}
-    refs = _ref_checks(ctx, etype, changed_refs, path)
-    actions = [
-        Item.data.set(data),
-        Item.version.set(int(item.version) + 1),
-        Item.updatedAt.set(clock.now_iso()),
-        Item.changedBy.set(ctx.stamp()),
-        *_index_actions(index_keys(ctx.tenant_id, etype, entity_id, data)),
-    ]
+    return _replace_data(ctx, etype, item, before, data, arg=path)
+
+
+def _replace_data(ctx: CallContext, etype: EntityType, item: Item, before: dict[str, Any], data: dict[str, Any], *, arg: str) -> Item:
+    """Store new data for a live entity, moving its reference edges and index keys along."""
+    entity_id = item.id or ""
+    old = set(refs.outbound(etype, before, self_id=entity_id, arg=arg))
+    new = set(refs.outbound(etype, data, self_id=entity_id, arg=arg))
+    actions = [Item.data.set(data), *_stamp(ctx, item), *_index_actions(index_keys(ctx.tenant_id, etype, entity_id, data))]
     condition = (Item.version == item.version) & Item.deletedAt.does_not_exist()
-    _apply(item, actions, condition, refs, etype)
-    # item.update() refreshes the item from the answer; a transaction answers nothing.
-    return get_item(ctx, etype, entity_id) if refs else item
+    if old == new:
+        _update_one(item, actions, condition, etype)
+        return item  # item.update() refreshed it from DynamoDB's answer
+    added = sorted(new - old, key=lambda r: r.path)
+    removed = sorted(old - new, key=lambda r: r.path)
+    _write_with_edges(ctx, etype, item, lambda tx: tx.update(item, actions=actions, condition=condition, label="self"), added, removed, arg=arg)
+    return get_item(ctx, etype, entity_id)  # a transaction answers nothing
 
 
 def soft_delete(ctx: CallContext, etype: EntityType, entity_id: str, *, path: str) -> Item:
+    """Mark deleted (the item stays, restorable). Refused while live entities reference it."""
     item = get_item(ctx, etype, entity_id, path=path)
-    actions = [
-        Item.deletedAt.set(clock.now_iso()),
-        Item.version.set(int(item.version) + 1),
-        Item.updatedAt.set(clock.now_iso()),
-        Item.changedBy.set(ctx.stamp()),
-        *_no_index_actions(),
-    ]
-    _apply(item, actions, (Item.version == item.version) & Item.deletedAt.does_not_exist(), [], etype)
+    referrers = refs.inbound(ctx, entity_id)
+    if referrers:
+        listed = ", ".join(f"{r['type']} {r['id']} ({r['path']})" for r in referrers[:5])
+        raise Conflict(
+            f"{etype.name} {entity_id} is still referenced by {len(referrers)} live entit{'y' if len(referrers) == 1 else 'ies'}: {listed}. "
+            "Change or delete those first.",
+            code="still_referenced",
+            extra={"referencedBy": referrers[:100]},
+        )
+    actions = [Item.deletedAt.set(clock.now_iso()), *_stamp(ctx, item), *_no_index_actions()]
+    condition = (Item.version == item.version) & Item.deletedAt.does_not_exist()
+    outbound = refs.outbound(etype, item.data_dict(), self_id=entity_id, arg=path)
+    if not outbound:
+        _update_one(item, actions, condition, etype)
+        return item
+    _write_with_edges(ctx, etype, item, lambda tx: tx.update(item, actions=actions, condition=condition, label="self"), [], outbound, arg=path)
     return item
 
 
 def restore(ctx: CallContext, etype: EntityType, entity_id: str, *, path: str) -> Item:
+    """Undo a soft delete. Refused (409) while an entity it references is itself deleted."""
     item = get_item(ctx, etype, entity_id, include_deleted=True, path=path)
     if not item.deletedAt:
         raise Conflict(f"{etype.name} {entity_id} is not deleted.", code="not_deleted")
-    actions = [
-        Item.deletedAt.remove(),
-        Item.version.set(int(item.version) + 1),
-        Item.updatedAt.set(clock.now_iso()),
-        Item.changedBy.set(ctx.stamp()),
-        *_index_actions(index_keys(ctx.tenant_id, etype, entity_id, item.data_dict())),
-    ]
-    _apply(item, actions, (Item.version == item.version) & Item.deletedAt.exists(), [], etype)
-    return item
+    if item.data_dict().get("mergedInto"):
+        raise Conflict(f"{etype.name} {entity_id} was merged into {item.data_dict()['mergedInto']}; it cannot be restored.", code="merged")
+    data = item.data_dict()
+    actions = [Item.deletedAt.remove(), *_stamp(ctx, item), *_index_actions(index_keys(ctx.tenant_id, etype, entity_id, data))]
+    condition = (Item.version == item.version) & Item.deletedAt.exists()
+    outbound = refs.outbound(etype, data, self_id=entity_id, arg=path)
+    if not outbound:
+        _update_one(item, actions, condition, etype)
+        return item
+    try:
+        _write_with_edges(ctx, etype, item, lambda tx: tx.update(item, actions=actions, condition=condition, label="self"), outbound, [], arg=path)
+    except NotFound as err:
+        raise Conflict(f"It references a deleted entity; restore that first. {err.detail}", code="reference_deleted", errors=err.errors) from err
+    return get_item(ctx, etype, entity_id)
 
 
 def _stale(etype: EntityType, entity_id: str, current: int | float) -> Conflict:
@@ -254,34 +268,64 @@ def _stale(etype: EntityType, entity_id: str, current: int | float) -> Conflict:
     )
 
 
-def _apply(item: Item, actions: list[Any], condition: Condition, refs: list[tuple[str, str]], etype: EntityType) -> None:
-    if not refs:
-        try:
-            item.update(actions=actions, condition=condition)
-        except UpdateError as err:
-            if _condition_failed(err):
-                raise _stale(etype, item.id or "", int(item.version) + 1) from err
-            raise
-        return
-    _transact(lambda tx: tx.update(item, actions=actions, condition=condition, label="self"), refs, etype=etype, item=item)
+def _update_one(item: Item, actions: list[Any], condition: Condition, etype: EntityType) -> None:
+    try:
+        item.update(actions=actions, condition=condition)
+    except UpdateError as err:
+        if getattr(err, "cause_response_code", None) == "ConditionalCheckFailedException":
+            raise _stale(etype, item.id or "", int(item.version) + 1) from err
+        raise
 
 
-def _condition_failed(err: Exception) -> bool:
-    return getattr(err, "cause_response_code", None) == "ConditionalCheckFailedException"
-
-
-def _transact(first: Any, refs: Iterable[tuple[str, str]], *, etype: EntityType | None = None, item: Item | None = None) -> None:
-    """The write (labelled "self") and one existence check per reference, all or nothing."""
-    refs = list(refs)
+def _write_with_edges(ctx: CallContext, etype: EntityType, item: Item, write_self: Any, added: list[refs.Ref], removed: list[refs.Ref], *, arg: str) -> None:
+    """One transaction: the entity's own write (labelled "self"), a check that every newly
+    referenced entity is live, the new edges, and the removal of the old ones."""
+    source_id = item.id or ""
     try:
         with Transaction() as tx:
-            first(tx)
-            for ref_path, pk in refs:
-                tx.condition_check(pk, ENTITY_SK, condition=_live(), label=ref_path)
+            write_self(tx)
+            checked: set[str] = set()
+            for ref in added:
+                if ref.target_id not in checked:
+                    checked.add(ref.target_id)
+                    tx.condition_check(entity_pk(ctx.tenant_id, ref.target_id), ENTITY_SK, condition=_live(), label=ref)
+                tx.save(refs.edge_item(ctx, etype, source_id, ref))
+            for ref in removed:
+                tx.delete(Item(*refs.edge_key(ctx, source_id, ref)))
     except TransactionCancelled as err:
-        for ref_path, pk in refs:
-            if ref_path in err.failed:
-                raise not_found_at(ref_path, f"No live entity {pk.split('#', 1)[1]} in this tenant.") from err
-        if "self" in err.failed and etype and item:
-            raise _stale(etype, item.id or "", int(item.version) + 1) from err
+        for ref in added:
+            if ref in err.failed:
+                where = f"{arg}.{ref.path}" if arg else ref.path
+                raise not_found_at(where, f"No live {ref.target_type} with id {ref.target_id} in this tenant.") from err
+        if "self" in err.failed:
+            raise _stale(etype, source_id, int(item.version) + 1) from err
         raise Conflict("The write collided with another; retry.", code="write_conflict") from err
+
+
+def repoint_inbound(ctx: CallContext, source_id: str, target_id: str) -> int:
+    """Make every live entity that references `source_id` reference `target_id` instead
+    (the target itself, if it referenced the source, drops that reference). One
+    transaction per referencing entity; returns how many references moved."""
+    from chalicelib.entities import ENTITY_TYPES
+
+    by_entity: dict[str, list[str]] = {}
+    for edge in refs.inbound(ctx, source_id):
+        by_entity.setdefault(edge["id"], []).append(edge["path"])
+    for referrer_id, paths in by_entity.items():
+        etype = ENTITY_TYPES[refs_type_of(referrer_id)]
+        item = get_item(ctx, etype, referrer_id)
+        before = item.data_dict()
+        data = copy.deepcopy(before)
+        for path in paths:
+            refs.set_at(data, path, None if referrer_id == target_id else target_id)
+        _replace_data(ctx, etype, item, before, data, arg="")
+    return sum(len(paths) for paths in by_entity.values())
+
+
+def refs_type_of(entity_id: str) -> str:
+    from chalicelib.entities import by_prefix
+
+    etype = by_prefix(ids.prefix_of(entity_id))
+    if etype is None:
+        raise NotFound(f"Unknown entity {entity_id}.")
+    return etype.name

@@ -148,6 +148,9 @@ class Transaction:
         self._tx = TransactWrite(connection=Item._get_connection().connection)
         self._labels: dict[str, list[Any]] = {"check": [], "delete": [], "put": [], "update": []}
 
+    def __len__(self) -> int:
+        return sum(len(labels) for labels in self._labels.values())
+
     def save(self, item: Item, condition: Any = None, label: Any = None) -> None:
         self._tx.save(item, condition=condition)
         self._labels["put"].append(label)
@@ -155,6 +158,10 @@ class Transaction:
     def update(self, item: Item, actions: list[Any], condition: Any = None, label: Any = None) -> None:
         self._tx.update(item, actions=actions, condition=condition)
         self._labels["update"].append(label)
+
+    def delete(self, item: Item, label: Any = None) -> None:
+        self._tx.delete(item)
+        self._labels["delete"].append(label)
 
     def condition_check(self, pk: str, sk: str, condition: Any, label: Any = None) -> None:
         self._tx.condition_check(Item, pk, sk, condition=condition)
@@ -164,7 +171,7 @@ class Transaction:
         return self
 
     def __exit__(self, exc_type: Any, exc: Any, tb: Any) -> None:
-        if exc_type is not None:
+        if exc_type is not None or len(self) == 0:
             return
         try:
             self._tx._commit()
