@@ -7,13 +7,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from chalicelib.entities import ref_types
 from chalicelib.registry import Operation
 
 
 def _type_of(schema: dict[str, Any]) -> str:
     kind = schema.get("type", "any")
     if "x-ref" in schema:
-        return f"ref → {schema['x-ref']}"
+        return "ref → " + " \\| ".join(ref_types(schema["x-ref"]))
     if kind == "array":
         return f"array of {_type_of(schema.get('items', {}))}"
     if "enum" in schema:

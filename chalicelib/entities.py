@@ -20,15 +20,13 @@ class EntityType:
     fields: dict[str, Any] = field(default_factory=dict)  # JSON Schema properties of the stored fields
     filters: tuple[str, ...] = ()  # indexed top-level fields, in slot order
     check: Callable[[dict[str, Any], str | None], None] | None = None  # cross-field rules: (record, id or None on create)
+    # fills fields that follow from others (a contract's objectId from its unit); may read the store
+    derive: Callable[[Any, dict[str, Any]], None] | None = None
     aliasable: bool = True
 
     @property
     def field_schema(self) -> dict[str, Any]:
         return {"type": "object", "properties": self.fields}
-
-    def ref_filters(self) -> dict[str, str]:
-        """Indexed fields that reference another entity: field -> entity type."""
-        return {f: self.fields[f]["x-ref"] for f in self.filters if "x-ref" in self.fields.get(f, {})}
 
     def __post_init__(self) -> None:
         if len(self.filters) > MAX_FILTERS:
@@ -49,3 +47,16 @@ def declare(entity_type: EntityType) -> EntityType:
 
 def by_prefix(prefix: str | None) -> EntityType | None:
     return _BY_PREFIX.get(prefix) if prefix else None
+
+
+def ref_types(x_ref: str | list[str]) -> list[str]:
+    """The entity types a reference may name: `x-ref` is one type or a list of them."""
+    return [x_ref] if isinstance(x_ref, str) else list(x_ref)
+
+
+def type_of_id(entity_id: str, x_ref: str | list[str]) -> EntityType | None:
+    """The entity type of an id, if it is one the reference allows."""
+    from chalicelib import ids
+
+    etype = by_prefix(ids.prefix_of(entity_id))
+    return etype if etype is not None and etype.name in ref_types(x_ref) else None

@@ -59,14 +59,16 @@ def email(description: str) -> Schema:
     return {"type": "string", "format": "email", "maxLength": 254, "pattern": r"^[^@\s]+@[^@\s]+\.[^@\s]+$", "description": description}
 
 
-def ref(entity_type: str, description: str) -> Schema:
-    """A reference to an entity of the tenant: its internal id or a bare alias."""
+def ref(entity_type: str | list[str], description: str) -> Schema:
+    """A reference to an entity of the tenant (of one type, or of any of a list of types):
+    its internal id or a bare alias."""
+    kinds = entity_type if isinstance(entity_type, str) else " or ".join(entity_type)
     return {
         "type": "string",
         "minLength": 1,
         "maxLength": 200,
         "x-ref": entity_type,
-        "description": f"{description} Internal id or bare alias of a {entity_type}.",
+        "description": f"{description} Internal id or bare alias of a {kinds}.",
     }
 
 
@@ -129,8 +131,9 @@ def update_payload(fields: dict[str, Schema], entity_type: str, description: str
     return obj(props, required=["id"], description=description, minProperties=2)
 
 
-def refs_in(schema: Schema, value: Any, path: str) -> Iterator[tuple[str, str, str]]:
-    """Yield (path, entity type, value) for every x-ref string in `value` under `schema`."""
+def refs_in(schema: Schema, value: Any, path: str) -> Iterator[tuple[str, Any, str]]:
+    """Yield (path, x-ref, value) for every x-ref string in `value` under `schema`; the
+    x-ref is an entity type or a list of them."""
     if value is None:
         return
     if "x-ref" in schema and isinstance(value, str):
@@ -144,8 +147,8 @@ def refs_in(schema: Schema, value: Any, path: str) -> Iterator[tuple[str, str, s
             yield from refs_in(schema.get("items", {}), item, f"{path}[{i}]")
 
 
-def map_refs(schema: Schema, value: Any, path: str, fn: Callable[[str, str, str], str]) -> Any:
-    """A copy of `value` with every x-ref string replaced by fn(path, entity type, string)."""
+def map_refs(schema: Schema, value: Any, path: str, fn: Callable[[str, Any, str], str]) -> Any:
+    """A copy of `value` with every x-ref string replaced by fn(path, x-ref, string)."""
     if value is None:
         return None
     if "x-ref" in schema and isinstance(value, str):

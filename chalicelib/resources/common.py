@@ -48,37 +48,44 @@ def declare_list(
     docs: str,
     *,
     filters: dict[str, dict[str, Any]] | None = None,
+    fields: dict[str, str] | None = None,
+    required_filters: tuple[str, ...] = (),
     paging_required: bool = True,
+    summary: str | None = None,
 ) -> Operation:
     """A paged list. `filters` maps argument name -> schema; each argument filters the
-    entity field of the same name, which the EntityType must index."""
+    indexed entity field of the same name, or the one `fields` names for it
+    (`{"object": "objectId"}`). Without required paging, limit defaults to 1000."""
     filters = filters or {}
-    missing = [f for f in filters if f not in etype.filters]
+    fields = {arg: (fields or {}).get(arg, arg) for arg in filters}
+    missing = [f for f in fields.values() if f not in etype.filters]
     if missing:
         raise ValueError(f"{name}: filters {missing} are not indexed on {etype.name}")
     props = {**filters, **s.paging(required=paging_required)}
+    required = [*required_filters, *(["limit", "offset"] if paging_required else [])]
 
     def handler(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
         limit, offset = args.get("limit", 1000), args.get("offset", 0)
-        items, total = store.list_page(ctx, etype, {f: args.get(f) for f in filters}, limit, offset)
+        items, total = store.list_page(ctx, etype, {field: args.get(arg) for arg, field in fields.items()}, limit, offset)
         return {
             "pagination": {"total": total, "limit": limit, "offset": offset},
             etype.plural: [store.to_wire(ctx, item) for item in items],
         }
 
     filter_note = f" Filter by {', '.join(f'`{f}`' for f in filters)}." if filters else ""
+    paging_note = "" if paging_required else " `limit` (default 1000) and `offset` (default 0) are optional here."
     return register(
         Operation(
             name=name,
             kind="query",
-            summary=f"List {etype.plural} of the tenant, in creation order.{filter_note}",
-            docs=docs + "\n\n" + PAGING_NOTE,
-            args=s.obj(props, required=["limit", "offset"] if paging_required else []),
+            summary=summary or f"List {etype.plural} of the tenant, in creation order.{filter_note}",
+            docs=docs + paging_note + "\n\n" + PAGING_NOTE,
+            args=s.obj(props, required=required),
             result=s.list_result(etype.plural, s.entity_output(etype.fields, f"A {etype.name}.")),
             handler=handler,
             scope="read",
             idempotent=True,
-            example={"limit": 100, "offset": 0},
+            example={**{f: "<id or alias>" for f in required_filters}, **({"limit": 100, "offset": 0} if paging_required else {})},
         )
     )
 
@@ -90,27 +97,50 @@ PAGING_NOTE = (
 )
 
 
-def declare_create(etype: EntityType, name: str, arg: str, docs: str, *, required: list[str], example: dict[str, Any]) -> Operation:
-    def handler(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-        return {arg: store.to_wire(ctx, store.create(ctx, etype, args[arg], path=arg))}
+def declare_create(
+    etype: EntityType,
+    name: str,
+    arg: str,
+    docs: str,
+    *,
+    required: list[str],
+    example: dict[str, Any],
+    parents: dict[str, str] | None = None,
+    summary: str | None = None,
+) -> Operation:
+    """A create command. `parents` maps a top-level argument to the field it fills
+    (`{"object": "objectId"}` for processes.create's `object` argument); such fields are
+    not part of the payload."""
+    parents = parents or {}
+    fields = {k: v for k, v in etype.fields.items() if k not in parents.values()}
+    parent_args = {a: s.ref(etype.fields[f]["x-ref"], etype.fields[f].get("description", "")) for a, f in parents.items()}
 
-    payload = s.obj(etype.fields, required=required, description=f"The new {etype.name} (Create mode: no id).")
+    def handler(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+        data = {**args[arg], **{field: args[a] for a, field in parents.items()}}
+        return {arg: store.to_wire(ctx, store.create(ctx, etype, data, path=arg))}
+
+    payload = s.obj(fields, required=required, description=f"The new {etype.name} (Create mode: no id).")
     return register(
         Operation(
             name=name,
             kind="command",
-            summary=f"Create a {etype.name}.",
+            summary=summary or f"Create a {etype.name}.",
             docs=docs,
-            args=s.obj({arg: payload}, required=[arg]),
+            args=s.obj({arg: payload, **parent_args}, required=[arg, *parents]),
             result=singular_result(etype, arg, f"The created {etype.name}."),
             handler=handler,
             scope=f"write:{etype.area}",
-            example={arg: example},
+            example={arg: example, **{a: "<id or alias>" for a in parents}},
         )
     )
 
 
-def declare_update(etype: EntityType, name: str, arg: str, docs: str, *, example: dict[str, Any]) -> Operation:
+def declare_update(
+    etype: EntityType, name: str, arg: str, docs: str, *, example: dict[str, Any], immutable: tuple[str, ...] = (), summary: str | None = None
+) -> Operation:
+    """An update command (Update mode). `immutable` fields cannot change after creation."""
+    fields = {k: v for k, v in etype.fields.items() if k not in immutable}
+
     def handler(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
         payload = dict(args[arg])
         entity_id = payload.pop("id")
@@ -122,9 +152,9 @@ def declare_update(etype: EntityType, name: str, arg: str, docs: str, *, example
         Operation(
             name=name,
             kind="command",
-            summary=f"Change fields of a {etype.name}.",
+            summary=summary or f"Change fields of a {etype.name}.",
             docs=docs + "\n\n" + UPDATE_NOTE,
-            args=s.obj({arg: s.update_payload(etype.fields, etype.name, "The changes (Update mode).")}, required=[arg]),
+            args=s.obj({arg: s.update_payload(fields, etype.name, "The changes (Update mode).")}, required=[arg]),
             result=singular_result(etype, arg, f"The {etype.name} after the change."),
             handler=handler,
             scope=f"write:{etype.area}",
@@ -132,3 +162,69 @@ def declare_update(etype: EntityType, name: str, arg: str, docs: str, *, example
             example={arg: {"id": "<id or alias>", **example}},
         )
     )
+
+
+DELETED = s.obj(
+    {
+        "type": s.string("Entity type."),
+        "id": s.string("Id of the deleted entity."),
+        "deletedAt": s.timestamp("When it was deleted."),
+    },
+    required=["type", "id", "deletedAt"],
+)
+
+
+def declare_delete(etype: EntityType, name: str, arg: str, *, summary: str | None = None, docs: str = "") -> Operation:
+    def handler(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+        item = store.soft_delete(ctx, etype, args[arg], path=arg)
+        return {"deleted": {"type": etype.name, "id": item.id, "deletedAt": item.deletedAt}}
+
+    return register(
+        Operation(
+            name=name,
+            kind="command",
+            summary=summary or f"Soft-delete a {etype.name} (restorable).",
+            docs=(docs + "\n\n" if docs else "")
+            + f"The {etype.name} disappears from every read, list and total, but stays stored: `{name.rsplit('.', 1)[0]}.restore` "
+            "brings it back, and the audit trail keeps the change. Refused while live entities still reference it, so nothing "
+            "is orphaned silently: `referencedBy` lists them.",
+            args=s.obj({arg: s.ref(etype.name, f"The {etype.name} to delete.")}, required=[arg]),
+            result=s.obj({"deleted": DELETED}, required=["deleted"]),
+            handler=handler,
+            scope=f"write:{etype.area}",
+            destructive=True,
+            errors=("409 `still_referenced`: live entities reference it; `referencedBy` lists them (up to 100).",),
+            example={arg: "<id or alias>"},
+        )
+    )
+
+
+def declare_restore(etype: EntityType, name: str, arg: str) -> Operation:
+    def handler(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+        return {arg: store.to_wire(ctx, store.restore(ctx, etype, args[arg], path=arg))}
+
+    return register(
+        Operation(
+            name=name,
+            kind="command",
+            summary=f"Restore a soft-deleted {etype.name}.",
+            docs=f"Brings a deleted {etype.name} back into reads and lists, with the aliases it had.",
+            args=s.obj({arg: s.ref(etype.name, f"The deleted {etype.name}.")}, required=[arg]),
+            result=singular_result(etype, arg, f"The restored {etype.name}."),
+            handler=handler,
+            scope=f"write:{etype.area}",
+            destructive=True,
+            errors=(
+                "409 `not_deleted`: it is not deleted.",
+                "409 `reference_deleted`: it references an entity that is deleted now; restore that first.",
+                "409 `merged`: it was merged into another entity (contacts).",
+            ),
+            example={arg: "<id or alias>"},
+        )
+    )
+
+
+def declare_lifecycle(etype: EntityType, prefix: str, arg: str) -> None:
+    """`<prefix>.delete` and `<prefix>.restore`."""
+    declare_delete(etype, f"{prefix}.delete", arg)
+    declare_restore(etype, f"{prefix}.restore", arg)

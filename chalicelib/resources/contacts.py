@@ -11,7 +11,7 @@ from chalicelib.context import CallContext
 from chalicelib.entities import EntityType, declare
 from chalicelib.errors import Conflict, invalid_at
 from chalicelib.registry import Operation, register
-from chalicelib.resources.common import declare_create, declare_list, declare_show, declare_update
+from chalicelib.resources.common import declare_create, declare_lifecycle, declare_list, declare_show, declare_update
 from chalicelib.resources.fields import EMAIL, PHONE, POSTAL_ADDRESS
 from chalicelib.store import entities as store
 from chalicelib.store import refs
@@ -91,6 +91,7 @@ declare_create(
     },
 )
 declare_update(CONTACT, "contacts.update", "contact", FIELDS_DOC, example={"phones": [{"number": "+49 30 1234567", "type": "mobile"}]})
+declare_lifecycle(CONTACT, "contacts", "contact")
 
 
 # --- merge ------------------------------------------------------------------------------

@@ -7,7 +7,7 @@ from typing import Any
 from chalicelib import schemas as s
 from chalicelib.entities import EntityType, declare
 from chalicelib.errors import invalid_at
-from chalicelib.resources.common import declare_create, declare_list, declare_show, declare_update
+from chalicelib.resources.common import declare_create, declare_lifecycle, declare_list, declare_show, declare_update
 from chalicelib.resources.fields import POSTAL_ADDRESS
 
 OBJECT_TYPES = ["weg", "rental", "mixed", "commercial"]
@@ -63,9 +63,7 @@ DOC = """An object is one property under management: a community of owners (`typ
 building (`rental`), or mixed or commercial property. Units, contracts, processes and documents belong
 to an object. Areas are decimal strings in m²."""
 
-declare_list(
-    OBJECT, "objects", "Lists all objects of the tenant. `limit` (default 1000) and `offset` (default 0) are optional here. " + DOC, paging_required=False
-)
+declare_list(OBJECT, "objects", "Lists all objects of the tenant. " + DOC, paging_required=False)
 declare_show(OBJECT, "objects.show", "object", DOC)
 declare_create(
     OBJECT,
@@ -83,3 +81,4 @@ declare_create(
     },
 )
 declare_update(OBJECT, "objects.update", "object", DOC, example={"heatingType": "districtHeating"})
+declare_lifecycle(OBJECT, "objects", "object")

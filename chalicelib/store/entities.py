@@ -147,6 +147,8 @@ def _stamp(ctx: CallContext, item: Item) -> list[Any]:
 
 
 def create(ctx: CallContext, etype: EntityType, data: dict[str, Any], *, path: str) -> Item:
+    if etype.derive:
+        etype.derive(ctx, data)
     if etype.check:
         etype.check(data, None)
     entity_id = ids.new_id(etype.prefix)
@@ -196,6 +198,8 @@ def update(
             data.pop(name, None)
         else:
             data[name] = value
+    if etype.derive:
+        etype.derive(ctx, data)
     if etype.check:
         etype.check(data, entity_id)
     return _replace_data(ctx, etype, item, before, data, arg=path)

@@ -11,9 +11,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib import ids
 from chalicelib.context import CallContext
-from chalicelib.entities import ENTITY_TYPES, EntityType
+from chalicelib.entities import EntityType, ref_types, type_of_id
 from chalicelib.errors import invalid_at, not_found_at
 from chalicelib.schemas import refs_in
 from chalicelib.store.model import Item
@@ -32,13 +31,14 @@ def outbound(etype: EntityType, data: dict[str, Any], *, self_id: str | None, ar
     """The references in `data`, each checked to be an id of the right type (else 404 at
     its argument path) and not the entity itself (400)."""
     found = []
-    for path, type_name, target in refs_in(etype.field_schema, data, ""):
+    for path, x_ref, target in refs_in(etype.field_schema, data, ""):
         where = f"{arg}.{path}" if arg else path
-        if ids.prefix_of(target) != ENTITY_TYPES[type_name].prefix:
-            raise not_found_at(where, f"No {type_name} with id {target} in this tenant.")
+        target_type = type_of_id(target, x_ref)
+        if target_type is None:
+            raise not_found_at(where, f"No {' or '.join(ref_types(x_ref))} with id {target} in this tenant.")
         if target == self_id:
             raise invalid_at(where, f"a {etype.name} cannot reference itself")
-        found.append(Ref(path, type_name, target))
+        found.append(Ref(path, target_type.name, target))
     return found
 
 

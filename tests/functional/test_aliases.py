@@ -104,7 +104,11 @@ COVERED_REFS = {
     ("contacts.update", "contact.companyId"),
     ("contacts.merge", "sourceContact"),
     ("contacts.merge", "targetContact"),
+    ("contacts.delete", "contact"),
+    ("contacts.restore", "contact"),
     ("objects.show", "object"),
+    ("objects.delete", "object"),
+    ("objects.restore", "object"),
     ("objects.update", "object.id"),
     ("apikeys.create", "apiKey.person"),
 }
