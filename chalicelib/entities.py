@@ -19,6 +19,7 @@ class EntityType:
     area: str  # write scope area: write:<area>
     fields: dict[str, Any] = field(default_factory=dict)  # JSON Schema properties of the stored fields
     filters: tuple[str, ...] = ()  # indexed top-level fields, in slot order
+    readonly: tuple[str, ...] = ()  # fields the service sets (derive, uploads): shown, filterable, never sent
     check: Callable[[dict[str, Any], str | None], None] | None = None  # cross-field rules: (record, id or None on create)
     # fills fields that follow from others (a contract's objectId from its unit); may read the store
     derive: Callable[[Any, dict[str, Any]], None] | None = None

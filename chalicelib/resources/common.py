@@ -112,7 +112,7 @@ def declare_create(
     (`{"object": "objectId"}` for processes.create's `object` argument); such fields are
     not part of the payload."""
     parents = parents or {}
-    fields = {k: v for k, v in etype.fields.items() if k not in parents.values()}
+    fields = {k: v for k, v in etype.fields.items() if k not in parents.values() and k not in etype.readonly}
     parent_args = {a: s.ref(etype.fields[f]["x-ref"], etype.fields[f].get("description", "")) for a, f in parents.items()}
 
     def handler(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -139,7 +139,7 @@ def declare_update(
     etype: EntityType, name: str, arg: str, docs: str, *, example: dict[str, Any], immutable: tuple[str, ...] = (), summary: str | None = None
 ) -> Operation:
     """An update command (Update mode). `immutable` fields cannot change after creation."""
-    fields = {k: v for k, v in etype.fields.items() if k not in immutable}
+    fields = {k: v for k, v in etype.fields.items() if k not in immutable and k not in etype.readonly}
 
     def handler(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
         payload = dict(args[arg])
