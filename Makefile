@@ -21,8 +21,11 @@ install: $(STAMP)
 serve: $(STAMP)
 	PM_PORT=$(PM_PORT) $(BIN)/python -m chalicelib.local.serve
 
+# Unit tests use moto in-process, whose backends are global to a process: they run in a
+# pytest run of their own, apart from the tests that talk to moto's server.
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 -q
+	$(BIN)/python -m pytest -q tests/unit
+	$(BIN)/python -m pytest -n 2 -q tests --ignore=tests/unit
 
 check: $(STAMP)
 	$(BIN)/ruff check .

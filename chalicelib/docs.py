@@ -55,6 +55,57 @@ def _has_refs(schema: dict[str, Any]) -> bool:
     return "x-ref" in json.dumps(schema)
 
 
+def example_request(op: Operation) -> str:
+    example = op.example or {}
+    if op.kind == "query":
+        pairs = [f"{k}={v}" for k, vs in example.items() for v in (vs if isinstance(vs, list) else [vs])]
+        query = ("?" + "&".join(pairs)) if pairs else ""
+        return f"```http\nGET {op.path}{query}\nAuthorization: Bearer <API key>\n```"
+    body = json.dumps(example, indent=2, ensure_ascii=False)
+    auth = "Authorization: Bearer <API key>\n" if op.authenticated else ""
+    return f"```http\nPOST {op.path}\n{auth}Content-Type: application/json\n\n{body}\n```"
+
+
+_SAMPLE_TIME = "2026-01-15T09:30:00.000Z"
+
+
+def sample(schema: dict[str, Any], name: str, given: Any = None) -> Any:
+    """An example value for a schema: the request's own value where it gives one of the
+    right shape, else a placeholder of the right type."""
+    kind = schema.get("type")
+    if given is not None and not isinstance(given, str | dict | list) and kind in ("integer", "number", "boolean"):
+        return given
+    if kind == "object":
+        props = schema.get("properties", {})
+        known = given if isinstance(given, dict) else {}
+        keys = [k for k in props if k in schema.get("required", []) or k in known]
+        return {k: sample(props[k], k, known.get(k)) for k in keys}
+    if kind == "array":
+        items = schema.get("items", {})
+        if isinstance(given, list) and given:
+            return [sample(items, name, item) for item in given]
+        return [sample(items, name)] if items.get("type") == "object" else []
+    if isinstance(given, str) and kind == "string" and "x-ref" not in schema and not given.startswith("<"):
+        return given
+    if "enum" in schema:
+        return schema["enum"][0]
+    if kind == "integer":
+        return 1 if name in ("version", "total", "limit") else schema.get("minimum", 0)
+    if kind == "boolean":
+        return False
+    if schema.get("format") == "date":
+        return "2026-01-15"
+    if schema.get("format") == "date-time":
+        return _SAMPLE_TIME
+    if "x-ref" in schema:
+        return f"<{ref_types(schema['x-ref'])[0]} id>"
+    if name == "id":
+        return "<id>"
+    if "pattern" in schema and "\\d" in schema["pattern"]:
+        return "100.00"
+    return f"<{name}>"
+
+
 def render(op: Operation) -> str:
     where = f"`{op.method} {op.path}`"
     parts = [f"# {op.name}", "", op.summary, "", where, "", op.docs.strip(), "", "## Arguments", ""]
@@ -69,7 +120,8 @@ def render(op: Operation) -> str:
         parts += ["", "Send the arguments as a JSON object in the body."]
     parts += ["", "## Result", "", "| field | type | required | description |", "|---|---|---|---|", *fields_table(op.result)]
     if op.example is not None:
-        parts += ["", "## Example", "", "```json", json.dumps(op.example, indent=2, ensure_ascii=False), "```"]
+        parts += ["", "## Example", "", example_request(op), "", "Answer (200, abridged to the fields the request names and the required ones):", ""]
+        parts += ["```json", json.dumps(sample(op.result, "result", op.example), indent=2, ensure_ascii=False), "```"]
     parts += ["", "## Access", "", op.scope_line() + (" Destructive." if op.destructive else "")]
     parts += ["", "## Errors", "", *_errors(op)]
     return "\n".join(parts) + "\n"

@@ -4,6 +4,7 @@ registers one operation in the registry."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from chalicelib import schemas as s
@@ -11,6 +12,7 @@ from chalicelib.context import CallContext
 from chalicelib.entities import EntityType
 from chalicelib.registry import Operation, register
 from chalicelib.store import entities as store
+from chalicelib.store.model import Item
 
 UPDATE_NOTE = (
     "Update mode: `id` (internal id or bare alias) plus at least one field. Fields you leave out stay as they are; "
@@ -135,18 +137,38 @@ def declare_create(
     )
 
 
+# A guard sees the stored entity and the Update-mode payload (without id and version) and
+# raises a typed error to refuse the change before anything is written.
+Guard = Callable[[CallContext, Item, dict[str, Any]], None]
+
+
 def declare_update(
-    etype: EntityType, name: str, arg: str, docs: str, *, example: dict[str, Any], immutable: tuple[str, ...] = (), summary: str | None = None
+    etype: EntityType,
+    name: str,
+    arg: str,
+    docs: str,
+    *,
+    example: dict[str, Any],
+    immutable: tuple[str, ...] = (),
+    guard: Guard | None = None,
+    errors: tuple[str, ...] = (),
+    summary: str | None = None,
 ) -> Operation:
-    """An update command (Update mode). `immutable` fields cannot change after creation."""
+    """An update command (Update mode). `immutable` fields cannot change after creation.
+    With a `guard`, the stored state may refuse the change; the write is then conditioned
+    on the version the guard saw, so a change in between answers 409 `stale_version`."""
     fields = {k: v for k, v in etype.fields.items() if k not in immutable and k not in etype.readonly}
 
     def handler(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
         payload = dict(args[arg])
         entity_id = payload.pop("id")
         version = payload.pop("version", None)
-        item = store.update(ctx, etype, entity_id, payload, expected_version=version, path=arg)
-        return {arg: store.to_wire(ctx, item)}
+        if guard is not None:
+            item = store.get_item(ctx, etype, entity_id, path=f"{arg}.id")
+            guard(ctx, item, payload)
+            version = version if version is not None else int(item.version)
+        updated = store.update(ctx, etype, entity_id, payload, expected_version=version, path=arg)
+        return {arg: store.to_wire(ctx, updated)}
 
     return register(
         Operation(
@@ -158,7 +180,7 @@ def declare_update(
             result=singular_result(etype, arg, f"The {etype.name} after the change."),
             handler=handler,
             scope=f"write:{etype.area}",
-            errors=("409 `stale_version`: the entity changed since the `version` you sent; read it again.",),
+            errors=(*errors, "409 `stale_version`: the entity changed since the `version` you sent; read it again."),
             example={arg: {"id": "<id or alias>", **example}},
         )
     )

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from chalicelib import __version__, clock, config, openapi
+from chalicelib import __version__, config, openapi
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.registry import operation
@@ -50,8 +50,8 @@ shown this once. One sign-up per e-mail address. Vendors cannot sign up here; th
     example={"companyName": "Hausverwaltung Muster GmbH", "email": "it@muster-hv.de", "agentName": "setup"},
 )
 def signup(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-    trial_end = clock.iso(clock.now() + dt.timedelta(days=config.TRIAL_DAYS))
-    tenant, key, secret = keys.create_tenant(args["companyName"], args["email"], args["agentName"], trial_end)
+    trial = dt.timedelta(days=config.TRIAL_DAYS)
+    tenant, key, secret = keys.create_tenant(args["companyName"], args["email"], args["agentName"], trial)
     return {"tenant": tenant, "apiKey": {**key, "key": secret}}
 
 

@@ -23,11 +23,12 @@ from pynamodb.expressions.condition import Condition
 from chalicelib import clock, ids
 from chalicelib.context import CallContext
 from chalicelib.entities import EntityType
-from chalicelib.errors import Conflict, NotFound, not_found_at
+from chalicelib.errors import Conflict, Invalid, NotFound, not_found_at
 from chalicelib.store import refs
 from chalicelib.store.model import ENTITY_SK, INDEXES, SLOT_COUNT, Item, Transaction, TransactionCancelled
 
 BATCH_GET_SIZE = 100
+REFERRERS_SHOWN = 100  # a refused delete names at most this many referrers
 
 
 def entity_pk(tenant_id: str, entity_id: str) -> str:
@@ -224,14 +225,13 @@ def _replace_data(ctx: CallContext, etype: EntityType, item: Item, before: dict[
 def soft_delete(ctx: CallContext, etype: EntityType, entity_id: str, *, path: str) -> Item:
     """Mark deleted (the item stays, restorable). Refused while live entities reference it."""
     item = get_item(ctx, etype, entity_id, path=path)
-    referrers = refs.inbound(ctx, entity_id)
+    referrers = refs.inbound(ctx, entity_id, limit=REFERRERS_SHOWN)
     if referrers:
         listed = ", ".join(f"{r['type']} {r['id']} ({r['path']})" for r in referrers[:5])
         raise Conflict(
-            f"{etype.name} {entity_id} is still referenced by {len(referrers)} live entit{'y' if len(referrers) == 1 else 'ies'}: {listed}. "
-            "Change or delete those first.",
+            f"{etype.name} {entity_id} is still referenced by live entities: {listed}{', ...' if len(referrers) > 5 else ''}. Change or delete those first.",
             code="still_referenced",
-            extra={"referencedBy": referrers[:100]},
+            extra={"referencedBy": referrers},
         )
     actions = [Item.deletedAt.set(clock.now_iso()), *_stamp(ctx, item), *_no_index_actions()]
     condition = (Item.version == item.version) & Item.deletedAt.does_not_exist()
@@ -308,13 +308,16 @@ def _write_with_edges(ctx: CallContext, etype: EntityType, item: Item, write_sel
 
 def repoint_inbound(ctx: CallContext, source_id: str, target_id: str) -> int:
     """Make every live entity that references `source_id` reference `target_id` instead
-    (the target itself, if it referenced the source, drops that reference). One
-    transaction per referencing entity; returns how many references moved."""
+    (the target itself, if it referenced the source, drops that reference). Every changed
+    entity is checked against its rules before the first write, so a merge that would
+    break one (a contact listed twice as party of one contract) is refused whole (409).
+    Then one transaction per referencing entity; returns how many references moved."""
     from chalicelib.entities import ENTITY_TYPES
 
     by_entity: dict[str, list[str]] = {}
     for edge in refs.inbound(ctx, source_id):
         by_entity.setdefault(edge["id"], []).append(edge["path"])
+    planned = []
     for referrer_id, paths in by_entity.items():
         etype = ENTITY_TYPES[refs_type_of(referrer_id)]
         item = get_item(ctx, etype, referrer_id)
@@ -322,6 +325,13 @@ def repoint_inbound(ctx: CallContext, source_id: str, target_id: str) -> int:
         data = copy.deepcopy(before)
         for path in paths:
             refs.set_at(data, path, None if referrer_id == target_id else target_id)
+        if etype.check:
+            try:
+                etype.check(data, referrer_id)
+            except Invalid as err:
+                raise Conflict(f"Repointing {etype.name} {referrer_id} would break its rules: {err.detail}", code="merge_conflict", errors=err.errors) from err
+        planned.append((etype, item, before, data))
+    for etype, item, before, data in planned:
         _replace_data(ctx, etype, item, before, data, arg="")
     return sum(len(paths) for paths in by_entity.values())
 

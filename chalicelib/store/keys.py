@@ -7,6 +7,7 @@ a copy of what authentication needs, so a request finds tenant and scopes in one
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 from typing import Any
 
@@ -27,11 +28,12 @@ def _signup_guard_pk(email: str) -> str:
     return "signup#" + hashlib.sha256(email.strip().lower().encode()).hexdigest()
 
 
-def create_tenant(company_name: str, email: str, agent_name: str, trial_ends_at: str) -> tuple[dict[str, Any], dict[str, Any], str]:
-    """Tenant, its first key (every scope) and the secret, in one transaction.
-    One sign-up per e-mail address: a second answers 409."""
+def create_tenant(company_name: str, email: str, agent_name: str, trial: dt.timedelta) -> tuple[dict[str, Any], dict[str, Any], str]:
+    """Tenant, its first key (every scope) and the secret, in one transaction; the trial
+    ends `trial` after this moment. One sign-up per e-mail address: a second answers 409."""
     tenant_id = ids.new_id("ten")
-    now = clock.now_iso()
+    moment = clock.now()
+    now, trial_ends_at = clock.iso(moment), clock.iso(moment + trial)
     tenant = Item(
         tenant_id,
         TENANT_SK,

@@ -1,0 +1,70 @@
+"""Object addresses: the addresses of an object (a corner building with two entrances, a separate
+postal or delivery address)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib import schemas as s
+from chalicelib.entities import EntityType, declare
+from chalicelib.errors import invalid_at
+from chalicelib.resources.common import declare_create, declare_lifecycle, declare_list, declare_show, declare_update
+from chalicelib.resources.fields import POSTAL_ADDRESS
+
+REQUIRED = ["objectId", "street", "postalCode", "city"]
+
+FIELDS: dict[str, Any] = {
+    "objectId": s.ref("object", "The object the address belongs to. Fixed after creation."),
+    **POSTAL_ADDRESS["properties"],
+    "type": s.enum(
+        "`main`: Hauptadresse; `additional`: further address of the same object (Nebenadresse, e.g. a second house number "
+        "or entrance of a corner building); `postal`: Postanschrift (where mail for the object goes); `delivery`: Lieferadresse.",
+        ["main", "additional", "postal", "delivery"],
+    ),
+    "isPrimary": s.boolean("The address to show and use first for the object."),
+}
+
+
+def _check(data: dict[str, Any], address_id: str | None) -> None:
+    for name in REQUIRED:
+        if data.get(name) is None:
+            raise invalid_at(f"objectAddress.{name}", f"an object address needs {name}")
+
+
+OBJECT_ADDRESS = declare(
+    EntityType(name="objectAddress", plural="objectAddresses", prefix="oad", area="objects", fields=FIELDS, filters=("objectId",), check=_check)
+)
+
+DOC = """An object address is one address of an object: an object at a street corner or with several house
+numbers has several (`type: main` for the Hauptadresse, `additional` for the others); `postal` is the
+Postanschrift and `delivery` a Lieferadresse. `street`, `postalCode` (PLZ) and `city` are required,
+`houseNumber` carries suffixes ("12a"), `addition` takes c/o, Hinterhaus, Aufgang; `countryCode` is ISO 3166-1
+alpha-2 (DE). `isPrimary` marks the address to use first. `objectId` is fixed once created. The object's own
+`address` field stays its display address; object addresses add the further ones."""
+
+declare_list(
+    OBJECT_ADDRESS,
+    "objectaddresses.list",
+    "Lists the object addresses of the tenant, optionally only those of one object. " + DOC,
+    filters={"objectId": s.ref("object", "Only addresses of this object.")},
+)
+declare_show(OBJECT_ADDRESS, "objectaddresses.show", "objectAddress", DOC)
+declare_create(
+    OBJECT_ADDRESS,
+    "objectaddresses.create",
+    "objectAddress",
+    DOC,
+    required=REQUIRED,
+    example={
+        "objectId": "<object id or alias>",
+        "street": "Lindenallee",
+        "houseNumber": "3a",
+        "postalCode": "50968",
+        "city": "Köln",
+        "countryCode": "DE",
+        "type": "additional",
+        "isPrimary": False,
+    },
+)
+declare_update(OBJECT_ADDRESS, "objectaddresses.update", "objectAddress", DOC, example={"houseNumber": "3b"}, immutable=("objectId",))
+declare_lifecycle(OBJECT_ADDRESS, "objectaddresses", "objectAddress")

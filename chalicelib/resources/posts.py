@@ -1,0 +1,70 @@
+"""Posts (Aushänge / Mitteilungen): notices to the residents of an object, shown in the portal."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from chalicelib import schemas as s
+from chalicelib.entities import EntityType, declare
+from chalicelib.errors import invalid_at
+from chalicelib.resources.common import declare_create, declare_lifecycle, declare_show, declare_update
+
+FIELDS: dict[str, Any] = {
+    "objectId": s.ref("object", "The object whose residents see the post."),
+    "title": s.string("Headline, e.g. Wasserabstellung am 12.03.", max_length=300),
+    "body": s.string("The text of the notice.", max_length=20000),
+    "category": s.enum(
+        "`announcement` Bekanntmachung, `maintenance` Wartungs- / Bauarbeiten (Wasserabstellung, Aufzugswartung), "
+        "`event` Veranstaltung (Hoffest, Eigentümerversammlung), `emergency` Notfall / Störung, `general` Allgemeines.",
+        ["announcement", "maintenance", "event", "emergency", "general"],
+    ),
+    "audience": s.enum("Who sees it: `allResidents` alle Bewohner, `owners` nur Eigentümer, `tenants` nur Mieter.", ["allResidents", "owners", "tenants"]),
+    "visibleFrom": s.timestamp("From when it is shown in the portal; immediately when absent."),
+    "visibleUntil": s.timestamp("Until when it is shown; indefinitely when absent."),
+}
+
+
+def _check(data: dict[str, Any], post_id: str | None) -> None:
+    for name in ("objectId", "title"):
+        if not data.get(name):
+            raise invalid_at(f"post.{name}", f"a post needs {name}")
+    start, end = data.get("visibleFrom"), data.get("visibleUntil")
+    if start and end and _moment(end) < _moment(start):
+        raise invalid_at("post.visibleUntil", "visibleUntil lies before visibleFrom")
+
+
+def _moment(value: str) -> dt.datetime:
+    """An RFC 3339 timestamp (validated by the schema) as an aware datetime, so offsets compare correctly."""
+    moment = dt.datetime.fromisoformat(value.upper())
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
+
+
+POST = declare(EntityType(name="post", plural="posts", prefix="pst", area="documents", fields=FIELDS, check=_check))
+
+DOC = """A post is a notice (Aushang / Mitteilung) to the residents of one object, shown in the resident
+portal: an announcement, maintenance or construction work (Wasserabstellung, Aufzugswartung), an event,
+an emergency or general information. `audience` limits it to owners or tenants; `visibleFrom` and
+`visibleUntil` bound when it is shown (`visibleUntil` may not lie before `visibleFrom`). Timestamps are
+ISO 8601 in UTC, e.g. 2025-03-12T06:00:00Z."""
+
+declare_show(POST, "posts.show", "post", DOC)
+declare_create(
+    POST,
+    "posts.create",
+    "post",
+    DOC,
+    required=["objectId", "title"],
+    example={
+        "objectId": "<object id or alias>",
+        "title": "Wasserabstellung am 12.03.",
+        "body": "Am Mittwoch, 12.03., wird von 8 bis 12 Uhr das Wasser im ganzen Haus abgestellt.",
+        "category": "maintenance",
+        "audience": "allResidents",
+        "visibleFrom": "2025-03-05T00:00:00Z",
+        "visibleUntil": "2025-03-12T12:00:00Z",
+    },
+    summary="Publish a notice (Aushang) to the residents of an object.",
+)
+declare_update(POST, "posts.update", "post", DOC, example={"visibleUntil": "2025-03-13T12:00:00Z"})
+declare_lifecycle(POST, "posts", "post")

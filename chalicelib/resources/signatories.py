@@ -1,0 +1,62 @@
+"""Signatories (Zeichnungsberechtigte): who may sign for a legal person or an object
+(Geschäftsführer, Prokurist, Vorstand, Verwaltungsbeirat, ...)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib import schemas as s
+from chalicelib.entities import EntityType, declare
+from chalicelib.errors import invalid_at
+from chalicelib.resources.common import declare_create, declare_lifecycle, declare_show, declare_update
+
+ROLES = ["managingDirector", "authorizedOfficer", "boardMember", "advisoryBoard", "owner", "propertyManager", "other"]
+
+FIELDS: dict[str, Any] = {
+    "contactId": s.ref("contact", "The person who may sign."),
+    "objectId": s.ref("object", "Optional: the object the authority applies to (e.g. for a WEG or a property company's building)."),
+    "role": s.enum(
+        "Capacity in which the person signs: `managingDirector` Geschäftsführer, `authorizedOfficer` Prokurist, "
+        "`boardMember` Vorstand, `advisoryBoard` Verwaltungsbeirat, `owner` Eigentümer / Inhaber, "
+        "`propertyManager` Verwalter (with a Verwaltervollmacht), `other` sonstige Vollmacht.",
+        ROLES,
+    ),
+    "authority": s.enum(
+        "Power of representation: `sole` einzelvertretungsberechtigt (signs alone), `joint` gesamtvertretungsberechtigt (signs only together with another).",
+        ["sole", "joint"],
+    ),
+    "validFrom": s.date("First day of the authority (e.g. date of appointment, Handelsregistereintrag)."),
+    "validTo": s.date("Last day of the authority; open-ended when absent."),
+    "notes": s.text("Free-text notes, e.g. limits of the power of attorney, register number."),
+}
+
+
+def _check(data: dict[str, Any], signatory_id: str | None) -> None:
+    if data.get("contactId") is None:
+        raise invalid_at("signatory.contactId", "a signatory needs contactId")
+    start, end = data.get("validFrom"), data.get("validTo")
+    if start and end and end < start:
+        raise invalid_at("signatory.validTo", "validTo lies before validFrom")
+
+
+SIGNATORY = declare(EntityType(name="signatory", plural="signatories", prefix="sig", area="signatories", fields=FIELDS, check=_check))
+
+DOC = """A signatory (Zeichnungsberechtigter) is a contact who may sign on behalf of a company, a community
+of owners or an object: as Geschäftsführer (`managingDirector`), Prokurist (`authorizedOfficer`), Vorstand
+(`boardMember`), Verwaltungsbeirat (`advisoryBoard`), owner or property manager. `authority` says whether
+the person signs alone (`sole`, einzelvertretungsberechtigt) or only together with another signatory
+(`joint`, gesamtvertretungsberechtigt). `objectId` optionally limits the authority to one object;
+`validFrom`/`validTo` bound it in time (`validTo` may not lie before `validFrom`)."""
+
+declare_show(SIGNATORY, "signatories.show", "signatory", DOC)
+declare_create(
+    SIGNATORY,
+    "signatories.create",
+    "signatory",
+    DOC,
+    required=["contactId", "role"],
+    example={"contactId": "<contact id or alias>", "role": "managingDirector", "authority": "sole", "validFrom": "2024-07-01"},
+    summary="Record who may sign (Zeichnungsberechtigter).",
+)
+declare_update(SIGNATORY, "signatories.update", "signatory", DOC, example={"authority": "joint"})
+declare_lifecycle(SIGNATORY, "signatories", "signatory")

@@ -1,0 +1,60 @@
+"""Unit groups: how the units of an object are grouped (Haus, Aufgang, Etage, Tiefgarage)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib import schemas as s
+from chalicelib.entities import EntityType, declare
+from chalicelib.errors import invalid_at
+from chalicelib.resources.common import declare_create, declare_lifecycle, declare_list, declare_show, declare_update
+
+GROUP_TYPES = ["building", "staircase", "floor", "garage", "other"]
+REQUIRED = ["objectId", "name"]
+
+FIELDS: dict[str, Any] = {
+    "objectId": s.ref("object", "The object the group belongs to. Fixed after creation."),
+    "name": s.string('Display name, e.g. "Haus A", "Aufgang Musterstraße 12b", "Tiefgarage".'),
+    "type": s.enum(
+        "`building`: Haus / Gebäude of a multi-building object; `staircase`: Treppenhaus / Aufgang; `floor`: Etage; "
+        "`garage`: Tiefgarage or garage block; `other`: any other grouping.",
+        GROUP_TYPES,
+    ),
+    "notes": s.text("Free-text notes."),
+}
+
+
+def _check(data: dict[str, Any], group_id: str | None) -> None:
+    for name in REQUIRED:
+        if data.get(name) is None:
+            raise invalid_at(f"unitGroup.{name}", f"a unit group needs {name}")
+
+
+UNIT_GROUP = declare(EntityType(name="unitGroup", plural="unitGroups", prefix="ugr", area="objects", fields=FIELDS, filters=("objectId",), check=_check))
+
+DOC = """A unit group bundles units of one object: a building (`type: building`, Haus) of a multi-building
+WEG, a staircase (`staircase`, Treppenhaus / Aufgang), a floor (`floor`, Etage) or an underground car park
+(`garage`, Tiefgarage). Units name their group in `unitGroupId`; the group must belong to the unit's
+object. `objectId` is fixed once created. A group with live units cannot be deleted."""
+
+declare_list(
+    UNIT_GROUP,
+    "unitgroups.listforobject",
+    "Lists the unit groups of one object (`object`: id or alias), in creation order. " + DOC,
+    filters={"object": s.ref("object", "The object whose unit groups to list.")},
+    fields={"object": "objectId"},
+    required_filters=("object",),
+    paging_required=False,
+    summary="List the unit groups of an object.",
+)
+declare_show(UNIT_GROUP, "unitgroups.show", "unitGroup", DOC)
+declare_create(
+    UNIT_GROUP,
+    "unitgroups.create",
+    "unitGroup",
+    DOC,
+    required=REQUIRED,
+    example={"objectId": "<object id or alias>", "name": "Haus A", "type": "building"},
+)
+declare_update(UNIT_GROUP, "unitgroups.update", "unitGroup", DOC, example={"name": "Haus A (Vorderhaus)"}, immutable=("objectId",))
+declare_lifecycle(UNIT_GROUP, "unitgroups", "unitGroup")
