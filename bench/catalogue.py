@@ -1,0 +1,85 @@
+"""Catalogue benchmark: every list query of the registry, at offset 0 and at a deep offset,
+in a tenant of 10,000 units (and one of everything else): DynamoDB calls per request by
+kind (a Scan would show here; there is none) and latency, next to a raw boto3 GetItem
+on the same moto server, measured side by side in one run.
+
+    .venv/bin/python -m bench.catalogue [units] [repeat]
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+import boto3
+
+from bench.harness import Service, median, table, timed
+from chalicelib import config
+from chalicelib.context import CallContext
+from chalicelib.registry import REGISTRY
+from chalicelib.store import entities
+from tests.client import Api
+from tests.world import World
+
+
+def list_queries() -> list[str]:
+    return sorted(name for name, op in REGISTRY.items() if op.kind == "query" and "pagination" in op.result.get("properties", {}))
+
+
+def main(units: int = 10_000, repeat: int = 3) -> str:
+    service = Service()
+    try:
+        return run(service, units, repeat)
+    finally:
+        service.stop()
+
+
+def run(service: Service, units: int, repeat: int) -> str:
+    api = Api(f"http://127.0.0.1:{service.port}")
+    tenant = api.signup(company="Große Verwaltung GmbH")
+    world = World(tenant)
+    world.build()
+    started = time.perf_counter()
+    ctx = CallContext(tenant_id=tenant.id, key_id="key_bench", agent_name="bench", scopes=frozenset(), operation="units.create")
+    unit_type = __import__("chalicelib.entities", fromlist=["ENTITY_TYPES"]).ENTITY_TYPES["unit"]
+    for i in range(units - 1):
+        entities.create(ctx, unit_type, {"objectId": world.ids["object"], "number": f"{i:05d}", "type": "apartment"}, path="unit")
+    fill_seconds = time.perf_counter() - started
+
+    raw = boto3.client("dynamodb", region_name=config.region())
+    raw_key = {"PK": {"S": f"{tenant.id}#{world.ids['object']}"}, "SK": {"S": "entity"}}
+    floor = median(timed(lambda: raw.get_item(TableName=config.table_name(), Key=raw_key, ConsistentRead=True), 50))
+
+    rows: list[list[Any]] = []
+    scans = 0
+    for name in list_queries():
+        op = REGISTRY[name]
+        args = world.fill(op)
+        if "limit" in op.args["properties"]:
+            args["limit"], args["offset"] = 100, 0
+        first = tenant.query(name, args)
+        assert first.status == 200, (name, first.body)
+        total = first.body["pagination"]["total"]
+        offsets = [0] + ([max(0, total - 100)] if "offset" in op.args["properties"] and total > 100 else [])
+        for offset in offsets:
+            if "offset" in op.args["properties"]:
+                args["offset"] = offset
+            with service.counting() as seen:
+                samples = timed(lambda: tenant.query(name, args), repeat)  # noqa: B023 - runs before args changes
+            scans += seen.get("Scan", 0)
+            calls = sum(seen.values()) / repeat
+            kinds = ", ".join(f"{k} {v / repeat:g}" for k, v in sorted(seen.items()))
+            rows.append([name, offset, total, f"{calls:g} ({kinds})", f"{median(samples):.1f}", f"{median(samples) / floor:.0f}×"])
+    assert scans == 0, "a list query scanned the table"
+    intro = (
+        f"Catalogue benchmark: every list query at offset 0 and at the last page, tenant of {units:,} units "
+        f"(filled in {fill_seconds:.0f} s through the store) and one of every other entity; {repeat} requests each over HTTP; "
+        f"raw boto3 GetItem p50 on the same moto server {floor:.2f} ms. Table scans: {scans}."
+    )
+    return intro + "\n\n" + table(["query", "offset", "total", "DynamoDB calls / request", "p50 ms", "vs raw GetItem"], rows)
+
+
+if __name__ == "__main__":
+    args = [int(a) for a in sys.argv[1:]]
+    print(main(*args))
