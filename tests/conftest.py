@@ -14,6 +14,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 os.environ.setdefault("PM_TABLE_NAME", "pm-test")
 os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
+os.environ.setdefault("PM_ALLOW_LOOPBACK_WEBHOOKS", "1")  # as in the local stage: test receivers listen on loopback
 
 from tests.client import Api, Tenant  # noqa: E402
 

@@ -151,13 +151,17 @@ def declare_update(
     example: dict[str, Any],
     immutable: tuple[str, ...] = (),
     guard: Guard | None = None,
+    write_only: dict[str, Any] | None = None,
     errors: tuple[str, ...] = (),
     summary: str | None = None,
 ) -> Operation:
     """An update command (Update mode). `immutable` fields cannot change after creation.
     With a `guard`, the stored state may refuse the change; the write is then conditioned
-    on the version the guard saw, so a change in between answers 409 `stale_version`."""
+    on the version the guard saw, so a change in between answers 409 `stale_version`.
+    `write_only` fields are accepted but never stored on the entity: the guard takes them
+    out of the payload (a webhook's Authorization header)."""
     fields = {k: v for k, v in etype.fields.items() if k not in immutable and k not in etype.readonly}
+    fields.update(write_only or {})
 
     def handler(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
         payload = dict(args[arg])

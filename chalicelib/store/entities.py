@@ -147,12 +147,14 @@ def _stamp(ctx: CallContext, item: Item) -> list[Any]:
     return [Item.version.set(int(item.version) + 1), Item.updatedAt.set(clock.now_iso()), Item.changedBy.set(ctx.stamp())]
 
 
-def create(ctx: CallContext, etype: EntityType, data: dict[str, Any], *, path: str) -> Item:
+def create(ctx: CallContext, etype: EntityType, data: dict[str, Any], *, path: str, companions: tuple[Item, ...] = (), entity_id: str | None = None) -> Item:
+    """Store a new entity. `companions` are items written in the same transaction, each
+    only if it does not exist yet (a webhook's secret, keyed by the `entity_id` given)."""
     if etype.derive:
         etype.derive(ctx, data)
     if etype.check:
         etype.check(data, None)
-    entity_id = ids.new_id(etype.prefix)
+    entity_id = entity_id or ids.new_id(etype.prefix)
     now = clock.now_iso()
     item = Item(
         entity_pk(ctx.tenant_id, entity_id),
@@ -169,13 +171,19 @@ def create(ctx: CallContext, etype: EntityType, data: dict[str, Any], *, path: s
         **index_keys(ctx.tenant_id, etype, entity_id, data),
     )
     added = refs.outbound(etype, data, self_id=entity_id, arg=path)
-    if not added:
+    if not added and not companions:
         try:
             item.save(condition=Item.pk.does_not_exist())
         except PutError as err:  # an id collision of 80 random bits: report, never overwrite
             raise Conflict("Could not store the new entity; retry.", code="write_conflict") from err
         return item
-    _write_with_edges(ctx, etype, item, lambda tx: tx.save(item, condition=Item.pk.does_not_exist(), label="self"), added, [], arg=path)
+
+    def write(tx: Transaction) -> None:
+        tx.save(item, condition=Item.pk.does_not_exist(), label="self")
+        for companion in companions:
+            tx.save(companion, condition=Item.pk.does_not_exist())
+
+    _write_with_edges(ctx, etype, item, write, added, [], arg=path)
     return item
 
 
