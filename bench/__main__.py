@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from bench import cold_start, foundation
+from bench import catalogue, cold_start, foundation
 
 if __name__ == "__main__":
     print(cold_start.main())
     print()
     print(foundation.main())
+    print()
+    print(catalogue.main())
