@@ -20,6 +20,9 @@ class EntityType:
     fields: dict[str, Any] = field(default_factory=dict)  # JSON Schema properties of the stored fields
     filters: tuple[str, ...] = ()  # indexed top-level fields, in slot order
     readonly: tuple[str, ...] = ()  # fields the service sets (derive, uploads): shown, filterable, never sent
+    # fields unique within the tenant, each with the function that makes its comparison key
+    # (a mandate reference, compared without regard to case)
+    unique: dict[str, Callable[[str], str]] = field(default_factory=dict)
     check: Callable[[dict[str, Any], str | None], None] | None = None  # cross-field rules: (record, id or None on create)
     # fills fields that follow from others (a contract's objectId from its unit); may read the store
     derive: Callable[[Any, dict[str, Any]], None] | None = None

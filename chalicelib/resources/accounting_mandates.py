@@ -1,32 +1,27 @@
 """SEPA direct debit mandates (SEPA-Lastschriftmandate): a debtor's authorisation to
 collect from an account, identified by creditor identifier and mandate reference.
 
-Mandate references are unique within the tenant. A guard item per reference
-(PK <tenant>#mandateref#<REFERENCE>, SK "guard") is written with a does-not-exist
-condition in the same transaction as the mandate, and released in the transaction that
-changes the reference; so two mandates can never hold the same reference, even when
-written at the same moment. The generic store cannot add items to its transactions, so
-create, update and generatereference write here (same stamps, index keys and reference
-edges as chalicelib/store/entities.py)."""
+Mandate references are unique within the tenant, compared without regard to case: the
+store claims each reference in the same transaction as the mandate (EntityType.unique,
+see chalicelib/store/uniques.py), so two mandates can never hold the same one, even when
+written at the same moment."""
 
 from __future__ import annotations
 
 import datetime as dt
-from collections.abc import Callable
 from typing import Any
 
-from chalicelib import clock, ids
+from chalicelib import clock
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.entities import EntityType, declare
-from chalicelib.errors import Conflict, invalid_at, not_found_at
+from chalicelib.errors import Conflict, invalid_at
 from chalicelib.registry import Operation, register
 from chalicelib.resources import sepa
 from chalicelib.resources.accounting_bankaccounts import ACCOUNT_HOLDER_FIELD, BIC_FIELD, IBAN_FIELD, apply_iban, declare_owner_list
-from chalicelib.resources.common import UPDATE_NOTE, declare_lifecycle, declare_show, singular_result
+from chalicelib.resources.common import declare_create, declare_lifecycle, declare_show, declare_update, singular_result
 from chalicelib.store import entities as store
-from chalicelib.store import refs
-from chalicelib.store.model import ENTITY_SK, Item, Transaction, TransactionCancelled
+from chalicelib.store.model import Item
 
 ARG = "directDebitMandate"
 REQUIRED = ["contactId", "iban", "accountHolder", "creditorId", "signatureDate"]
@@ -72,6 +67,8 @@ FIELDS: dict[str, Any] = {
 
 
 def _derive(ctx: CallContext, data: dict[str, Any]) -> None:
+    for name, value in DEFAULTS.items():
+        data.setdefault(name, value)
     apply_iban(data, ARG)
     if data.get("creditorId") is not None:
         try:
@@ -105,6 +102,7 @@ DIRECT_DEBIT_MANDATE = declare(
         filters=("iban", "objectId", "contactId"),
         check=_check,
         derive=_derive,
+        unique={"mandateReference": sepa.mandate_reference_key},
     )
 )
 
@@ -132,191 +130,14 @@ TAKEN_ERROR = "409 `mandate_reference_taken`: another mandate of the tenant hold
 CHECK_ERROR = "400 `invalid_request`: IBAN, BIC, creditor identifier, mandate reference or dates are not valid; `errors` names the field."
 
 
-# --- guarded writes --------------------------------------------------------------------
-
-
-def guard_pk(tenant_id: str, reference: str) -> str:
-    return f"{tenant_id}#mandateref#{sepa.mandate_reference_key(reference)}"
-
-
-def _guard_item(ctx: CallContext, reference: str, mandate_id: str) -> Item:
-    return Item(
-        guard_pk(ctx.tenant_id, reference),
-        GUARD_SK,
-        type="mandateReferenceGuard",
-        tenantId=ctx.tenant_id,
-        id=mandate_id,
-        data={"mandateReference": reference, "mandateId": mandate_id},
-        createdAt=clock.now_iso(),
-        changedBy=ctx.stamp(),
-    )
-
-
-def _guard_change(before: str | None, after: str | None) -> tuple[str | None, str | None]:
-    """(reference to take, reference to release); nothing when only the case changed."""
-
-    def key(reference: str | None) -> str | None:
-        return sepa.mandate_reference_key(reference) if reference is not None else None
-
-    if key(before) == key(after):
-        return None, None
-    return after, before
-
-
-def _commit(
-    ctx: CallContext,
-    item: Item,
-    write_self: Callable[[Transaction], None],
-    *,
-    added: list[refs.Ref],
-    removed: list[refs.Ref],
-    take: str | None,
-    release: str | None,
-) -> None:
-    """One transaction: the mandate's own write (label "self"), liveness checks and edges of
-    new references, removal of old edges, and the reference guards."""
-    mandate_id = item.id or ""
-    try:
-        with Transaction() as tx:
-            write_self(tx)
-            checked: set[str] = set()
-            for ref in added:
-                if ref.target_id not in checked:
-                    checked.add(ref.target_id)
-                    live = Item.pk.exists() & Item.deletedAt.does_not_exist()
-                    tx.condition_check(store.entity_pk(ctx.tenant_id, ref.target_id), ENTITY_SK, condition=live, label=ref)
-                tx.save(refs.edge_item(ctx, DIRECT_DEBIT_MANDATE, mandate_id, ref))
-            for ref in removed:
-                tx.delete(Item(*refs.edge_key(ctx, mandate_id, ref)))
-            if take is not None:
-                free = Item.pk.does_not_exist() | (Item.id == mandate_id)
-                tx.save(_guard_item(ctx, take, mandate_id), condition=free, label="reference")
-            if release is not None:
-                tx.delete(Item(guard_pk(ctx.tenant_id, release), GUARD_SK))
-    except TransactionCancelled as err:
-        if "reference" in err.failed:
-            raise Conflict(
-                f"Mandate reference {take!r} is already used by another mandate of this tenant.",
-                code="mandate_reference_taken",
-                errors=[{"path": f"{ARG}.mandateReference", "message": "reference already used by another mandate"}],
-            ) from err
-        for ref in added:
-            if ref in err.failed:
-                raise not_found_at(f"{ARG}.{ref.path}", f"No live {ref.target_type} with id {ref.target_id} in this tenant.") from err
-        if "self" in err.failed:
-            raise _stale(mandate_id, int(item.version) + 1) from err
-        raise Conflict("The write collided with another; retry.", code="write_conflict") from err
-
-
-def _stale(mandate_id: str, current: int) -> Conflict:
-    return Conflict(
-        f"directDebitMandate {mandate_id} changed meanwhile (now version {current}); read it again and retry.",
-        code="stale_version",
-        extra={"currentVersion": current},
-    )
-
-
-def _index_actions(ctx: CallContext, mandate_id: str, data: dict[str, Any]) -> list[Any]:
-    keys = store.index_keys(ctx.tenant_id, DIRECT_DEBIT_MANDATE, mandate_id, data)
-    return [getattr(Item, name).set(value) if value is not None else getattr(Item, name).remove() for name, value in keys.items()]
-
-
-def create_mandate(ctx: CallContext, payload: dict[str, Any]) -> Item:
-    data = {**DEFAULTS, **payload}
-    _derive(ctx, data)
-    _check(data, None)
-    mandate_id = ids.new_id(DIRECT_DEBIT_MANDATE.prefix)
-    now = clock.now_iso()
-    item = Item(
-        store.entity_pk(ctx.tenant_id, mandate_id),
-        ENTITY_SK,
-        type=DIRECT_DEBIT_MANDATE.name,
-        tenantId=ctx.tenant_id,
-        id=mandate_id,
-        data=data,
-        version=1,
-        createdAt=now,
-        updatedAt=now,
-        changedBy=ctx.stamp(),
-        aliases={},
-        **store.index_keys(ctx.tenant_id, DIRECT_DEBIT_MANDATE, mandate_id, data),
-    )
-    added = refs.outbound(DIRECT_DEBIT_MANDATE, data, self_id=mandate_id, arg=ARG)
-    _commit(
-        ctx,
-        item,
-        lambda tx: tx.save(item, condition=Item.pk.does_not_exist(), label="self"),
-        added=added,
-        removed=[],
-        take=data.get("mandateReference"),
-        release=None,
-    )
-    return item
-
-
-def replace_data(ctx: CallContext, item: Item, data: dict[str, Any]) -> Item:
-    """Store new data for a live mandate: stamps, index keys, reference edges and guards move along."""
-    mandate_id = item.id or ""
-    before = item.data_dict()
-    old = set(refs.outbound(DIRECT_DEBIT_MANDATE, before, self_id=mandate_id, arg=ARG))
-    new = set(refs.outbound(DIRECT_DEBIT_MANDATE, data, self_id=mandate_id, arg=ARG))
-    take, release = _guard_change(before.get("mandateReference"), data.get("mandateReference"))
-    version, now = int(item.version) + 1, clock.now_iso()
-    actions = [
-        Item.data.set(data),
-        Item.version.set(version),
-        Item.updatedAt.set(now),
-        Item.changedBy.set(ctx.stamp()),
-        *_index_actions(ctx, mandate_id, data),
-    ]
-    condition = (Item.version == item.version) & Item.deletedAt.does_not_exist()
-    _commit(
-        ctx,
-        item,
-        lambda tx: tx.update(item, actions=actions, condition=condition, label="self"),
-        added=sorted(new - old, key=lambda r: r.path),
-        removed=sorted(old - new, key=lambda r: r.path),
-        take=take,
-        release=release,
-    )
-    # A transaction answers nothing; what it wrote is known, so no second read.
-    item.data, item.version, item.updatedAt = data, version, now
-    return item
-
-
-# --- operations ------------------------------------------------------------------------
-
-
-def _create(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-    return {ARG: store.to_wire(ctx, create_mandate(ctx, args[ARG]))}
-
-
-def _update(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-    changes = dict(args[ARG])
-    mandate_id = changes.pop("id")
-    version = changes.pop("version", None)
-    item = store.get_item(ctx, DIRECT_DEBIT_MANDATE, mandate_id, path=f"{ARG}.id")
-    if version is not None and version != item.version:
-        raise _stale(mandate_id, int(item.version))
-    data = item.data_dict()
-    for name, value in changes.items():
-        if value is None:
-            data.pop(name, None)
-        else:
-            data[name] = value
-    _derive(ctx, data)
-    _check(data, mandate_id)
-    return {ARG: store.to_wire(ctx, replace_data(ctx, item, data))}
-
-
 def generate_reference(ctx: CallContext, mandate_id: str) -> Item:
     """Give the mandate a new generated reference (releasing its old one); a generated
     reference that is taken already is replaced by another, a few times at most."""
-    item = store.get_item(ctx, DIRECT_DEBIT_MANDATE, mandate_id, path=ARG)
+    store.get_item(ctx, DIRECT_DEBIT_MANDATE, mandate_id, path=ARG)  # a 404 names the argument
     for _ in range(GENERATE_ATTEMPTS):
-        data = {**item.data_dict(), "mandateReference": sepa.generate_mandate_reference()}
+        change = {"mandateReference": sepa.generate_mandate_reference()}
         try:
-            return replace_data(ctx, item, data)
+            return store.update(ctx, DIRECT_DEBIT_MANDATE, mandate_id, change, expected_version=None, path=ARG)
         except Conflict as err:
             if err.code != "mandate_reference_taken":
                 raise
@@ -338,36 +159,24 @@ _EXAMPLE = {
     "sequence": "FRST",
 }
 
-register(
-    Operation(
-        name="accounting.directdebitmandate.create",
-        kind="command",
-        summary="Create a SEPA direct debit mandate (SEPA-Lastschriftmandat).",
-        docs=DOC,
-        args=s.obj(
-            {ARG: s.obj(FIELDS, required=REQUIRED, description="The new directDebitMandate (Create mode: no id).")},
-            required=[ARG],
-        ),
-        result=singular_result(DIRECT_DEBIT_MANDATE, ARG, "The created directDebitMandate."),
-        handler=_create,
-        scope="write:accounting",
-        errors=(CHECK_ERROR, TAKEN_ERROR),
-        example={ARG: _EXAMPLE},
-    )
+declare_create(
+    DIRECT_DEBIT_MANDATE,
+    "accounting.directdebitmandate.create",
+    ARG,
+    DOC,
+    required=REQUIRED,
+    example=_EXAMPLE,
+    errors=(CHECK_ERROR, TAKEN_ERROR),
+    summary="Create a SEPA direct debit mandate (SEPA-Lastschriftmandat).",
 )
-register(
-    Operation(
-        name="accounting.directdebitmandate.update",
-        kind="command",
-        summary="Change fields of a SEPA direct debit mandate.",
-        docs=DOC + "\n\nChanging `mandateReference` releases the old reference for other mandates.\n\n" + UPDATE_NOTE,
-        args=s.obj({ARG: s.update_payload(FIELDS, DIRECT_DEBIT_MANDATE.name, "The changes (Update mode).")}, required=[ARG]),
-        result=singular_result(DIRECT_DEBIT_MANDATE, ARG, "The directDebitMandate after the change."),
-        handler=_update,
-        scope="write:accounting",
-        errors=(CHECK_ERROR, TAKEN_ERROR, "409 `stale_version`: the entity changed since the `version` you sent; read it again."),
-        example={ARG: {"id": "<id or alias>", "status": "revoked"}},
-    )
+declare_update(
+    DIRECT_DEBIT_MANDATE,
+    "accounting.directdebitmandate.update",
+    ARG,
+    DOC + "\n\nChanging `mandateReference` releases the old reference for other mandates.",
+    example={"status": "revoked"},
+    errors=(CHECK_ERROR, TAKEN_ERROR),
+    summary="Change fields of a SEPA direct debit mandate.",
 )
 register(
     Operation(

@@ -108,6 +108,7 @@ def declare_create(
     required: list[str],
     example: dict[str, Any],
     parents: dict[str, str] | None = None,
+    errors: tuple[str, ...] = (),
     summary: str | None = None,
 ) -> Operation:
     """A create command. `parents` maps a top-level argument to the field it fills
@@ -132,6 +133,7 @@ def declare_create(
             result=singular_result(etype, arg, f"The created {etype.name}."),
             handler=handler,
             scope=f"write:{etype.area}",
+            errors=errors,
             example={arg: example, **{a: "<id or alias>" for a in parents}},
         )
     )

@@ -24,7 +24,7 @@ from chalicelib import clock, ids
 from chalicelib.context import CallContext
 from chalicelib.entities import EntityType
 from chalicelib.errors import Conflict, Invalid, NotFound, not_found_at
-from chalicelib.store import refs
+from chalicelib.store import refs, uniques
 from chalicelib.store.model import ENTITY_SK, INDEXES, SLOT_COUNT, Item, Transaction, TransactionCancelled
 
 BATCH_GET_SIZE = 100
@@ -171,7 +171,8 @@ def create(ctx: CallContext, etype: EntityType, data: dict[str, Any], *, path: s
         **index_keys(ctx.tenant_id, etype, entity_id, data),
     )
     added = refs.outbound(etype, data, self_id=entity_id, arg=path)
-    if not added and not companions:
+    take = uniques.claims(etype, {}, data)
+    if not added and not companions and not take:
         try:
             item.save(condition=Item.pk.does_not_exist())
         except PutError as err:  # an id collision of 80 random bits: report, never overwrite
@@ -183,7 +184,7 @@ def create(ctx: CallContext, etype: EntityType, data: dict[str, Any], *, path: s
         for companion in companions:
             tx.save(companion, condition=Item.pk.does_not_exist())
 
-    _write_with_edges(ctx, etype, item, write, added, [], arg=path)
+    _write_with_edges(ctx, etype, item, write, added, [], arg=path, take=take)
     return item
 
 
@@ -221,12 +222,14 @@ def _replace_data(ctx: CallContext, etype: EntityType, item: Item, before: dict[
     new = set(refs.outbound(etype, data, self_id=entity_id, arg=arg))
     actions = [Item.data.set(data), *_stamp(ctx, item), *_index_actions(index_keys(ctx.tenant_id, etype, entity_id, data))]
     condition = (Item.version == item.version) & Item.deletedAt.does_not_exist()
-    if old == new:
+    take, release = uniques.claims(etype, before, data), uniques.claims(etype, data, before)
+    if old == new and not take and not release:
         _update_one(item, actions, condition, etype)
         return item  # item.update() refreshed it from DynamoDB's answer
     added = sorted(new - old, key=lambda r: r.path)
     removed = sorted(old - new, key=lambda r: r.path)
-    _write_with_edges(ctx, etype, item, lambda tx: tx.update(item, actions=actions, condition=condition, label="self"), added, removed, arg=arg)
+    write_self = lambda tx: tx.update(item, actions=actions, condition=condition, label="self")  # noqa: E731
+    _write_with_edges(ctx, etype, item, write_self, added, removed, arg=arg, take=take, release=release)
     return get_item(ctx, etype, entity_id)  # a transaction answers nothing
 
 
@@ -289,9 +292,21 @@ def _update_one(item: Item, actions: list[Any], condition: Condition, etype: Ent
         raise
 
 
-def _write_with_edges(ctx: CallContext, etype: EntityType, item: Item, write_self: Any, added: list[refs.Ref], removed: list[refs.Ref], *, arg: str) -> None:
+def _write_with_edges(
+    ctx: CallContext,
+    etype: EntityType,
+    item: Item,
+    write_self: Any,
+    added: list[refs.Ref],
+    removed: list[refs.Ref],
+    *,
+    arg: str,
+    take: list[tuple[str, str]] | None = None,
+    release: list[tuple[str, str]] | None = None,
+) -> None:
     """One transaction: the entity's own write (labelled "self"), a check that every newly
-    referenced entity is live, the new edges, and the removal of the old ones."""
+    referenced entity is live, the new edges, the removal of the old ones, and the claims
+    on unique values taken (each only if free) and released."""
     source_id = item.id or ""
     try:
         with Transaction() as tx:
@@ -304,7 +319,15 @@ def _write_with_edges(ctx: CallContext, etype: EntityType, item: Item, write_sel
                 tx.save(refs.edge_item(ctx, etype, source_id, ref))
             for ref in removed:
                 tx.delete(Item(*refs.edge_key(ctx, source_id, ref)))
+            for field, value in take or []:
+                claim = uniques.claim_item(ctx, etype, field, value, source_id)
+                tx.save(claim, condition=Item.pk.does_not_exist() | (Item.id == source_id), label=("unique", field))
+            for field, value in release or []:
+                tx.delete(Item(uniques.claim_pk(ctx, etype, field, value), uniques.CLAIM_SK))
     except TransactionCancelled as err:
+        for field, value in take or []:
+            if ("unique", field) in err.failed:
+                raise uniques.taken(etype, field, value, arg) from err
         for ref in added:
             if ref in err.failed:
                 where = f"{arg}.{ref.path}" if arg else ref.path

@@ -155,7 +155,7 @@ def test_a_taken_reference_is_409(tenant: Tenant) -> None:
     taken = _create(tenant, mandateReference="MANDAT-0001")
     assert taken.status == 409
     assert taken.body["code"] == "mandate_reference_taken"
-    assert taken.body["errors"] == [{"path": "directDebitMandate.mandateReference", "message": "reference already used by another mandate"}]
+    assert [e["path"] for e in taken.body["errors"]] == ["directDebitMandate.mandateReference"]
     same_but_lower = _create(tenant, mandateReference="mandat-0001")  # banks do not tell case apart
     assert same_but_lower.status == 409
     assert tenant.get("accounting.directdebitmandates.list", {"limit": 10, "offset": 0})["pagination"]["total"] == 1

@@ -130,18 +130,19 @@ def test_one_thousand_generated_references_of_a_tenant_are_distinct(memory_table
     from chalicelib.registry import load_all
 
     load_all()
-    from chalicelib.resources.accounting_mandates import create_mandate, generate_reference, guard_pk
+    from chalicelib.resources.accounting_mandates import DIRECT_DEBIT_MANDATE, generate_reference
     from chalicelib.resources.contacts import CONTACT
-    from chalicelib.store import entities
+    from chalicelib.store import entities, uniques
     from chalicelib.store.model import Item
 
     ctx = CallContext(tenant_id="ten_A", key_id="key_1", agent_name="unit", scopes=frozenset())
     debtor = entities.create(ctx, CONTACT, {"personType": "natural", "lastName": "X"}, path="contact")
     payload = {"contactId": debtor.id, "iban": IBAN, "accountHolder": "X", "creditorId": "DE98ZZZ09999999999", "signatureDate": "2024-01-15"}
-    mandates = [create_mandate(ctx, dict(payload)).id or "" for _ in range(4)]
+    mandates = [entities.create(ctx, DIRECT_DEBIT_MANDATE, dict(payload), path="directDebitMandate").id or "" for _ in range(4)]
     references = [generate_reference(ctx, mandates[i % 4]).data_dict()["mandateReference"] for i in range(1000)]
     assert len(set(references)) == 1000
     # only the four current references stay reserved; every replaced one was released
-    guards = [item for item in Item.scan() if item.type == "mandateReferenceGuard"]
-    assert sorted(g.pk for g in guards) == sorted(guard_pk("ten_A", r) for r in references[-4:])
+    guards = [item for item in Item.scan() if item.type == "uniqueClaim"]
+    expected = [uniques.claim_pk(ctx, DIRECT_DEBIT_MANDATE, "mandateReference", r) for r in references[-4:]]
+    assert sorted(g.pk for g in guards) == sorted(expected)
     assert {g.id for g in guards} == set(mandates)
