@@ -1,5 +1,8 @@
 """The Chalice application: one route per registered operation, plus catch-alls that
-answer unknown names with problem+json. Everything else lives in chalicelib/."""
+answer unknown names with problem+json, and the table's stream handler. Everything else
+lives in chalicelib/."""
+
+import os
 
 from chalice import Chalice  # type: ignore[attr-defined]
 
@@ -10,3 +13,14 @@ app.api.binary_types = ["multipart/form-data", "application/octet-stream"]
 
 registry.load_all()
 http.register_routes(app)
+
+# The deployment's merge template points this at the table's real stream; locally the
+# stream poller (chalicelib/local/stream_poller.py) calls the same function.
+_STREAM_ARN = os.environ.get("PM_TABLE_STREAM_ARN", "arn:aws:dynamodb:eu-central-1:000000000000:table/pm-local/stream/local")
+
+
+@app.on_dynamodb_record(stream_arn=_STREAM_ARN, batch_size=100, name="on_table_change")
+def on_table_change(event):  # type: ignore[no-untyped-def]
+    from chalicelib.events.stream import handle_event
+
+    return handle_event(event.to_dict())

@@ -15,7 +15,12 @@ ID_PATTERN = re.compile(r"^([a-z]{2,5})_([0-9A-HJKMNP-TV-Z]{26})$")
 
 def ulid() -> str:
     """48 bits of milliseconds and 80 random bits, Crockford base32 (26 characters)."""
-    value = (int(time.time() * 1000) << 80) | int.from_bytes(os.urandom(10), "big")
+    return ulid_from(int(time.time() * 1000), int.from_bytes(os.urandom(10), "big"))
+
+
+def ulid_from(millis: int, rest: int) -> str:
+    """The ULID of a given millisecond and 80-bit remainder."""
+    value = (millis << 80) | (rest & ((1 << 80) - 1))
     chars = []
     for _ in range(26):
         chars.append(_CROCKFORD[value & 31])

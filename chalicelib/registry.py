@@ -37,7 +37,7 @@ class Operation:
     args: dict[str, Any]  # JSON Schema of the arguments (type object)
     result: dict[str, Any]  # JSON Schema of the 200 answer
     handler: Handler
-    scope: str  # "read", "write:<area>" or "admin"
+    scope: str  # "read", "write:<area>", "write" (every area: audit.revert) or "admin"
     destructive: bool = False  # also needs the `destructive` scope
     idempotent: bool = False
     surface: Surface = "v2"
@@ -78,7 +78,7 @@ def register(op: Operation) -> Operation:
         raise ValueError(f"operation {op.name} declared twice")
     if op.kind == "query" and op.destructive:
         raise ValueError(f"{op.name}: a query cannot be destructive")
-    scope_ok = op.scope in (SCOPE_READ, SCOPE_ADMIN) or (op.scope.startswith("write:") and op.scope.split(":", 1)[1] in AREAS)
+    scope_ok = op.scope in (SCOPE_READ, SCOPE_ADMIN, SCOPE_WRITE) or (op.scope.startswith("write:") and op.scope.split(":", 1)[1] in AREAS)
     if not scope_ok:
         raise ValueError(f"{op.name}: unknown scope {op.scope}")
     REGISTRY[op.name] = op

@@ -24,6 +24,7 @@ def stack() -> Iterator[object]:
     from chalicelib.local.stack import LocalStack, free_port
 
     local = LocalStack(port=free_port()).start()
+    local.start_stream()
     yield local
     local.stop()
 

@@ -33,6 +33,7 @@ def main() -> None:
 
     stack = LocalStack(state_file=state_dir / "state.json").start()
     restored = len(stack.items())
+    stack.start_stream()  # audit records from here on; the restored items are not replayed
 
     sys.path.insert(0, str(ROOT))
     from chalicelib.local.http_server import create_server

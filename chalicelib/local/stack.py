@@ -126,7 +126,17 @@ class LocalStack:
             return True
         return False
 
+    def start_stream(self) -> Any:
+        """Feed the table's stream to the stream handler, from now on (after any import)."""
+        from chalicelib.local.stream_poller import StreamPoller
+
+        self.poller = StreamPoller().start_at_latest()
+        return self.poller
+
     def stop(self) -> None:
+        if getattr(self, "poller", None) is not None:
+            self.poller.stop()
+            self.poller.join(timeout=5)
         if self._server is not None:
             self._server.stop()
             self._server = None

@@ -215,6 +215,13 @@ def update(
     return _replace_data(ctx, etype, item, before, data, arg=path)
 
 
+def replace_data(ctx: CallContext, etype: EntityType, entity_id: str, data: dict[str, Any]) -> Item:
+    """Set a live entity's fields to `data` as they are (a revert to an earlier state:
+    that state passed the rules when it was written, and derived fields are part of it)."""
+    item = get_item(ctx, etype, entity_id)
+    return _replace_data(ctx, etype, item, item.data_dict(), data, arg="")
+
+
 def _replace_data(ctx: CallContext, etype: EntityType, item: Item, before: dict[str, Any], data: dict[str, Any], *, arg: str) -> Item:
     """Store new data for a live entity, moving its reference edges and index keys along."""
     entity_id = item.id or ""

@@ -23,7 +23,7 @@ def test_operation_is_fully_declared(op: Operation) -> None:
     assert op.result.get("type") == "object", "result schema"
     Draft7Validator.check_schema(as_json_schema(op.args))
     Draft7Validator.check_schema(as_json_schema(op.result))
-    assert op.scope in ("read", "admin") or (op.scope.startswith("write:") and op.scope[6:] in AREAS)
+    assert op.scope in ("read", "admin", "write") or (op.scope.startswith("write:") and op.scope[6:] in AREAS)
     if op.kind == "query":
         assert op.scope in ("read", "admin") and not op.destructive
     else:

@@ -1,0 +1,120 @@
+"""The audit trail: one record per entity change, written by the stream handler.
+
+Record item: PK <tenant>#<audit id>, SK "audit". Indexes: gsi1 all records of the tenant,
+gsi2 per entity, gsi3 per key, gsi4 per agent; all sorted by the audit id, a ULID whose time
+is the change's, so a time range is a key condition, never a filter over everything.
+A record delivered twice by the stream is written once (conditional put on its id)."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from pynamodb.exceptions import PutError
+
+from chalicelib import ids
+from chalicelib.context import CallContext
+from chalicelib.errors import NotFound
+from chalicelib.events.changes import Change
+from chalicelib.store.entities import fetch_many
+from chalicelib.store.model import INDEXES, Item
+
+AUDIT_SK = "audit"
+FILTER_SLOTS = {"entityId": 2, "keyId": 3, "agentName": 4}
+
+
+def _slot_pk(tenant_id: str, name: str | None = None, value: str | None = None) -> str:
+    return f"{tenant_id}#audit" if name is None else f"{tenant_id}#audit#{name}={value}"
+
+
+def record(change: Change) -> bool:
+    """Write the audit record of a change; False when it was written before."""
+    actor = change.changed_by
+    data = {
+        "id": change.audit_id,
+        "at": change.at,
+        "tenantId": change.tenant_id,
+        "entityType": change.entity_type,
+        "entityId": change.entity_id,
+        "action": change.action,
+        "operation": actor.get("operation"),
+        "requestId": actor.get("requestId"),
+        "actor": {
+            "keyId": actor.get("keyId"),
+            "agentName": actor.get("agentName"),
+            "integrationId": actor.get("integrationId"),
+            "binding": {"type": "person", "contactId": actor["personId"]} if actor.get("personId") else {"type": "company"},
+        },
+        "before": change.before,
+        "after": change.after,
+        "changedFields": changed_fields(change.before, change.after),
+    }
+    slots: dict[str, Any] = {"gsi1pk": _slot_pk(change.tenant_id), "gsi1sk": change.audit_id}
+    for name, slot in FILTER_SLOTS.items():
+        value = change.entity_id if name == "entityId" else actor.get(name)
+        if value:
+            slots[f"gsi{slot}pk"], slots[f"gsi{slot}sk"] = _slot_pk(change.tenant_id, name, value), change.audit_id
+    item = Item(
+        f"{change.tenant_id}#{change.audit_id}", AUDIT_SK, type="audit", tenantId=change.tenant_id, id=change.audit_id, data=data, createdAt=change.at, **slots
+    )
+    try:
+        item.save(condition=Item.pk.does_not_exist())
+    except PutError as err:
+        if getattr(err, "cause_response_code", None) == "ConditionalCheckFailedException":
+            return False
+        raise
+    return True
+
+
+def changed_fields(before: dict[str, Any] | None, after: dict[str, Any] | None) -> list[str]:
+    old, new = (before or {}).get("data", {}), (after or {}).get("data", {})
+    return sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
+
+
+def get(ctx: CallContext, audit_id: str) -> dict[str, Any]:
+    try:
+        item = Item.get(f"{ctx.tenant_id}#{audit_id}", AUDIT_SK, consistent_read=True)
+    except Item.DoesNotExist:
+        raise NotFound(f"No audit record {audit_id} in this tenant.") from None
+    return item.data_dict()
+
+
+def _bound(moment: str | None, *, upper: bool) -> str | None:
+    if not moment:
+        return None
+    millis = int(dt.datetime.fromisoformat(moment.replace("Z", "+00:00")).timestamp() * 1000)
+    return "aud_" + ids.ulid_from(millis, (1 << 80) - 1 if upper else 0)
+
+
+def search(ctx: CallContext, filters: dict[str, Any]) -> list[str]:
+    """Keys (PK) of the matching records, oldest first. The most selective given filter
+    picks the index, the time range is its key condition, the other filters are checked
+    on the index keys; `operation` needs the records and is checked by the caller."""
+    chosen = next((name for name in FILTER_SLOTS if filters.get(name)), None)
+    slot = FILTER_SLOTS[chosen] if chosen else 1
+    index = INDEXES[slot]
+    hash_key = _slot_pk(ctx.tenant_id, chosen, filters[chosen]) if chosen else _slot_pk(ctx.tenant_id)
+    lo, hi = _bound(filters.get("from"), upper=False), _bound(filters.get("to"), upper=True)
+    sort_attr = getattr(Item, f"gsi{slot}sk")
+    condition = None
+    if lo and hi:
+        condition = sort_attr.between(lo, hi)
+    elif lo:
+        condition = sort_attr >= lo
+    elif hi:
+        condition = sort_attr <= hi
+    checks = {f"gsi{FILTER_SLOTS[n]}pk": _slot_pk(ctx.tenant_id, n, filters[n]) for n in FILTER_SLOTS if filters.get(n) and n != chosen}
+    hits = index.query(hash_key, condition, attributes_to_get=["PK", *checks])
+    return [hit.pk for hit in hits if all(getattr(hit, attr) == value for attr, value in checks.items())]
+
+
+def records(keys: list[str]) -> list[dict[str, Any]]:
+    return [item.data_dict() for item in fetch_many(keys, AUDIT_SK)]
+
+
+def page(ctx: CallContext, filters: dict[str, Any], limit: int, offset: int) -> tuple[list[dict[str, Any]], int]:
+    keys = search(ctx, filters)
+    if filters.get("operation"):
+        matching = [r for r in records(keys) if r.get("operation") == filters["operation"]]
+        return matching[offset : offset + limit], len(matching)
+    return records(keys[offset : offset + limit]), len(keys)

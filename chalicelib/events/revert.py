@@ -1,0 +1,65 @@
+"""Rolling changes back: an entity returns to its state before a change (or before the
+first of a set of changes), through the ordinary store writes, so the rollback is itself
+stamped, audited and evented. A later change by someone else is not overwritten unless
+the caller forces it."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib.context import CallContext
+from chalicelib.entities import ENTITY_TYPES
+from chalicelib.errors import ApiError, Conflict
+from chalicelib.store import entities as store
+
+
+def revert(ctx: CallContext, records: list[dict[str, Any]], *, force: bool, strict: bool) -> dict[str, Any]:
+    """Revert every entity the records touch to its state before its earliest record.
+    Entities are handled newest change first (a contract created after its unit goes
+    before the unit). With `strict`, a refusal raises instead of being reported."""
+    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for record in sorted(records, key=lambda r: r["id"]):
+        groups.setdefault((record["entityType"], record["entityId"]), []).append(record)
+    reverted, skipped = [], []
+    for (type_name, entity_id), changes in sorted(groups.items(), key=lambda g: g[1][-1]["id"], reverse=True):
+        target = {"entityType": type_name, "entityId": entity_id, "auditRecords": [c["id"] for c in changes]}
+        try:
+            action = _revert_one(ctx, type_name, entity_id, changes[0], changes[-1], force=force)
+        except ApiError as err:
+            if strict:
+                raise
+            skipped.append({**target, "code": err.code, "reason": err.detail})
+            continue
+        reverted.append({**target, "action": action})
+    return {"reverted": reverted, "skipped": skipped}
+
+
+def _revert_one(ctx: CallContext, type_name: str, entity_id: str, earliest: dict[str, Any], latest: dict[str, Any], *, force: bool) -> str:
+    etype = ENTITY_TYPES[type_name]
+    item = store.get_item(ctx, etype, entity_id, include_deleted=True)
+    expected = (latest.get("after") or {}).get("version")
+    if expected is not None and int(item.version) != int(expected) and not force:
+        raise Conflict(
+            f"{type_name} {entity_id} changed after {latest['id']} (now version {int(item.version)}); send force to overwrite that change.",
+            code="changed_later",
+            extra={"currentVersion": int(item.version)},
+        )
+    goal = earliest.get("before")
+    live = not item.deletedAt
+    if goal is None:  # it did not exist before: take it away again
+        if not live:
+            return "none"
+        store.soft_delete(ctx, etype, entity_id, path="")
+        return "deleted"
+    if goal.get("deletedAt"):
+        if not live:
+            return "none"
+        store.soft_delete(ctx, etype, entity_id, path="")
+        return "deleted"
+    action = "updated"
+    if not live:
+        store.restore(ctx, etype, entity_id, path="")
+        action = "restored"
+    if store.get_item(ctx, etype, entity_id).data_dict() != goal["data"]:
+        store.replace_data(ctx, etype, entity_id, goal["data"])
+    return action

@@ -1,0 +1,127 @@
+"""Feeds the table's stream to the same handler Lambda runs (events.stream.handle_event),
+for `make serve` and the tests: moto's stream is read with GetRecords, records get the
+fields Lambda adds (eventSourceARN, epoch ApproximateCreationDateTime), failed records are
+retried from the first failure, and one that fails `max_attempts` times goes to the
+dead-letter store."""
+
+from __future__ import annotations
+
+import datetime as dt
+import threading
+import time
+from collections.abc import Callable
+from typing import Any
+
+from chalicelib.log import logger
+
+
+class StreamPoller(threading.Thread):
+    def __init__(self, handler: Callable[[dict[str, Any]], dict[str, Any]] | None = None, interval: float = 0.05, max_attempts: int = 5) -> None:
+        super().__init__(daemon=True, name="stream-poller")
+        from chalicelib.events.stream import handle_event
+
+        self.handler = handler or handle_event
+        self.interval = interval
+        self.max_attempts = max_attempts
+        self.stopping = threading.Event()
+        self.idle = threading.Event()  # set while nothing is waiting in the stream
+        self._iterators: dict[str, str] = {}
+
+    def _client(self) -> Any:
+        import boto3
+
+        return boto3.client("dynamodbstreams")
+
+    def start_at_latest(self) -> StreamPoller:
+        """Begin after everything written so far (a restored state is not replayed)."""
+        import boto3
+
+        from chalicelib import config
+
+        self._arn = boto3.client("dynamodb").describe_table(TableName=config.table_name())["Table"]["LatestStreamArn"]
+        self._streams = self._client()
+        self._refresh_shards("LATEST")
+        self.start()
+        return self
+
+    def _refresh_shards(self, position: str) -> None:
+        shards = self._streams.describe_stream(StreamArn=self._arn)["StreamDescription"]["Shards"]
+        for shard in shards:
+            if shard["ShardId"] not in self._iterators:
+                self._iterators[shard["ShardId"]] = self._streams.get_shard_iterator(StreamArn=self._arn, ShardId=shard["ShardId"], ShardIteratorType=position)[
+                    "ShardIterator"
+                ]
+
+    def run(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                busy = self.poll_once()
+            except Exception:  # noqa: BLE001 - keep polling; the records stay in the stream
+                logger.exception("stream poll failed")
+                busy = False
+            if not busy:
+                self.idle.set()
+                self.stopping.wait(self.interval)
+
+    def poll_once(self) -> bool:
+        busy = False
+        for shard, iterator in list(self._iterators.items()):
+            answer = self._streams.get_records(ShardIterator=iterator, Limit=100)
+            self._iterators[shard] = answer.get("NextShardIterator") or iterator
+            records = answer.get("Records", [])
+            if records:
+                self.idle.clear()
+                busy = True
+                self.deliver([self._as_lambda(r) for r in records])
+        return busy
+
+    def _as_lambda(self, record: dict[str, Any]) -> dict[str, Any]:
+        record = dict(record)
+        stream = dict(record.get("dynamodb", {}))
+        created = stream.get("ApproximateCreationDateTime")
+        if isinstance(created, dt.datetime):
+            stream["ApproximateCreationDateTime"] = created.timestamp()
+        record["dynamodb"] = stream
+        record.setdefault("eventSourceARN", self._arn)
+        record.setdefault("eventSource", "aws:dynamodb")
+        return record
+
+    def deliver(self, records: list[dict[str, Any]]) -> None:
+        """At least once: after a partial failure the batch resumes at the first failed
+        record (as Lambda does with ReportBatchItemFailures)."""
+        attempts = 0
+        while records:
+            failed = self._failures(records)
+            if not failed:
+                return
+            first = next(i for i, r in enumerate(records) if r["dynamodb"]["SequenceNumber"] in failed)
+            records = records[first:]
+            attempts += 1
+            if attempts >= self.max_attempts:
+                from chalicelib.events import deadletters
+
+                deadletters.store(records[0], f"failed {attempts} times", attempts)
+                logger.error("stream record moved to the dead-letter store", extra={"sequence": records[0]["dynamodb"]["SequenceNumber"]})
+                records, attempts = records[1:], 0
+            else:
+                time.sleep(min(0.05 * 2**attempts, 1.0))
+
+    def _failures(self, records: list[dict[str, Any]]) -> set[str]:
+        try:
+            answer = self.handler({"Records": records})
+        except Exception:  # noqa: BLE001 - the whole batch failed: all of it is retried
+            return {r["dynamodb"]["SequenceNumber"] for r in records}
+        return {f["itemIdentifier"] for f in answer.get("batchItemFailures", [])}
+
+    def wait_idle(self, timeout: float = 10.0) -> bool:
+        """Until everything written so far has been handled (tests)."""
+        deadline = time.monotonic() + timeout
+        time.sleep(self.interval * 2)
+        while time.monotonic() < deadline:
+            self.idle.clear()
+            if self.idle.wait(timeout=max(0.0, deadline - time.monotonic())):
+                return True
+        return False
+
+    def stop(self) -> None:
+        self.stopping.set()

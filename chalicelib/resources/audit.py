@@ -1,0 +1,143 @@
+"""The audit trail and rollback: who changed what, when, through which key, with the state
+before and after; and the way back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib import schemas as s
+from chalicelib.context import CallContext
+from chalicelib.errors import Invalid
+from chalicelib.events import audit
+from chalicelib.events.revert import revert
+from chalicelib.registry import operation
+
+STATE = {
+    "type": "object",
+    "nullable": True,
+    "description": "The entity's fields (`data`, secrets redacted) and `version`, `createdAt`, `updatedAt`, `deletedAt`.",
+}
+RECORD = s.obj(
+    {
+        "id": s.string("Audit record id (aud_...), time-ordered."),
+        "at": s.timestamp("When the change happened."),
+        "tenantId": s.string("Tenant."),
+        "entityType": s.string("Entity type."),
+        "entityId": s.string("Entity id."),
+        "action": s.enum("What happened.", ["created", "updated", "deleted", "restored"]),
+        "operation": {**s.string("The operation that made the change, e.g. contacts.update."), "nullable": True},
+        "requestId": {**s.string("The request that made it."), "nullable": True},
+        "actor": s.obj(
+            {
+                "keyId": {**s.string("API key."), "nullable": True},
+                "agentName": {**s.string("Agent of the key."), "nullable": True},
+                "integrationId": {**s.string("Integration of the key."), "nullable": True},
+                "binding": {"type": "object", "description": "Person (contactId) or company binding of the key."},
+            }
+        ),
+        "before": STATE,
+        "after": STATE,
+        "changedFields": s.array(s.string("Field."), "Fields whose value differs between before and after.", max_items=500),
+    },
+    required=["id", "at", "entityType", "entityId", "action", "actor"],
+)
+FILTERS = {
+    "entityId": s.string("Only changes of this entity (any type; also deleted ones)."),
+    "keyId": s.string("Only changes made with this API key."),
+    "agentName": s.string("Only changes made by keys of this agent."),
+    "operation": s.string("Only changes made by this operation, e.g. contacts.update."),
+    "from": s.timestamp("Only changes at or after this time (UTC)."),
+    "to": s.timestamp("Only changes at or before this time (UTC)."),
+}
+DOC = """Every change of every entity is recorded from the table's change stream (a few hundred milliseconds
+after the write): who (key, agent, person or company binding, integration), when, through which operation
+and request, and the entity's state before and after (secrets redacted). Records are kept in time order;
+the time range is served by the index's sort key, the other filters by indexes (entity, key, agent) or,
+for `operation`, by reading the records the other filters leave."""
+
+
+@operation(
+    name="audit.list",
+    kind="query",
+    summary="List audit records, oldest first, filtered by entity, key, agent, operation and time.",
+    docs=DOC,
+    args=s.obj({**FILTERS, **s.paging()}, required=["limit", "offset"]),
+    result=s.list_result("auditRecords", RECORD),
+    scope="read",
+    idempotent=True,
+    example={"agentName": "invoice-bot", "from": "2026-01-01T00:00:00Z", "limit": 100, "offset": 0},
+)
+def list_records(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    found, total = audit.page(ctx, args, args["limit"], args["offset"])
+    return {"pagination": {"total": total, "limit": args["limit"], "offset": args["offset"]}, "auditRecords": found}
+
+
+@operation(
+    name="audit.show",
+    kind="query",
+    summary="One audit record with the states before and after the change.",
+    docs=DOC,
+    args=s.obj({"auditRecord": s.string("Audit record id (aud_...).")}, required=["auditRecord"]),
+    result=s.obj({"auditRecord": RECORD}, required=["auditRecord"]),
+    scope="read",
+    idempotent=True,
+    example={"auditRecord": "aud_01K..."},
+)
+def show(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    return {"auditRecord": audit.get(ctx, args["auditRecord"])}
+
+
+REVERTED = s.obj(
+    {
+        "entityType": s.string("Entity type."),
+        "entityId": s.string("Entity id."),
+        "auditRecords": s.array(s.string("Audit record id."), "The changes undone.", max_items=10000),
+        "action": s.enum("What the revert did.", ["updated", "deleted", "restored", "none"]),
+        "code": s.string("Why it was skipped."),
+        "reason": s.string("Why it was skipped, for people."),
+    },
+    required=["entityType", "entityId", "auditRecords"],
+)
+
+
+@operation(
+    name="audit.revert",
+    kind="command",
+    summary="Roll back one change, or everything matching a filter (e.g. all an agent key did in a time range).",
+    docs="""Restores entities to their state before a change. With `auditRecord`: the entity of that record goes
+back to its state before it; refused (409 `changed_later`) when the entity changed after that record,
+unless `force` is true. With `filter` (the filters of audit.list, at least one): every entity the matching
+records touch goes back to its state before the first of them, newest changes first; entities changed
+later by others are skipped and reported (unless `force`). An entity that did not exist before is
+soft-deleted; a deleted one is restored. The rollback writes through the ordinary commands, so it is itself
+audited (operation `audit.revert`) and sent to webhooks. Answers what was reverted and what was skipped.""",
+    args=s.obj(
+        {
+            "auditRecord": s.string("The change to undo (aud_...)."),
+            "filter": s.obj(FILTERS, description="Undo every change these filters match.", minProperties=1),
+            "force": s.boolean("Overwrite later changes of other actors too. Default false."),
+        }
+    ),
+    result=s.obj(
+        {
+            "reverted": s.array(REVERTED, "Entities set back.", max_items=100000),
+            "skipped": s.array(REVERTED, "Entities left as they are, with the reason.", max_items=100000),
+        },
+        required=["reverted", "skipped"],
+    ),
+    scope="write",
+    destructive=True,
+    errors=("409 `changed_later`: the entity changed after the record; send `force` to overwrite.",),
+    example={"filter": {"keyId": "key_01K...", "from": "2026-01-15T09:00:00Z", "to": "2026-01-15T10:00:00Z"}},
+)
+def revert_changes(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    if bool(args.get("auditRecord")) == bool(args.get("filter")):
+        raise Invalid("Send either auditRecord or filter.", errors=[{"path": "(arguments)", "message": "exactly one of auditRecord and filter"}])
+    force = bool(args.get("force"))
+    if args.get("auditRecord"):
+        return revert(ctx, [audit.get(ctx, args["auditRecord"])], force=force, strict=True)
+    keys = audit.search(ctx, args["filter"])
+    records = audit.records(keys)
+    if args["filter"].get("operation"):
+        records = [r for r in records if r.get("operation") == args["filter"]["operation"]]
+    return revert(ctx, records, force=force, strict=False)

@@ -1,0 +1,177 @@
+"""The audit trail from the change stream, and rolling changes back."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.client import Tenant
+
+
+@pytest.fixture()
+def settle(stack: Any) -> Any:
+    """Wait until the stream handler has seen every write so far."""
+
+    def wait() -> None:
+        assert stack.poller.wait_idle(15), "the stream poller did not catch up"
+
+    return wait
+
+
+def test_every_change_is_recorded_with_who_and_what(tenant: Tenant, settle: Any) -> None:
+    person = tenant.contact(firstName="Anna", lastName="Alt")
+    tenant.ok("contacts.update", {"contact": {"id": person["id"], "lastName": "Neu"}})
+    tenant.ok("contacts.delete", {"contact": person["id"]})
+    tenant.ok("contacts.restore", {"contact": person["id"]})
+    settle()
+    records = tenant.get("audit.list", {"entityId": person["id"], "limit": 10, "offset": 0})
+    assert [r["action"] for r in records["auditRecords"]] == ["created", "updated", "deleted", "restored"]
+    assert [r["operation"] for r in records["auditRecords"]] == ["contacts.create", "contacts.update", "contacts.delete", "contacts.restore"]
+    update = records["auditRecords"][1]
+    assert update["before"]["data"]["lastName"] == "Alt" and update["after"]["data"]["lastName"] == "Neu"
+    assert update["changedFields"] == ["lastName"]
+    assert update["actor"]["agentName"] == "setup" and update["actor"]["binding"] == {"type": "company"}
+    assert update["requestId"]
+    assert tenant.get("audit.show", {"auditRecord": update["id"]})["auditRecord"] == update
+
+
+def test_audit_filters_by_key_agent_operation_and_time(tenant: Tenant, settle: Any) -> None:
+    bot = tenant.new_key(["read", "write"], agent="import-bot")
+    tenant.contact(lastName="Mine")
+    for i in range(3):
+        tenant.ok("contacts.create", {"contact": {"personType": "natural", "lastName": f"Bot{i}"}}, key=bot)
+    settle()
+    by_agent = tenant.get("audit.list", {"agentName": "import-bot", "limit": 100, "offset": 0})
+    assert by_agent["pagination"]["total"] == 3
+    key_id = by_agent["auditRecords"][0]["actor"]["keyId"]
+    assert tenant.get("audit.list", {"keyId": key_id, "operation": "contacts.create", "limit": 100, "offset": 0})["pagination"]["total"] == 3
+    first_at = by_agent["auditRecords"][1]["at"]
+    later = tenant.get("audit.list", {"agentName": "import-bot", "from": first_at, "limit": 100, "offset": 0})
+    assert later["pagination"]["total"] == 2
+    assert tenant.get("audit.list", {"agentName": "import-bot", "to": "2000-01-01T00:00:00Z", "limit": 10, "offset": 0})["pagination"]["total"] == 0
+
+
+def test_audit_is_per_tenant(tenant: Tenant, other_tenant: Tenant, settle: Any) -> None:
+    theirs = other_tenant.contact()
+    settle()
+    assert tenant.get("audit.list", {"entityId": theirs["id"], "limit": 10, "offset": 0})["pagination"]["total"] == 0
+    record = other_tenant.get("audit.list", {"entityId": theirs["id"], "limit": 10, "offset": 0})["auditRecords"][0]
+    assert tenant.query("audit.show", {"auditRecord": record["id"]}).status == 404
+
+
+def test_revert_of_one_change(tenant: Tenant, settle: Any) -> None:
+    person = tenant.contact(lastName="Vorher")
+    tenant.ok("contacts.update", {"contact": {"id": person["id"], "lastName": "Nachher"}})
+    settle()
+    change = tenant.get("audit.list", {"entityId": person["id"], "operation": "contacts.update", "limit": 1, "offset": 0})["auditRecords"][0]
+    result = tenant.ok("audit.revert", {"auditRecord": change["id"]})
+    assert result["reverted"][0]["action"] == "updated"
+    assert tenant.get("contacts.show", {"contact": person["id"]})["contact"]["lastName"] == "Vorher"
+
+
+def test_revert_refuses_to_overwrite_a_later_change_unless_forced(tenant: Tenant, settle: Any) -> None:
+    person = tenant.contact(lastName="A")
+    tenant.ok("contacts.update", {"contact": {"id": person["id"], "lastName": "B"}})
+    tenant.ok("contacts.update", {"contact": {"id": person["id"], "lastName": "C"}})
+    settle()
+    first_update = tenant.get("audit.list", {"entityId": person["id"], "operation": "contacts.update", "limit": 1, "offset": 0})["auditRecords"][0]
+    refused = tenant.command("audit.revert", {"auditRecord": first_update["id"]})
+    assert refused.status == 409 and refused.body["code"] == "changed_later"
+    assert tenant.ok("audit.revert", {"auditRecord": first_update["id"], "force": True})["reverted"]
+    assert tenant.get("contacts.show", {"contact": person["id"]})["contact"]["lastName"] == "A"
+
+
+def test_everything_a_key_did_is_rolled_back_in_one_call(tenant: Tenant, settle: Any) -> None:
+    kept = tenant.contact(lastName="Bestand")
+    obj = tenant.ok("objects.create", {"object": {"name": "Haus", "type": "rental"}})["object"]
+    settle()
+    before = {
+        "contacts": tenant.get("contacts", {"limit": 1000, "offset": 0}),
+        "object": tenant.get("objects.show", {"object": obj["id"]}),
+    }
+    agent = tenant.new_key(["read", "write", "destructive"], agent="rogue-agent")
+    changes = 0
+    made = []
+    for i in range(8):  # 8 creates
+        made.append(tenant.ok("contacts.create", {"contact": {"personType": "natural", "lastName": f"Neu{i}"}}, key=agent)["contact"])
+        changes += 1
+    for person in made[:5]:  # 5 updates
+        tenant.ok("contacts.update", {"contact": {"id": person["id"], "notes": "x"}}, key=agent)
+        changes += 1
+    tenant.ok("contacts.update", {"contact": {"id": kept["id"], "lastName": "Überschrieben"}}, key=agent)
+    tenant.ok("objects.update", {"object": {"id": obj["id"], "name": "Umbenannt", "constructionYear": 1999}}, key=agent)
+    unit = tenant.ok("units.create", {"unit": {"objectId": obj["id"], "number": "9", "type": "storage"}}, key=agent)["unit"]
+    tenant.ok("contacts.delete", {"contact": made[7]["id"]}, key=agent)
+    tenant.ok("contacts.delete", {"contact": made[6]["id"]}, key=agent)
+    tenant.ok("units.update", {"unit": {"id": unit["id"], "floor": 2}}, key=agent)
+    tenant.ok("contacts.update", {"contact": {"id": kept["id"], "notes": "y"}}, key=agent)
+    tenant.ok("contacts.delete", {"contact": made[5]["id"]}, key=agent)
+    changes += 8
+    assert changes == 21
+    settle()
+    agent_key = tenant.get("info", key=agent)["key"]["id"]
+    assert tenant.get("audit.list", {"keyId": agent_key, "limit": 100, "offset": 0})["pagination"]["total"] == 21
+
+    result = tenant.ok("audit.revert", {"filter": {"keyId": agent_key}})
+    assert result["skipped"] == []
+    assert len(result["reverted"]) == 11  # 8 contacts, the kept contact, the object, the unit
+    after_contacts = tenant.get("contacts", {"limit": 1000, "offset": 0})
+    assert [c["id"] for c in after_contacts["contacts"]] == [c["id"] for c in before["contacts"]["contacts"]]
+    strip = lambda e: {k: v for k, v in e.items() if k not in ("version", "updatedAt")}  # noqa: E731
+    assert [strip(c) for c in after_contacts["contacts"]] == [strip(c) for c in before["contacts"]["contacts"]]
+    assert strip(tenant.get("objects.show", {"object": obj["id"]})["object"]) == strip(before["object"]["object"])
+    assert tenant.query("units.show", {"unit": unit["id"]}).status == 404
+    settle()
+    rollback = tenant.get("audit.list", {"operation": "audit.revert", "limit": 100, "offset": 0})
+    writes = sum(1 for r in result["reverted"] if r["action"] != "none")  # created-then-deleted needs no write
+    assert writes == 8 and rollback["pagination"]["total"] == writes
+    assert {r["actor"]["agentName"] for r in rollback["auditRecords"]} == {"setup"}
+
+
+def test_revert_needs_write_and_destructive(tenant: Tenant) -> None:
+    writer = tenant.new_key(["read", "write"], agent="w")
+    assert tenant.command("audit.revert", {"filter": {"agentName": "x"}}, key=writer).status == 403
+    assert tenant.command("audit.revert", {}).status == 400
+
+
+def test_a_handler_crash_mid_batch_loses_and_duplicates_nothing(tenant: Tenant, settle: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chalicelib.events import audit
+
+    real = audit.record
+    crashes = {"left": 2}
+
+    def flaky(change: Any) -> bool:
+        if change.tenant_id == tenant.id and crashes["left"] > 0:
+            crashes["left"] -= 1
+            raise RuntimeError("injected crash")
+        return real(change)
+
+    monkeypatch.setattr(audit, "record", flaky)
+    people = [tenant.contact(lastName=f"Batch{i}") for i in range(5)]
+    settle()
+    assert crashes["left"] == 0
+    records = tenant.get("audit.list", {"operation": "contacts.create", "limit": 100, "offset": 0})["auditRecords"]
+    assert sorted(r["entityId"] for r in records) == sorted(p["id"] for p in people)  # each exactly once
+
+
+def test_a_record_that_keeps_failing_is_dead_lettered_and_replayable(tenant: Tenant, settle: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    from chalicelib.events import audit, deadletters
+
+    real = audit.record
+    broken = {"on": True}
+
+    def failing(change: Any) -> bool:
+        if change.tenant_id == tenant.id and broken["on"]:
+            raise RuntimeError("injected permanent failure")
+        return real(change)
+
+    monkeypatch.setattr(audit, "record", failing)
+    person = tenant.contact(lastName="Dead")
+    settle()
+    assert tenant.get("audit.list", {"entityId": person["id"], "limit": 10, "offset": 0})["pagination"]["total"] == 0
+    assert any(person["id"] in item.data_dict()["record"] for item in deadletters.pending())
+    broken["on"] = False
+    done, failed = deadletters.replay()
+    assert done >= 1 and failed == 0
+    assert tenant.get("audit.list", {"entityId": person["id"], "limit": 10, "offset": 0})["pagination"]["total"] == 1
