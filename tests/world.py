@@ -14,7 +14,17 @@ from chalicelib.schemas import map_refs
 from tests.client import Tenant
 
 # Operations whose example cannot run in a shared world; they are tested on their own.
-OWN_TESTS = {"signup", "version", "contacts.merge", "apikeys.create", "apikeys.disable", "aliases.upsert", "audit.show", "audit.revert"}
+OWN_TESTS = {
+    "signup",
+    "version",
+    "contacts.merge",
+    "apikeys.create",
+    "apikeys.disable",
+    "aliases.upsert",
+    "audit.show",
+    "audit.revert",
+    "webhooks.deliveries.retry",
+}
 
 
 def is_create(op: Operation) -> bool:

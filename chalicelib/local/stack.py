@@ -128,15 +128,19 @@ class LocalStack:
 
     def start_stream(self) -> Any:
         """Feed the table's stream to the stream handler, from now on (after any import)."""
+        from chalicelib.events.dispatcher import DispatcherThread
         from chalicelib.local.stream_poller import StreamPoller
 
         self.poller = StreamPoller().start_at_latest()
+        self.dispatcher = DispatcherThread()
+        self.dispatcher.start()
         return self.poller
 
     def stop(self) -> None:
-        if getattr(self, "poller", None) is not None:
-            self.poller.stop()
-            self.poller.join(timeout=5)
+        for worker in (getattr(self, "poller", None), getattr(self, "dispatcher", None)):
+            if worker is not None:
+                worker.stop()
+                worker.join(timeout=5)
         if self._server is not None:
             self._server.stop()
             self._server = None

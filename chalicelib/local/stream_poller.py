@@ -16,6 +16,11 @@ from chalicelib.log import logger
 
 
 class StreamPoller(threading.Thread):
+    # Like Lambda's batching window: records that trickle in are handed over together,
+    # which costs the handler far less than one call per record.
+    BATCH_WINDOW_SECONDS = 0.1
+    BATCH_SIZE = 100
+
     def __init__(self, handler: Callable[[dict[str, Any]], dict[str, Any]] | None = None, interval: float = 0.05, max_attempts: int = 5) -> None:
         super().__init__(daemon=True, name="stream-poller")
         from chalicelib.events.stream import handle_event
@@ -65,15 +70,22 @@ class StreamPoller(threading.Thread):
 
     def poll_once(self) -> bool:
         busy = False
-        for shard, iterator in list(self._iterators.items()):
-            answer = self._streams.get_records(ShardIterator=iterator, Limit=100)
-            self._iterators[shard] = answer.get("NextShardIterator") or iterator
-            records = answer.get("Records", [])
+        for shard in list(self._iterators):
+            records = self._read(shard)
             if records:
                 self.idle.clear()
                 busy = True
-                self.deliver([self._as_lambda(r) for r in records])
+                if len(records) < self.BATCH_SIZE:
+                    self.stopping.wait(self.BATCH_WINDOW_SECONDS)
+                    records += self._read(shard, self.BATCH_SIZE * 10)
+                for start in range(0, len(records), self.BATCH_SIZE):
+                    self.deliver([self._as_lambda(r) for r in records[start : start + self.BATCH_SIZE]])
         return busy
+
+    def _read(self, shard: str, limit: int = 1000) -> list[dict[str, Any]]:
+        answer = self._streams.get_records(ShardIterator=self._iterators[shard], Limit=limit)
+        self._iterators[shard] = answer.get("NextShardIterator") or self._iterators[shard]
+        return list(answer.get("Records", []))
 
     def _as_lambda(self, record: dict[str, Any]) -> dict[str, Any]:
         record = dict(record)
@@ -88,7 +100,9 @@ class StreamPoller(threading.Thread):
 
     def deliver(self, records: list[dict[str, Any]]) -> None:
         """At least once: after a partial failure the batch resumes at the first failed
-        record (as Lambda does with ReportBatchItemFailures)."""
+        record (as Lambda does with ReportBatchItemFailures). A batch that keeps failing is
+        split into single records (as Lambda's BisectBatchOnFunctionError would), so only
+        a record that fails on its own goes to the dead-letter store."""
         attempts = 0
         while records:
             failed = self._failures(records)
@@ -97,14 +111,18 @@ class StreamPoller(threading.Thread):
             first = next(i for i, r in enumerate(records) if r["dynamodb"]["SequenceNumber"] in failed)
             records = records[first:]
             attempts += 1
-            if attempts >= self.max_attempts:
-                from chalicelib.events import deadletters
-
-                deadletters.store(records[0], f"failed {attempts} times", attempts)
-                logger.error("stream record moved to the dead-letter store", extra={"sequence": records[0]["dynamodb"]["SequenceNumber"]})
-                records, attempts = records[1:], 0
-            else:
+            if attempts < self.max_attempts:
                 time.sleep(min(0.05 * 2**attempts, 1.0))
+                continue
+            if len(records) > 1:
+                for record in records:
+                    self.deliver([record])
+                return
+            from chalicelib.events import deadletters
+
+            deadletters.store(records[0], f"failed {attempts} times", attempts)
+            logger.error("stream record moved to the dead-letter store", extra={"sequence": records[0]["dynamodb"]["SequenceNumber"]})
+            return
 
     def _failures(self, records: list[dict[str, Any]]) -> set[str]:
         try:

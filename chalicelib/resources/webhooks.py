@@ -17,6 +17,7 @@ from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES, EntityType, declare
 from chalicelib.errors import invalid_at
+from chalicelib.events import deliveries
 from chalicelib.registry import operation
 from chalicelib.resources.common import declare_lifecycle, declare_list, declare_show, declare_update
 from chalicelib.store import entities as store
@@ -41,6 +42,8 @@ FIELDS: dict[str, Any] = {
     "enabled": s.boolean("Deliveries stop while false. Default true."),
     "description": s.text("Notes."),
     "authorizationHeaderSet": s.boolean("Whether an Authorization header is sent with each delivery (the value is never shown)."),
+    "disabledReason": s.string("Why deliveries were stopped (410 Gone, 5 days of failures); cleared by enabling it again.", max_length=1000),
+    "disabledAt": s.timestamp("When deliveries were stopped."),
 }
 
 
@@ -53,6 +56,9 @@ def _check(data: dict[str, Any], webhook_id: str | None) -> None:
         if event != "*" and event not in known:
             raise invalid_at(f"webhook.events[{i}]", f"unknown event type {event!r}; see webhooks.eventTypes")
     data.setdefault("enabled", True)
+    if data["enabled"]:  # enabling again clears why it was stopped
+        data.pop("disabledReason", None)
+        data.pop("disabledAt", None)
 
 
 def _check_url(url: str) -> None:
@@ -79,7 +85,15 @@ def _is_ip(host: str, test: Any) -> bool:
 
 
 WEBHOOK = declare(
-    EntityType(name="webhook", plural="webhooks", prefix="whk", area="webhooks", fields=FIELDS, readonly=("authorizationHeaderSet",), check=_check)
+    EntityType(
+        name="webhook",
+        plural="webhooks",
+        prefix="whk",
+        area="webhooks",
+        fields=FIELDS,
+        readonly=("authorizationHeaderSet", "disabledReason", "disabledAt"),
+        check=_check,
+    )
 )
 
 DOC = """A webhook subscribes a receiver URL to event types (`contact.created`, `unit.updated`, ...; the list is
@@ -140,11 +154,13 @@ def create(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     webhook_id = ids.new_id(WEBHOOK.prefix)  # the companion secret item is keyed by it
     companion = _secret_item(ctx, webhook_id, secret, args.get("authorizationHeader"))
     item = store.create(ctx, WEBHOOK, data, path="webhook", companions=(companion,), entity_id=webhook_id)
+    deliveries.forget_subscriptions(ctx.tenant_id)
     return {"webhook": {**store.to_wire(ctx, item), "secret": secret}}
 
 
 def _update_guard(ctx: CallContext, item: Item, payload: dict[str, Any]) -> None:
     """Moves a new Authorization header into the secret item before the entity changes."""
+    deliveries.forget_subscriptions(ctx.tenant_id)
     if "authorizationHeader" not in payload:
         return
     header = payload.pop("authorizationHeader")
@@ -185,3 +201,107 @@ declare_lifecycle(WEBHOOK, "webhooks", "webhook")
 )
 def list_event_types(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     return {"eventTypes": [{"name": name, "entityType": name.rsplit(".", 1)[0], "action": name.rsplit(".", 1)[1]} for name in event_types()]}
+
+
+DELIVERY = s.obj(
+    {
+        "id": s.string("The event id (`webhook-id` header): the receiver's deduplication key."),
+        "eventType": s.string("Event type."),
+        "status": s.enum("`pending` (due or waiting for a retry), `delivered`, `failed` (gave up).", ["pending", "delivered", "failed"]),
+        "attempts": s.integer("Attempts so far."),
+        "nextAttemptAt": {**s.timestamp("When the next attempt is due (pending)."), "nullable": True},
+        "lastAttemptAt": {**s.timestamp("Last attempt."), "nullable": True},
+        "lastStatusCode": {**s.integer("HTTP status of the last attempt."), "nullable": True},
+        "lastError": {**s.string("What went wrong last."), "nullable": True},
+        "lastDurationMs": {"type": "number", "nullable": True, "description": "Duration of the last attempt in ms."},
+        "deliveredAt": {**s.timestamp("When it was delivered."), "nullable": True},
+        "createdAt": s.timestamp("When the event was queued."),
+    },
+    required=["id", "eventType", "status", "attempts"],
+)
+DELIVERY_DOC = """Deliveries: each subscribed event is POSTed to the webhook's URL at once and, if the receiver does not
+answer 2xx, again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (a `Retry-After` longer than the next
+delay is honoured); then it is marked `failed`. Events of one entity arrive in order: a later event waits
+while an earlier one is pending. A receiver answering 410 Gone disables the webhook, as do 5 days of
+failures; `webhooks.show` then tells why (`disabledReason`). Delivery is at least once: deduplicate by the
+`id` (also the `webhook-id` header)."""
+
+
+@operation(
+    name="webhooks.deliveries.list",
+    kind="query",
+    summary="The webhook's delivery log, newest first: status, attempts, response code and time.",
+    docs=DELIVERY_DOC,
+    args=s.obj({"webhook": s.ref("webhook", "The webhook."), **s.paging()}, required=["webhook", "limit", "offset"]),
+    result=s.list_result("deliveries", DELIVERY),
+    scope="read",
+    idempotent=True,
+    example={"webhook": "<id or alias>", "limit": 100, "offset": 0},
+)
+def list_deliveries(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    from chalicelib.events import deliveries
+
+    store.get_item(ctx, WEBHOOK, args["webhook"], path="webhook")
+    found = deliveries.log(ctx.tenant_id, args["webhook"])
+    page = found[args["offset"] : args["offset"] + args["limit"]]
+    return {"pagination": {"total": len(found), "limit": args["limit"], "offset": args["offset"]}, "deliveries": page}
+
+
+@operation(
+    name="webhooks.deliveries.retry",
+    kind="command",
+    summary="Send a delivery again now (also one that gave up).",
+    docs=DELIVERY_DOC,
+    args=s.obj({"webhook": s.ref("webhook", "The webhook."), "delivery": s.string("The delivery's event id (evt_...).")}, required=["webhook", "delivery"]),
+    result=s.obj({"delivery": DELIVERY}, required=["delivery"]),
+    scope="write:webhooks",
+    example={"webhook": "<id or alias>", "delivery": "evt_01K..."},
+)
+def retry_delivery(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    from chalicelib.errors import NotFound
+    from chalicelib.events import deliveries
+
+    store.get_item(ctx, WEBHOOK, args["webhook"], path="webhook")
+    try:
+        item = deliveries.retry_now(ctx.tenant_id, args["webhook"], args["delivery"])
+    except Item.DoesNotExist:
+        raise NotFound(f"No delivery {args['delivery']} for this webhook.", errors=[{"path": "delivery", "message": "unknown delivery"}]) from None
+    return {"delivery": deliveries.wire(item)}
+
+
+@operation(
+    name="webhooks.test",
+    kind="command",
+    summary="Send a signed `webhook.ping` event to the webhook now and report what the receiver answered.",
+    docs="Sends at once, outside the queue, with the same signature and headers as every delivery, and answers the "
+    "receiver's status code and the time it took. Use it to check a new receiver.",
+    args=s.obj({"webhook": s.ref("webhook", "The webhook to ping.")}, required=["webhook"]),
+    result=s.obj(
+        {
+            "ping": s.obj(
+                {
+                    "id": s.string("Event id of the ping."),
+                    "statusCode": {**s.integer("Receiver's HTTP status."), "nullable": True},
+                    "error": {**s.string("What went wrong."), "nullable": True},
+                    "durationMs": {"type": "number", "description": "Round trip in ms."},
+                },
+                required=["id", "durationMs"],
+            )
+        },
+        required=["ping"],
+    ),
+    scope="write:webhooks",
+    example={"webhook": "<id or alias>"},
+)
+def ping(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    import json
+
+    from chalicelib import clock
+    from chalicelib.events import sender
+
+    hook = store.get_item(ctx, WEBHOOK, args["webhook"], path="webhook").data_dict()
+    event_id = "evt_" + ids.ulid()
+    body = {"id": event_id, "type": "webhook.ping", "timestamp": clock.now_iso(), "tenantId": ctx.tenant_id, "data": {"webhookId": args["webhook"]}}
+    secret = sender.secrets_of(ctx.tenant_id, args["webhook"])
+    outcome = sender.send(hook["url"], json.dumps(body), event_id, secret["secret"], secret.get("authorizationHeader"))
+    return {"ping": {"id": event_id, "statusCode": outcome.get("statusCode"), "error": outcome.get("error"), "durationMs": outcome.get("durationMs", 0)}}

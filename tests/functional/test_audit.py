@@ -138,16 +138,16 @@ def test_revert_needs_write_and_destructive(tenant: Tenant) -> None:
 def test_a_handler_crash_mid_batch_loses_and_duplicates_nothing(tenant: Tenant, settle: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from chalicelib.events import audit
 
-    real = audit.record
+    real = audit.record_many
     crashes = {"left": 2}
 
-    def flaky(change: Any) -> bool:
-        if change.tenant_id == tenant.id and crashes["left"] > 0:
+    def flaky(changes: list[Any]) -> None:
+        if any(c.tenant_id == tenant.id for c in changes) and crashes["left"] > 0:
             crashes["left"] -= 1
             raise RuntimeError("injected crash")
-        return real(change)
+        real(changes)
 
-    monkeypatch.setattr(audit, "record", flaky)
+    monkeypatch.setattr(audit, "record_many", flaky)
     people = [tenant.contact(lastName=f"Batch{i}") for i in range(5)]
     settle()
     assert crashes["left"] == 0
@@ -158,15 +158,15 @@ def test_a_handler_crash_mid_batch_loses_and_duplicates_nothing(tenant: Tenant, 
 def test_a_record_that_keeps_failing_is_dead_lettered_and_replayable(tenant: Tenant, settle: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     from chalicelib.events import audit, deadletters
 
-    real = audit.record
+    real = audit.record_many
     broken = {"on": True}
 
-    def failing(change: Any) -> bool:
-        if change.tenant_id == tenant.id and broken["on"]:
+    def failing(changes: list[Any]) -> None:
+        if any(c.entity_type == "contact" and c.tenant_id == tenant.id for c in changes) and broken["on"]:
             raise RuntimeError("injected permanent failure")
-        return real(change)
+        real(changes)
 
-    monkeypatch.setattr(audit, "record", failing)
+    monkeypatch.setattr(audit, "record_many", failing)
     person = tenant.contact(lastName="Dead")
     settle()
     assert tenant.get("audit.list", {"entityId": person["id"], "limit": 10, "offset": 0})["pagination"]["total"] == 0
