@@ -24,3 +24,16 @@ def on_table_change(event):  # type: ignore[no-untyped-def]
     from chalicelib.events.stream import handle_event
 
     return handle_event(event.to_dict())
+
+
+@app.schedule("rate(1 minute)", name="send_webhooks")
+def send_webhooks(event):  # type: ignore[no-untyped-def]
+    """Sends due webhook deliveries (first attempts and retries) for most of a minute."""
+    import time
+
+    from chalicelib.events.dispatcher import run_due
+
+    deadline = time.monotonic() + 50
+    while time.monotonic() < deadline:
+        if run_due() == 0:
+            time.sleep(1)

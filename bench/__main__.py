@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench import catalogue, cold_start, foundation
+from bench import catalogue, cold_start, foundation, webhooks
 
 if __name__ == "__main__":
     print(cold_start.main())
@@ -10,3 +10,5 @@ if __name__ == "__main__":
     print(foundation.main())
     print()
     print(catalogue.main())
+    print()
+    print(webhooks.main())

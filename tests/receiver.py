@@ -16,6 +16,7 @@ class Received:
     headers: dict[str, str]
     body: bytes
     status: int
+    at: float = field(default_factory=time.time)  # arrival (epoch seconds)
 
     @property
     def event(self) -> dict[str, Any]:
