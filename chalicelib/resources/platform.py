@@ -127,8 +127,9 @@ CHECK = s.obj({"ok": s.boolean("Reachable and ready."), "detail": s.string("What
 @operation(
     name="status",
     kind="query",
-    summary="Health of the service's dependencies: the table and the queues.",
-    docs="`status` is `ok` when every check passes, else `degraded`; the answer is 200 either way, so the checks can be read.",
+    summary="Health of the service's dependencies: the table, the change stream and the queues.",
+    docs="`status` is `ok` when every check passes, else `degraded`; the answer is 200 either way, so the checks can be read. "
+    "`changeStream` is degraded while stream records wait in the dead-letter store (audit records or webhook events not made yet).",
     args=s.obj({}),
     result=s.obj(
         {
@@ -142,7 +143,7 @@ CHECK = s.obj({"ok": s.boolean("Reachable and ready."), "detail": s.string("What
     idempotent=True,
 )
 def status(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-    checks = {"table": _check_table()}
+    checks = {"table": _check_table(), "changeStream": _check_dead_letters()}
     queue = config.upload_queue_url()
     if queue:
         checks["uploadQueue"] = _check_queue(queue)
@@ -156,6 +157,17 @@ def _check_table() -> dict[str, Any]:
     except Exception as err:  # noqa: BLE001 - a health check reports, it does not fail
         return {"ok": False, "detail": f"unreachable: {type(err).__name__}"}
     return {"ok": state == "ACTIVE", "detail": f"table {state}"}
+
+
+def _check_dead_letters() -> dict[str, Any]:
+    """Stream records that kept failing wait in the dead-letter store for an operator."""
+    from chalicelib.events import deadletters
+
+    try:
+        waiting = len(deadletters.pending())
+    except Exception as err:  # noqa: BLE001
+        return {"ok": False, "detail": f"unreachable: {type(err).__name__}"}
+    return {"ok": waiting == 0, "detail": f"{waiting} records in the dead-letter store"}
 
 
 def _check_queue(url: str) -> dict[str, Any]:

@@ -171,7 +171,9 @@ def test_a_record_that_keeps_failing_is_dead_lettered_and_replayable(tenant: Ten
     settle()
     assert tenant.get("audit.list", {"entityId": person["id"], "limit": 10, "offset": 0})["pagination"]["total"] == 0
     assert any(person["id"] in item.data_dict()["record"] for item in deadletters.pending())
+    assert tenant.get("status")["checks"]["changeStream"]["ok"] is False
     broken["on"] = False
     done, failed = deadletters.replay()
     assert done >= 1 and failed == 0
     assert tenant.get("audit.list", {"entityId": person["id"], "limit": 10, "offset": 0})["pagination"]["total"] == 1
+    assert tenant.get("status")["checks"]["changeStream"] == {"ok": True, "detail": "0 records in the dead-letter store"}

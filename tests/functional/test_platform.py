@@ -51,7 +51,8 @@ def test_tenant_query(tenant: Tenant) -> None:
 
 def test_status_reports_table_and_queue(tenant: Tenant) -> None:
     status = tenant.get("status")
-    assert status["status"] == "ok"
+    assert status["status"] == ("ok" if all(c["ok"] for c in status["checks"].values()) else "degraded")
+    assert "changeStream" in status["checks"]
     assert status["checks"]["table"]["ok"] is True
     assert status["checks"]["uploadQueue"]["ok"] is True
 
