@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 
@@ -16,7 +16,6 @@ class CallContext:
     person_id: str | None = None  # contact id when the key is person-bound
     request_id: str = ""
     operation: str = ""
-    extras: dict[str, Any] = field(default_factory=dict)
 
     @property
     def integration_key(self) -> str:
@@ -51,5 +50,4 @@ class CallContext:
             person_id=self.person_id,
             request_id=self.request_id,
             operation=name,
-            extras=self.extras,
         )

@@ -13,7 +13,6 @@ from chalicelib.errors import invalid_at
 from chalicelib.registry import Operation, register
 from chalicelib.resources import sepa
 from chalicelib.resources.common import (
-    PAGING_NOTE,
     UPDATE_NOTE,
     declare_create,
     declare_lifecycle,
@@ -196,38 +195,19 @@ register(
 def declare_owner_list(etype: EntityType, name: str, docs: str, *, what: str) -> Operation:
     """A paged list filtered by `iban`, `object` and `contact` (all optional). The IBAN is
     compared in its stored form, so `de89 3704 ...` finds `DE893704...`."""
-    fields = {"iban": "iban", "object": "objectId", "contact": "contactId"}
-
-    def handler(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-        filters = {field: args.get(arg) for arg, field in fields.items()}
-        if filters["iban"] is not None:
-            filters["iban"] = sepa.compact(filters["iban"])
-        limit, offset = args["limit"], args["offset"]
-        items, total = store.list_page(ctx, etype, filters, limit, offset)
-        return {"pagination": {"total": total, "limit": limit, "offset": offset}, etype.plural: [store.to_wire(ctx, item) for item in items]}
-
-    args = s.obj(
-        {
+    return declare_list(
+        etype,
+        name,
+        docs + "\n\nFilters combine (all must hold). `iban` may be written with spaces or in lower case.",
+        filters={
             "iban": s.string("Only those with this IBAN (spaces and case do not matter).", max_length=50),
             "object": s.ref("object", f"Only {what} of this object."),
             "contact": s.ref("contact", f"Only {what} of this contact."),
-            **s.paging(),
         },
-        required=["limit", "offset"],
-    )
-    return register(
-        Operation(
-            name=name,
-            kind="query",
-            summary=f"List {what} of the tenant, in creation order. Filter by `iban`, `object`, `contact`.",
-            docs=docs + "\n\nFilters combine (all must hold). `iban` may be written with spaces or in lower case.\n\n" + PAGING_NOTE,
-            args=args,
-            result=s.list_result(etype.plural, s.entity_output(etype.fields, f"A {etype.name}.")),
-            handler=handler,
-            scope="read",
-            idempotent=True,
-            example={"iban": "DE89 3704 0044 0532 0130 00", "limit": 100, "offset": 0},
-        )
+        fields={"object": "objectId", "contact": "contactId"},
+        normalise={"iban": sepa.compact},
+        example={"iban": "DE89 3704 0044 0532 0130 00", "limit": 100, "offset": 0},
+        summary=f"List {what} of the tenant, in creation order. Filter by `iban`, `object`, `contact`.",
     )
 
 

@@ -53,11 +53,14 @@ def declare_list(
     fields: dict[str, str] | None = None,
     required_filters: tuple[str, ...] = (),
     paging_required: bool = True,
+    normalise: dict[str, Callable[[str], str]] | None = None,
+    example: dict[str, Any] | None = None,
     summary: str | None = None,
 ) -> Operation:
     """A paged list. `filters` maps argument name -> schema; each argument filters the
     indexed entity field of the same name, or the one `fields` names for it
-    (`{"object": "objectId"}`). Without required paging, limit defaults to 1000."""
+    (`{"object": "objectId"}`). `normalise` brings an argument into the stored form first
+    (an IBAN written with spaces). Without required paging, limit defaults to 1000."""
     filters = filters or {}
     fields = {arg: (fields or {}).get(arg, arg) for arg in filters}
     missing = [f for f in fields.values() if f not in etype.filters]
@@ -68,7 +71,9 @@ def declare_list(
 
     def handler(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
         limit, offset = args.get("limit", 1000), args.get("offset", 0)
-        items, total = store.list_page(ctx, etype, {field: args.get(arg) for arg, field in fields.items()}, limit, offset)
+        norm = normalise or {}
+        values = {arg: norm[arg](value) if arg in norm and value is not None else value for arg, value in args.items()}
+        items, total = store.list_page(ctx, etype, {field: values.get(arg) for arg, field in fields.items()}, limit, offset)
         return {
             "pagination": {"total": total, "limit": limit, "offset": offset},
             etype.plural: [store.to_wire(ctx, item) for item in items],
@@ -87,7 +92,7 @@ def declare_list(
             handler=handler,
             scope="read",
             idempotent=True,
-            example={**{f: "<id or alias>" for f in required_filters}, **({"limit": 100, "offset": 0} if paging_required else {})},
+            example=example or {**{f: "<id or alias>" for f in required_filters}, **({"limit": 100, "offset": 0} if paging_required else {})},
         )
     )
 

@@ -16,7 +16,7 @@ from chalicelib.resources.fields import EMAIL, PHONE, POSTAL_ADDRESS
 from chalicelib.store import entities as store
 from chalicelib.store import refs
 from chalicelib.store.aliases import ALIAS_SK
-from chalicelib.store.model import SLOT_COUNT, Item, Transaction, TransactionCancelled
+from chalicelib.store.model import Item, Transaction, TransactionCancelled
 
 PERSON_TYPES = ["natural", "legal"]
 
@@ -134,7 +134,7 @@ def _merge_final(ctx: CallContext, source: Item, target: Item) -> int:
             Item.changedBy.set(ctx.stamp()),
             Item.data["mergedInto"].set(target_id),
             Item.aliases.set({}),
-            *[getattr(Item, f"gsi{n}{p}").remove() for n in range(1, SLOT_COUNT + 1) for p in ("pk", "sk")],
+            *store.no_index_actions(),
         ]
         tx.update(source, actions=source_actions, condition=(Item.version == source.version) & Item.deletedAt.does_not_exist())
         for ref in refs.outbound(CONTACT, source.data_dict(), self_id=source_id, arg=""):

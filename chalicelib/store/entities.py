@@ -69,7 +69,8 @@ def _index_actions(keys: dict[str, Any]) -> list[Any]:
     return actions
 
 
-def _no_index_actions() -> list[Any]:
+def no_index_actions() -> list[Any]:
+    """Actions that take an item out of every index (soft delete, merge)."""
     return [getattr(Item, f"gsi{slot}{part}").remove() for slot in range(1, SLOT_COUNT + 1) for part in ("pk", "sk")]
 
 
@@ -251,7 +252,7 @@ def soft_delete(ctx: CallContext, etype: EntityType, entity_id: str, *, path: st
             code="still_referenced",
             extra={"referencedBy": referrers},
         )
-    actions = [Item.deletedAt.set(clock.now_iso()), *_stamp(ctx, item), *_no_index_actions()]
+    actions = [Item.deletedAt.set(clock.now_iso()), *_stamp(ctx, item), *no_index_actions()]
     condition = (Item.version == item.version) & Item.deletedAt.does_not_exist()
     outbound = refs.outbound(etype, item.data_dict(), self_id=entity_id, arg=path)
     if not outbound:

@@ -12,6 +12,7 @@ import app as app_module
 from chalicelib import docs
 from chalicelib.registry import AREAS, REGISTRY, Operation
 from chalicelib.validation import as_json_schema
+from tests.interface import interface_operations
 
 OPERATIONS = sorted(REGISTRY.values(), key=lambda o: o.name)
 
@@ -62,13 +63,8 @@ def test_list_queries_take_required_limit_and_offset() -> None:
             assert op.args["properties"]["limit"]["maximum"] == 1000
 
 
-def _interface_names() -> dict[str, str]:
-    lines = (Path(__file__).parent / "interface_operations.txt").read_text().splitlines()
-    return {name: kind for kind, name in (line.split() for line in lines if line and not line.startswith("#"))}
-
-
 def test_registered_interface_names_have_the_interface_kind() -> None:
-    interface = _interface_names()
+    interface = interface_operations()
     for op in OPERATIONS:
         if op.name in interface:
             assert interface[op.name] == op.kind, op.name
@@ -78,7 +74,7 @@ def test_foundation_operations_are_registered() -> None:
     foundation = ["contacts", "contacts.show", "contacts.create", "contacts.update", "contacts.merge", "objects", "objects.show",
                   "objects.create", "objects.update", "aliases.upsert", "aliases.list", "aliases.resolve", "info", "tenant",
                   "status", "openapi.spec"]  # fmt: skip
-    interface = _interface_names()
+    interface = interface_operations()
     for name in foundation:
         assert name in interface and name in REGISTRY, name
 

@@ -119,3 +119,25 @@ def test_key_use_is_recorded(tenant: Tenant) -> None:
     tenant.get("info")
     keys = tenant.get("apikeys.list", {"limit": 10, "offset": 0})["apiKeys"]
     assert keys[0]["lastUsedAt"]
+
+
+def test_expired_key_is_401(tenant: Tenant) -> None:
+    import datetime as dt
+
+    from chalicelib import clock
+
+    soon = clock.iso(clock.now() + dt.timedelta(hours=1))
+    key = tenant.ok("apikeys.create", {"apiKey": {"agentName": "short-lived", "scopes": ["read"], "expiresAt": soon}})["apiKey"]
+    assert key["expiresAt"] == soon
+    assert tenant.query("info", key=key["key"]).status == 200
+    clock.set_clock(lambda: dt.datetime.now(dt.UTC) + dt.timedelta(hours=2))
+    try:
+        answer = tenant.query("info", key=key["key"])
+    finally:
+        clock.set_clock(None)
+    assert answer.status == 401 and answer.body["code"] == "key_expired"
+
+
+def test_expiry_in_the_past_is_400(tenant: Tenant) -> None:
+    answer = tenant.command("apikeys.create", {"apiKey": {"agentName": "x", "scopes": ["read"], "expiresAt": "2000-01-01T00:00:00Z"}})
+    assert answer.status == 400 and answer.body["errors"][0]["path"] == "apiKey.expiresAt"

@@ -4,7 +4,6 @@ entity of each type) answers 200; so does every other registered operation's exa
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -12,6 +11,7 @@ import pytest
 from chalicelib import docs
 from chalicelib.entities import ref_types
 from chalicelib.registry import REGISTRY, load_all
+from tests.interface import interface_operations
 from tests.world import OWN_TESTS, World, is_create, is_destructive
 
 load_all()
@@ -20,13 +20,8 @@ load_all()
 LATER = {"documents.upload", "uvi.upload"}
 
 
-def _interface() -> dict[str, str]:
-    text = (Path(__file__).parents[1] / "contract" / "interface_operations.txt").read_text()
-    return {name: kind for kind, name in (line.split() for line in text.splitlines() if line and not line.startswith("#"))}
-
-
 def test_every_interface_operation_is_registered_with_docs() -> None:
-    for name, kind in _interface().items():
+    for name, kind in interface_operations().items():
         if name in LATER:
             continue
         op = REGISTRY.get(name)
