@@ -37,3 +37,12 @@ def send_webhooks(event):  # type: ignore[no-untyped-def]
     while time.monotonic() < deadline:
         if run_due() == 0:
             time.sleep(1)
+
+
+# S3 notifies this queue of every stored upload (the merge template wires bucket -> queue ->
+# function); locally the queue poller (chalicelib/local/queue_poller.py) calls the same function.
+@app.on_sqs_message(queue=os.environ.get("PM_UPLOAD_QUEUE_NAME", "pm-local-uploads"), batch_size=10, name="on_upload")
+def on_upload(event):  # type: ignore[no-untyped-def]
+    from chalicelib.uploads.register import handle_event
+
+    return handle_event(event.to_dict())

@@ -25,3 +25,8 @@ def iso(moment: dt.datetime) -> str:
 
 def now_iso() -> str:
     return iso(now())
+
+
+def iso_in(seconds: float) -> str:
+    """The ISO time `seconds` from now (an expiry)."""
+    return iso(now() + dt.timedelta(seconds=seconds))

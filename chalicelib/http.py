@@ -19,6 +19,7 @@ from chalicelib.errors import ApiError, Invalid, MethodNotAllowed, NotFound, Pay
 from chalicelib.log import logger
 from chalicelib.registry import Operation, Surface
 from chalicelib.store import idempotency
+from chalicelib.uploads import files, form
 from chalicelib.validation import decode_query
 
 JSON = "application/json"
@@ -59,12 +60,19 @@ def _source_ip(request: Any) -> str | None:
     return str(ip) if ip else None
 
 
-def parse_body(request: Any) -> tuple[dict[str, Any], bytes]:
+def parse_body(request: Any, op: Operation) -> tuple[dict[str, Any], bytes]:
+    """The command's arguments, and the bytes that identify them for Idempotency-Key."""
     raw = request.raw_body or b""
     if isinstance(raw, str):
         raw = raw.encode()
-    if len(raw) > config.MAX_BODY_BYTES:
-        raise PayloadTooLarge(f"The body has {len(raw)} bytes; commands accept at most {config.MAX_BODY_BYTES}.")
+    limit = files.MAX_DIRECT_BODY_BYTES if op.accepts_files else config.MAX_BODY_BYTES
+    if len(raw) > limit:
+        hint = f" {files.BULK_HINT}" if op.accepts_files else ""
+        raise PayloadTooLarge(f"The body has {len(raw)} bytes; {op.name} accepts at most {limit}.{hint}")
+    content_type = request.headers.get("content-type") or ""
+    if op.accepts_files and content_type.lower().startswith("multipart/form-data"):
+        args = form.parse(content_type, raw)
+        return args, dumps(args).encode()  # the boundary differs per request; the arguments do not
     if not raw.strip():
         return {}, raw
     # The body is read as JSON whatever Content-Type says: curl's -d sends form-urlencoded
@@ -120,7 +128,7 @@ def _handle(request: Any, request_id: str, name: str, kind: str, surface: Surfac
         logger.append_keys(tenant=ctx.tenant_id, agent=ctx.agent_name)
     if op.kind == "query":
         return json_response(200, dispatch.run(op, ctx, decode_query(op, _query_params(request))), request_id)
-    args, raw = parse_body(request)
+    args, raw = parse_body(request, op)
     idem_key = request.headers.get("idempotency-key")
     if idem_key and op.authenticated:
         return _idempotent(op, ctx, args, raw, idem_key, request_id)

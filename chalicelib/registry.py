@@ -44,6 +44,7 @@ class Operation:
     authenticated: bool = True
     example: dict[str, Any] | None = None  # example arguments, shown in the docs
     errors: tuple[str, ...] = ()  # operation-specific error lines for the docs ("409 `alias_taken`: ...")
+    accepts_files: bool = False  # takes a file: multipart/form-data too, and a larger body
 
     @property
     def read_only(self) -> bool:

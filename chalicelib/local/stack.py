@@ -64,17 +64,35 @@ class LocalStack:
         self._create_queues_and_bucket()
         if self.state_file and self.state_file.exists():
             self.import_state(self.state_file)
+        self._notify_uploads()
         self._watch_writes()
         return self
 
     def _create_queues_and_bucket(self) -> None:
+        """The upload bucket notifies the upload queue of every stored file; a message that
+        keeps failing moves to the dead-letter queue, as the deployed queues do."""
         import boto3
 
         region = os.environ["AWS_REGION"]
         bucket = os.environ.setdefault("PM_UPLOAD_BUCKET", "pm-local-uploads")
-        boto3.client("s3", region_name=region).create_bucket(Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": region})
-        queue = boto3.client("sqs", region_name=region).create_queue(QueueName="pm-local-uploads")
-        os.environ["PM_UPLOAD_QUEUE_URL"] = queue["QueueUrl"]
+        s3, sqs = boto3.client("s3", region_name=region), boto3.client("sqs", region_name=region)
+        s3.create_bucket(Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": region})
+        dlq = sqs.create_queue(QueueName="pm-local-uploads-dlq")["QueueUrl"]
+        dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        redrive = json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": 5})
+        queue = sqs.create_queue(QueueName="pm-local-uploads", Attributes={"VisibilityTimeout": "5", "RedrivePolicy": redrive})["QueueUrl"]
+        os.environ["PM_UPLOAD_QUEUE_URL"] = queue
+        os.environ["PM_UPLOAD_DLQ_URL"] = dlq
+        self._queue_arn = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+
+    def _notify_uploads(self) -> None:
+        """Turned on after the state import, so restored files are not registered again."""
+        import boto3
+
+        boto3.client("s3", region_name=os.environ["AWS_REGION"]).put_bucket_notification_configuration(
+            Bucket=os.environ["PM_UPLOAD_BUCKET"],
+            NotificationConfiguration={"QueueConfigurations": [{"QueueArn": self._queue_arn, "Events": ["s3:ObjectCreated:*"]}]},
+        )
 
     def _client(self) -> Any:
         from chalicelib.store.model import Item
@@ -127,17 +145,21 @@ class LocalStack:
         return False
 
     def start_stream(self) -> Any:
-        """Feed the table's stream to the stream handler, from now on (after any import)."""
+        """Feed the table's stream to the stream handler, from now on (after any import), and
+        the upload queue to the upload handler."""
         from chalicelib.events.dispatcher import DispatcherThread
+        from chalicelib.local.queue_poller import QueuePoller
         from chalicelib.local.stream_poller import StreamPoller
 
         self.poller = StreamPoller().start_at_latest()
         self.dispatcher = DispatcherThread()
         self.dispatcher.start()
+        self.uploads = QueuePoller(os.environ["PM_UPLOAD_QUEUE_URL"])
+        self.uploads.start()
         return self.poller
 
     def stop(self) -> None:
-        for worker in (getattr(self, "poller", None), getattr(self, "dispatcher", None)):
+        for worker in (getattr(self, "poller", None), getattr(self, "dispatcher", None), getattr(self, "uploads", None)):
             if worker is not None:
                 worker.stop()
                 worker.join(timeout=5)

@@ -20,13 +20,18 @@ UPDATE_NOTE = (
 )
 
 
-def singular_result(etype: EntityType, arg: str, description: str) -> dict[str, Any]:
-    return s.obj({arg: s.entity_output(etype.fields, description)}, required=[arg])
+def singular_result(etype: EntityType, arg: str, description: str, extra_fields: dict[str, Any] | None = None) -> dict[str, Any]:
+    return s.obj({arg: s.entity_output({**etype.fields, **(extra_fields or {})}, description)}, required=[arg])
 
 
-def declare_show(etype: EntityType, name: str, arg: str, docs: str) -> Operation:
+# Adds computed fields to a shown entity (a document's presigned download link).
+Extra = Callable[[Item], dict[str, Any]]
+
+
+def declare_show(etype: EntityType, name: str, arg: str, docs: str, *, extra: Extra | None = None, extra_fields: dict[str, Any] | None = None) -> Operation:
     def handler(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-        return {arg: store.to_wire(ctx, store.get_item(ctx, etype, args[arg], path=arg))}
+        item = store.get_item(ctx, etype, args[arg], path=arg)
+        return {arg: {**store.to_wire(ctx, item), **(extra(item) if extra else {})}}
 
     return register(
         Operation(
@@ -35,7 +40,7 @@ def declare_show(etype: EntityType, name: str, arg: str, docs: str) -> Operation
             summary=f"Show one {etype.name} by id or alias.",
             docs=docs,
             args=s.obj({arg: s.ref(etype.name, f"The {etype.name} to show.")}, required=[arg]),
-            result=singular_result(etype, arg, f"The {etype.name}."),
+            result=singular_result(etype, arg, f"The {etype.name}.", extra_fields),
             handler=handler,
             scope="read",
             idempotent=True,

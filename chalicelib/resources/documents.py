@@ -1,6 +1,6 @@
-"""Documents: the metadata of files filed at a location (object, contract, unit, object group,
-process or process update). The upload path (documents.upload) comes later; here documents
-are read, re-filed, reclassified, deleted and restored, and the type catalogue is served."""
+"""Documents: files filed at a location (object, contract, unit, object group, process or
+process update). Here documents are read, re-filed, reclassified, deleted and restored, and
+the type catalogue is served; uploads (direct and bulk) are in document_uploads.py."""
 
 from __future__ import annotations
 
@@ -15,6 +15,7 @@ from chalicelib.registry import operation
 from chalicelib.resources.common import declare_lifecycle, declare_list, declare_show, declare_update
 from chalicelib.resources.document_types import BY_CODE, CATEGORIES, NODE_TYPES, active_types
 from chalicelib.store.model import Item
+from chalicelib.uploads import direct
 
 LOCATION_TYPES = list(NODE_TYPES)
 
@@ -103,7 +104,14 @@ declare_list(
     "Lists the documents of the tenant, optionally of one location. " + DOC,
     filters={"locationId": s.ref(LOCATION_TYPES, "Only documents filed at this location.")},
 )
-declare_show(DOCUMENT, "documents.show", "document", DOC)
+declare_show(
+    DOCUMENT,
+    "documents.show",
+    "document",
+    DOC + "\n\nThe answer carries `downloadUrl`, a presigned link to the file valid for a few minutes (documents registered without a file have none).",
+    extra=direct.download,
+    extra_fields=direct.DOWNLOAD_FIELDS,
+)
 
 
 def _guard(ctx: CallContext, item: Item, payload: dict[str, Any]) -> None:

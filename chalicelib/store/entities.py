@@ -15,6 +15,7 @@ Costs in DynamoDB calls (the benchmark counts them):
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from typing import Any
 
 from pynamodb.exceptions import PutError, UpdateError
@@ -148,9 +149,21 @@ def _stamp(ctx: CallContext, item: Item) -> list[Any]:
     return [Item.version.set(int(item.version) + 1), Item.updatedAt.set(clock.now_iso()), Item.changedBy.set(ctx.stamp())]
 
 
-def create(ctx: CallContext, etype: EntityType, data: dict[str, Any], *, path: str, companions: tuple[Item, ...] = (), entity_id: str | None = None) -> Item:
+def create(
+    ctx: CallContext,
+    etype: EntityType,
+    data: dict[str, Any],
+    *,
+    path: str,
+    companions: tuple[Item, ...] = (),
+    entity_id: str | None = None,
+    file_key: str | None = None,
+    also: Callable[[Transaction], None] | None = None,
+) -> Item:
     """Store a new entity. `companions` are items written in the same transaction, each
-    only if it does not exist yet (a webhook's secret, keyed by the `entity_id` given)."""
+    only if it does not exist yet (a webhook's secret, keyed by the `entity_id` given);
+    `also` adds further writes to it (an upload reservation marked done). `file_key` is
+    the S3 key of the entity's file."""
     if etype.derive:
         etype.derive(ctx, data)
     if etype.check:
@@ -169,11 +182,12 @@ def create(ctx: CallContext, etype: EntityType, data: dict[str, Any], *, path: s
         updatedAt=now,
         changedBy=ctx.stamp(),
         aliases={},
+        fileKey=file_key,
         **index_keys(ctx.tenant_id, etype, entity_id, data),
     )
     added = refs.outbound(etype, data, self_id=entity_id, arg=path)
     take = uniques.claims(etype, {}, data)
-    if not added and not companions and not take:
+    if not added and not companions and not take and also is None:
         try:
             item.save(condition=Item.pk.does_not_exist())
         except PutError as err:  # an id collision of 80 random bits: report, never overwrite
@@ -184,6 +198,8 @@ def create(ctx: CallContext, etype: EntityType, data: dict[str, Any], *, path: s
         tx.save(item, condition=Item.pk.does_not_exist(), label="self")
         for companion in companions:
             tx.save(companion, condition=Item.pk.does_not_exist())
+        if also is not None:
+            also(tx)
 
     _write_with_edges(ctx, etype, item, write, added, [], arg=path, take=take)
     return item

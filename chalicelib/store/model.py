@@ -14,6 +14,8 @@ Key layout (tenant id leads every tenant key, so no read can cross tenants):
                 item: it is how a request finds its tenant)
   alias         PK = <tenant>#alias#<integration>#<alias> SK = "alias"
   idempotency   PK = <tenant>#idem#<keyId>#<key>         SK = "idem"   (TTL expiresAt)
+  upload batch  PK = <tenant>#<batchId>                  SK = "batch"  (TTL expiresAt)
+  reservation   PK = <tenant>#<batchId>                  SK = "upload#<documentId>" (TTL expiresAt)
 
 Indexes: gsi1 lists the live items of one type (gsi1pk = <tenant>#<type>); gsi2..gsi4
 serve up to three filters per type (gsiNpk = <tenant>#<type>#<field>=<value>). All sort
@@ -85,7 +87,8 @@ class Item(Model):
     deletedAt = UnicodeAttribute(null=True)
     changedBy = MapAttribute[str, Any](null=True)
     aliases = MapAttribute[str, Any](null=True)  # integration -> [alias, ...]
-    expiresAt = NumberAttribute(null=True)  # epoch seconds; DynamoDB TTL (idempotency only)
+    expiresAt = NumberAttribute(null=True)  # epoch seconds; DynamoDB TTL (idempotency, upload reservations)
+    fileKey = UnicodeAttribute(null=True)  # S3 key of an entity's file (documents, UVIs); never shown
 
     gsi1pk = UnicodeAttribute(null=True)
     gsi1sk = UnicodeAttribute(null=True)

@@ -1,0 +1,290 @@
+"""Uploading documents: one file with the command (documents.upload), or many straight to S3
+through presigned POSTs (documents.uploads.create), registered by the upload queue's handler
+(uploads/register.py) and followed with documents.uploads.progress."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib import clock, ids
+from chalicelib import schemas as s
+from chalicelib.context import CallContext
+from chalicelib.errors import ApiError, NotFound, invalid_at, not_found_at
+from chalicelib.registry import operation
+from chalicelib.resources.documents import DOCUMENT, FIELDS, LOCATION_TYPES, READONLY
+from chalicelib.store import entities as store
+from chalicelib.uploads import direct, files, reservations, sniff
+
+MAX_BATCH = 1000
+DEFAULT_URL_SECONDS = 3600
+MAX_URL_SECONDS = 12 * 3600
+
+METADATA = s.obj(
+    {name: schema for name, schema in FIELDS.items() if name not in READONLY and name != "locationId"},
+    description="The document's metadata: title, documentType (a code of documents.typemappings), category, documentDate, visibility.",
+)
+DOCUMENT_WITH_LINK = s.obj(
+    {"document": s.entity_output({**FIELDS, **direct.DOWNLOAD_FIELDS}, "The registered document, with a download link.")}, required=["document"]
+)
+# A minimal PDF, base64: what the example request uploads.
+EXAMPLE_PDF = "JVBERi0xLjQKJcOkw7zDtsOfCjEgMCBvYmoKPDw+PgplbmRvYmoKdHJhaWxlcgo8PD4+CiUlRU9GCg=="
+LOCATION = s.ref(LOCATION_TYPES, "Where the document is filed: an object, contract, unit, object group, process (Vorgang) or process update.")
+
+
+@operation(
+    name="documents.upload",
+    kind="command",
+    summary="Upload one file (up to 4 MiB) and file it as a document at a location.",
+    docs=f"""Uploads a file and registers it as a document at `locationId` (an object, contract, unit, object group,
+process or process update of the tenant), with optional metadata in `document` (title, documentType,
+category, documentDate, visibility; the same rules as documents.update). Answers the document with a
+short-lived `downloadUrl`; the event `document.created` follows.
+
+{direct.FILE_DOCS}
+
+Example with curl: `curl -F locationId=haus-12 -F 'document={{"title": "Energieausweis"}}' -F resource=@energieausweis.pdf ...`""",
+    args=s.obj({"locationId": LOCATION, "resource": direct.RESOURCE, "document": METADATA}, required=["locationId", "resource"]),
+    result=DOCUMENT_WITH_LINK,
+    scope="write:documents",
+    errors=direct.FILE_ERRORS,
+    accepts_files=True,
+    example={
+        "locationId": "<id or alias>",
+        "resource": {
+            "fileName": "Energieausweis.pdf",
+            "contentType": "application/pdf",
+            "content": "JVBERi0xLjQKJcOkw7zDtsOfCjEgMCBvYmoKPDw+PgplbmRvYmoKdHJhaWxlcgo8PD4+CiUlRU9GCg==",
+        },
+        "document": {"title": "Energieausweis", "documentType": "energyCertificate", "category": "technical", "visibility": "portal"},
+    },
+)
+def upload(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    accepted = direct.accept(args["resource"], "resource")
+    data = {**(args.get("document") or {}), "locationId": args["locationId"]}
+    item = direct.store_with_file(ctx, DOCUMENT, data, accepted, path="")
+    return {"document": {**store.to_wire(ctx, item), **direct.download(item)}}
+
+
+# --- bulk ------------------------------------------------------------------------------
+
+UPLOAD_REQUEST = s.obj(
+    {
+        "locationId": LOCATION,
+        "fileName": s.string("The file's name, kept as the document's fileName (path parts removed).", max_length=500),
+        "contentType": s.enum("The file's media type; the POST must send it as Content-Type, and the file's bytes must match it.", sorted(sniff.ALLOWED_TYPES)),
+        "size": s.integer(
+            f"The file's exact size in bytes (at most {files.MAX_BULK_BYTES}); S3 refuses any other size.", minimum=1, maximum=files.MAX_BULK_BYTES
+        ),
+        "document": METADATA,
+    },
+    required=["locationId", "fileName", "contentType", "size"],
+)
+PRESIGNED = s.obj(
+    {
+        "documentId": s.string("The id the document will have once the file is registered."),
+        "fileName": s.string("The sanitised file name."),
+        "locationId": s.string("Where the document will be filed."),
+        "url": s.string("Where to POST the file (multipart/form-data).", max_length=2000),
+        "fields": {
+            "type": "object",
+            "additionalProperties": {"type": "string"},
+            "description": "Form fields to send, in this order, before the file part (named `file`).",
+        },
+    },
+    required=["documentId", "fileName", "locationId", "url", "fields"],
+)
+BATCH = s.obj(
+    {
+        "id": s.string("Batch id, for documents.uploads.progress."),
+        "count": s.integer("Number of uploads in the batch."),
+        "createdAt": s.timestamp("When the batch was created."),
+        "urlExpiresAt": s.timestamp("When the upload URLs stop working; files that arrive later are refused."),
+    },
+    required=["id", "count", "urlExpiresAt"],
+)
+
+
+@operation(
+    name="documents.uploads.create",
+    kind="command",
+    summary="Bulk upload: presigned S3 uploads for up to 1,000 documents, registered as they arrive.",
+    docs=f"""The bulk path, built for thousands of documents an hour. Declare up to {MAX_BATCH} files (location,
+file name, media type, exact size, optional metadata); the answer holds for each a presigned S3 POST
+(`url` and `fields`) bound to that one file, and the `documentId` it will get. Send each file as
+`multipart/form-data` to `url` with every entry of `fields` first and the file last in a part named
+`file`, e.g. `curl -F key=... -F Content-Type=... -F policy=... (every field) -F file=@scan.pdf <url>`.
+
+S3 refuses a file of another size or Content-Type, and any upload after `urlExpiresAt` (`expiresIn`
+seconds, default {DEFAULT_URL_SECONDS}, at most {MAX_URL_SECONDS}). Once a file is stored, the service reads it
+(size, SHA-256, media type from its bytes) and registers the document; `document.created` follows. A file
+whose bytes do not match its declaration, or whose location was deleted meanwhile, is removed and its
+upload reported as failed with the reason. Follow a batch with documents.uploads.progress.
+
+Files may be up to {files.MAX_BULK_BYTES // files.MiB} MiB; allowed types: {", ".join(sorted(sniff.ALLOWED_TYPES))}.
+Locations and metadata are checked for the whole batch before any URL is handed out (400/404 with the
+upload's index in the path).""",
+    args=s.obj(
+        {
+            "uploads": {**s.array(UPLOAD_REQUEST, f"The files to upload, 1 to {MAX_BATCH}.", max_items=MAX_BATCH), "minItems": 1},
+            "expiresIn": s.integer(
+                f"Seconds the upload URLs stay valid (60 to {MAX_URL_SECONDS}; default {DEFAULT_URL_SECONDS}).", minimum=60, maximum=MAX_URL_SECONDS
+            ),
+        },
+        required=["uploads"],
+    ),
+    result=s.obj(
+        {"batch": BATCH, "uploads": s.array(PRESIGNED, "One presigned upload per requested file, in request order.", max_items=MAX_BATCH)},
+        required=["batch", "uploads"],
+    ),
+    scope="write:documents",
+    errors=("404 `not_found`: a location does not exist in the tenant (path `uploads[i].locationId`)",),
+    example={
+        "uploads": [
+            {
+                "locationId": "<id or alias>",
+                "fileName": "Protokoll_ETV_2026.pdf",
+                "contentType": "application/pdf",
+                "size": 48213,
+                "document": {"title": "Protokoll der Eigentümerversammlung 2026", "documentType": "meetingMinutes", "category": "meetings"},
+            }
+        ],
+        "expiresIn": 3600,
+    },
+)
+def create_uploads(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    requested = args["uploads"]
+    _check_batch(ctx, requested)
+    expires_in = args.get("expiresIn", DEFAULT_URL_SECONDS)
+    url_expires_at = clock.iso_in(expires_in)
+    batch_id = ids.new_id("upb")
+    uploads = [
+        {
+            "documentId": ids.new_id(DOCUMENT.prefix),
+            "locationId": upload["locationId"],
+            "document": upload.get("document") or {},
+            "fileName": files.sanitise_file_name(upload["fileName"]),
+            "contentType": upload["contentType"],
+            "size": upload["size"],
+        }
+        for upload in requested
+    ]
+    reservations.reserve(ctx, batch_id, uploads, url_expires_at)  # before any URL exists
+    answers = []
+    for upload in uploads:
+        key = files.upload_key(ctx.tenant_id, batch_id, upload["documentId"])
+        post = files.presigned_post(key, upload["contentType"], upload["size"], expires_in)
+        answers.append({**{k: upload[k] for k in ("documentId", "fileName", "locationId")}, "url": post["url"], "fields": post["fields"]})
+    return {"batch": {"id": batch_id, "count": len(uploads), "createdAt": clock.now_iso(), "urlExpiresAt": url_expires_at}, "uploads": answers}
+
+
+def _check_batch(ctx: CallContext, requested: list[dict[str, Any]]) -> None:
+    """Every upload's metadata obeys the document rules and every location is live."""
+    check = DOCUMENT.check
+    assert check is not None
+    for i, upload in enumerate(requested):
+        try:
+            check({**(upload.get("document") or {}), "locationId": upload["locationId"]}, None)
+        except ApiError as err:
+            error = (err.errors or [{"path": "document", "message": err.detail}])[0]
+            field = error["path"].removeprefix("document.")
+            path = f"uploads[{i}].locationId" if field == "locationId" else f"uploads[{i}].document.{field}"
+            raise invalid_at(path, error["message"], code=err.code) from None
+    locations = list(dict.fromkeys(upload["locationId"] for upload in requested))
+    live = {item.id for item in store.fetch_many([store.entity_pk(ctx.tenant_id, loc) for loc in locations])}
+    for i, upload in enumerate(requested):
+        if upload["locationId"] not in live:
+            raise not_found_at(f"uploads[{i}].locationId", f"No live location with id {upload['locationId']} in this tenant.")
+
+
+# --- progress --------------------------------------------------------------------------
+
+STATUS_DOC = (
+    "`pending` (no file yet), `registered` (the document exists), `failed` (the file was refused and removed; "
+    "`failure` says why), `expired` (no file arrived before the URLs expired)"
+)
+PROGRESS_ITEM = s.obj(
+    {
+        "documentId": s.string("The document's id (it exists once registered)."),
+        "fileName": s.string("The file name."),
+        "locationId": s.string("Where the document is filed."),
+        "status": s.enum("What became of the upload: " + STATUS_DOC + ".", ["pending", "registered", "failed", "expired"]),
+        "failure": s.obj(
+            {"code": s.string("Stable code, e.g. size_mismatch, file_type_mismatch, upload_expired."), "reason": s.string("What was wrong.", max_length=1000)}
+        ),
+        "registeredAt": s.timestamp("When the document was registered."),
+    },
+    required=["documentId", "fileName", "locationId", "status"],
+)
+COUNTS = s.obj(
+    {
+        name: s.integer(f"Uploads {what}.")
+        for name, what in (
+            ("requested", "in the batch"),
+            ("uploaded", "whose file arrived (registered or failed)"),
+            ("registered", "registered as documents"),
+            ("failed", "refused"),
+            ("pending", "still waiting for their file"),
+            ("expired", "whose URL expired without a file"),
+        )
+    },
+    required=["requested", "uploaded", "registered", "failed", "pending", "expired"],
+)
+
+
+@operation(
+    name="documents.uploads.progress",
+    kind="query",
+    summary="Progress of a bulk upload batch: counts, and each upload's status with the reason of failures.",
+    docs=f"""Reports a batch from documents.uploads.create: `counts` (requested, uploaded, registered, failed, pending,
+expired) and a page of its uploads, each with its status: {STATUS_DOC}. Filter with `status`; page with
+`limit` (1 to 1000) and `offset`. Batches are kept for 30 days; their documents stay.""",
+    args=s.obj(
+        {
+            "batch": s.string("The batch id from documents.uploads.create.", max_length=40),
+            "status": s.enum("Only uploads with this status.", ["pending", "registered", "failed", "expired"]),
+            **s.paging(),
+        },
+        required=["batch", "limit", "offset"],
+    ),
+    result=s.obj(
+        {
+            "batch": s.obj({**BATCH["properties"], "counts": COUNTS}, required=["id", "count", "urlExpiresAt", "counts"]),
+            "pagination": s.PAGINATION,
+            "uploads": s.array(PROGRESS_ITEM, "One page of the batch's uploads, in request order.", max_items=1000),
+        },
+        required=["batch", "pagination", "uploads"],
+    ),
+    scope="read",
+    idempotent=True,
+    example={"batch": "upb_01JD0000000000000000000000", "limit": 100, "offset": 0},
+)
+def progress(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    batch_id = args["batch"]
+    batch, items = (None, []) if not ids.looks_like_id(batch_id) else reservations.load(ctx.tenant_id, batch_id)
+    if batch is None:
+        raise NotFound(f"No upload batch with id {batch_id} in this tenant.")
+    now = clock.now_iso()
+    uploads = [_progress_item(item, now) for item in items]
+    counts = {name: sum(1 for u in uploads if u["status"] == name) for name in ("registered", "failed", "pending", "expired")}
+    counts.update(requested=len(uploads), uploaded=counts["registered"] + counts["failed"])
+    wanted = [u for u in uploads if args.get("status") in (None, u["status"])]
+    limit, offset = args["limit"], args["offset"]
+    data = batch.data_dict()
+    return {
+        "batch": {"id": batch_id, "count": int(data["count"]), "createdAt": batch.createdAt, "urlExpiresAt": data["urlExpiresAt"], "counts": counts},
+        "pagination": {"total": len(wanted), "limit": limit, "offset": offset},
+        "uploads": wanted[offset : offset + limit],
+    }
+
+
+def _progress_item(item: Any, now: str) -> dict[str, Any]:
+    data = item.data_dict()
+    status = data["status"]
+    if status == reservations.PENDING and now > data["urlExpiresAt"]:
+        status = "expired"
+    answer = {"documentId": item.id, "fileName": data["fileName"], "locationId": data["locationId"], "status": status}
+    if data.get("failure"):
+        answer["failure"] = data["failure"]
+    if data.get("registeredAt"):
+        answer["registeredAt"] = data["registeredAt"]
+    return answer

@@ -1,0 +1,2 @@
+"""Files: direct uploads, presigned bulk uploads and their registration from the upload queue,
+the orphan sweep."""

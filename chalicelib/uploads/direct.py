@@ -1,0 +1,138 @@
+"""Direct uploads: a small file sent with the command itself (JSON with base64 content, or
+multipart/form-data), checked, stored in S3 and registered with its entity.
+
+Order of writes: the file first, then the entity. An entity never points at a missing file;
+if the entity cannot be written the file is removed again, and if even that fails (or the
+process dies in between) the file is an orphan the sweep reports (uploads/sweep.py)."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+from dataclasses import dataclass
+from typing import Any
+
+from chalicelib import ids
+from chalicelib import schemas as s
+from chalicelib.context import CallContext
+from chalicelib.entities import EntityType
+from chalicelib.errors import PayloadTooLarge, invalid_at
+from chalicelib.log import logger
+from chalicelib.store import entities as store
+from chalicelib.store.model import Item
+from chalicelib.uploads import files, sniff
+
+# Clients that do not know a file's type send these; they say nothing, so they are not
+# compared with what the bytes show.
+UNKNOWN_TYPES = frozenset({"application/octet-stream", "binary/octet-stream", ""})
+
+RESOURCE = s.obj(
+    {
+        "fileName": s.string("The file's name, e.g. NKA_2024_WE12.pdf. Path parts and control characters are removed.", max_length=500),
+        "contentType": s.string(
+            "The media type the client believes the file has. Optional: the service reads the type from the file's bytes "
+            "and refuses a file whose bytes say otherwise.",
+            max_length=200,
+        ),
+        "content": {
+            "type": "string",
+            "description": f"The file's bytes, base64-encoded (RFC 4648). At most {files.MAX_DIRECT_BYTES // files.MiB} MiB decoded. "
+            "With multipart/form-data send the file itself as the part `resource` instead.",
+        },
+    },
+    required=["fileName", "content"],
+    description="The uploaded file.",
+)
+
+FILE_DOCS = f"""The file: JSON with `resource.content` in base64, or `multipart/form-data` with one part per argument
+(the file in the part `resource`, object arguments as JSON text). Files of up to
+{files.MAX_DIRECT_BYTES // files.MiB} MiB travel this way; larger ones answer 413 and go through the bulk path
+(`documents.uploads.create`: presigned S3 uploads of up to {files.MAX_BULK_BYTES // files.MiB} MiB). The media type is
+read from the file's bytes, not taken from the client: allowed are {", ".join(sorted(sniff.ALLOWED_TYPES))}.
+The stored `fileName` is the given name without path parts or control characters; `size` and `checksum`
+(SHA-256) are computed by the service."""
+
+FILE_ERRORS = (
+    "400 `file_type_not_allowed`: the file's bytes are not of an allowed type (HTML, scripts, executables are never accepted)",
+    "400 `file_type_mismatch`: the declared `contentType` contradicts the file's bytes",
+    "400 `empty_file`: the file has no content",
+    "413 `payload_too_large`: the file or body is over the direct limit; use documents.uploads.create",
+)
+
+
+@dataclass
+class Accepted:
+    file_name: str
+    content_type: str
+    content: bytes
+    received: files.Received
+
+    def fields(self) -> dict[str, Any]:
+        """The file fields of the entity the file belongs to."""
+        return {"fileName": self.file_name, "contentType": self.content_type, "size": self.received.size, "checksum": self.received.checksum}
+
+
+def accept(resource: dict[str, Any], path: str) -> Accepted:
+    try:
+        content = base64.b64decode(resource["content"], validate=True)
+    except (binascii.Error, ValueError):
+        raise invalid_at(f"{path}.content", "not valid base64") from None
+    if len(content) > files.MAX_DIRECT_BYTES:
+        raise PayloadTooLarge(f"The file has {len(content)} bytes; direct uploads take at most {files.MAX_DIRECT_BYTES}. {files.BULK_HINT}")
+    if not content:
+        raise invalid_at(f"{path}.content", "the file is empty", code="empty_file")
+    received = files.digest([content], files.MAX_DIRECT_BYTES)
+    assert received is not None  # the size was checked above
+    declared = (resource.get("contentType") or "").split(";")[0].strip().lower()
+    content_type = checked_type(received, declared, f"{path}.content")
+    return Accepted(files.sanitise_file_name(resource["fileName"]), content_type, content, received)
+
+
+def checked_type(received: files.Received, declared: str, path: str) -> str:
+    """The media type to store: what the bytes show, refined by a declared type where the
+    bytes cannot tell (text/csv is text/plain to a sniffer); 400 where they disagree."""
+    detected = sniff.sniff(received.head, received.reopen)
+    if detected is None:
+        raise invalid_at(path, f"the file's content is not of an allowed type ({', '.join(sorted(sniff.ALLOWED_TYPES))})", code="file_type_not_allowed")
+    if declared in UNKNOWN_TYPES:
+        return detected
+    if not sniff.accepts(declared, detected):
+        raise invalid_at(path, f"declared as {declared}, but the file's bytes are {detected}", code="file_type_mismatch")
+    return sniff.stored_type(declared, detected)
+
+
+def store_with_file(ctx: CallContext, etype: EntityType, data: dict[str, Any], accepted: Accepted, *, path: str) -> Item:
+    """Write the file, then the entity; remove the file again if the entity is refused."""
+    entity_id = ids.new_id(etype.prefix)
+    data = {**data, **accepted.fields()}
+    if etype.check:
+        etype.check(data, None)  # refuse bad metadata before anything is written
+    key = files.direct_key(ctx.tenant_id, entity_id)
+    files.put(key, accepted.content, accepted.content_type)
+    try:
+        return store.create(ctx, etype, data, path=path, entity_id=entity_id, file_key=key)
+    except BaseException:
+        try:
+            files.delete(key)
+        except Exception:  # noqa: BLE001 - the sweep reports the orphan; the caller gets the first error
+            logger.exception("could not remove the file of a refused upload", extra={"key": key})
+        raise
+
+
+def download(item: Item) -> dict[str, Any]:
+    """The presigned download fields of an entity with a file (none for one without)."""
+    data = item.data_dict()
+    if not item.fileKey:
+        return {}
+    url, expires = files.download_url(item.fileKey, data.get("fileName") or "file", data.get("contentType") or "application/octet-stream")
+    return {"downloadUrl": url, "downloadUrlExpiresAt": expires}
+
+
+DOWNLOAD_FIELDS = {
+    "downloadUrl": s.string(
+        f"A presigned HTTPS link to the file, valid for {files.DOWNLOAD_URL_SECONDS // 60} minutes; ask again for a fresh one. "
+        "Only on show and upload answers.",
+        max_length=4000,
+    ),
+    "downloadUrlExpiresAt": s.timestamp("When downloadUrl stops working."),
+}

@@ -1,0 +1,52 @@
+"""multipart/form-data bodies of the upload commands, read into the same arguments a JSON
+body carries: one part per argument, object arguments as JSON text, and the file (the part
+with a file name) as `{"fileName", "contentType", "content": <base64>}`."""
+
+from __future__ import annotations
+
+import base64
+import json
+from typing import Any
+
+from chalicelib.errors import Invalid
+
+
+def parse(content_type: str, raw: bytes) -> dict[str, Any]:
+    from email import policy
+    from email.parser import BytesParser
+
+    if "boundary=" not in content_type.lower():
+        raise Invalid("The multipart/form-data body has no boundary parameter in its Content-Type.", code="malformed_form")
+    message = BytesParser(policy=policy.HTTP).parsebytes(b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n" + raw)
+    if not message.is_multipart() or message.defects:
+        raise Invalid("The multipart/form-data body could not be read; send one part per argument.", code="malformed_form")
+    args: dict[str, Any] = {}
+    for part in message.iter_parts():
+        name = part.get_param("name", header="content-disposition")
+        if not isinstance(name, str) or not name:
+            raise Invalid("Every form part needs a name (Content-Disposition: form-data; name=...).", code="malformed_form")
+        if name in args:
+            raise Invalid(f"The form has the part {name!r} twice.", code="malformed_form")
+        payload = part.get_payload(decode=True)
+        content = payload if isinstance(payload, bytes) else b""
+        file_name = part.get_filename()
+        if file_name is not None:
+            args[name] = {"fileName": file_name, "content": base64.b64encode(content).decode("ascii")}
+            if part.get("content-type") is not None:  # without the header email assumes text/plain
+                args[name]["contentType"] = part.get_content_type()
+        else:
+            args[name] = _value(name, content)
+    return args
+
+
+def _value(name: str, content: bytes) -> Any:
+    try:
+        text = content.decode("utf-8")
+    except UnicodeDecodeError:
+        raise Invalid(f"The form part {name!r} is not UTF-8 text.", code="malformed_form") from None
+    if text.lstrip()[:1] in ("{", "["):
+        try:
+            return json.loads(text)
+        except ValueError as err:
+            raise Invalid(f"The form part {name!r} is not valid JSON ({err}).", code="malformed_form") from None
+    return text

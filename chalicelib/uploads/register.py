@@ -1,0 +1,141 @@
+"""The upload queue's handler: S3 reports a file stored under a presigned upload's key;
+this reads the file (size, SHA-256, media type from its bytes), registers the document the
+reservation describes, and marks the reservation registered in the same transaction.
+
+Every outcome is settled on the reservation, so a redelivered message (SQS delivers at least
+once) finds it done and changes nothing. A refused file is deleted before the refusal is
+recorded: no document ever points at a missing file, and no refused file stays behind
+(should the process die in between, the sweep reports the orphan). Infrastructure errors
+raise, and the message is retried (reported in batchItemFailures)."""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import unquote_plus
+
+from botocore.exceptions import ClientError
+
+from chalicelib.errors import ApiError, Conflict
+from chalicelib.log import logger
+from chalicelib.store import entities as store
+from chalicelib.uploads import direct, files, reservations
+
+# Records of one SQS batch are registered side by side: each is a few round trips to S3
+# and DynamoDB, which a Lambda spends waiting.
+PARALLEL = 10
+
+
+@dataclass(frozen=True)
+class StoredObject:
+    key: str
+    size: int
+    event_time: str  # ISO, when S3 stored it
+
+
+def objects_of(message_body: str) -> list[StoredObject]:
+    """The created objects an S3 notification reports (none for s3:TestEvent)."""
+    body = json.loads(message_body)
+    found = []
+    for record in body.get("Records") or []:
+        if not str(record.get("eventName", "")).startswith("ObjectCreated"):
+            continue
+        obj = record["s3"]["object"]
+        found.append(StoredObject(key=unquote_plus(obj["key"]), size=int(obj.get("size") or 0), event_time=record.get("eventTime") or ""))
+    return found
+
+
+def handle_event(event: dict[str, Any]) -> dict[str, Any]:
+    """An SQS event as Lambda delivers it; answers the messages to retry."""
+    records = event.get("Records") or []
+
+    def one(record: dict[str, Any]) -> str | None:
+        try:
+            for obj in objects_of(record["body"]):
+                register(obj)
+            return None
+        except Exception:  # noqa: BLE001 - reported as a batch item failure and retried
+            logger.exception("upload registration failed; the message will be retried", extra={"messageId": record.get("messageId")})
+            return str(record.get("messageId"))
+
+    with ThreadPoolExecutor(max_workers=max(1, min(PARALLEL, len(records)))) as pool:
+        failed = [message_id for message_id in pool.map(one, records) if message_id]
+    return {"batchItemFailures": [{"itemIdentifier": message_id} for message_id in failed]}
+
+
+def register(obj: StoredObject) -> str:
+    """Settle one stored object; answers what became of it."""
+    parsed = files.parse_upload_key(obj.key)
+    if parsed is None:
+        return "ignored"  # a direct upload's file, registered by its command
+    tenant_id, batch_id, document_id = parsed
+    reservation = reservations.get(tenant_id, batch_id, document_id)
+    if reservation is None:
+        files.delete(obj.key)
+        logger.warning("removed an upload nobody reserved", extra={"key": obj.key})
+        return "unreserved"
+    wanted = reservation.data_dict()
+    if wanted.get("status") != reservations.PENDING:
+        return str(wanted.get("status"))  # a repeated delivery: settled before
+    if obj.event_time and obj.event_time > wanted["urlExpiresAt"]:
+        return _refuse(
+            reservation, obj.key, "upload_expired", f"the file arrived at {obj.event_time}, after its upload URL expired at {wanted['urlExpiresAt']}"
+        )
+    try:
+        received = files.read(obj.key, limit=int(wanted["size"]))
+    except ClientError as err:
+        if err.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
+            return _refuse(reservation, obj.key, "file_missing", "the file was gone before it could be registered")
+        raise
+    if received is None or received.size != int(wanted["size"]):
+        size = "more" if received is None else str(received.size)
+        return _refuse(reservation, obj.key, "size_mismatch", f"the upload declared {wanted['size']} bytes but the file has {size}")
+    try:
+        return _create_document(reservation, obj.key, received, parsed)
+    finally:
+        received.content.close()
+
+
+def _create_document(reservation: Any, key: str, received: files.Received, parsed: tuple[str, str, str]) -> str:
+    from chalicelib.resources.documents import DOCUMENT
+
+    tenant_id, batch_id, document_id = parsed
+    wanted = reservation.data_dict()
+    data = {**(wanted.get("document") or {}), "locationId": wanted["locationId"]}
+    try:
+        content_type = direct.checked_type(received, wanted["contentType"], "file")
+        data.update(fileName=wanted["fileName"], contentType=content_type, size=received.size, checksum=received.checksum)
+        actions, condition = reservations.registered_actions(received.checksum)
+        store.create(
+            reservations.context_of(reservation),
+            DOCUMENT,
+            data,
+            path="",
+            entity_id=document_id,
+            file_key=key,
+            also=lambda tx: tx.update(reservation, actions=actions, condition=condition, label="reservation"),
+        )
+    except Conflict:
+        if _registered(tenant_id, batch_id, document_id):
+            return reservations.REGISTERED  # a concurrent delivery of the same message won
+        raise
+    except ApiError as err:  # the document's rules refuse it (location gone, type deprecated since)
+        if err.status >= 500 or err.status == 429:
+            raise  # not the file's fault: retry
+        detail = err.errors[0]["message"] if err.errors else err.detail
+        return _refuse(reservation, key, err.code, detail)
+    return reservations.REGISTERED
+
+
+def _registered(tenant_id: str, batch_id: str, document_id: str) -> bool:
+    again = reservations.get(tenant_id, batch_id, document_id)
+    return again is not None and again.data_dict().get("status") == reservations.REGISTERED
+
+
+def _refuse(reservation: Any, key: str, code: str, reason: str) -> str:
+    files.delete(key)
+    reservations.mark_failed(reservation, code, reason)
+    logger.info("upload refused", extra={"key": key, "code": code})
+    return reservations.FAILED

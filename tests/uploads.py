@@ -1,0 +1,57 @@
+"""Helpers for upload tests and the upload benchmark: multipart bodies, presigned POSTs to
+S3 (moto's server), sample files, and waiting for registration."""
+
+from __future__ import annotations
+
+import time
+import urllib.error
+import urllib.request
+import uuid
+from typing import Any
+
+from tests.client import Tenant
+
+# A small but real PDF (header, one object, trailer) and PNG signature + IHDR.
+PDF = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n"
+PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\x00IEND\xaeB`\x82"
+HTML = b"<!DOCTYPE html><html><body><script>alert(1)</script></body></html>"
+
+
+def pdf(marker: str = "") -> bytes:
+    """A distinct PDF per marker (different checksums)."""
+    return PDF + f"% {marker or uuid.uuid4().hex}\n".encode()
+
+
+def multipart(
+    fields: list[tuple[str, str]], file_field: str, file_name: str, content: bytes, content_type: str | None = "application/octet-stream"
+) -> tuple[bytes, str]:
+    boundary = "----pm" + uuid.uuid4().hex
+    lines: list[bytes] = []
+    for name, value in fields:
+        lines += [f"--{boundary}".encode(), f'Content-Disposition: form-data; name="{name}"'.encode(), b"", value.encode()]
+    lines += [f"--{boundary}".encode(), f'Content-Disposition: form-data; name="{file_field}"; filename="{file_name}"'.encode()]
+    if content_type:
+        lines.append(f"Content-Type: {content_type}".encode())
+    lines += [b"", content, f"--{boundary}--".encode(), b""]
+    return b"\r\n".join(lines), f"multipart/form-data; boundary={boundary}"
+
+
+def post_file(upload: dict[str, Any], content: bytes, *, url: str | None = None, fields: dict[str, str] | None = None) -> int:
+    """POST a file to a presigned S3 upload as a browser form would; the HTTP status."""
+    body, content_type = multipart(list((fields or upload["fields"]).items()), "file", upload["fileName"], content, upload["fields"].get("Content-Type"))
+    req = urllib.request.Request(url or upload["url"], data=body, method="POST", headers={"Content-Type": content_type})
+    try:
+        with urllib.request.urlopen(req, timeout=30) as resp:
+            return int(resp.status)
+    except urllib.error.HTTPError as err:
+        return int(err.code)
+
+
+def wait_settled(tenant: Tenant, batch_id: str, timeout: float = 30.0) -> dict[str, Any]:
+    """The batch's progress once no upload is pending any more."""
+    deadline = time.monotonic() + timeout
+    while True:
+        answer = tenant.get("documents.uploads.progress", {"batch": batch_id, "limit": 1000, "offset": 0})
+        if answer["batch"]["counts"]["pending"] == 0 or time.monotonic() > deadline:
+            return answer
+        time.sleep(0.1)
