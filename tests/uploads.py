@@ -47,11 +47,13 @@ def post_file(upload: dict[str, Any], content: bytes, *, url: str | None = None,
         return int(err.code)
 
 
-def wait_settled(tenant: Tenant, batch_id: str, timeout: float = 30.0) -> dict[str, Any]:
-    """The batch's progress once no upload is pending any more."""
+def wait_settled(tenant: Tenant, batch_id: str, timeout: float = 30.0, uploaded: int | None = None) -> dict[str, Any]:
+    """The batch's progress once no upload is pending any more (or `uploaded` files arrived)."""
     deadline = time.monotonic() + timeout
     while True:
         answer = tenant.get("documents.uploads.progress", {"batch": batch_id, "limit": 1000, "offset": 0})
-        if answer["batch"]["counts"]["pending"] == 0 or time.monotonic() > deadline:
+        counts = answer["batch"]["counts"]
+        done = counts["uploaded"] >= uploaded if uploaded is not None else counts["pending"] == 0
+        if done or time.monotonic() > deadline:
             return answer
         time.sleep(0.1)

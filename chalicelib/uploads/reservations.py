@@ -37,8 +37,8 @@ def reserve(ctx: CallContext, batch_id: str, uploads: list[dict[str, Any]], url_
     common: dict[str, Any] = {"tenantId": ctx.tenant_id, "createdAt": now, "updatedAt": now, "changedBy": ctx.stamp(), "expiresAt": expires}
     with Item.batch_write() as batch:
         batch.save(Item(pk, BATCH_SK, type="uploadBatch", id=batch_id, data={"count": len(uploads), "urlExpiresAt": url_expires_at}, **common))
-        for upload in uploads:
-            data = {**{k: v for k, v in upload.items() if k != "documentId"}, "status": PENDING, "urlExpiresAt": url_expires_at}
+        for index, upload in enumerate(uploads):
+            data = {**{k: v for k, v in upload.items() if k != "documentId"}, "index": index, "status": PENDING, "urlExpiresAt": url_expires_at}
             batch.save(Item(pk, UPLOAD_PREFIX + upload["documentId"], type="upload", id=upload["documentId"], data=data, **common))
 
 
@@ -50,14 +50,15 @@ def get(tenant_id: str, batch_id: str, document_id: str) -> Item | None:
 
 
 def load(tenant_id: str, batch_id: str) -> tuple[Item | None, list[Item]]:
-    """The batch and its reservations, in document-id (request) order."""
+    """The batch and its reservations, in request order (ids made in one millisecond do
+    not sort in the order they were made)."""
     batch, uploads = None, []
     for item in Item.query(batch_pk(tenant_id, batch_id), consistent_read=True):
         if item.sk == BATCH_SK:
             batch = item
         elif item.sk.startswith(UPLOAD_PREFIX):
             uploads.append(item)
-    return batch, uploads
+    return batch, sorted(uploads, key=lambda item: int(item.data_dict().get("index", 0)))
 
 
 def context_of(reservation: Item) -> CallContext:

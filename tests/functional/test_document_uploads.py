@@ -4,8 +4,11 @@ bulk path (presigned S3 POSTs on moto's server, registered by the upload queue's
 from __future__ import annotations
 
 import base64
+import datetime as dt
 import hashlib
 import json
+import os
+import time
 import urllib.request
 from typing import Any
 
@@ -117,3 +120,146 @@ def test_a_batch_of_200_presigned_uploads_is_registered_and_listed_by_location(t
     first = tenant.get("documents.show", {"document": created["uploads"][0]["documentId"]})["document"]
     assert first["checksum"] == hashlib.sha256(files[0]).hexdigest() and first["title"] == "Beleg 0"
     assert download(first["downloadUrl"])[0] == files[0]
+
+
+def one_upload(tenant: Tenant, content: bytes, **overrides: Any) -> tuple[str, dict[str, Any]]:
+    request = {"locationId": "haus", "fileName": "scan.pdf", "contentType": "application/pdf", "size": len(content), **overrides}
+    created = tenant.ok("documents.uploads.create", {"uploads": [request]})
+    return created["batch"]["id"], created["uploads"][0]
+
+
+def object_exists(key: str) -> bool:
+    import boto3
+    from botocore.exceptions import ClientError
+
+    from chalicelib.uploads import files
+
+    try:
+        boto3.client("s3").head_object(Bucket=files.bucket(), Key=key)
+        return True
+    except ClientError:
+        return False
+
+
+def failure_of(tenant: Tenant, batch_id: str) -> dict[str, Any]:
+    (upload,) = wait_settled(tenant, batch_id)["uploads"]
+    assert upload["status"] == "failed", upload
+    return dict(upload["failure"])
+
+
+def test_a_file_larger_than_declared_is_refused_and_removed(tenant: Tenant) -> None:
+    building(tenant)
+    content = pdf()
+    batch_id, upload = one_upload(tenant, content)
+    post_file(upload, content + b"extra bytes S3 itself would refuse")  # moto does not enforce the policy
+    assert failure_of(tenant, batch_id)["code"] == "size_mismatch"
+    assert not object_exists(upload["fields"]["key"])
+    assert tenant.query("documents.show", {"document": upload["documentId"]}).status == 404
+
+
+def test_a_file_whose_bytes_are_not_the_declared_type_is_refused(tenant: Tenant) -> None:
+    building(tenant)
+    batch_id, upload = one_upload(tenant, HTML)
+    post_file(upload, HTML)
+    assert failure_of(tenant, batch_id)["code"] == "file_type_not_allowed"
+    png_batch, png_upload = one_upload(tenant, PNG)
+    post_file(png_upload, PNG)
+    assert failure_of(tenant, png_batch)["code"] == "file_type_mismatch"
+    assert not object_exists(png_upload["fields"]["key"])
+
+
+def test_a_file_arriving_after_the_url_expired_is_refused_and_unused_uploads_show_expired(tenant: Tenant) -> None:
+    from chalicelib import clock
+
+    building(tenant)
+    content = pdf()
+    real = clock.now()
+    clock.set_clock(lambda: real - dt.timedelta(hours=2))  # the batch was made two hours ago, its URLs lived one
+    try:
+        created = tenant.ok(
+            "documents.uploads.create",
+            {"uploads": [{"locationId": "haus", "fileName": f"{n}.pdf", "contentType": "application/pdf", "size": len(content)} for n in range(2)]},
+        )
+    finally:
+        clock.set_clock(None)
+    post_file(created["uploads"][0], content)
+    progress = wait_settled(tenant, created["batch"]["id"], uploaded=1)
+    assert progress["batch"]["counts"]["failed"] == 1 and progress["batch"]["counts"]["expired"] == 1
+    assert progress["uploads"][0]["failure"]["code"] == "upload_expired"
+    assert [u["status"] for u in progress["uploads"]] == ["failed", "expired"]
+
+
+def test_an_upload_forged_into_another_tenants_prefix_is_removed_and_registers_nowhere(tenant: Tenant, other_tenant: Tenant) -> None:
+    building(tenant)
+    building(other_tenant)
+    content = pdf()
+    batch_id, upload = one_upload(other_tenant, content)
+    forged_key = upload["fields"]["key"].replace(other_tenant.id, tenant.id)
+    post_file(upload, content, fields={**upload["fields"], "key": forged_key})  # S3 refuses: the policy binds the key
+    deadline = time.monotonic() + 10
+    while object_exists(forged_key) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not object_exists(forged_key)
+    assert tenant.get("documents.list", {"limit": 10, "offset": 0})["pagination"]["total"] == 0
+    assert other_tenant.get("documents.list", {"limit": 10, "offset": 0})["pagination"]["total"] == 0
+    assert wait_settled(other_tenant, batch_id, timeout=0)["uploads"][0]["status"] == "pending"
+    assert tenant.query("documents.uploads.progress", {"batch": batch_id, "limit": 10, "offset": 0}).status == 404
+
+
+def test_a_duplicate_queue_delivery_registers_the_document_once(tenant: Tenant) -> None:
+    import boto3
+
+    building(tenant)
+    content = pdf()
+    batch_id, upload = one_upload(tenant, content)
+    post_file(upload, content)
+    assert wait_settled(tenant, batch_id)["batch"]["counts"]["registered"] == 1
+    notice = {
+        "Records": [
+            {
+                "eventName": "ObjectCreated:Post",
+                "eventTime": "2000-01-01T00:00:00.000Z",
+                "s3": {"object": {"key": upload["fields"]["key"], "size": len(content)}},
+            }
+        ]
+    }
+    sqs = boto3.client("sqs")
+    for _ in range(2):
+        sqs.send_message(QueueUrl=os.environ["PM_UPLOAD_QUEUE_URL"], MessageBody=json.dumps(notice))
+    deadline = time.monotonic() + 10
+    while (
+        int(sqs.get_queue_attributes(QueueUrl=os.environ["PM_UPLOAD_QUEUE_URL"], AttributeNames=["All"])["Attributes"]["ApproximateNumberOfMessages"])
+        and time.monotonic() < deadline
+    ):
+        time.sleep(0.1)
+    time.sleep(0.5)
+    assert tenant.get("documents.list", {"locationId": "haus", "limit": 10, "offset": 0})["pagination"]["total"] == 1
+    assert object_exists(upload["fields"]["key"])
+    records = audit_of(tenant, upload["documentId"])
+    assert [record["action"] for record in records] == ["created"]
+    assert records[0]["operation"] == "documents.uploads.create" and records[0]["actor"]["agentName"] == "setup"
+
+
+def audit_of(tenant: Tenant, entity_id: str) -> list[dict[str, Any]]:
+    """The entity's audit records, once the stream has delivered them."""
+    deadline = time.monotonic() + 10
+    while True:
+        records = tenant.get("audit.list", {"entityId": entity_id, "limit": 10, "offset": 0})["auditRecords"]
+        if records or time.monotonic() > deadline:
+            time.sleep(0.3)  # anything duplicated would arrive in the same batch or just after
+            return list(tenant.get("audit.list", {"entityId": entity_id, "limit": 10, "offset": 0})["auditRecords"])
+        time.sleep(0.1)
+
+
+def test_a_batch_is_checked_whole_before_any_url_is_handed_out(tenant: Tenant) -> None:
+    building(tenant)
+    ok = {"locationId": "haus", "fileName": "a.pdf", "contentType": "application/pdf", "size": 10}
+    missing = tenant.command("documents.uploads.create", {"uploads": [ok, {**ok, "locationId": "nirgends"}]})
+    assert missing.status == 404 and missing.body["errors"][0]["path"] == "uploads[1].locationId"
+    bad_type = tenant.command("documents.uploads.create", {"uploads": [ok, {**ok, "document": {"documentType": "leaseContract"}}]})
+    assert bad_type.status == 400 and bad_type.body["errors"][0]["path"] == "uploads[1].locationId"
+    too_big = tenant.command("documents.uploads.create", {"uploads": [{**ok, "size": 200 * 1024 * 1024}]})
+    assert too_big.status == 400 and too_big.body["errors"][0]["path"] == "uploads[0].size"
+    exe = tenant.command("documents.uploads.create", {"uploads": [{**ok, "contentType": "application/x-msdownload"}]})
+    assert exe.status == 400
+    assert tenant.command("documents.uploads.create", {"uploads": [ok] * 1001}).status == 400
