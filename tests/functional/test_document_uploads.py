@@ -240,6 +240,11 @@ def test_a_duplicate_queue_delivery_registers_the_document_once(tenant: Tenant) 
     assert records[0]["operation"] == "documents.uploads.create" and records[0]["actor"]["agentName"] == "setup"
 
 
+def queued(sqs: Any) -> int:
+    attributes = sqs.get_queue_attributes(QueueUrl=os.environ["PM_UPLOAD_QUEUE_URL"], AttributeNames=["All"])["Attributes"]
+    return int(attributes["ApproximateNumberOfMessages"]) + int(attributes["ApproximateNumberOfMessagesNotVisible"])
+
+
 def audit_of(tenant: Tenant, entity_id: str) -> list[dict[str, Any]]:
     """The entity's audit records, once the stream has delivered them."""
     deadline = time.monotonic() + 10
