@@ -97,4 +97,6 @@ class World:
 def created_type(op: Operation) -> str | None:
     (key,) = list(op.result.get("properties", {}))
     description = op.result["properties"][key].get("description", "")
-    return next((name for name in ENTITY_TYPES if description.startswith((f"The created {name}.", f"The registered {name}"))), None)
+    if key in ENTITY_TYPES:
+        return key
+    return next((name for name in ENTITY_TYPES if description == f"The created {name}."), None)

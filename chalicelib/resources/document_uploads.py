@@ -26,8 +26,6 @@ METADATA = s.obj(
 DOCUMENT_WITH_LINK = s.obj(
     {"document": s.entity_output({**FIELDS, **direct.DOWNLOAD_FIELDS}, "The registered document, with a download link.")}, required=["document"]
 )
-# A minimal PDF, base64: what the example request uploads.
-EXAMPLE_PDF = "JVBERi0xLjQKJcOkw7zDtsOfCjEgMCBvYmoKPDw+PgplbmRvYmoKdHJhaWxlcgo8PD4+CiUlRU9GCg=="
 LOCATION = s.ref(LOCATION_TYPES, "Where the document is filed: an object, contract, unit, object group, process (Vorgang) or process update.")
 
 

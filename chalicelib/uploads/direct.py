@@ -44,6 +44,9 @@ RESOURCE = s.obj(
     description="The uploaded file.",
 )
 
+# A minimal PDF, base64: what the upload examples send.
+EXAMPLE_PDF = "JVBERi0xLjQKJcOkw7zDtsOfCjEgMCBvYmoKPDw+PgplbmRvYmoKdHJhaWxlcgo8PD4+CiUlRU9GCg=="
+
 FILE_DOCS = f"""The file: JSON with `resource.content` in base64, or `multipart/form-data` with one part per argument
 (the file in the part `resource`, object arguments as JSON text). Files of up to
 {files.MAX_DIRECT_BYTES // files.MiB} MiB travel this way; larger ones answer 413 and go through the bulk path

@@ -1,0 +1,137 @@
+"""UVI documents (unterjährige Verbrauchsinformation, § 6a HeizkostenV): the monthly
+consumption information a property manager must give the residents of buildings with
+remotely readable meters. Each is a file for one object, covering a period and one or more
+consumption categories; an entity type of its own (area `uvi`), stored like documents."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any
+
+from chalicelib import schemas as s
+from chalicelib.context import CallContext
+from chalicelib.entities import EntityType, declare
+from chalicelib.errors import invalid_at
+from chalicelib.registry import operation
+from chalicelib.resources.common import declare_lifecycle, declare_list, declare_show, declare_update
+from chalicelib.store import entities as store
+from chalicelib.uploads import direct
+
+# Consumption category code -> (German, English).
+CATEGORIES = {
+    "heating": ("Heizung", "Heating"),
+    "hotWater": ("Warmwasser", "Hot water"),
+    "coldWater": ("Kaltwasser", "Cold water"),
+}
+MAX_PERIOD_DAYS = 366
+
+FIELDS: dict[str, Any] = {
+    "objectId": s.ref("object", "The property (Liegenschaft, WEG or Mietshaus) the UVI is for."),
+    "categories": {
+        **s.array(
+            s.enum("; ".join(f"`{code}`: {de}" for code, (de, _) in CATEGORIES.items()), list(CATEGORIES)),
+            "The consumption categories (Verbrauchsarten) the UVI reports, e.g. heating and hot water.",
+            max_items=len(CATEGORIES),
+        ),
+        "minItems": 1,
+        "uniqueItems": True,
+    },
+    "periodStart": s.date("First day of the period the UVI covers (Abrechnungszeitraum), usually the first of a month."),
+    "periodEnd": s.date("Last day of the period the UVI covers; at most a year after periodStart."),
+    "title": s.string("Title shown to residents, e.g. Verbrauchsinformation Oktober 2026.", max_length=300),
+    "visibility": s.enum("`portal` (default for UVIs: residents see it) or `internal`.", ["internal", "portal"]),
+    "fileName": s.string("Original file name. Set by the upload.", max_length=500),
+    "contentType": s.string("Media type of the file. Set by the upload.", max_length=200),
+    "size": s.integer("File size in bytes. Set by the upload.", minimum=0),
+    "checksum": {"type": "string", "pattern": "^[0-9a-f]{64}$", "description": "SHA-256 of the file, lowercase hex. Set by the upload."},
+}
+READONLY = ("fileName", "contentType", "size", "checksum")
+
+
+def _check(data: dict[str, Any], entity_id: str | None) -> None:
+    start, end = data.get("periodStart"), data.get("periodEnd")
+    if start and end:
+        first, last = dt.date.fromisoformat(start), dt.date.fromisoformat(end)
+        if last < first:
+            raise invalid_at("data.periodEnd", "the period ends before it starts")
+        if (last - first).days >= MAX_PERIOD_DAYS:
+            raise invalid_at("data.periodEnd", f"a UVI covers at most {MAX_PERIOD_DAYS} days")
+
+
+UVI = declare(
+    EntityType(
+        name="uviDocument",
+        plural="uviDocuments",
+        prefix="uvi",
+        area="uvi",
+        fields=FIELDS,
+        filters=("objectId",),
+        readonly=READONLY,
+        check=_check,
+    )
+)
+
+DOC = """A UVI (unterjährige Verbrauchsinformation) tells the residents of a building with remotely readable
+meters their consumption during the year (§ 6a HeizkostenV: monthly). Each UVI document is a file for one
+object (`objectId`), covering a period (`periodStart` to `periodEnd`, at most a year) and one or more
+consumption `categories` (heating, hot water, cold water). `visibility` is `portal` unless set to
+`internal`. File fields (`fileName`, `contentType`, `size`, `checksum`) are set by the upload."""
+
+DATA = s.obj(
+    {name: schema for name, schema in FIELDS.items() if name not in READONLY},
+    required=["objectId", "categories", "periodStart", "periodEnd"],
+    description="The UVI's object, categories and period (and optionally title and visibility).",
+)
+
+
+@operation(
+    name="uvi.upload",
+    kind="command",
+    summary="Upload a UVI (monthly consumption information) for an object, with its categories and period.",
+    docs=DOC + "\n\n" + direct.FILE_DOCS + "\n\nThe event `uviDocument.created` follows.",
+    args=s.obj({"data": DATA, "resource": direct.RESOURCE}, required=["data", "resource"]),
+    result=s.obj(
+        {"uviDocument": s.entity_output({**FIELDS, **direct.DOWNLOAD_FIELDS}, "The stored UVI document, with a download link.")}, required=["uviDocument"]
+    ),
+    scope="write:uvi",
+    errors=direct.FILE_ERRORS,
+    accepts_files=True,
+    example={
+        "data": {"objectId": "<id or alias>", "categories": ["heating", "hotWater"], "periodStart": "2026-10-01", "periodEnd": "2026-10-31"},
+        "resource": {"fileName": "UVI_2026-10.pdf", "contentType": "application/pdf", "content": direct.EXAMPLE_PDF},
+    },
+)
+def upload(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    accepted = direct.accept(args["resource"], "resource")
+    data = {"visibility": "portal", **args["data"]}
+    item = direct.store_with_file(ctx, UVI, data, accepted, path="data")
+    return {"uviDocument": {**store.to_wire(ctx, item), **direct.download(item)}}
+
+
+declare_list(
+    UVI,
+    "uvi.list",
+    "Lists the UVI documents of an object, oldest upload first, each with the period and categories it covers. " + DOC,
+    filters={"object": s.ref("object", "The object whose UVIs to list.")},
+    fields={"object": "objectId"},
+    required_filters=("object",),
+    summary="List an object's UVI documents with the periods they cover.",
+)
+declare_show(
+    UVI,
+    "uvi.show",
+    "uviDocument",
+    DOC + "\n\nThe answer carries `downloadUrl`, a presigned link to the file valid for a few minutes.",
+    extra=direct.download,
+    extra_fields=direct.DOWNLOAD_FIELDS,
+)
+declare_update(
+    UVI,
+    "uvi.update",
+    "uviDocument",
+    DOC + "\n\nThe object and the file cannot change; upload a new UVI instead.",
+    example={"title": "Verbrauchsinformation Oktober 2026", "visibility": "internal"},
+    immutable=("objectId",),
+    summary="Change a UVI document's title, visibility, categories or period.",
+)
+declare_lifecycle(UVI, "uvi", "uviDocument")
