@@ -46,3 +46,14 @@ def on_upload(event):  # type: ignore[no-untyped-def]
     from chalicelib.uploads.register import handle_event
 
     return handle_event(event.to_dict())
+
+
+@app.schedule("rate(1 day)", name="sweep_uploads")
+def sweep_uploads(event):  # type: ignore[no-untyped-def]
+    """Reports upload files no entity points at, and entities whose file is missing."""
+    from chalicelib.log import logger
+    from chalicelib.uploads.sweep import sweep
+
+    report = sweep().as_dict()
+    log = logger.error if report["missingFiles"] or report["orphanFiles"] else logger.info
+    log("upload sweep", extra=report)

@@ -1,0 +1,48 @@
+"""The orphan sweep finds files nobody points at and documents whose file is gone, and
+leaves alone what is registered or still awaited."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import boto3
+
+from chalicelib.uploads import files
+from chalicelib.uploads.sweep import main, sweep
+from tests.client import Tenant
+from tests.functional.test_document_uploads import building, one_upload, upload_json
+from tests.uploads import pdf, post_file, wait_settled
+
+NOW = dt.timedelta(0)
+
+
+def test_the_sweep_reports_orphans_and_missing_files_and_leaves_the_rest(tenant: Tenant) -> None:
+    building(tenant)
+    kept = upload_json(tenant, pdf()).body["document"]
+    lost = upload_json(tenant, pdf()).body["document"]
+    s3 = boto3.client("s3")
+    s3.delete_object(Bucket=files.bucket(), Key=files.direct_key(tenant.id, lost["id"]))  # what must never happen
+    orphan = files.direct_key(tenant.id, "doc_01M80FKPVT22552JBZ7CGPMA99")
+    s3.put_object(Bucket=files.bucket(), Key=orphan, Body=b"left behind by a crash")
+    batch_id, registered = one_upload(tenant, pdf("registered"))
+    post_file(registered, pdf("registered"))
+    wait_settled(tenant, batch_id)
+    _, awaited = one_upload(tenant, b"x" * 10)  # reserved, no file yet
+
+    report = sweep(grace=NOW)
+    assert orphan in report.orphan_files
+    assert {"tenantId": tenant.id, "id": lost["id"], "type": "document", "fileKey": files.direct_key(tenant.id, lost["id"])} in report.missing_files
+    assert files.direct_key(tenant.id, kept["id"]) not in report.orphan_files
+    assert registered["fields"]["key"] not in report.orphan_files
+    assert awaited["fields"]["key"] not in report.orphan_files
+
+    cleaned = sweep(grace=NOW, delete_orphans=True)
+    assert orphan in cleaned.orphan_files and cleaned.deleted >= 1
+    assert orphan not in sweep(grace=NOW).orphan_files
+
+
+def test_the_sweep_command_exits_nonzero_when_a_file_is_missing(tenant: Tenant, capsys: object) -> None:
+    building(tenant)
+    doc = upload_json(tenant, pdf()).body["document"]
+    boto3.client("s3").delete_object(Bucket=files.bucket(), Key=files.direct_key(tenant.id, doc["id"]))
+    assert main(["--grace-minutes", "0"]) == 1
