@@ -111,6 +111,9 @@ class LocalStack:
         return [item for page in paginator.paginate(TableName=config.table_name()) for item in page["Items"]]
 
     def export_state(self, path: Path | None = None) -> int:
+        """The table's items to the state file, the upload bucket's files beside it."""
+        from chalicelib.local import file_mirror
+
         target = path or self.state_file
         if target is None:
             return 0
@@ -123,11 +126,14 @@ class LocalStack:
             out.flush()
             os.fsync(out.fileno())
         os.replace(tmp, target)
+        file_mirror.save(target.parent / "files")
         return len(items)
 
     def import_state(self, path: Path) -> int:
         from chalicelib import config
+        from chalicelib.local import file_mirror
 
+        file_mirror.load(path.parent / "files")
         items = json.loads(path.read_text())["items"]
         client = self._client()
         for start in range(0, len(items), 25):

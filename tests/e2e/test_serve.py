@@ -3,11 +3,13 @@ sign up, and keeps its data across a restart."""
 
 from __future__ import annotations
 
+import base64
 import os
 import signal
 import subprocess
 import sys
 import time
+import urllib.request
 from pathlib import Path
 
 from tests.client import Api
@@ -46,6 +48,10 @@ def test_serve_prints_signup_and_keeps_data_across_restart(tmp_path: Path) -> No
     api = Api(f"http://127.0.0.1:{port}")
     tenant = api.signup(company="Neustart GmbH")
     contact = tenant.contact(lastName="Bleibt")
+    obj = tenant.ok("objects.create", {"object": {"name": "Haus am See", "type": "weg"}})["object"]
+    content = b"%PDF-1.4\n% kept across restarts\n%%EOF\n"
+    body = {"locationId": obj["id"], "resource": {"fileName": "bleibt.pdf", "content": base64.b64encode(content).decode()}}
+    document = tenant.ok("documents.upload", body)["document"]
     output = _stop(proc)
     assert "/api/platform/v1/command/signup" in output and "curl" in output
     assert (tmp_path / "state.json").exists()
@@ -55,5 +61,8 @@ def test_serve_prints_signup_and_keeps_data_across_restart(tmp_path: Path) -> No
         shown = tenant.get("contacts.show", {"contact": contact["id"]})["contact"]
         assert shown["lastName"] == "Bleibt"
         assert tenant.get("info")["tenant"]["companyName"] == "Neustart GmbH"
+        link = tenant.get("documents.show", {"document": document["id"]})["document"]["downloadUrl"]
+        with urllib.request.urlopen(link, timeout=10) as resp:
+            assert resp.read() == content
     finally:
         _stop(proc)

@@ -1,0 +1,54 @@
+"""Keeps the local upload bucket's files on disk beside the table's state, so `make serve`
+restarts with every document's file (moto's S3 lives in memory).
+
+Only keys the service itself makes are mirrored (tenant/documents/id, tenant/uploads/batch/
+id: ids and slashes only), so no key can point outside the folder. Each file is written to a
+temporary name and renamed, like the state file."""
+
+from __future__ import annotations
+
+import os
+import re
+import tempfile
+from pathlib import Path
+
+from chalicelib.uploads import files
+
+_SAFE_KEY = re.compile(r"^[a-z]{2,5}_[0-9A-Z]{26}/(documents/[a-z]{2,5}_[0-9A-Z]{26}|uploads/[a-z]{2,5}_[0-9A-Z]{26}/[a-z]{2,5}_[0-9A-Z]{26})$")
+
+
+def save(folder: Path) -> int:
+    """Write files that are new in the bucket, drop those gone from it; the count kept."""
+    wanted: dict[str, int] = {}
+    for page in files.s3().get_paginator("list_objects_v2").paginate(Bucket=files.bucket()):
+        for obj in page.get("Contents") or []:
+            if _SAFE_KEY.match(obj["Key"]):
+                wanted[obj["Key"]] = obj["Size"]
+    for key, size in wanted.items():
+        target = folder / key
+        if target.exists() and target.stat().st_size == size:
+            continue  # keys are never reused for other content
+        target.parent.mkdir(parents=True, exist_ok=True)
+        body = files.s3().get_object(Bucket=files.bucket(), Key=key)["Body"].read()
+        fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".file-")
+        with os.fdopen(fd, "wb") as out:
+            out.write(body)
+        os.replace(tmp, target)
+    if folder.exists():
+        for path in folder.rglob("*"):
+            if path.is_file() and path.relative_to(folder).as_posix() not in wanted:
+                path.unlink()
+    return len(wanted)
+
+
+def load(folder: Path) -> int:
+    """Put the saved files back into the bucket (before S3 notifies the upload queue)."""
+    count = 0
+    if not folder.exists():
+        return 0
+    for path in folder.rglob("*"):
+        key = path.relative_to(folder).as_posix()
+        if path.is_file() and _SAFE_KEY.match(key):
+            files.s3().put_object(Bucket=files.bucket(), Key=key, Body=path.read_bytes())
+            count += 1
+    return count
