@@ -19,8 +19,8 @@ os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
 
 
 class Service:
-    def __init__(self) -> None:
-        self.stack = LocalStack().start()
+    def __init__(self, *, moto_process: bool = False) -> None:
+        self.stack = LocalStack(own_process=moto_process).start()
         from chalicelib.local.http_server import serve_in_thread
 
         self.port = free_port()

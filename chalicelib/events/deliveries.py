@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import threading
 import time
 import zlib
 from typing import Any
@@ -94,6 +95,40 @@ def _due_keys(pk: str, sk: str, entity_key: str, next_at: str) -> dict[str, Any]
     return {"gsi1pk": f"due#{shard}", "gsi1sk": f"{next_at}#{pk}#{sk}", "gsi2pk": f"{pk}#pending#{entity_key}", "gsi2sk": sk}
 
 
+# Within one process (`make serve`, the tests) the dispatcher need not ask the due index
+# every few milliseconds (on moto each ask walks the whole table): whoever makes a delivery
+# due says when. Other processes' deliveries are found by the dispatcher's regular look
+# (once a second), as the cloud's scheduled dispatcher finds everything.
+_due_lock = threading.Lock()
+_due_wake = threading.Event()
+_earliest_due = float("inf")
+
+
+def hint_due(at: float) -> None:
+    """A delivery becomes due at `at` (epoch seconds)."""
+    global _earliest_due
+    with _due_lock:
+        _earliest_due = min(_earliest_due, at)
+        _due_wake.set()
+
+
+def wait_until_due(max_wait: float, stopping: threading.Event) -> None:
+    """Return when a hinted delivery is due, after `max_wait` seconds, or on `stopping`."""
+    global _earliest_due
+    deadline = time.time() + max_wait
+    while not stopping.is_set():
+        with _due_lock:
+            now = time.time()
+            if _earliest_due <= now:
+                _earliest_due = float("inf")
+                return
+            if now >= deadline:
+                return
+            wake_at = min(_earliest_due, deadline)
+            _due_wake.clear()
+        _due_wake.wait(wake_at - now)
+
+
 def create(tenant_id: str, webhook_id: str, body: dict[str, Any], *, entity_key: str) -> bool:
     pk, sk = entity_pk(tenant_id, webhook_id), DELIVERY_PREFIX + body["id"]
     now = clock.now_iso()
@@ -113,6 +148,7 @@ def create(tenant_id: str, webhook_id: str, body: dict[str, Any], *, entity_key:
         if getattr(err, "cause_response_code", None) == "ConditionalCheckFailedException":
             return False
         raise
+    hint_due(time.time())
     return True
 
 
@@ -185,6 +221,8 @@ def settle(item: Item, outcome: dict[str, Any]) -> None:
     else:
         actions += [getattr(Item, f"gsi{n}{p}").remove() for n in (1, 2) for p in ("pk", "sk")]
     item.update(actions=actions)
+    # the next attempt, or the entity's next delivery that waited for this one
+    hint_due(dt.datetime.fromisoformat(data["nextAttemptAt"].replace("Z", "+00:00")).timestamp() if keep_due else time.time())
 
 
 def disable(tenant_id: str, webhook_id: str, reason: str) -> None:
@@ -219,4 +257,5 @@ def retry_now(tenant_id: str, webhook_id: str, event: str) -> Item:
     data.pop("claimedUntil", None)
     actions: list[Any] = [Item.data.set(data), *[getattr(Item, k).set(v) for k, v in _due_keys(pk, sk, data["entityKey"], now).items()]]
     item.update(actions=actions)
+    hint_due(time.time())
     return item

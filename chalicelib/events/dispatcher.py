@@ -58,7 +58,10 @@ def _webhook(tenant_id: str, webhook_id: str) -> dict[str, Any] | None:
 
 
 class DispatcherThread(threading.Thread):
-    def __init__(self, interval: float = 0.05) -> None:
+    """The local dispatcher: sends what is due, then sleeps until a delivery made in this
+    process is due (deliveries.hint_due) or, at the latest, `interval` seconds."""
+
+    def __init__(self, interval: float = 1.0) -> None:
         super().__init__(daemon=True, name="webhook-dispatcher")
         self.interval = interval
         self.stopping = threading.Event()
@@ -71,7 +74,7 @@ class DispatcherThread(threading.Thread):
                 logger.exception("webhook dispatch failed")
                 busy = False
             if not busy:
-                self.stopping.wait(self.interval)
+                deliveries.wait_until_due(self.interval, self.stopping)
 
     def stop(self) -> None:
         self.stopping.set()

@@ -1,5 +1,5 @@
-"""One change to moto for the local stack: TransactWriteItems without a deep copy of the
-whole table.
+"""Two changes to moto for the local stack: TransactWriteItems without a deep copy of the
+whole table, and SQS queue bookkeeping that does not re-count the queue per message.
 
 moto 5.2 snapshots every table a transaction touches (copy.deepcopy) so it can roll back,
 which makes each transaction cost time in proportion to the table: a tenant of 10,000
@@ -76,4 +76,37 @@ def apply() -> None:
                 )
 
     DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
+    _patch_sqs()
     _applied = True
+
+
+def _patch_sqs() -> None:
+    """moto 5.2 counts a queue's messages (three passes, reading the clock for every
+    message) to build the queue's attributes, and builds them for every message it sends
+    and every message it hands out, if only to read one setting: a queue a bulk upload
+    fills with thousands of S3 notices then costs quadratic time. Here the retention check
+    reads its one setting, and the counts take one clock reading per pass. Answers are
+    unchanged."""
+    from moto.core.utils import unix_time, unix_time_millis
+    from moto.sqs.models import Queue, SQSBackend
+
+    def is_message_valid_based_on_retention_period(self: Any, queue_name: str, message: Any) -> bool:
+        retention = int(self.get_queue(queue_name).message_retention_period)
+        return bool(retention + message.sent_timestamp / 1000 > unix_time())
+
+    def messages(self: Any) -> list[Any]:
+        now = unix_time_millis()
+        return [m for m in self._messages if now > m.visible_at and not now < m.delayed_until]
+
+    def delayed(self: Any) -> int:
+        now = unix_time_millis()
+        return sum(1 for m in self._messages if now < m.delayed_until)
+
+    def not_visible(self: Any) -> int:
+        now = unix_time_millis()
+        return sum(1 for m in self._messages if not now > m.visible_at)
+
+    SQSBackend.is_message_valid_based_on_retention_period = is_message_valid_based_on_retention_period  # type: ignore[method-assign]
+    Queue.messages = property(messages)  # type: ignore[method-assign,assignment]
+    Queue.approximate_number_of_messages_delayed = property(delayed)  # type: ignore[method-assign,assignment]
+    Queue.approximate_number_of_messages_not_visible = property(not_visible)  # type: ignore[method-assign,assignment]

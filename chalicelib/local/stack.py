@@ -35,8 +35,9 @@ def free_port() -> int:
 
 
 class LocalStack:
-    def __init__(self, state_file: Path | None = None, port: int | None = None) -> None:
+    def __init__(self, state_file: Path | None = None, port: int | None = None, *, own_process: bool = False) -> None:
         self.state_file = state_file
+        self.own_process = own_process  # moto in a child process (chalicelib/local/moto_process.py)
         self.port = port or free_port()
         self.endpoint = f"http://127.0.0.1:{self.port}"
         self._server: Any = None
@@ -48,14 +49,7 @@ class LocalStack:
         for name in [n for n in os.environ if n.startswith("AWS_ENDPOINT_URL_")]:
             del os.environ[name]  # one endpoint for every service: the local one
         logging.getLogger("werkzeug").setLevel(logging.ERROR)
-        from moto.server import ThreadedMotoServer
-
-        from chalicelib.local import moto_patches
-
-        moto_patches.apply()
-
-        self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
-        self._server.start()
+        self._start_moto()
         os.environ["AWS_ENDPOINT_URL"] = self.endpoint
         from chalicelib.store import model
 
@@ -67,6 +61,24 @@ class LocalStack:
         self._notify_uploads()
         self._watch_writes()
         return self
+
+    def _start_moto(self) -> None:
+        if self.own_process:
+            import subprocess
+            import sys
+
+            self._process = subprocess.Popen(
+                [sys.executable, "-m", "chalicelib.local.moto_process", str(self.port)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+            )
+            assert self._process.stdout is not None and self._process.stdout.readline().strip() == "ready", "moto did not start"
+            return
+        from moto.server import ThreadedMotoServer
+
+        from chalicelib.local import moto_patches
+
+        moto_patches.apply()
+        self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
+        self._server.start()
 
     def _create_queues_and_bucket(self) -> None:
         """The upload bucket notifies the upload queue of every stored file; a message that
@@ -150,9 +162,10 @@ class LocalStack:
             return True
         return False
 
-    def start_stream(self) -> Any:
+    def start_stream(self, uploads: bool = True) -> Any:
         """Feed the table's stream to the stream handler, from now on (after any import), and
-        the upload queue to the upload handler."""
+        the upload queue to the upload handler (unless a separate worker takes it: the
+        upload benchmark)."""
         from chalicelib.events.dispatcher import DispatcherThread
         from chalicelib.local.queue_poller import QueuePoller
         from chalicelib.local.stream_poller import StreamPoller
@@ -160,8 +173,9 @@ class LocalStack:
         self.poller = StreamPoller().start_at_latest()
         self.dispatcher = DispatcherThread()
         self.dispatcher.start()
-        self.uploads = QueuePoller(os.environ["PM_UPLOAD_QUEUE_URL"])
-        self.uploads.start()
+        if uploads:
+            self.uploads = QueuePoller(os.environ["PM_UPLOAD_QUEUE_URL"])
+            self.uploads.start()
         return self.poller
 
     def stop(self) -> None:
@@ -172,3 +186,8 @@ class LocalStack:
         if self._server is not None:
             self._server.stop()
             self._server = None
+        process = getattr(self, "_process", None)
+        if process is not None:
+            process.terminate()
+            process.wait(timeout=10)
+            del self._process

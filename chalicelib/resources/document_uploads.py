@@ -258,29 +258,31 @@ expired) and a page of its uploads, each with its status: {STATUS_DOC}. Filter w
 )
 def progress(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     batch_id = args["batch"]
-    batch, items = (None, []) if not ids.looks_like_id(batch_id) else reservations.load(ctx.tenant_id, batch_id)
+    batch, items = (None, []) if not ids.looks_like_id(batch_id) else reservations.statuses(ctx.tenant_id, batch_id)
     if batch is None:
         raise NotFound(f"No upload batch with id {batch_id} in this tenant.")
-    now = clock.now_iso()
-    uploads = [_progress_item(item, now) for item in items]
-    counts = {name: sum(1 for u in uploads if u["status"] == name) for name in ("registered", "failed", "pending", "expired")}
-    counts.update(requested=len(uploads), uploaded=counts["registered"] + counts["failed"])
-    wanted = [u for u in uploads if args.get("status") in (None, u["status"])]
-    limit, offset = args["limit"], args["offset"]
     data = batch.data_dict()
+    expired = clock.now_iso() > data["urlExpiresAt"]
+    status_of = {document_id: _status(status, expired) for document_id, status in items}
+    counts = {name: sum(1 for status in status_of.values() if status == name) for name in ("registered", "failed", "pending", "expired")}
+    counts.update(requested=len(items), uploaded=counts["registered"] + counts["failed"])
+    wanted = [document_id for document_id, status in status_of.items() if args.get("status") in (None, status)]
+    limit, offset = args["limit"], args["offset"]
+    page = reservations.fetch(ctx.tenant_id, batch_id, wanted[offset : offset + limit])
     return {
         "batch": {"id": batch_id, "count": int(data["count"]), "createdAt": batch.createdAt, "urlExpiresAt": data["urlExpiresAt"], "counts": counts},
         "pagination": {"total": len(wanted), "limit": limit, "offset": offset},
-        "uploads": wanted[offset : offset + limit],
+        "uploads": [_progress_item(item, expired) for item in page],
     }
 
 
-def _progress_item(item: Any, now: str) -> dict[str, Any]:
+def _status(stored: str, expired: bool) -> str:
+    return "expired" if stored == reservations.PENDING and expired else stored
+
+
+def _progress_item(item: Any, expired: bool) -> dict[str, Any]:
     data = item.data_dict()
-    status = data["status"]
-    if status == reservations.PENDING and now > data["urlExpiresAt"]:
-        status = "expired"
-    answer = {"documentId": item.id, "fileName": data["fileName"], "locationId": data["locationId"], "status": status}
+    answer = {"documentId": item.id, "fileName": data["fileName"], "locationId": data["locationId"], "status": _status(data["status"], expired)}
     if data.get("failure"):
         answer["failure"] = data["failure"]
     if data.get("registeredAt"):

@@ -49,16 +49,35 @@ def get(tenant_id: str, batch_id: str, document_id: str) -> Item | None:
         return None
 
 
-def load(tenant_id: str, batch_id: str) -> tuple[Item | None, list[Item]]:
-    """The batch and its reservations, in request order (ids made in one millisecond do
-    not sort in the order they were made)."""
-    batch, uploads = None, []
-    for item in Item.query(batch_pk(tenant_id, batch_id), consistent_read=True):
-        if item.sk == BATCH_SK:
-            batch = item
-        elif item.sk.startswith(UPLOAD_PREFIX):
-            uploads.append(item)
-    return batch, sorted(uploads, key=lambda item: int(item.data_dict().get("index", 0)))
+# What a batch's progress needs of every reservation: reading only these keeps the answer
+# small (a 1,000-upload batch is one Query of a few dozen KB, the page a BatchGetItem).
+_STATUS_FIELDS = ["SK", "data.status", "data.index"]
+
+
+def statuses(tenant_id: str, batch_id: str) -> tuple[Item | None, list[tuple[str, str]]]:
+    """The batch, and (document id, status) of its reservations in request order (ids
+    made in one millisecond do not sort in the order they were made)."""
+    pk = batch_pk(tenant_id, batch_id)
+    try:
+        batch = Item.get(pk, BATCH_SK, consistent_read=True)
+    except Item.DoesNotExist:
+        return None, []
+    found = []
+    for item in Item.query(pk, Item.sk.startswith(UPLOAD_PREFIX), consistent_read=True, attributes_to_get=_STATUS_FIELDS):
+        data = item.data_dict()
+        found.append((int(data.get("index", 0)), item.sk.removeprefix(UPLOAD_PREFIX), str(data["status"])))
+    return batch, [(document_id, status) for _, document_id, status in sorted(found)]
+
+
+def fetch(tenant_id: str, batch_id: str, document_ids: list[str]) -> list[Item]:
+    """Whole reservations, in the order asked."""
+    pk = batch_pk(tenant_id, batch_id)
+    found: dict[str, Item] = {}
+    for start in range(0, len(document_ids), 100):
+        keys = [(pk, UPLOAD_PREFIX + document_id) for document_id in document_ids[start : start + 100]]
+        for item in Item.batch_get(keys, consistent_read=True):
+            found[item.id or ""] = item
+    return [found[document_id] for document_id in document_ids if document_id in found]
 
 
 def context_of(reservation: Item) -> CallContext:

@@ -1,0 +1,67 @@
+"""The upload worker of the upload benchmark, in a process of its own (as a Lambda is):
+polls the local stack's upload queue with the same QueuePoller and handler as `make serve`,
+timing the stages of each registration, until it is told to stop (SIGTERM). Prints one JSON
+line: messages handled, seconds per stage, peak RSS.
+
+    AWS_ENDPOINT_URL=... PM_UPLOAD_QUEUE_URL=... python -m bench.upload_worker
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import resource
+import signal
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Callable
+from typing import Any
+
+TIMES: dict[str, float] = defaultdict(float)
+_lock = threading.Lock()
+
+
+def timed(name: str, func: Callable[..., Any]) -> Callable[..., Any]:
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        start = time.perf_counter()
+        try:
+            return func(*args, **kwargs)
+        finally:
+            with _lock:
+                TIMES[name] += time.perf_counter() - start
+
+    return wrapper
+
+
+def instrument() -> None:
+    """Wrap the stages of a registration (same functions, only timed)."""
+    from chalicelib.local import queue_poller
+    from chalicelib.uploads import direct, register
+
+    register.reservations.get = timed("read reservation (GetItem)", register.reservations.get)  # type: ignore[method-assign]
+    register.files.read = timed("read file from S3 + SHA-256", register.files.read)  # type: ignore[method-assign]
+    direct.checked_type = timed("sniff media type", direct.checked_type)  # type: ignore[assignment]
+    register.store.create = timed("write document + edge + reservation (TransactWriteItems)", register.store.create)  # type: ignore[method-assign]
+    poller = queue_poller.QueuePoller
+    poller._poll_once = timed("queue poll cycle (receive, handle batch, delete)", poller._poll_once)  # type: ignore[method-assign]
+
+
+def main() -> None:
+    instrument()
+    from chalicelib.local.queue_poller import QueuePoller
+
+    stop = threading.Event()
+    signal.signal(signal.SIGTERM, lambda *_: stop.set())
+    worker = QueuePoller(os.environ["PM_UPLOAD_QUEUE_URL"], workers=int(os.environ.get("PM_BENCH_POLLERS", "2")))
+    worker.start()
+    print("ready", flush=True)
+    stop.wait()
+    worker.stop()
+    worker.join(timeout=10)
+    rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+    print(json.dumps({"handled": worker.handled, "seconds": dict(TIMES), "peakRssMiB": round(rss_mib, 1)}), flush=True)
+
+
+if __name__ == "__main__":
+    main()
