@@ -39,7 +39,7 @@ def instrument() -> None:
     from chalicelib.local import queue_poller
     from chalicelib.uploads import direct, register
 
-    register.reservations.get = timed("read reservation (GetItem)", register.reservations.get)  # type: ignore[method-assign]
+    register.reservations.get_many = timed("read the batch's reservations (BatchGetItem)", register.reservations.get_many)  # type: ignore[method-assign]
     register.files.read = timed("read file from S3 + SHA-256", register.files.read)  # type: ignore[method-assign]
     direct.checked_type = timed("sniff media type", direct.checked_type)  # type: ignore[assignment]
     register.store.create = timed("write document + edge + reservation (TransactWriteItems)", register.store.create)  # type: ignore[method-assign]

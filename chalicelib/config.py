@@ -42,3 +42,8 @@ def key_environment() -> str:
 
 def upload_queue_url() -> str | None:
     return os.environ.get("PM_UPLOAD_QUEUE_URL") or None
+
+
+def upload_dead_letter_url() -> str | None:
+    """Upload notices that kept failing wait here; `status` reports them."""
+    return os.environ.get("PM_UPLOAD_DLQ_URL") or None

@@ -70,6 +70,8 @@ def _operation(op: Operation) -> dict[str, Any]:
         ]
     elif props:
         entry["requestBody"] = {"required": bool(required), "content": {"application/json": {"schema": op.args}}}
+        if op.accepts_files:
+            entry["requestBody"]["content"]["multipart/form-data"] = _form_schema(op)
     if op.idempotent or op.kind == "command":
         entry.setdefault("parameters", [])
     if op.kind == "command":
@@ -107,3 +109,15 @@ def build(scopes: frozenset[str]) -> dict[str, Any]:
         },
         "paths": paths,
     }
+
+
+def _form_schema(op: Operation) -> dict[str, Any]:
+    """The multipart form of an upload: the file in `resource`, object arguments as JSON text."""
+    props: dict[str, Any] = {}
+    for name, schema in op.args["properties"].items():
+        described = schema.get("description", "")
+        if name == "resource":
+            props[name] = {"type": "string", "format": "binary", "description": "The file."}
+        else:
+            props[name] = {"type": "string", "description": described + (" As JSON text." if schema.get("type") == "object" else "")}
+    return {"schema": {"type": "object", "properties": props, "required": op.args.get("required", [])}}

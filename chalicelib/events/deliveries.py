@@ -98,7 +98,7 @@ def _due_keys(pk: str, sk: str, entity_key: str, next_at: str) -> dict[str, Any]
 # Within one process (`make serve`, the tests) the dispatcher need not ask the due index
 # every few milliseconds (on moto each ask walks the whole table): whoever makes a delivery
 # due says when. Other processes' deliveries are found by the dispatcher's regular look
-# (once a second), as the cloud's scheduled dispatcher finds everything.
+# (every few seconds), as the cloud's scheduled dispatcher finds everything.
 _due_lock = threading.Lock()
 _due_wake = threading.Event()
 _earliest_due = float("inf")

@@ -59,9 +59,10 @@ def _webhook(tenant_id: str, webhook_id: str) -> dict[str, Any] | None:
 
 class DispatcherThread(threading.Thread):
     """The local dispatcher: sends what is due, then sleeps until a delivery made in this
-    process is due (deliveries.hint_due) or, at the latest, `interval` seconds."""
+    process is due (deliveries.hint_due) or, at the latest, `interval` seconds (for claims
+    that expired: locally every delivery is made in this process)."""
 
-    def __init__(self, interval: float = 1.0) -> None:
+    def __init__(self, interval: float = 5.0) -> None:
         super().__init__(daemon=True, name="webhook-dispatcher")
         self.interval = interval
         self.stopping = threading.Event()

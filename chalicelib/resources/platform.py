@@ -147,6 +147,9 @@ def status(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     queue = config.upload_queue_url()
     if queue:
         checks["uploadQueue"] = _check_queue(queue)
+    dead = config.upload_dead_letter_url()
+    if dead:
+        checks["uploadDeadLetters"] = _check_queue(dead, must_be_empty=True)
     healthy = all(c["ok"] for c in checks.values())
     return {"status": "ok" if healthy else "degraded", "version": __version__, "checks": checks}
 
@@ -170,14 +173,15 @@ def _check_dead_letters() -> dict[str, Any]:
     return {"ok": waiting == 0, "detail": f"{waiting} records in the dead-letter store"}
 
 
-def _check_queue(url: str) -> dict[str, Any]:
+def _check_queue(url: str, *, must_be_empty: bool = False) -> dict[str, Any]:
     try:
         import boto3
 
         attrs = boto3.client("sqs", region_name=config.region()).get_queue_attributes(QueueUrl=url, AttributeNames=["ApproximateNumberOfMessages"])
     except Exception as err:  # noqa: BLE001
         return {"ok": False, "detail": f"unreachable: {type(err).__name__}"}
-    return {"ok": True, "detail": f"{attrs['Attributes']['ApproximateNumberOfMessages']} messages waiting"}
+    waiting = int(attrs["Attributes"]["ApproximateNumberOfMessages"])
+    return {"ok": waiting == 0 or not must_be_empty, "detail": f"{waiting} messages waiting"}
 
 
 @operation(

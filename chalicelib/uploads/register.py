@@ -47,31 +47,47 @@ def objects_of(message_body: str) -> list[StoredObject]:
     return found
 
 
-def handle_event(event: dict[str, Any]) -> dict[str, Any]:
-    """An SQS event as Lambda delivers it; answers the messages to retry."""
-    records = event.get("Records") or []
+_pool: ThreadPoolExecutor | None = None
 
-    def one(record: dict[str, Any]) -> str | None:
+
+def handle_event(event: dict[str, Any]) -> dict[str, Any]:
+    """An SQS event as Lambda delivers it; answers the messages to retry. The batch's
+    reservations are read together (one BatchGetItem), then its files registered side by
+    side."""
+    global _pool
+    _pool = _pool or ThreadPoolExecutor(max_workers=PARALLEL, thread_name_prefix="upload-register")
+    records = event.get("Records") or []
+    found: dict[str, list[StoredObject]] = {}
+    failed: list[str] = []
+    for record in records:
         try:
-            for obj in objects_of(record["body"]):
-                register(obj)
+            found[record["messageId"]] = objects_of(record["body"])
+        except (ValueError, KeyError, TypeError):
+            logger.exception("unreadable upload notice", extra={"messageId": record.get("messageId")})
+            failed.append(str(record.get("messageId")))
+    keys = [key for objects in found.values() for obj in objects if (key := files.parse_upload_key(obj.key)) is not None]
+    known = reservations.get_many(keys)
+
+    def one(message_id: str) -> str | None:
+        try:
+            for obj in found[message_id]:
+                register(obj, known)
             return None
         except Exception:  # noqa: BLE001 - reported as a batch item failure and retried
-            logger.exception("upload registration failed; the message will be retried", extra={"messageId": record.get("messageId")})
-            return str(record.get("messageId"))
+            logger.exception("upload registration failed; the message will be retried", extra={"messageId": message_id})
+            return message_id
 
-    with ThreadPoolExecutor(max_workers=max(1, min(PARALLEL, len(records)))) as pool:
-        failed = [message_id for message_id in pool.map(one, records) if message_id]
+    failed += [message_id for message_id in _pool.map(one, list(found)) if message_id]
     return {"batchItemFailures": [{"itemIdentifier": message_id} for message_id in failed]}
 
 
-def register(obj: StoredObject) -> str:
-    """Settle one stored object; answers what became of it."""
+def register(obj: StoredObject, known: dict[tuple[str, str, str], Any] | None = None) -> str:
+    """Settle one stored object (`known`: reservations read ahead); answers what became of it."""
     parsed = files.parse_upload_key(obj.key)
     if parsed is None:
         return "ignored"  # a direct upload's file, registered by its command
     tenant_id, batch_id, document_id = parsed
-    reservation = reservations.get(tenant_id, batch_id, document_id)
+    reservation = (known or {}).get(parsed) or reservations.get(tenant_id, batch_id, document_id)
     if reservation is None:
         files.delete(obj.key)
         logger.warning("removed an upload nobody reserved", extra={"key": obj.key})

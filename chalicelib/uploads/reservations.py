@@ -54,6 +54,18 @@ def get(tenant_id: str, batch_id: str, document_id: str) -> Item | None:
 _STATUS_FIELDS = ["SK", "data.status", "data.index"]
 
 
+def get_many(keys: list[tuple[str, str, str]]) -> dict[tuple[str, str, str], Item]:
+    """Reservations by (tenant, batch, document), read together; missing ones are left out."""
+    found: dict[tuple[str, str, str], Item] = {}
+    unique = list(dict.fromkeys(keys))
+    for start in range(0, len(unique), 100):
+        chunk = unique[start : start + 100]
+        for item in Item.batch_get([(batch_pk(t, b), UPLOAD_PREFIX + d) for t, b, d in chunk], consistent_read=True):
+            tenant_id, _, batch_id = item.pk.partition("#")
+            found[(tenant_id, batch_id, item.id or "")] = item
+    return found
+
+
 def statuses(tenant_id: str, batch_id: str) -> tuple[Item | None, list[tuple[str, str]]]:
     """The batch, and (document id, status) of its reservations in request order (ids
     made in one millisecond do not sort in the order they were made)."""

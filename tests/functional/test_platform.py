@@ -69,3 +69,10 @@ def test_openapi_spec_is_valid_and_complete_for_a_full_key(tenant: Tenant) -> No
 def test_openapi_spec_is_valid_for_a_read_only_key(tenant: Tenant) -> None:
     spec = tenant.get("openapi.spec", key=tenant.new_key(["read"]))
     validate(spec)
+
+
+def test_openapi_offers_multipart_for_the_upload_commands(tenant: Tenant) -> None:
+    spec = tenant.get("openapi.spec")
+    form = spec["paths"]["/propertymanagement/v2/command/documents.upload"]["post"]["requestBody"]["content"]["multipart/form-data"]["schema"]
+    assert form["properties"]["resource"] == {"type": "string", "format": "binary", "description": "The file."}
+    assert form["required"] == ["locationId", "resource"]
