@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from bench import catalogue, cold_start, foundation, webhooks
+from bench import catalogue, cold_start, foundation, uploads, webhooks
 
 if __name__ == "__main__":
     print(cold_start.main())
@@ -12,3 +12,5 @@ if __name__ == "__main__":
     print(catalogue.main())
     print()
     print(webhooks.main())
+    print()
+    print(uploads.main())

@@ -72,7 +72,7 @@ def parse_body(request: Any, op: Operation) -> tuple[dict[str, Any], bytes]:
     content_type = request.headers.get("content-type") or ""
     if op.accepts_files and content_type.lower().startswith("multipart/form-data"):
         args = form.parse(content_type, raw)
-        return args, dumps(args).encode()  # the boundary differs per request; the arguments do not
+        return args, json.dumps(args, sort_keys=True).encode()  # the boundary differs per request; the arguments do not
     if not raw.strip():
         return {}, raw
     # The body is read as JSON whatever Content-Type says: curl's -d sends form-urlencoded

@@ -1,5 +1,6 @@
-"""Two changes to moto for the local stack: TransactWriteItems without a deep copy of the
-whole table, and SQS queue bookkeeping that does not re-count the queue per message.
+"""Three changes to moto for the local stack: TransactWriteItems without a deep copy of the
+whole table, SQS queue bookkeeping that does not re-count the queue per message, and table
+walks that survive concurrent writes.
 
 moto 5.2 snapshots every table a transaction touches (copy.deepcopy) so it can roll back,
 which makes each transaction cost time in proportion to the table: a tenant of 10,000
@@ -77,6 +78,7 @@ def apply() -> None:
 
     DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
     _patch_sqs()
+    _patch_table_walk()
     _applied = True
 
 
@@ -110,3 +112,54 @@ def _patch_sqs() -> None:
     Queue.messages = property(messages)  # type: ignore[method-assign,assignment]
     Queue.approximate_number_of_messages_delayed = property(delayed)  # type: ignore[method-assign,assignment]
     Queue.approximate_number_of_messages_not_visible = property(not_visible)  # type: ignore[method-assign,assignment]
+
+
+def _patch_table_walk() -> None:
+    """moto answers every Query by walking the whole table, sorted (a sort of every item per
+    Query: the local stack slowed down as tables grew), and walks the table's dicts while
+    other request threads may insert into them ("dictionary changed size during iteration",
+    a 500 the client retries). Here a walk takes a snapshot; a Query on the table itself
+    walks only its partition, and a Query on an index skips the sort (both sort what they
+    found themselves); Scan walks in key order as before, which its paging relies on."""
+    import threading
+
+    from moto.dynamodb.models.table import Table
+
+    walk = threading.local()  # what the current request's walk needs
+    original_query, original_scan = Table.query, Table.scan
+
+    def all_items(self: Any) -> list[Any]:
+        mode = getattr(walk, "mode", None)
+        if mode == "partition":
+            partition = self.items.get(walk.hash_key)
+            if partition is None:
+                return []
+            return list(partition.values()) if self.range_key_attr else [partition]
+        items: list[Any] = []
+        for hash_set in list(self.items.values()):
+            if self.range_key_attr:
+                items.extend(list(hash_set.values()))
+            else:
+                items.append(hash_set)
+        if mode == "unsorted":
+            return items
+        return sorted(items, key=lambda x: (x.hash_key, x.range_key) if x.range_key else x.hash_key)
+
+    def query(self: Any, hash_key: Any, *args: Any, **kwargs: Any) -> Any:
+        index_name = args[6] if len(args) > 6 else kwargs.get("index_name")
+        walk.mode, walk.hash_key = ("partition", hash_key) if index_name is None and hash_key is not None else ("unsorted", None)
+        try:
+            return original_query(self, hash_key, *args, **kwargs)
+        finally:
+            walk.mode = walk.hash_key = None
+
+    def scan(self: Any, *args: Any, **kwargs: Any) -> Any:
+        walk.mode = "sorted"
+        try:
+            return original_scan(self, *args, **kwargs)
+        finally:
+            walk.mode = None
+
+    Table.all_items = all_items  # type: ignore[method-assign]
+    Table.query = query  # type: ignore[method-assign]
+    Table.scan = scan  # type: ignore[method-assign]

@@ -179,6 +179,8 @@ class LocalStack:
         return self.poller
 
     def stop(self) -> None:
+        import subprocess
+
         for worker in (getattr(self, "poller", None), getattr(self, "dispatcher", None), getattr(self, "uploads", None)):
             if worker is not None:
                 worker.stop()
@@ -189,5 +191,9 @@ class LocalStack:
         process = getattr(self, "_process", None)
         if process is not None:
             process.terminate()
-            process.wait(timeout=10)
+            try:
+                process.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                process.kill()
+                process.wait(timeout=10)
             del self._process

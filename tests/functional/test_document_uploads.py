@@ -268,3 +268,15 @@ def test_a_batch_is_checked_whole_before_any_url_is_handed_out(tenant: Tenant) -
     exe = tenant.command("documents.uploads.create", {"uploads": [{**ok, "contentType": "application/x-msdownload"}]})
     assert exe.status == 400
     assert tenant.command("documents.uploads.create", {"uploads": [ok] * 1001}).status == 400
+
+
+def test_a_multipart_upload_retried_with_its_idempotency_key_stores_one_document(tenant: Tenant) -> None:
+    building(tenant)
+    content = pdf("einmal")
+    answers = []
+    for _ in range(2):  # each attempt has its own boundary, as a retrying client's would
+        body, content_type = multipart([("locationId", "haus")], "resource", "einmal.pdf", content, "application/pdf")
+        answers.append(tenant.command("documents.upload", raw=body, headers={"Content-Type": content_type, "Idempotency-Key": "upload-einmal"}))
+    assert [a.status for a in answers] == [200, 200] and answers[1].headers.get("idempotent-replayed") == "true"
+    assert answers[0].body["document"]["id"] == answers[1].body["document"]["id"]
+    assert tenant.get("documents.list", {"locationId": "haus", "limit": 10, "offset": 0})["pagination"]["total"] == 1
