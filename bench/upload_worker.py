@@ -59,8 +59,9 @@ def main() -> None:
     stop.wait()
     worker.stop()
     worker.join(timeout=10)
-    rss_mib = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"handled": worker.handled, "seconds": dict(TIMES), "peakRssMiB": round(rss_mib, 1)}), flush=True)
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    stats = {"handled": worker.handled, "seconds": dict(TIMES), "peakRssMiB": round(usage.ru_maxrss / 1024, 1), "cpuSeconds": usage.ru_utime + usage.ru_stime}
+    print(json.dumps(stats), flush=True)
 
 
 if __name__ == "__main__":

@@ -18,6 +18,7 @@ import subprocess
 import sys
 import time
 import urllib.request
+from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -32,6 +33,7 @@ TARGET_PER_HOUR = 100_000
 
 
 def main(documents: int = DOCUMENTS) -> str:
+    own_cpu = _cpu_seconds()
     service = Service(moto_process=True)
     service.stack.start_stream(uploads=False)
     worker = subprocess.Popen([sys.executable, "-m", "bench.upload_worker"], env=dict(os.environ), stdout=subprocess.PIPE, text=True)
@@ -40,12 +42,19 @@ def main(documents: int = DOCUMENTS) -> str:
         tenant = Api(f"http://127.0.0.1:{service.port}").signup(company="Massenupload GmbH")
         locations = _locations(tenant)
         result = _run(tenant, locations, documents)
+        result["cpu"] = {"moto": _cpu_seconds(service.stack._process.pid), "service": _cpu_seconds() - own_cpu}
     finally:
         worker.terminate()
         out, _ = worker.communicate(timeout=60)
         service.stop()
     stats = json.loads(out.strip().splitlines()[-1])
     return _report(result, stats, documents)
+
+
+def _cpu_seconds(pid: int | None = None) -> float:
+    """User + system CPU seconds of a process (this one by default), from /proc."""
+    fields = Path(f"/proc/{pid or 'self'}/stat").read_text().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
 def _locations(tenant: Tenant) -> list[str]:
@@ -116,6 +125,10 @@ def _report(result: dict[str, Any], stats: dict[str, Any], documents: int) -> st
         ["upload phase (presign + POST of every file, 8 clients)", f"{result['uploaded_s']:.1f} s"],
         ["documents.uploads.create, 1,000 uploads", f"median {sorted(presign)[len(presign) // 2]:.0f} ms"],
         ["worker peak RSS", f"{stats['peakRssMiB']} MiB"],
+        [
+            "CPU seconds: moto (S3, SQS, DynamoDB) / worker / API + stream + clients",
+            f"{result['cpu']['moto']:.0f} / {stats['cpuSeconds']:.0f} / {result['cpu']['service']:.0f} (wall {result['total_s']:.0f} s, 2 cores)",
+        ],
         ["messages handled by the worker", f"{stats['handled']:,}"],
     ]
     cycle = stats["seconds"].get("queue poll cycle (receive, handle batch, delete)", 0.0) or 1.0
