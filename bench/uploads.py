@@ -18,8 +18,8 @@ import subprocess
 import sys
 import time
 import urllib.request
-from pathlib import Path
 from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
 from typing import Any
 
 from bench.harness import Service, table
