@@ -88,7 +88,8 @@ class LocalStack:
         region = os.environ["AWS_REGION"]
         bucket = os.environ.setdefault("PM_UPLOAD_BUCKET", "pm-local-uploads")
         s3, sqs = boto3.client("s3", region_name=region), boto3.client("sqs", region_name=region)
-        s3.create_bucket(Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": region})
+        if bucket not in {b["Name"] for b in s3.list_buckets().get("Buckets", [])}:  # a second stack in one process shares moto's state
+            s3.create_bucket(Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": region})
         dlq = sqs.create_queue(QueueName="pm-local-uploads-dlq")["QueueUrl"]
         dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
         redrive = json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": 5})
