@@ -1,16 +1,17 @@
-"""`make bench`: every benchmark, one after the other, each printing its table."""
+"""`make bench`: every benchmark, one after the other, each in a fresh process (moto's
+in-process state would otherwise carry one benchmark's tables into the next), each
+printing its table."""
 
 from __future__ import annotations
 
-from bench import catalogue, cold_start, foundation, uploads, webhooks
+import subprocess
+import sys
+
+BENCHMARKS = ("cold_start", "foundation", "catalogue", "webhooks", "uploads")
 
 if __name__ == "__main__":
-    print(cold_start.main())
-    print()
-    print(foundation.main())
-    print()
-    print(catalogue.main())
-    print()
-    print(webhooks.main())
-    print()
-    print(uploads.main())
+    failed = 0
+    for name in BENCHMARKS:
+        failed |= subprocess.call([sys.executable, "-m", f"bench.{name}"])
+        print(flush=True)
+    raise SystemExit(failed)
