@@ -34,12 +34,9 @@ FIELDS: dict[str, Any] = {
     "category": s.string("Code of the category the document is filed under; one of its document type's categories (documents.typemappings).", max_length=100),
     "documentDate": s.date("Date of the document itself (Belegdatum, Datum des Schreibens), not of the upload."),
     "visibility": s.enum("`internal`: only for the management; `portal`: also shown to residents/owners in the portal.", ["internal", "portal"]),
-    "fileName": s.string("Original file name, e.g. NKA_2024_WE12.pdf. Set by the upload.", max_length=500),
-    "contentType": s.string("Media type of the file, e.g. application/pdf. Set by the upload.", max_length=200),
-    "size": s.integer("File size in bytes. Set by the upload.", minimum=0),
-    "checksum": {"type": "string", "pattern": "^[0-9a-f]{64}$", "description": "SHA-256 of the file, lowercase hex. Set by the upload."},
+    **direct.FILE_FIELDS,
 }
-READONLY = ("fileName", "contentType", "size", "checksum")
+READONLY = direct.FILE_READONLY
 
 
 def _check(data: dict[str, Any], document_id: str | None) -> None:

@@ -40,12 +40,9 @@ FIELDS: dict[str, Any] = {
     "periodEnd": s.date("Last day of the period the UVI covers; at most a year after periodStart."),
     "title": s.string("Title shown to residents, e.g. Verbrauchsinformation Oktober 2026.", max_length=300),
     "visibility": s.enum("`portal` (default for UVIs: residents see it) or `internal`.", ["internal", "portal"]),
-    "fileName": s.string("Original file name. Set by the upload.", max_length=500),
-    "contentType": s.string("Media type of the file. Set by the upload.", max_length=200),
-    "size": s.integer("File size in bytes. Set by the upload.", minimum=0),
-    "checksum": {"type": "string", "pattern": "^[0-9a-f]{64}$", "description": "SHA-256 of the file, lowercase hex. Set by the upload."},
+    **direct.FILE_FIELDS,
 }
-READONLY = ("fileName", "contentType", "size", "checksum")
+READONLY = direct.FILE_READONLY
 
 
 def _check(data: dict[str, Any], entity_id: str | None) -> None:

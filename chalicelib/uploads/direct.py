@@ -22,6 +22,15 @@ from chalicelib.store import entities as store
 from chalicelib.store.model import Item
 from chalicelib.uploads import files, sniff
 
+# The fields of an entity that holds a file (documents, UVIs): set by the upload, read-only after.
+FILE_FIELDS: dict[str, Any] = {
+    "fileName": s.string("Original file name, e.g. NKA_2024_WE12.pdf. Set by the upload.", max_length=500),
+    "contentType": s.string("Media type of the file, e.g. application/pdf, read from its bytes. Set by the upload.", max_length=200),
+    "size": s.integer("File size in bytes. Set by the upload.", minimum=0),
+    "checksum": {"type": "string", "pattern": "^[0-9a-f]{64}$", "description": "SHA-256 of the file, lowercase hex. Set by the upload."},
+}
+FILE_READONLY = tuple(FILE_FIELDS)
+
 # Clients that do not know a file's type send these; they say nothing, so they are not
 # compared with what the bytes show.
 UNKNOWN_TYPES = frozenset({"application/octet-stream", "binary/octet-stream", ""})
