@@ -11,6 +11,7 @@ import os
 import re
 import tempfile
 from pathlib import Path
+from typing import Any
 
 from chalicelib.uploads import files
 
@@ -41,14 +42,29 @@ def save(folder: Path) -> int:
     return len(wanted)
 
 
-def load(folder: Path) -> int:
-    """Put the saved files back into the bucket (before S3 notifies the upload queue)."""
-    count = 0
+def load(folder: Path) -> dict[str, str | None]:
+    """Put the saved files back into the bucket (before S3 notifies the upload queue);
+    answers each key's new S3 version (moto cannot restore the old ones)."""
+    restored: dict[str, str | None] = {}
     if not folder.exists():
-        return 0
+        return restored
     for path in folder.rglob("*"):
         key = path.relative_to(folder).as_posix()
         if path.is_file() and _SAFE_KEY.match(key):
-            files.s3().put_object(Bucket=files.bucket(), Key=key, Body=path.read_bytes())
-            count += 1
-    return count
+            restored[key] = files.put(key, path.read_bytes(), "application/octet-stream")
+    return restored
+
+
+def repin(items: list[dict[str, Any]], restored: dict[str, str | None]) -> None:
+    """Point restored table items (DynamoDB JSON) at their files' new versions: entities'
+    fileVersion and registered reservations' data.version."""
+    for item in items:
+        key = item.get("fileKey", {}).get("S")
+        if key in restored and "fileVersion" in item and restored[key]:
+            item["fileVersion"] = {"S": restored[key]}
+        sk, pk = item.get("SK", {}).get("S", ""), item.get("PK", {}).get("S", "")
+        data = item.get("data", {}).get("M", {})
+        if sk.startswith("upload#") and "version" in data:
+            upload = f"{pk.replace('#', '/uploads/', 1)}/{sk.removeprefix('upload#')}"
+            if restored.get(upload):
+                data["version"] = {"S": restored[upload]}

@@ -90,6 +90,8 @@ class LocalStack:
         s3, sqs = boto3.client("s3", region_name=region), boto3.client("sqs", region_name=region)
         if bucket not in {b["Name"] for b in s3.list_buckets().get("Buckets", [])}:  # a second stack in one process shares moto's state
             s3.create_bucket(Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": region})
+        # versioned, as deployed: a registered file is pinned to its version (uploads/register.py)
+        s3.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Enabled"})
         dlq = sqs.create_queue(QueueName="pm-local-uploads-dlq")["QueueUrl"]
         dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
         redrive = json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": 5})
@@ -146,8 +148,9 @@ class LocalStack:
         from chalicelib import config
         from chalicelib.local import file_mirror
 
-        file_mirror.load(path.parent / "files")
+        restored = file_mirror.load(path.parent / "files")
         items = json.loads(path.read_text())["items"]
+        file_mirror.repin(items, restored)
         client = self._client()
         for start in range(0, len(items), 25):
             requests = [{"PutRequest": {"Item": item}} for item in items[start : start + 25]]

@@ -158,12 +158,13 @@ def create(
     companions: tuple[Item, ...] = (),
     entity_id: str | None = None,
     file_key: str | None = None,
+    file_version: str | None = None,
     also: Callable[[Transaction], None] | None = None,
 ) -> Item:
     """Store a new entity. `companions` are items written in the same transaction, each
     only if it does not exist yet (a webhook's secret, keyed by the `entity_id` given);
-    `also` adds further writes to it (an upload reservation marked done). `file_key` is
-    the S3 key of the entity's file."""
+    `also` adds further writes to it (an upload reservation marked done). `file_key` and
+    `file_version` name the entity's file in S3."""
     if etype.derive:
         etype.derive(ctx, data)
     if etype.check:
@@ -183,6 +184,7 @@ def create(
         changedBy=ctx.stamp(),
         aliases={},
         fileKey=file_key,
+        fileVersion=file_version,
         **index_keys(ctx.tenant_id, etype, entity_id, data),
     )
     added = refs.outbound(etype, data, self_id=entity_id, arg=path)

@@ -89,6 +89,7 @@ class Item(Model):
     aliases = MapAttribute[str, Any](null=True)  # integration -> [alias, ...]
     expiresAt = NumberAttribute(null=True)  # epoch seconds; DynamoDB TTL (idempotency, upload reservations)
     fileKey = UnicodeAttribute(null=True)  # S3 key of an entity's file (documents, UVIs); never shown
+    fileVersion = UnicodeAttribute(null=True)  # the S3 version registered: a later upload to the key cannot replace it
 
     gsi1pk = UnicodeAttribute(null=True)
     gsi1sk = UnicodeAttribute(null=True)

@@ -120,9 +120,9 @@ def store_with_file(ctx: CallContext, etype: EntityType, data: dict[str, Any], a
     if etype.check:
         etype.check(data, None)  # refuse bad metadata before anything is written
     key = files.direct_key(ctx.tenant_id, entity_id)
-    files.put(key, accepted.content, accepted.content_type)
+    version = files.put(key, accepted.content, accepted.content_type)
     try:
-        return store.create(ctx, etype, data, path=path, entity_id=entity_id, file_key=key)
+        return store.create(ctx, etype, data, path=path, entity_id=entity_id, file_key=key, file_version=version)
     except BaseException:
         try:
             files.delete(key)
@@ -136,7 +136,7 @@ def download(item: Item) -> dict[str, Any]:
     data = item.data_dict()
     if not item.fileKey:
         return {}
-    url, expires = files.download_url(item.fileKey, data.get("fileName") or "file", data.get("contentType") or "application/octet-stream")
+    url, expires = files.download_url(item.fileKey, data.get("fileName") or "file", data.get("contentType") or "application/octet-stream", item.fileVersion)
     return {"downloadUrl": url, "downloadUrlExpiresAt": expires}
 
 

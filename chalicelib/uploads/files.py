@@ -86,22 +86,44 @@ def sanitise_file_name(name: str) -> str:
     return name or "file"
 
 
-def put(key: str, body: bytes, content_type: str) -> None:
-    s3().put_object(Bucket=bucket(), Key=key, Body=body, ContentType=content_type)
+def put(key: str, body: bytes, content_type: str) -> str | None:
+    """Store a file; its S3 version (the bucket is versioned: None where it is not)."""
+    answer = s3().put_object(Bucket=bucket(), Key=key, Body=body, ContentType=content_type)
+    return answer.get("VersionId")
 
 
 def delete(key: str) -> None:
-    s3().delete_object(Bucket=bucket(), Key=key)
+    """Remove a file with every version of it (a refused or orphaned upload)."""
+    doomed: list[str | None] = [*versions(key)] or [None]
+    for version in doomed:
+        s3().delete_object(Bucket=bucket(), Key=key, **({"VersionId": version} if version else {}))
 
 
-def download_url(key: str, file_name: str, content_type: str) -> tuple[str, str]:
-    """A presigned GET valid for DOWNLOAD_URL_SECONDS, offering the file under its name."""
+def versions(key: str) -> list[str]:
+    """The stored versions of exactly this key (none in an unversioned bucket)."""
+    found = []
+    for page in s3().get_paginator("list_object_versions").paginate(Bucket=bucket(), Prefix=key):
+        found += [v["VersionId"] for v in page.get("Versions", []) + page.get("DeleteMarkers", []) if v["Key"] == key and v["VersionId"] != "null"]
+    return found
+
+
+def keep_only(key: str, version: str) -> int:
+    """Delete every version of `key` but `version`: what was uploaded again to a registered
+    key (a presigned POST is valid until it expires) never replaces the registered file."""
+    doomed = [v for v in versions(key) if v != version]
+    for other in doomed:
+        s3().delete_object(Bucket=bucket(), Key=key, VersionId=other)
+    return len(doomed)
+
+
+def download_url(key: str, file_name: str, content_type: str, version: str | None = None) -> tuple[str, str]:
+    """A presigned GET of the registered version, valid for DOWNLOAD_URL_SECONDS, offering
+    the file under its name."""
     disposition = f"attachment; filename*=UTF-8''{quote(file_name, safe='')}"
-    url = s3().generate_presigned_url(
-        "get_object",
-        Params={"Bucket": bucket(), "Key": key, "ResponseContentDisposition": disposition, "ResponseContentType": content_type},
-        ExpiresIn=DOWNLOAD_URL_SECONDS,
-    )
+    params = {"Bucket": bucket(), "Key": key, "ResponseContentDisposition": disposition, "ResponseContentType": content_type}
+    if version:
+        params["VersionId"] = version
+    url = s3().generate_presigned_url("get_object", Params=params, ExpiresIn=DOWNLOAD_URL_SECONDS)
     return url, clock.iso_in(DOWNLOAD_URL_SECONDS)
 
 
@@ -127,6 +149,7 @@ class Received:
     checksum: str
     head: bytes
     content: IO[bytes]
+    version: str | None = None  # the S3 version read
 
     def reopen(self) -> IO[bytes]:
         self.content.seek(0)
@@ -152,11 +175,15 @@ def digest(chunks: Any, limit: int) -> Received | None:
 
 def read(key: str, limit: int) -> Received | None:
     """The stored object, streamed (memory stays bounded); None when it is over `limit`."""
-    body = s3().get_object(Bucket=bucket(), Key=key)["Body"]
+    answer = s3().get_object(Bucket=bucket(), Key=key)
+    body = answer["Body"]
     try:
-        return digest(body.iter_chunks(1024 * 1024), limit)
+        received = digest(body.iter_chunks(1024 * 1024), limit)
     finally:
         body.close()
+    if received is not None:
+        received.version = answer.get("VersionId")
+    return received
 
 
 BULK_HINT = (

@@ -94,7 +94,7 @@ def register(obj: StoredObject, known: dict[tuple[str, str, str], Any] | None = 
         return "unreserved"
     wanted = reservation.data_dict()
     if wanted.get("status") != reservations.PENDING:
-        return str(wanted.get("status"))  # a repeated delivery: settled before
+        return _settled_before(reservation, obj.key)
     if obj.event_time and obj.event_time > wanted["urlExpiresAt"]:
         return _refuse(
             reservation, obj.key, "upload_expired", f"the file arrived at {obj.event_time}, after its upload URL expired at {wanted['urlExpiresAt']}"
@@ -123,7 +123,7 @@ def _create_document(reservation: Any, key: str, received: files.Received, parse
     try:
         content_type = direct.checked_type(received, wanted["contentType"], "file")
         data.update(fileName=wanted["fileName"], contentType=content_type, size=received.size, checksum=received.checksum)
-        actions, condition = reservations.registered_actions(received.checksum)
+        actions, condition = reservations.registered_actions(received.checksum, received.version)
         store.create(
             reservations.context_of(reservation),
             DOCUMENT,
@@ -131,6 +131,7 @@ def _create_document(reservation: Any, key: str, received: files.Received, parse
             path="",
             entity_id=document_id,
             file_key=key,
+            file_version=received.version,
             also=lambda tx: tx.update(reservation, actions=actions, condition=condition, label="reservation"),
         )
     except Conflict:
@@ -143,6 +144,20 @@ def _create_document(reservation: Any, key: str, received: files.Received, parse
         detail = err.errors[0]["message"] if err.errors else err.detail
         return _refuse(reservation, key, err.code, detail)
     return reservations.REGISTERED
+
+
+def _settled_before(reservation: Any, key: str) -> str:
+    """A repeated notice, or a second upload to a settled key (the presigned POST was used
+    again before it expired): the registered version stays the only one; after a refusal,
+    nothing stays."""
+    wanted = reservation.data_dict()
+    status = str(wanted.get("status"))
+    if status == reservations.REGISTERED and wanted.get("version"):
+        if files.keep_only(key, wanted["version"]):
+            logger.warning("discarded a second upload to a registered document's key", extra={"key": key})
+    elif status == reservations.FAILED:
+        files.delete(key)
+    return status
 
 
 def _registered(tenant_id: str, batch_id: str, document_id: str) -> bool:

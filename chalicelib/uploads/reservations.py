@@ -111,11 +111,15 @@ def _pending() -> Any:
     return Item.data["status"] == PENDING  # type: ignore[index]
 
 
-def registered_actions(checksum: str) -> tuple[list[Any], Any]:
-    """The update (and its condition) that marks a pending reservation registered."""
+def registered_actions(checksum: str, version: str | None) -> tuple[list[Any], Any]:
+    """The update (and its condition) that marks a pending reservation registered, with
+    the S3 version registered."""
     now = clock.now_iso()
     data: Any = Item.data
-    return [data["status"].set(REGISTERED), data["checksum"].set(checksum), data["registeredAt"].set(now), Item.updatedAt.set(now)], _pending()
+    actions = [data["status"].set(REGISTERED), data["checksum"].set(checksum), data["registeredAt"].set(now), Item.updatedAt.set(now)]
+    if version:
+        actions.append(data["version"].set(version))
+    return actions, _pending()
 
 
 def mark_failed(reservation: Item, code: str, reason: str) -> bool:

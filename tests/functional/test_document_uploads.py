@@ -280,3 +280,33 @@ def test_a_multipart_upload_retried_with_its_idempotency_key_stores_one_document
     assert [a.status for a in answers] == [200, 200] and answers[1].headers.get("idempotent-replayed") == "true"
     assert answers[0].body["document"]["id"] == answers[1].body["document"]["id"]
     assert tenant.get("documents.list", {"locationId": "haus", "limit": 10, "offset": 0})["pagination"]["total"] == 1
+
+
+def test_a_second_upload_to_a_registered_key_never_replaces_the_registered_file(tenant: Tenant) -> None:
+    from chalicelib.uploads import files
+
+    building(tenant)
+    first, second = pdf("erste"), pdf("zweit")  # same size, other bytes
+    batch_id, upload = one_upload(tenant, first)
+    post_file(upload, first)
+    assert wait_settled(tenant, batch_id)["batch"]["counts"]["registered"] == 1
+    post_file(upload, second)  # the presigned POST is still valid
+    key = upload["fields"]["key"]
+    deadline = time.monotonic() + 10
+    while len(files.versions(key)) != 1 and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert len(files.versions(key)) == 1
+    shown = tenant.get("documents.show", {"document": upload["documentId"]})["document"]
+    assert download(shown["downloadUrl"])[0] == first and shown["checksum"] == hashlib.sha256(first).hexdigest()
+
+
+def test_an_upload_retried_after_a_refusal_leaves_no_file(tenant: Tenant) -> None:
+    building(tenant)
+    batch_id, upload = one_upload(tenant, HTML)
+    post_file(upload, HTML)
+    assert failure_of(tenant, batch_id)["code"] == "file_type_not_allowed"
+    post_file(upload, HTML)
+    deadline = time.monotonic() + 10
+    while object_exists(upload["fields"]["key"]) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert not object_exists(upload["fields"]["key"])
