@@ -101,6 +101,11 @@ class Tenant:
         body = self.ok("apikeys.create", {"apiKey": {"agentName": agent, "scopes": scopes, **extra}})
         return str(body["apiKey"]["key"])
 
+    def alias(self, name: str, entity_id: str, kind: str) -> str:
+        """Give an entity an alias of this tenant's own keys; answers the alias."""
+        self.ok("aliases.upsert", {"entries": [{"alias": name, "id": entity_id, "type": kind}]})
+        return name
+
     def contact(self, **fields: Any) -> dict[str, Any]:
         payload = {"personType": "natural", "lastName": "Mustermann", **fields}
         return dict(self.ok("contacts.create", {"contact": payload})["contact"])

@@ -20,11 +20,7 @@ _SAFE_KEY = re.compile(r"^[a-z]{2,5}_[0-9A-Z]{26}/(documents/[a-z]{2,5}_[0-9A-Z]
 
 def save(folder: Path) -> int:
     """Write files that are new in the bucket, drop those gone from it; the count kept."""
-    wanted: dict[str, int] = {}
-    for page in files.s3().get_paginator("list_objects_v2").paginate(Bucket=files.bucket()):
-        for obj in page.get("Contents") or []:
-            if _SAFE_KEY.match(obj["Key"]):
-                wanted[obj["Key"]] = obj["Size"]
+    wanted = {obj["Key"]: obj["Size"] for obj in files.stored() if _SAFE_KEY.match(obj["Key"])}
     for key, size in wanted.items():
         target = folder / key
         if target.exists() and target.stat().st_size == size:

@@ -11,7 +11,7 @@ from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.errors import ApiError, NotFound, invalid_at, not_found_at
 from chalicelib.registry import operation
-from chalicelib.resources.documents import DOCUMENT, FIELDS, LOCATION_TYPES, READONLY
+from chalicelib.resources.documents import DOCUMENT, FIELDS, READONLY
 from chalicelib.store import entities as store
 from chalicelib.uploads import direct, files, reservations, sniff
 
@@ -26,7 +26,7 @@ METADATA = s.obj(
 DOCUMENT_WITH_LINK = s.obj(
     {"document": s.entity_output({**FIELDS, **direct.DOWNLOAD_FIELDS}, "The registered document, with a download link.")}, required=["document"]
 )
-LOCATION = s.ref(LOCATION_TYPES, "Where the document is filed: an object, contract, unit, object group, process (Vorgang) or process update.")
+LOCATION = FIELDS["locationId"]
 
 
 @operation(
@@ -196,6 +196,7 @@ def _check_batch(ctx: CallContext, requested: list[dict[str, Any]]) -> None:
 
 # --- progress --------------------------------------------------------------------------
 
+STATUSES = (reservations.PENDING, reservations.REGISTERED, reservations.FAILED, "expired")  # expired: pending past the URLs' expiry
 STATUS_DOC = (
     "`pending` (no file yet), `registered` (the document exists), `failed` (the file was refused and removed; "
     "`failure` says why), `expired` (no file arrived before the URLs expired)"
@@ -205,7 +206,7 @@ PROGRESS_ITEM = s.obj(
         "documentId": s.string("The document's id (it exists once registered)."),
         "fileName": s.string("The file name."),
         "locationId": s.string("Where the document is filed."),
-        "status": s.enum("What became of the upload: " + STATUS_DOC + ".", ["pending", "registered", "failed", "expired"]),
+        "status": s.enum("What became of the upload: " + STATUS_DOC + ".", list(STATUSES)),
         "failure": s.obj(
             {"code": s.string("Stable code, e.g. size_mismatch, file_type_mismatch, upload_expired."), "reason": s.string("What was wrong.", max_length=1000)}
         ),
@@ -239,7 +240,7 @@ expired) and a page of its uploads, each with its status: {STATUS_DOC}. Filter w
     args=s.obj(
         {
             "batch": s.string("The batch id from documents.uploads.create.", max_length=40),
-            "status": s.enum("Only uploads with this status.", ["pending", "registered", "failed", "expired"]),
+            "status": s.enum("Only uploads with this status.", list(STATUSES)),
             **s.paging(),
         },
         required=["batch", "limit", "offset"],
@@ -264,7 +265,7 @@ def progress(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     data = batch.data_dict()
     expired = clock.now_iso() > data["urlExpiresAt"]
     status_of = {document_id: _status(status, expired) for document_id, status in items}
-    counts = {name: sum(1 for status in status_of.values() if status == name) for name in ("registered", "failed", "pending", "expired")}
+    counts = {name: sum(1 for status in status_of.values() if status == name) for name in STATUSES}
     counts.update(requested=len(items), uploaded=counts["registered"] + counts["failed"])
     wanted = [document_id for document_id, status in status_of.items() if args.get("status") in (None, status)]
     limit, offset = args["limit"], args["offset"]

@@ -14,6 +14,7 @@ import os
 import re
 import tempfile
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import IO, Any
 from urllib.parse import quote
@@ -84,6 +85,12 @@ def sanitise_file_name(name: str) -> str:
         stem, dot, ext = name.rpartition(".")
         name = stem[: 200 - len(ext) - 1] + "." + ext if dot and len(ext) <= 16 else name[:200]
     return name or "file"
+
+
+def stored() -> Iterator[dict[str, Any]]:
+    """Every object in the bucket (Key, Size, LastModified, ...), page by page."""
+    for page in s3().get_paginator("list_objects_v2").paginate(Bucket=bucket()):
+        yield from page.get("Contents") or []
 
 
 def put(key: str, body: bytes, content_type: str) -> str | None:

@@ -31,7 +31,6 @@ PARALLEL = 10
 @dataclass(frozen=True)
 class StoredObject:
     key: str
-    size: int
     event_time: str  # ISO, when S3 stored it
 
 
@@ -43,7 +42,7 @@ def objects_of(message_body: str) -> list[StoredObject]:
         if not str(record.get("eventName", "")).startswith("ObjectCreated"):
             continue
         obj = record["s3"]["object"]
-        found.append(StoredObject(key=unquote_plus(obj["key"]), size=int(obj.get("size") or 0), event_time=record.get("eventTime") or ""))
+        found.append(StoredObject(key=unquote_plus(obj["key"]), event_time=record.get("eventTime") or ""))
     return found
 
 

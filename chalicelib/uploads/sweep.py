@@ -52,9 +52,8 @@ class Report:
 
 def stored_files(older_than: dt.datetime) -> Iterator[tuple[str, bool]]:
     """Every key in the bucket, and whether it is older than the grace period."""
-    for page in files.s3().get_paginator("list_objects_v2").paginate(Bucket=files.bucket()):
-        for obj in page.get("Contents") or []:
-            yield obj["Key"], obj["LastModified"] < older_than
+    for obj in files.stored():
+        yield obj["Key"], obj["LastModified"] < older_than
 
 
 def entities_with_files() -> Iterator[Item]:

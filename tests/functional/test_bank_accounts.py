@@ -19,8 +19,7 @@ def _object(tenant: Tenant, name: str = "WEG Musterstraße 12") -> dict[str, Any
 
 
 def _alias(tenant: Tenant, entity: dict[str, Any], type_name: str, alias: str) -> str:
-    tenant.ok("aliases.upsert", {"entries": [{"alias": alias, "id": entity["id"], "type": type_name}]})
-    return alias
+    return tenant.alias(alias, entity["id"], type_name)
 
 
 def _account_of_contact(tenant: Tenant, contact_id: str, **fields: Any) -> dict[str, Any]:

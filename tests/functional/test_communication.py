@@ -12,11 +12,6 @@ def make_object(tenant: Tenant, name: str = "Mietshaus Gartenweg 5") -> dict[str
     return dict(tenant.ok("objects.create", {"object": {"name": name, "type": "rental"}})["object"])
 
 
-def alias(tenant: Tenant, name: str, entity_id: str, kind: str) -> str:
-    tenant.ok("aliases.upsert", {"entries": [{"alias": name, "id": entity_id, "type": kind}]})
-    return name
-
-
 # --- call records -------------------------------------------------------------------------
 
 
@@ -58,15 +53,15 @@ def test_call_record_references_accept_aliases_and_guard_deletes(tenant: Tenant)
     obj = make_object(tenant)
     caller = tenant.contact()
     process = tenant.ok("processes.create", {"process": {"title": "Lärm"}, "object": obj["id"]})["process"]
-    alias(tenant, "haus", obj["id"], "object")
-    alias(tenant, "mieter", caller["id"], "contact")
-    alias(tenant, "laerm", process["id"], "process")
+    tenant.alias("haus", obj["id"], "object")
+    tenant.alias("mieter", caller["id"], "contact")
+    tenant.alias("laerm", process["id"], "process")
     call = tenant.ok(
         "callrecords.create",
         {"callRecord": {"contactId": "mieter", "objectId": "haus", "processId": "laerm", "startedAt": "2025-02-03T10:00:00+01:00"}},
     )["callRecord"]
     assert (call["contactId"], call["objectId"], call["processId"]) == (caller["id"], obj["id"], process["id"])
-    alias(tenant, "anruf-1", call["id"], "callRecord")
+    tenant.alias("anruf-1", call["id"], "callRecord")
     assert tenant.get("callrecords.show", {"callRecord": "anruf-1"})["callRecord"]["id"] == call["id"]
     refused = tenant.command("processes.delete", {"process": process["id"]})
     assert refused.status == 409 and refused.body["code"] == "still_referenced"
@@ -123,7 +118,7 @@ def test_post_lifecycle(tenant: Tenant) -> None:
 
 def test_post_rules(tenant: Tenant) -> None:
     obj = make_object(tenant)
-    alias(tenant, "haus", obj["id"], "object")
+    tenant.alias("haus", obj["id"], "object")
     base = {"objectId": "haus", "title": "Hoffest"}
     assert tenant.command("posts.create", {"post": {"title": "ohne Objekt"}}).status == 400
     backwards = tenant.command("posts.create", {"post": {**base, "visibleFrom": "2025-06-01T10:00:00Z", "visibleUntil": "2025-05-31T10:00:00Z"}})

@@ -18,7 +18,7 @@ from tests.uploads import HTML, PNG, multipart, pdf, post_file, wait_settled
 
 def building(tenant: Tenant, alias: str = "haus") -> dict[str, Any]:
     obj = tenant.ok("objects.create", {"object": {"name": "Lindenstraße 12", "type": "weg"}})["object"]
-    tenant.ok("aliases.upsert", {"entries": [{"alias": alias, "id": obj["id"], "type": "object"}]})
+    tenant.alias(alias, obj["id"], "object")
     return dict(obj)
 
 

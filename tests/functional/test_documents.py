@@ -44,17 +44,12 @@ def make_object(tenant: Tenant, name: str = "WEG Am Markt 1") -> dict[str, Any]:
     return dict(tenant.ok("objects.create", {"object": {"name": name, "type": "weg"}})["object"])
 
 
-def alias(tenant: Tenant, name: str, entity_id: str, kind: str) -> str:
-    tenant.ok("aliases.upsert", {"entries": [{"alias": name, "id": entity_id, "type": kind}]})
-    return name
-
-
 def test_document_lifecycle_over_http(tenant: Tenant) -> None:
     obj = make_object(tenant)
     doc = make_document(tenant, obj["id"])
     assert doc["id"].startswith("doc_")
-    alias(tenant, "haus", obj["id"], "object")
-    alias(tenant, "ea-2024", doc["id"], "document")
+    tenant.alias("haus", obj["id"], "object")
+    tenant.alias("ea-2024", doc["id"], "document")
 
     shown = tenant.get("documents.show", {"document": "ea-2024"})["document"]
     assert shown["id"] == doc["id"] and shown["aliases"] == ["ea-2024"]
@@ -84,7 +79,7 @@ def test_list_filters_by_location_of_every_kind(tenant: Tenant) -> None:
     at_object = make_document(tenant, obj["id"])
     at_process = make_document(tenant, process["id"], documentType="damageReport", category="insurance", title="Schadensmeldung")
     at_entry = make_document(tenant, entry["id"], documentType="invoice", category="finance", title="Rechnung Klempner")
-    alias(tenant, "rohrbruch", process["id"], "process")
+    tenant.alias("rohrbruch", process["id"], "process")
 
     def ids(location: str) -> list[str]:
         return [d["id"] for d in tenant.get("documents.list", {"locationId": location, "limit": 10, "offset": 0})["documents"]]
@@ -105,7 +100,7 @@ def test_documents_at_units_and_contracts(tenant: Tenant) -> None:
     contract = tenant.ok("contracts.create", {"contract": contract_body})["contract"]
     lease = make_document(tenant, contract["id"], documentType="leaseContract", category="contracts", title="Mietvertrag")
     handover = make_document(tenant, unit["id"], documentType="handoverProtocol", category="handover", title="Übergabeprotokoll")
-    alias(tenant, "mv-1", contract["id"], "contract")
+    tenant.alias("mv-1", contract["id"], "contract")
     assert [d["id"] for d in tenant.get("documents.list", {"locationId": "mv-1", "limit": 10, "offset": 0})["documents"]] == [lease["id"]]
     moved = tenant.ok("documents.update", {"document": {"id": handover["id"], "locationId": "mv-1"}})["document"]
     assert moved["locationId"] == contract["id"]
@@ -185,7 +180,7 @@ def test_location_may_change_only_to_an_existing_location(tenant: Tenant, other_
     a, b = make_object(tenant, "A"), make_object(tenant, "B")
     foreign = make_object(other_tenant, "Fremd")
     doc = make_document(tenant, a["id"], documentType="letter", category="correspondence", title="Schreiben")
-    alias(tenant, "obj-b", b["id"], "object")
+    tenant.alias("obj-b", b["id"], "object")
     moved = tenant.ok("documents.update", {"document": {"id": doc["id"], "locationId": "obj-b"}})["document"]
     assert moved["locationId"] == b["id"]
     assert tenant.get("documents.list", {"locationId": a["id"], "limit": 10, "offset": 0})["pagination"]["total"] == 0

@@ -24,15 +24,10 @@ def make_process(tenant: Tenant, object_ref: str, **fields: Any) -> dict[str, An
     return dict(tenant.ok("processes.create", {"process": payload, "object": object_ref})["process"])
 
 
-def alias(tenant: Tenant, name: str, entity_id: str, kind: str) -> str:
-    tenant.ok("aliases.upsert", {"entries": [{"alias": name, "id": entity_id, "type": kind}]})
-    return name
-
-
 def test_process_lifecycle(tenant: Tenant) -> None:
     obj = make_object(tenant)
     reporter, handler = tenant.contact(lastName="Melder"), tenant.contact(lastName="Bearbeiter")
-    alias(tenant, "weg-12", obj["id"], "object")
+    tenant.alias("weg-12", obj["id"], "object")
     restored = run_lifecycle(
         tenant,
         Lifecycle(
@@ -95,8 +90,8 @@ def test_list_filters_by_archive_flag_object_and_contract(tenant: Tenant) -> Non
     a, b = make_object(tenant, "A"), make_object(tenant, "B")
     renter = tenant.contact(lastName="Mieter")
     contract = make_contract(tenant, a["id"], renter["id"])
-    alias(tenant, "obj-a", a["id"], "object")
-    alias(tenant, "lease-1", contract["id"], "contract")
+    tenant.alias("obj-a", a["id"], "object")
+    tenant.alias("lease-1", contract["id"], "contract")
     p1 = make_process(tenant, a["id"], contractId=contract["id"])
     p2 = make_process(tenant, a["id"], status="done", isArchived=True)
     p3 = make_process(tenant, b["id"])
@@ -188,7 +183,7 @@ def test_process_update_lifecycle_by_id(tenant: Tenant) -> None:
     obj = make_object(tenant)
     author = tenant.contact(lastName="Verwalterin")
     p = make_process(tenant, obj["id"])
-    alias(tenant, "vorgang-1", p["id"], "process")
+    tenant.alias("vorgang-1", p["id"], "process")
     created = tenant.ok(
         "processes.updates.create",
         {"update": {"text": "Handwerker beauftragt.", "type": "note", "authorId": author["id"], "visibility": "portal"}, "process": "vorgang-1"},

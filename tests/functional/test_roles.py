@@ -12,19 +12,14 @@ def make_object(tenant: Tenant, name: str = "WEG Lindenallee 3") -> dict[str, An
     return dict(tenant.ok("objects.create", {"object": {"name": name, "type": "weg"}})["object"])
 
 
-def alias(tenant: Tenant, name: str, entity_id: str, kind: str) -> str:
-    tenant.ok("aliases.upsert", {"entries": [{"alias": name, "id": entity_id, "type": kind}]})
-    return name
-
-
 # --- responsibilities ---------------------------------------------------------------------
 
 
 def test_responsibility_lifecycle(tenant: Tenant) -> None:
     obj = make_object(tenant)
     caretaker = tenant.contact(lastName="Hausmeister")
-    alias(tenant, "obj", obj["id"], "object")
-    alias(tenant, "hm", caretaker["id"], "contact")
+    tenant.alias("obj", obj["id"], "object")
+    tenant.alias("hm", caretaker["id"], "contact")
     restored = run_lifecycle(
         tenant,
         Lifecycle(
@@ -97,7 +92,7 @@ def test_responsibility_can_pass_to_another_contact(tenant: Tenant) -> None:
     obj = make_object(tenant)
     old, new = tenant.contact(lastName="Alt"), tenant.contact(lastName="Neu")
     r = _responsibility(tenant, old["id"], obj["id"], "caretaker")
-    alias(tenant, "neu", new["id"], "contact")
+    tenant.alias("neu", new["id"], "contact")
     moved = tenant.ok("responsibilities.update", {"responsibility": {"id": r, "contactId": "neu"}})["responsibility"]
     assert moved["contactId"] == new["id"]
     tenant.ok("contacts.delete", {"contact": old["id"]})  # no longer referenced
@@ -133,8 +128,8 @@ def test_signatory_lifecycle(tenant: Tenant) -> None:
 def test_signatory_rules_and_alias_references(tenant: Tenant) -> None:
     obj = make_object(tenant)
     person = tenant.contact()
-    alias(tenant, "prokurist", person["id"], "contact")
-    alias(tenant, "haus", obj["id"], "object")
+    tenant.alias("prokurist", person["id"], "contact")
+    tenant.alias("haus", obj["id"], "object")
     created = tenant.ok("signatories.create", {"signatory": {"contactId": "prokurist", "objectId": "haus", "role": "authorizedOfficer"}})["signatory"]
     assert created["contactId"] == person["id"] and created["objectId"] == obj["id"]
     no_contact = tenant.command("signatories.create", {"signatory": {"role": "owner"}})
@@ -152,7 +147,7 @@ def test_signatory_rules_and_alias_references(tenant: Tenant) -> None:
 def test_advisor_lifecycle(tenant: Tenant) -> None:
     obj = make_object(tenant)
     member = tenant.contact(lastName="Beirat")
-    alias(tenant, "weg", obj["id"], "object")
+    tenant.alias("weg", obj["id"], "object")
     restored = run_lifecycle(
         tenant,
         Lifecycle(
@@ -176,8 +171,8 @@ def test_advisor_lifecycle(tenant: Tenant) -> None:
 def test_advisors_assign_list_revoke_restore(tenant: Tenant) -> None:
     a, b = make_object(tenant, "A"), make_object(tenant, "B")
     c1, c2 = tenant.contact(lastName="Eins"), tenant.contact(lastName="Zwei")
-    alias(tenant, "obj-a", a["id"], "object")
-    alias(tenant, "c1", c1["id"], "contact")
+    tenant.alias("obj-a", a["id"], "object")
+    tenant.alias("c1", c1["id"], "contact")
     first = tenant.ok("advisors.assign", {"advisor": {"objectId": "obj-a", "contactId": "c1", "role": "advisoryBoardChair"}})["advisor"]
     assert first["objectId"] == a["id"] and first["contactId"] == c1["id"]
     second = tenant.ok("advisors.assign", {"advisor": {"objectId": a["id"], "contactId": c2["id"], "role": "advisoryBoardMember"}})["advisor"]

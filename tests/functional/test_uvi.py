@@ -15,7 +15,7 @@ from tests.uploads import HTML, multipart, pdf
 
 def setup(tenant: Tenant) -> dict[str, Any]:
     obj = tenant.ok("objects.create", {"object": {"name": "Am Markt 3", "type": "weg"}})["object"]
-    tenant.ok("aliases.upsert", {"entries": [{"alias": "markt", "id": obj["id"], "type": "object"}]})
+    tenant.alias("markt", obj["id"], "object")
     return dict(obj)
 
 
@@ -91,7 +91,7 @@ def test_uvi_upload_needs_the_uvi_write_scope(tenant: Tenant) -> None:
 def test_a_uvi_is_updated_deleted_and_restored_by_alias(tenant: Tenant) -> None:
     setup(tenant)
     created = uvi(tenant, 10).body["uviDocument"]
-    tenant.ok("aliases.upsert", {"entries": [{"alias": "uvi-okt", "id": created["id"], "type": "uviDocument"}]})
+    tenant.alias("uvi-okt", created["id"], "uviDocument")
     updated = tenant.ok("uvi.update", {"uviDocument": {"id": "uvi-okt", "title": "Verbrauchsinformation Oktober", "visibility": "internal"}})["uviDocument"]
     assert (updated["title"], updated["visibility"], updated["version"]) == ("Verbrauchsinformation Oktober", "internal", 2)
     assert tenant.command("uvi.update", {"uviDocument": {"id": "uvi-okt", "checksum": "0" * 64}}).status == 400
