@@ -7,12 +7,14 @@ import os
 from chalice import Chalice  # type: ignore[attr-defined]
 
 from chalicelib import http, registry
+from chalicelib.mcp import route as mcp_route
 
 app = Chalice(app_name="propertymanagement")
 app.api.binary_types = ["multipart/form-data", "application/octet-stream"]
 
 registry.load_all()
 http.register_routes(app)
+mcp_route.register(app)
 
 # The deployment's merge template points this at the table's real stream; locally the
 # stream poller (chalicelib/local/stream_poller.py) calls the same function.

@@ -3,6 +3,7 @@ storage keys, indexes, alias checks and (later) event names derive from it."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -27,6 +28,20 @@ class EntityType:
     # fills fields that follow from others (a contract's objectId from its unit); may read the store
     derive: Callable[[Any, dict[str, Any]], None] | None = None
     aliasable: bool = True
+    label_text: str = ""  # how prose names it, when not the split name ("UVI document")
+
+    @property
+    def label(self) -> str:
+        """'inboundInvoice' -> 'inbound invoice': summaries and docs read as words (search too)."""
+        return self.label_text or re.sub(r"(?<=[a-z])(?=[A-Z])", " ", self.name).lower()
+
+    @property
+    def plural_label(self) -> str:
+        return self.label + "s" if self.label_text else re.sub(r"(?<=[a-z])(?=[A-Z])", " ", self.plural).lower()
+
+    @property
+    def a_label(self) -> str:
+        return ("an " if self.label[0] in "aeio" else "a ") + self.label
 
     @property
     def field_schema(self) -> dict[str, Any]:

@@ -48,13 +48,13 @@ def problem_response(error: ApiError, request_id: str) -> Response:
     return Response(body=dumps(error.problem(request_id)), status_code=error.status, headers=headers)
 
 
-def _request_id(request: Any) -> str:
+def request_id_of(request: Any) -> str:
     context = request.context or {}
     given = context.get("requestId")
     return str(given) if given else str(uuid.uuid4())
 
 
-def _source_ip(request: Any) -> str | None:
+def source_ip_of(request: Any) -> str | None:
     identity = (request.context or {}).get("identity") or {}
     ip = identity.get("sourceIp")
     return str(ip) if ip else None
@@ -96,7 +96,7 @@ def _query_params(request: Any) -> dict[str, list[str]]:
 def handle(app: Chalice, name: str, kind: str, surface: Surface) -> Response:
     request = app.current_request
     assert request is not None, "Chalice sets current_request before calling a view"
-    request_id = _request_id(request)
+    request_id = request_id_of(request)
     started = time.perf_counter()
     logger.append_keys(request_id=request_id, operation=name, tenant=None, agent=None)
     status = 500
@@ -124,7 +124,7 @@ def _handle(request: Any, request_id: str, name: str, kind: str, surface: Surfac
         raise MethodNotAllowed(f"{op.name} is a {op.kind}: send it with {op.method}.", headers={"Allow": op.method})
     ctx = dispatch.ANONYMOUS
     if op.authenticated:
-        ctx = authenticate(request.headers.get("authorization"), request_id=request_id, source_ip=_source_ip(request))
+        ctx = authenticate(request.headers.get("authorization"), request_id=request_id, source_ip=source_ip_of(request))
         logger.append_keys(tenant=ctx.tenant_id, agent=ctx.agent_name)
     if op.kind == "query":
         return json_response(200, dispatch.run(op, ctx, decode_query(op, _query_params(request))), request_id)

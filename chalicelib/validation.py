@@ -52,10 +52,15 @@ def _message(error: Any) -> str:
     return str(error.message)
 
 
+def describe_errors(errors: Any) -> list[dict[str, str]]:
+    """jsonschema's errors as `{"path", "message"}`, in path order."""
+    ordered = sorted(errors, key=lambda e: (list(map(str, e.absolute_path)), e.message))
+    return [{"path": _path(e.absolute_path) or "(arguments)", "message": _message(e)} for e in ordered]
+
+
 def validate(op: Operation, args: dict[str, Any]) -> None:
-    errors = sorted(_validator(op.name).iter_errors(args), key=lambda e: (list(map(str, e.absolute_path)), e.message))
-    if errors:
-        found = [{"path": _path(e.absolute_path) or "(arguments)", "message": _message(e)} for e in errors]
+    found = describe_errors(_validator(op.name).iter_errors(args))
+    if found:
         summary = "; ".join(f"{f['path']}: {f['message']}" for f in found[:5])
         raise Invalid(f"Invalid arguments for {op.name}: {summary}", code="validation_failed", errors=found)
 

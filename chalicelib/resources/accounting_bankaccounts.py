@@ -207,7 +207,7 @@ def declare_owner_list(etype: EntityType, name: str, docs: str, *, what: str) ->
         fields={"object": "objectId", "contact": "contactId"},
         normalise={"iban": sepa.compact},
         example={"iban": "DE89 3704 0044 0532 0130 00", "limit": 100, "offset": 0},
-        summary=f"List {what} of the tenant, in creation order. Filter by `iban`, `object`, `contact`.",
+        summary=f"List {what} of the account, in creation order. Filter by `iban`, `object`, `contact`.",
     )
 
 

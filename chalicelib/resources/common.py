@@ -37,7 +37,7 @@ def declare_show(etype: EntityType, name: str, arg: str, docs: str, *, extra: Ex
         Operation(
             name=name,
             kind="query",
-            summary=f"Show one {etype.name} by id or alias.",
+            summary=f"Show one {etype.label} by id or alias.",
             docs=docs,
             args=s.obj({arg: s.ref(etype.name, f"The {etype.name} to show.")}, required=[arg]),
             result=singular_result(etype, arg, f"The {etype.name}.", extra_fields),
@@ -84,13 +84,15 @@ def declare_list(
             etype.plural: [store.to_wire(ctx, item) for item in items],
         }
 
-    filter_note = f" Filter by {', '.join(f'`{f}`' for f in filters)}." if filters else ""
+    optional = [f for f in filters if f not in required_filters]
+    filter_note = f" Filter by {', '.join(f'`{f}`' for f in optional)}." if optional else ""
+    scope_note = f"of one {' and '.join(required_filters)}" if required_filters else "of the account"
     paging_note = "" if paging_required else " `limit` (default 1000) and `offset` (default 0) are optional here."
     return register(
         Operation(
             name=name,
             kind="query",
-            summary=summary or f"List {etype.plural} of the tenant, in creation order.{filter_note}",
+            summary=summary or f"List the {etype.plural_label} {scope_note}, in creation order.{filter_note}",
             docs=docs + paging_note + "\n\n" + PAGING_NOTE,
             args=s.obj(props, required=required),
             result=s.list_result(etype.plural, s.entity_output(etype.fields, f"A {etype.name}.")),
@@ -137,7 +139,7 @@ def declare_create(
         Operation(
             name=name,
             kind="command",
-            summary=summary or f"Create a {etype.name}.",
+            summary=summary or f"Create {etype.a_label}.",
             docs=docs,
             args=s.obj({arg: payload, **parent_args}, required=[arg, *parents]),
             result=singular_result(etype, arg, f"The created {etype.name}."),
@@ -190,7 +192,7 @@ def declare_update(
         Operation(
             name=name,
             kind="command",
-            summary=summary or f"Change fields of a {etype.name}.",
+            summary=summary or f"Change fields of {etype.a_label}.",
             docs=docs + "\n\n" + UPDATE_NOTE,
             args=s.obj({arg: s.update_payload(fields, etype.name, "The changes (Update mode).")}, required=[arg]),
             result=singular_result(etype, arg, f"The {etype.name} after the change."),
@@ -221,7 +223,7 @@ def declare_delete(etype: EntityType, name: str, arg: str, *, summary: str | Non
         Operation(
             name=name,
             kind="command",
-            summary=summary or f"Soft-delete a {etype.name} (restorable).",
+            summary=summary or f"Soft-delete {etype.a_label} (restorable).",
             docs=(docs + "\n\n" if docs else "")
             + f"The {etype.name} disappears from every read, list and total, but stays stored: `{name.rsplit('.', 1)[0]}.restore` "
             "brings it back, and the audit trail keeps the change. Refused while live entities still reference it, so nothing "
@@ -245,7 +247,7 @@ def declare_restore(etype: EntityType, name: str, arg: str) -> Operation:
         Operation(
             name=name,
             kind="command",
-            summary=f"Restore a soft-deleted {etype.name}.",
+            summary=f"Restore a soft-deleted {etype.label}.",
             docs=f"Brings a deleted {etype.name} back into reads and lists, with the aliases it had.",
             args=s.obj({arg: s.ref(etype.name, f"The deleted {etype.name}.")}, required=[arg]),
             result=singular_result(etype, arg, f"The restored {etype.name}."),

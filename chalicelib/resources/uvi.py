@@ -59,6 +59,7 @@ UVI = declare(
     EntityType(
         name="uviDocument",
         plural="uviDocuments",
+        label_text="UVI document",
         prefix="uvi",
         area="uvi",
         fields=FIELDS,

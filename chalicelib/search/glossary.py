@@ -121,4 +121,14 @@ def glossary(*, domain: str | None = None, language: str = "de") -> list[dict[st
 
 
 def domain_list() -> list[dict[str, Any]]:
-    return [{"code": d.code, "nameDe": d.name_de, "nameEn": d.name_en, "concepts": len(d.concepts)} for d in terms.domains().values()]
+    return [
+        {
+            "code": d.code,
+            "nameDe": d.name_de,
+            "nameEn": d.name_en,
+            "descriptionDe": d.description_de,
+            "descriptionEn": d.description_en,
+            "concepts": len(d.concepts),
+        }
+        for d in terms.domains().values()
+    ]

@@ -47,6 +47,8 @@ class Domain:
     code: str
     name_de: str
     name_en: str
+    description_de: str
+    description_en: str
     concepts: tuple[Concept, ...]
 
 
@@ -74,7 +76,7 @@ def domains() -> dict[str, Domain]:
             )
             for c in raw["concepts"]
         )
-        found[code] = Domain(code, raw["nameDe"], raw["nameEn"], concepts)
+        found[code] = Domain(code, raw["nameDe"], raw["nameEn"], raw["descriptionDe"], raw["descriptionEn"], concepts)
     return found
 
 

@@ -1,0 +1,1 @@
+"""The MCP server: eight meta-tools over the registry's domain tools (see server.py)."""

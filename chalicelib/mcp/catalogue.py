@@ -1,0 +1,82 @@
+"""Domain tools, derived from the registry: one per v2 operation, carrying the REST name.
+
+Name, description, input and output schema, annotations and the scopes it needs all come
+from the operation's declaration; nothing here is written per tool."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from chalicelib import registry
+from chalicelib.auth import allows
+from chalicelib.context import CallContext
+from chalicelib.registry import Operation
+from chalicelib.validation import as_json_schema
+
+
+def _plain(schema: Any) -> Any:
+    """JSON Schema without our `x-` annotations (a model reads `description` instead)."""
+    if isinstance(schema, list):
+        return [_plain(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {key: _plain(value) for key, value in schema.items() if not key.startswith("x-")}
+
+
+def input_schema(op: Operation) -> dict[str, Any]:
+    return _plain(as_json_schema(op.args))  # type: ignore[no-any-return]
+
+
+def output_schema(op: Operation) -> dict[str, Any]:
+    return _plain(as_json_schema(op.result))  # type: ignore[no-any-return]
+
+
+def tool_annotations(op: Operation) -> dict[str, Any]:
+    """MCP's hints. Every hint is given explicitly: MCP assumes `destructiveHint: true` for a
+    tool that is not read-only unless told otherwise."""
+    return {
+        "title": op.summary,
+        "readOnlyHint": op.read_only,
+        "destructiveHint": op.destructive,
+        "idempotentHint": op.read_only or op.idempotent,
+        "openWorldHint": False,
+    }
+
+
+def description(op: Operation) -> str:
+    """What a model reads before calling: the summary, the operation's own prose, and what
+    it needs (the full Markdown page is in meta.docs.search)."""
+    access = op.scope_line() + (" Destructive: deletes, merges, revokes or reverts." if op.destructive else "")
+    return f"{op.summary}\n\n{op.docs.strip()}\n\n{access}".strip()
+
+
+def tool(op: Operation) -> dict[str, Any]:
+    return {
+        "name": op.name,
+        "description": description(op),
+        "inputSchema": input_schema(op),
+        "outputSchema": output_schema(op),
+        "annotations": tool_annotations(op),
+        "kind": op.kind,
+        "requiredScopes": list(op.required_scopes),
+    }
+
+
+def domain_operations() -> list[Operation]:
+    """Every operation that is a domain tool: the v2 operations that need a key."""
+    return sorted((op for op in registry.REGISTRY.values() if op.surface == "v2" and op.authenticated), key=lambda op: op.name)
+
+
+@lru_cache(maxsize=1)
+def _by_name() -> dict[str, Operation]:
+    return {op.name: op for op in domain_operations()}
+
+
+def find(name: str) -> Operation | None:
+    return _by_name().get(name)
+
+
+def visible(ctx: CallContext, kind: str | None = None) -> list[Operation]:
+    """The tools this key may run (its scopes), optionally only queries or commands."""
+    return [op for op in domain_operations() if allows(ctx.scopes, op) and (kind is None or op.kind == kind)]

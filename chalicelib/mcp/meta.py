@@ -1,0 +1,342 @@
+"""The eight meta-tools `tools/list` advertises: their definitions (written for a model to
+read) and what each does. Domain tools are never listed; they are found with
+meta.tools.search and run with meta.tool.execute or meta.pipeline.execute, as the calling
+key, through the same dispatch as REST (scopes, validation, audit)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from chalicelib import dispatch
+from chalicelib.context import CallContext
+from chalicelib.errors import Invalid, NotFound
+from chalicelib.mcp import catalogue, pipeline, transform
+from chalicelib.search import glossary, service, terms
+
+Run = Callable[[CallContext, dict[str, Any]], Any]
+
+_TOOL_NAME = {"type": "string", "minLength": 1, "maxLength": 100, "description": "A domain tool's name, e.g. `contacts.create`."}
+_LANGUAGE = {
+    "type": "string",
+    "pattern": "^[a-z]{2}$",
+    "description": "ISO 639-1 language of the query (`en`, `de`, ...). Guessed from the query when omitted.",
+}
+
+
+@dataclass(frozen=True)
+class MetaTool:
+    name: str
+    description: str
+    input_schema: dict[str, Any]
+    read_only: bool
+    run: Run
+
+    def definition(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "description": self.description,
+            "inputSchema": self.input_schema,
+            # every hint explicit: MCP assumes a tool that is not read-only is destructive
+            "annotations": {"readOnlyHint": self.read_only, "destructiveHint": False, "idempotentHint": self.read_only, "openWorldHint": False},
+        }
+
+
+def _obj(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
+    schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
+    if required:
+        schema["required"] = required
+    return schema
+
+
+# --- meta.tools.search -------------------------------------------------------------------
+
+_KINDS = {"queries": "query", "commands": "command"}
+
+
+def _search_tools(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    query = (args.get("query") or "").strip()
+    limit, offset = args.get("limit", 10), args.get("offset", 0)
+    kind = _KINDS.get(args["kind"]) if args.get("kind") else None
+    ops = catalogue.visible(ctx, kind)
+    language = args.get("language") or (service.detect_language(query) if query else "en")
+    page = service.search_tools(query, language=language, names=[op.name for op in ops], limit=limit, offset=offset)
+    mode = "browse" if not query else ("hybrid" if language == "en" else "embedding")
+    tools = []
+    for hit in page.hits:
+        op = catalogue.find(hit.id)
+        if op is None:  # an index built from another release: skip what this one does not know
+            continue
+        entry: dict[str, Any] = {"name": op.name, "description": op.summary, "kind": op.kind, "inputSchema": catalogue.input_schema(op)}
+        entry["annotations"] = catalogue.tool_annotations(op)
+        if query:
+            entry["score"] = hit.score
+        tools.append(entry)
+    return {"tools": tools, "total": page.total, "limit": limit, "offset": offset, "language": language, "mode": mode}
+
+
+SEARCH = MetaTool(
+    "meta.tools.search",
+    "Find the domain tools (the platform's operations) for a task, ranked best first. Give `query` in the "
+    "user's words, English or German ('create a tenant contact', 'Lastschriftmandat anlegen'); omit it to "
+    "browse all tools alphabetically with `limit`/`offset`. `kind` narrows to `queries` (read) or `commands` "
+    "(change data). Only tools the calling key may use are returned. Each result has name, description, "
+    "kind, inputSchema and annotations; call a tool with meta.tool.execute, or read its full description and "
+    "output schema with meta.tool.describe.",
+    _obj(
+        {
+            "query": {"type": "string", "maxLength": 500, "description": "What you want to do or find, in words. Empty: browse."},
+            "language": _LANGUAGE,
+            "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10, "description": "How many tools to return (1-50, default 10)."},
+            "kind": {"type": "string", "enum": ["queries", "commands"], "description": "Only queries (reads) or only commands (changes)."},
+            "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "How many results to skip (paging)."},
+        }
+    ),
+    True,
+    _search_tools,
+)
+
+
+# --- meta.tool.describe ------------------------------------------------------------------
+
+
+def _describe(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    found, unknown = [], []
+    allowed = {op.name for op in catalogue.visible(ctx)}
+    for name in args["toolNames"]:
+        op = catalogue.find(name)
+        if op is None:
+            unknown.append({"name": name, "reason": "no such tool; find names with meta.tools.search"})
+        elif name not in allowed:
+            unknown.append({"name": name, "reason": "the calling key's scopes do not allow it (needs " + " + ".join(op.required_scopes) + ")"})
+        else:
+            found.append(catalogue.tool(op))
+    if not found:
+        raise NotFound("None of the named tools is available: " + "; ".join(f"{u['name']}: {u['reason']}" for u in unknown), code="unknown_tool")
+    return {"tools": found, "unavailable": unknown}
+
+
+DESCRIBE = MetaTool(
+    "meta.tool.describe",
+    "Full definitions of domain tools by name: description, inputSchema, outputSchema, annotations "
+    "(readOnlyHint, destructiveHint) and the scopes each needs. Use it before meta.tool.execute when the "
+    "search result's schema is not enough. Names the key may not use are listed under `unavailable` with why.",
+    _obj(
+        {"toolNames": {"type": "array", "items": _TOOL_NAME, "minItems": 1, "maxItems": 20, "description": 'Tool names, e.g. ["contacts.create"].'}},
+        ["toolNames"],
+    ),
+    True,
+    _describe,
+)
+
+
+# --- meta.tool.execute -------------------------------------------------------------------
+
+
+def _execute(ctx: CallContext, args: dict[str, Any]) -> Any:
+    result = run_domain_tool(ctx, args["name"], args.get("arguments") or {})
+    expression = args.get("_transform")
+    return transform.apply(expression, result) if expression is not None else result
+
+
+def run_domain_tool(ctx: CallContext, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
+    """One domain tool, as the key: the REST dispatch checks scopes, validates, resolves aliases."""
+    op = catalogue.find(name)
+    if op is None:
+        raise NotFound(f"There is no tool named {name!r}; find tool names with meta.tools.search.", code="unknown_tool")
+    if not isinstance(arguments, dict):
+        raise Invalid("arguments must be an object whose keys are the tool's argument names.")
+    result = dispatch.run(op, ctx, arguments)
+    return transform.as_json(result)  # type: ignore[no-any-return]
+
+
+EXECUTE = MetaTool(
+    "meta.tool.execute",
+    "Run one domain tool as the calling key and return its JSON result. `name` is a tool name from "
+    "meta.tools.search (e.g. `contacts.create`), `arguments` the object its inputSchema describes "
+    "(references take an internal id or an alias). Optional `_transform` is a JMESPath expression applied "
+    "to the result before it is returned, to keep answers small: e.g. `contacts[].{id: id, name: lastName}` "
+    "or `pagination.total`. Commands change data and are recorded in the audit trail under the key; "
+    "destructive tools (delete, merge, revoke, revert) need the key's destructive scope. Failures come back "
+    "as an error result saying which argument is wrong and what was expected.",
+    _obj(
+        {
+            "name": _TOOL_NAME,
+            "arguments": {"type": "object", "description": "The tool's arguments, as its inputSchema describes.", "default": {}},
+            "_transform": {"type": "string", "maxLength": transform.MAX_EXPRESSION_CHARS, "description": "JMESPath expression applied to the result."},
+        },
+        ["name"],
+    ),
+    False,
+    _execute,
+)
+
+
+# --- meta.docs.search --------------------------------------------------------------------
+
+
+def _docs(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    from chalicelib import docs
+
+    query = (args.get("query") or "").strip()
+    limit, offset = args.get("limit", 5), args.get("offset", 0)
+    page = service.search_docs(query, names=[op.name for op in catalogue.visible(ctx)], limit=limit, offset=offset)
+    found = []
+    for hit in page.hits:
+        op = catalogue.find(hit.id)
+        if op is not None:
+            found.append({"name": op.name, "summary": op.summary, "path": op.path, "score": hit.score, "markdown": docs.render(op)})
+    return {"docs": found, "total": page.total, "limit": limit, "offset": offset}
+
+
+DOCS = MetaTool(
+    "meta.docs.search",
+    "Search the Markdown documentation of the operations (BM25 keyword search): arguments with types, "
+    "result fields, an example request and answer, the scope needed and the errors. Use words that would "
+    "appear in the docs ('IBAN validation', 'Idempotency-Key', 'soft delete restore'). Empty query browses.",
+    _obj(
+        {
+            "query": {"type": "string", "maxLength": 500, "description": "Keywords to look for."},
+            "limit": {"type": "integer", "minimum": 1, "maximum": 20, "default": 5, "description": "Pages to return (1-20, default 5)."},
+            "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "How many results to skip."},
+        }
+    ),
+    True,
+    _docs,
+)
+
+
+# --- meta.pipeline.execute ---------------------------------------------------------------
+
+PIPELINE = MetaTool(
+    "meta.pipeline.execute",
+    "Run several domain tools in order in one call. Each step has `tool`, `arguments`, optional `as` (a name "
+    "for its result) and optional `transform` (JMESPath applied to the step's result before it is named). An "
+    'argument value {"$expr": "<JMESPath>"} is replaced by that expression evaluated over the results named '
+    'so far, e.g. {"$expr": "newObject.object.id"}. Each step runs as the calling key with its scopes. The '
+    f"first failing step stops the pipeline; the answer says which step failed and why, and what the steps "
+    f"before it did (they are not undone: the audit trail can revert them). At most {pipeline.MAX_STEPS} steps.",
+    _obj(
+        {
+            "steps": {
+                "type": "array",
+                "minItems": 1,
+                "maxItems": pipeline.MAX_STEPS,
+                "items": _obj(
+                    {
+                        "tool": _TOOL_NAME,
+                        "arguments": {"type": "object", "description": 'Arguments; a value {"$expr": "..."} refers to earlier results.'},
+                        "as": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]{0,63}$", "description": "Name the (transformed) result for later steps."},
+                        "transform": {"type": "string", "maxLength": transform.MAX_EXPRESSION_CHARS, "description": "JMESPath applied to this step's result."},
+                    },
+                    ["tool"],
+                ),
+                "description": "The steps, run in order.",
+            }
+        },
+        ["steps"],
+    ),
+    False,
+    lambda ctx, args: pipeline.run(ctx, args["steps"], run_domain_tool),
+)
+
+
+# --- thesaurus ---------------------------------------------------------------------------
+
+_DOMAINS = {"type": "array", "items": {"type": "string"}, "maxItems": 20, "description": 'Domain codes from meta.thesaurus.domains, e.g. ["rental"].'}
+_PROJECTION = {"type": "string", "enum": ["de", "en"], "description": "Show terms and definitions in one language only."}
+
+
+def _known_domains(codes: list[str] | None) -> list[str] | None:
+    if not codes:
+        return None
+    unknown = [code for code in codes if code not in terms.domains()]
+    if unknown:
+        raise Invalid(
+            f"domains: unknown domain(s) {unknown}; known: {sorted(terms.domains())}",
+            code="validation_failed",
+            errors=[{"path": "domains", "message": f"unknown: {unknown}"}],
+        )
+    return codes
+
+
+def _thesaurus_search(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    status = args.get("status")
+    concepts = glossary.search(
+        args.get("query") or "",
+        domains=_known_domains(args.get("domains")),
+        status=[status] if status else None,
+        language=args.get("projection"),
+        limit=args.get("limit", 10),
+    )
+    return {"concepts": concepts, "count": len(concepts)}
+
+
+THESAURUS_SEARCH = MetaTool(
+    "meta.thesaurus.search",
+    "Look up German and English property-management terms (WEG, rental, accounting, technical, legal, ...): "
+    "what a word means, its preferred term in the other language, synonyms and outdated terms, and which "
+    "tools it concerns. 'Hausgeld' finds the concept with English 'service charge for owners'; 'Nebenkosten' "
+    "leads to the preferred 'Betriebskosten'. `status` searches one term pool (preferred, admitted, "
+    "deprecated); `projection` answers in one language.",
+    _obj(
+        {
+            "query": {"type": "string", "maxLength": 200, "description": "A term or words, German or English."},
+            "domains": _DOMAINS,
+            "status": {"type": "string", "enum": list(glossary.STATUSES), "description": "Match only this term pool."},
+            "projection": _PROJECTION,
+            "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10, "description": "Concepts to return (1-50)."},
+        }
+    ),
+    True,
+    _thesaurus_search,
+)
+
+
+def _glossary(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    language = args.get("projection") or "de"
+    codes = _known_domains(args["domains"]) or []
+    return {"language": language, "domains": [{"domain": code, "entries": glossary.glossary(domain=code, language=language)} for code in codes]}
+
+
+GLOSSARY = MetaTool(
+    "meta.thesaurus.glossary",
+    "The full glossary of one or more thesaurus domains: each concept's preferred term and definition, "
+    "alphabetical, in German (default) or English (`projection`).",
+    _obj({"domains": {**_DOMAINS, "minItems": 1}, "projection": _PROJECTION}, ["domains"]),
+    True,
+    _glossary,
+)
+
+
+def _domains(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    return {"domains": glossary.domain_list()}
+
+
+DOMAINS = MetaTool(
+    "meta.thesaurus.domains",
+    "The thesaurus domains (ownership/WEG, rental, accounting, banking, technical, legal, documents, "
+    "communication, organisation, property) with names and descriptions in German and English and the "
+    "number of concepts in each glossary.",
+    _obj({}),
+    True,
+    _domains,
+)
+
+META_TOOLS: dict[str, MetaTool] = {t.name: t for t in (SEARCH, DESCRIBE, EXECUTE, DOCS, PIPELINE, THESAURUS_SEARCH, GLOSSARY, DOMAINS)}
+
+
+def check_arguments(tool: MetaTool, args: dict[str, Any]) -> dict[str, Any]:
+    """The meta-tool's arguments against its schema; every problem named with its path."""
+    from jsonschema import Draft7Validator
+
+    from chalicelib.validation import describe_errors
+
+    errors = list(Draft7Validator(tool.input_schema).iter_errors(args))
+    if errors:
+        found = describe_errors(errors)
+        raise Invalid(
+            f"Invalid arguments for {tool.name}: " + "; ".join(f"{e['path']}: {e['message']}" for e in found[:5]), code="validation_failed", errors=found
+        )
+    return args
