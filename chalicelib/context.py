@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 
@@ -16,6 +16,7 @@ class CallContext:
     person_id: str | None = None  # contact id when the key is person-bound
     request_id: str = ""
     operation: str = ""
+    channel: str = "rest"  # the surface the call came through: rest or mcp (shown in the audit trail)
 
     @property
     def integration_key(self) -> str:
@@ -38,16 +39,8 @@ class CallContext:
             "personId": self.person_id,
             "requestId": self.request_id,
             "operation": self.operation,
+            "channel": self.channel,
         }
 
     def for_operation(self, name: str) -> CallContext:
-        return CallContext(
-            tenant_id=self.tenant_id,
-            key_id=self.key_id,
-            agent_name=self.agent_name,
-            scopes=self.scopes,
-            integration_id=self.integration_id,
-            person_id=self.person_id,
-            request_id=self.request_id,
-            operation=name,
-        )
+        return replace(self, operation=name)

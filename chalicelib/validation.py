@@ -44,18 +44,37 @@ def _path(parts: Any) -> str:
     return out
 
 
+_MAX_MESSAGE = 300  # jsonschema quotes the offending value, which may be a huge string or array
+
+
 def _message(error: Any) -> str:
-    if error.validator == "additionalProperties":
-        return error.message.replace("Additional properties are not allowed", "unknown field(s)")
-    if error.validator == "minProperties" and error.validator_value == 2:
-        return "Update mode needs the id (or alias) and at least one field to change"
-    return str(error.message)
+    kind, limit, value = error.validator, error.validator_value, error.instance
+    if kind == "additionalProperties":
+        message = error.message.replace("Additional properties are not allowed", "unknown field(s)")
+    elif kind == "minProperties" and limit == 2:
+        message = "Update mode needs the id (or alias) and at least one field to change"
+    elif kind in ("maxItems", "minItems") and isinstance(value, list):
+        message = f"has {len(value)} item(s); {'at most' if kind == 'maxItems' else 'at least'} {limit} allowed"
+    elif kind in ("maxLength", "minLength") and isinstance(value, str):
+        message = f"is {len(value)} characters long; {'at most' if kind == 'maxLength' else 'at least'} {limit} allowed"
+    else:
+        message = str(error.message)
+    return message if len(message) <= _MAX_MESSAGE else message[: _MAX_MESSAGE - 1] + "…"
 
 
 def describe_errors(errors: Any) -> list[dict[str, str]]:
-    """jsonschema's errors as `{"path", "message"}`, in path order."""
-    ordered = sorted(errors, key=lambda e: (list(map(str, e.absolute_path)), e.message))
-    return [{"path": _path(e.absolute_path) or "(arguments)", "message": _message(e)} for e in ordered]
+    """jsonschema's errors as `{"path", "message"}`, in path order. A missing property is
+    reported at its own path (`unit.objectId: required`), where a client looks for it."""
+    found = []
+    for error in errors:
+        parts = list(error.absolute_path)
+        message = _message(error)
+        if error.validator == "required":
+            missing = next((name for name in error.validator_value if error.message.startswith(f"{name!r} ")), None)
+            if missing is not None:
+                parts, message = [*parts, missing], "required"
+        found.append({"path": _path(parts) or "(arguments)", "message": message})
+    return sorted(found, key=lambda f: (f["path"], f["message"]))
 
 
 def validate(op: Operation, args: dict[str, Any]) -> None:

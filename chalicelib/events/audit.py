@@ -50,6 +50,7 @@ def _item(change: Change) -> Item:
         "action": change.action,
         "operation": actor.get("operation"),
         "requestId": actor.get("requestId"),
+        "channel": actor.get("channel"),
         "actor": {
             "keyId": actor.get("keyId"),
             "agentName": actor.get("agentName"),

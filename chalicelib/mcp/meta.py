@@ -267,7 +267,7 @@ def _thesaurus_search(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
         args.get("query") or "",
         domains=_known_domains(args.get("domains")),
         status=[status] if status else None,
-        language=args.get("projection"),
+        projection=args.get("projection"),
         limit=args.get("limit", 10),
     )
     return {"concepts": concepts, "count": len(concepts)}

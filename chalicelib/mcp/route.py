@@ -5,6 +5,7 @@ it, the answer passed back as the SDK wrote it."""
 from __future__ import annotations
 
 import time
+from dataclasses import replace
 
 from chalice import Chalice, Response  # type: ignore[attr-defined]
 
@@ -50,6 +51,7 @@ def _handle(request: object, request_id: str) -> Response:
     except ApiError as error:
         error.headers.setdefault("WWW-Authenticate", 'Bearer realm="propertymanagement"')
         raise
+    ctx = replace(ctx, channel="mcp")
     logger.append_keys(tenant=ctx.tenant_id, agent=ctx.agent_name)
     raw = request.raw_body or b""  # type: ignore[attr-defined]
     if len(raw) > config.MAX_BODY_BYTES:

@@ -27,6 +27,7 @@ RECORD = s.obj(
         "action": s.enum("What happened.", ["created", "updated", "deleted", "restored"]),
         "operation": {**s.string("The operation that made the change, e.g. contacts.update."), "nullable": True},
         "requestId": {**s.string("The request that made it."), "nullable": True},
+        "channel": {**s.enum("The surface the change came through: `rest` or `mcp`.", ["rest", "mcp"]), "nullable": True},
         "actor": s.obj(
             {
                 "keyId": {**s.string("API key."), "nullable": True},

@@ -35,9 +35,10 @@ def tool_document(op: Operation) -> SearchDocument:
             " ".join(gloss.english_terms(op.name)),
         ]
     )
-    german = gloss.german(op.name)
-    german_terms = ", ".join(gloss.german_terms(op.name))
-    embedded = [summary, f"{german}. {german_terms}".strip(". ")]
+    # The German text leads with the gloss; a few thesaurus terms add the domain words without
+    # drowning the action (a long list of terms pulled every tool of a resource together).
+    german = ". ".join(part for part in (gloss.german(op.name), ", ".join(gloss.german_terms(op.name, 4))) if part)
+    embedded = [summary, german]
     return SearchDocument(id=op.name, text=text, embedded_texts=tuple(embedded))
 
 

@@ -53,12 +53,12 @@ RESOURCES_DE: dict[str, str] = {
 }
 
 ACTIONS_DE: dict[str, str] = {
-    "create": "anlegen, erstellen, erfassen",
-    "update": "ändern, bearbeiten, aktualisieren",
+    "create": "neu anlegen, erstellen, erfassen, eintragen, hinterlegen, hinzufügen",
+    "update": "ändern, bearbeiten, aktualisieren, korrigieren, ergänzen",
     "delete": "löschen, entfernen",
-    "restore": "wiederherstellen, Löschung rückgängig machen",
-    "show": "anzeigen, abrufen",
-    "detail": "anzeigen, abrufen",
+    "restore": "gelöschte wiederherstellen",
+    "show": "anzeigen, abrufen, nachsehen, Details",
+    "detail": "anzeigen, abrufen, nachsehen, Details",
     "list": "auflisten, suchen, alle anzeigen",
     "upload": "hochladen",
     "merge": "zusammenführen, Dubletten bereinigen",

@@ -72,11 +72,17 @@ def _best(concept: Concept, query: str, query_words: list[str], languages: tuple
 
 
 def search(
-    query: str, *, domains: list[str] | None = None, status: list[str] | None = None, language: str | None = None, limit: int = 10
+    query: str,
+    *,
+    domains: list[str] | None = None,
+    status: list[str] | None = None,
+    language: str | None = None,
+    projection: str | None = None,
+    limit: int = 10,
 ) -> list[dict[str, Any]]:
     """Concepts for a query, best first. `domains` narrows to some domains, `status` to term
-    pools (preferred, admitted, deprecated), `language` projects terms and definitions to one
-    language (and matches only its terms)."""
+    pools (preferred, admitted, deprecated), `language` matches only that language's terms,
+    `projection` shows terms and definitions in one language (default: `language`)."""
     languages = (language,) if language in LANGUAGES else LANGUAGES
     statuses = tuple(status) if status else STATUSES
     folded, query_words = fold(query.strip()), words(query)
@@ -90,7 +96,8 @@ def search(
     ]
     hits.sort(key=lambda h: (-h.score, h.concept.id))
     return [
-        describe(hit.concept, language) | {"match": {"term": hit.term, "language": hit.language, "status": hit.status, "score": round(hit.score, 2)}}
+        describe(hit.concept, projection or language)
+        | {"match": {"term": hit.term, "language": hit.language, "status": hit.status, "score": round(hit.score, 2)}}
         for hit in hits[:limit]
     ]
 

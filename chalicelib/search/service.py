@@ -14,11 +14,18 @@ from chalicelib.search.backend import Page, SearchBackend
 _lock = threading.Lock()
 _backend: SearchBackend | None = None
 
-# Words that mark a query as German even when no thesaurus term is in it.
+# Function words and common verbs: they mark a query's language when no thesaurus term does.
 _GERMAN_WORDS = frozenset(
-    "der die das den dem des ein eine einen einem einer und oder für mit von zu im in auf aus bei nach über wie was wer wo alle "
-    "anlegen erstellen erfassen ändern aendern löschen loeschen anzeigen suchen finden auflisten hochladen zuweisen wiederherstellen "
-    "zusammenführen neue neuen neuer neues meine meiner unsere welche welcher zeige zeig liste".split()
+    "der die das den dem des ein eine einen einem einer eines und oder für mit von vom zu zum zur im in auf aus bei nach über wie was wer "
+    "wo wann warum alle allen als ist sind hat haben wird werden war nicht kein keine noch schon welche welcher welches unser unsere "
+    "meine meiner mein sich auch nur anlegen erstellen erfassen eintragen hinterlegen ablegen notieren ergänzen aendern ändern löschen "
+    "loeschen entfernen anzeigen suchen finden auflisten hochladen herunterladen zuweisen wiederherstellen zusammenführen neue neuen "
+    "neuer neues zeige zeig liste stand letzte letzten gestern heute".split()
+)
+_ENGLISH_WORDS = frozenset(
+    "the a an of for to in on at from by with and or all my our their his her its is are was were be been has have had does do did "
+    "which who whom whose what when where why how that this these those there new show list find get create add update change delete "
+    "remove restore record register look up open read send set tell".split()
 )
 
 
@@ -59,18 +66,32 @@ def _vocabulary() -> dict[str, frozenset[str]]:
 
 
 def detect_language(query: str) -> str:
-    """'de' when the query reads German (umlauts, German words or thesaurus terms), else 'en'."""
-    if any(ch in query for ch in "äöüÄÖÜß"):
-        return "de"
-    words = glossary.words(query)
+    """'de' when the query reads German (German words, thesaurus terms, umlauts), else 'en'.
+    Names carry umlauts in English queries too ('the Müllers'), so umlauts only tip a tie."""
+    lowered = query.casefold().split()
     vocabulary = _vocabulary()
-    german = sum(1 for w in words if w in _GERMAN_WORDS or w in vocabulary["de"])
-    english = sum(1 for w in words if w in vocabulary["en"])
+    german = english = 0.0
+    for raw in lowered:
+        word = raw.strip(".,;:!?()\"'")
+        folded = glossary.fold(word)
+        german += word in _GERMAN_WORDS or folded in vocabulary["de"]
+        english += word in _ENGLISH_WORDS or folded in vocabulary["en"]
+    german += 0.5 * any(ch in query for ch in "äöüÄÖÜß")
     return "de" if german > english else "en"
 
 
+def expanded(query: str, language: str) -> str:
+    """A non-English query with the English preferred terms of the thesaurus concepts it names
+    ('Rücklagenkonto hinterlegen (reserve account)'): the embedding then meets the English
+    summaries halfway. Only confident term matches count."""
+    if language == "en":
+        return query
+    english = [hit["en"]["preferred"] for hit in glossary.search(query, limit=3) if hit["match"]["score"] >= 0.9]
+    return f"{query} ({', '.join(english)})" if english else query
+
+
 def search_tools(query: str, *, language: str, names: list[str], limit: int, offset: int) -> Page:
-    vector = embedding.embed_query(query).tolist() if query.strip() else None
+    vector = embedding.embed_query(expanded(query, language)).tolist() if query.strip() else None
     return backend().search_tools(query, language=language, vector=vector, names=names, limit=limit, offset=offset)
 
 

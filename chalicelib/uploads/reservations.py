@@ -104,6 +104,7 @@ def context_of(reservation: Item) -> CallContext:
         person_id=stamp.get("personId"),
         request_id=stamp.get("requestId") or "",
         operation=stamp.get("operation") or "documents.uploads.create",
+        channel=stamp.get("channel") or "rest",
     )
 
 

@@ -173,7 +173,7 @@ def test_party_rules(tenant: Tenant) -> None:
     assert refused({"type": "lease", "parties": [{"contactId": a["id"], "role": "coTenant"}]}) == "contract.parties"
     assert refused({"type": "ownership", "parties": [{"contactId": a["id"], "role": "coOwner"}]}) == "contract.parties"
     assert refused({"type": "lease", "parties": []}) == "contract.parties"
-    assert refused({"type": "lease"}) == "contract"
+    assert refused({"type": "lease"}) == "contract.parties"
     assert (
         refused({"type": "lease", "parties": [{"contactId": a["id"], "role": "tenant"}, {"contactId": b["id"], "role": "owner"}]}) == "contract.parties[1].role"
     )
@@ -187,7 +187,7 @@ def test_party_rules(tenant: Tenant) -> None:
     )
     assert refused({"type": "lease", "parties": [{"contactId": a["id"], "role": "tenant", "share": "1.5"}]}) == "contract.parties[0].share"
     assert refused({"type": "lease", "parties": [{"contactId": a["id"], "role": "landlord"}]}) == "contract.parties[0].role"
-    assert refused({"type": "lease", "parties": [{"role": "tenant"}]}) == "contract.parties[0]"
+    assert refused({"type": "lease", "parties": [{"role": "tenant"}]}) == "contract.parties[0].contactId"
     many = [{"contactId": a["id"], "role": "tenant"}] * 21
     assert refused({"type": "lease", "parties": many}) == "contract.parties"
 

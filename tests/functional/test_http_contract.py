@@ -13,8 +13,8 @@ from tests.client import Api, Tenant
     [
         ({"limit": 0, "offset": 0}, "limit"),
         ({"limit": 1001, "offset": 0}, "limit"),
-        ({"limit": 10}, "(arguments)"),
-        ({"offset": 0}, "(arguments)"),
+        ({"limit": 10}, "offset"),
+        ({"offset": 0}, "limit"),
         ({"limit": 10, "offset": -1}, "offset"),
         ({"limit": "ten", "offset": 0}, "limit"),
         ({"limit": 10, "offset": 0, "colour": "red"}, "colour"),
