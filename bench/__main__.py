@@ -7,7 +7,7 @@ from __future__ import annotations
 import subprocess
 import sys
 
-BENCHMARKS = ("cold_start", "foundation", "catalogue", "webhooks", "uploads")
+BENCHMARKS = ("cold_start", "foundation", "catalogue", "webhooks", "uploads", "search")
 
 if __name__ == "__main__":
     failed = 0

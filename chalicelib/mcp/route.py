@@ -58,6 +58,9 @@ def _handle(request: object, request_id: str) -> Response:
         raise PayloadTooLarge(f"The body has {len(raw)} bytes; the MCP endpoint accepts at most {config.MAX_BODY_BYTES}.")
     headers.pop("authorization", None)  # the SDK needs no secret
     answer = bridge().handle(method, headers, raw, ctx, http.source_ip_of(request))
-    answer.headers["X-Request-Id"] = request_id
-    answer.headers.pop("content-length", None)  # Chalice sets it for the body it sends
-    return Response(body=answer.body.decode("utf-8"), status_code=answer.status, headers=dict(answer.headers))
+    # Chalice writes Content-Type and Content-Length itself: passing the SDK's lowercase copies
+    # as well would send both (a client then reads "application/json, application/json").
+    headers = {name: value for name, value in answer.headers.items() if name.lower() not in ("content-type", "content-length")}
+    headers["Content-Type"] = answer.headers.get("content-type", http.JSON)
+    headers["X-Request-Id"] = request_id
+    return Response(body=answer.body.decode("utf-8"), status_code=answer.status, headers=headers)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Any
 
 from chalicelib.search import terms
@@ -29,6 +30,17 @@ def words(text: str) -> list[str]:
     return _WORD.findall(fold(text))
 
 
+@lru_cache(maxsize=8192)
+def _folded(term: str) -> tuple[str, tuple[str, ...]]:
+    """A term's folded form and words, computed once: every search compares them all."""
+    return fold(term), tuple(words(term))
+
+
+@lru_cache(maxsize=1024)
+def _definition_words(definition: str) -> frozenset[str]:
+    return frozenset(words(definition))
+
+
 @dataclass(frozen=True)
 class Hit:
     concept: Concept
@@ -39,12 +51,11 @@ class Hit:
 
 
 def _term_score(query: str, query_words: list[str], term: str) -> float:
-    folded = fold(term)
+    folded, term_words = _folded(term)
     if folded == query:
         return 10.0
     if folded.startswith(query) or (query.startswith(folded) and len(folded) >= 3):
         return 6.0
-    term_words = words(term)
     common = sum(1 for w in query_words if any(t.startswith(w) for t in term_words))
     return 4.0 * common / max(len(query_words), 1) if common else 0.0
 
@@ -62,7 +73,7 @@ def _best(concept: Concept, query: str, query_words: list[str], languages: tuple
                     best = Hit(concept, score, term, language, status)
     if best is None:
         for language in languages:
-            definition = words(concept.definition_de if language == "de" else concept.definition_en)
+            definition = _definition_words(concept.definition_de if language == "de" else concept.definition_en)
             common = sum(1 for w in query_words if w in definition)
             if common:
                 score = common / max(len(query_words), 1)

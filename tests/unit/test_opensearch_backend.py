@@ -451,3 +451,16 @@ def test_importing_the_backend_loads_neither_opensearchpy_nor_boto3() -> None:
     code = "import sys, chalicelib.search.opensearch_backend; print([m for m in ('opensearchpy', 'boto3') if m in sys.modules])"
     loaded = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == "[]"
+
+
+def test_deployment_indexes_the_whole_catalogue_with_its_vectors() -> None:
+    from chalicelib import registry
+    from chalicelib.search import embedding
+    from chalicelib.search.index_opensearch import index_catalogue
+
+    client, server = fake_client()
+    tools, docs = index_catalogue(OpenSearchBackend(client))
+    assert tools == docs == len([op for op in registry.REGISTRY.values() if op.surface == "v2" and op.authenticated])
+    stored = server.indices["pm-tools"]["docs"]["contacts.create"]
+    assert len(stored["vectors"]) == 2 and len(stored["vectors"][0]["vector"]) == embedding.DIMENSION
+    assert server.indices["pm-docs"]["docs"]["contacts.create"]["text"].startswith("# contacts.create")

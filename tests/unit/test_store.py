@@ -31,6 +31,7 @@ def test_writes_stamp_who_changed_them(memory_table: None) -> None:
         "personId": None,
         "requestId": "r1",
         "operation": "test",
+        "channel": "rest",
     }
     assert stored.pk.startswith("ten_A#")
 

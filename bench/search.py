@@ -1,0 +1,78 @@
+"""Tool search: quality on the labelled query set and latency per query, for both backends'
+local parts, side by side in one run.
+
+- embedded: what `make serve` and a Lambda without OpenSearch run: thesaurus expansion,
+  query embedding, BM25 and cosine ranking in process.
+- opensearch: everything this process does for one search against OpenSearch: expansion,
+  query embedding, building the request, the client's serialisation and the parsing of
+  the answer, against the in-process fake of the HTTP API (tests/opensearch_fake.py), so
+  the network and the cluster's own time are not in it.
+
+The floor is the query embedding alone: what no backend can skip."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from bench.harness import p, table, timed
+from chalicelib import registry
+from chalicelib.mcp import catalogue
+from chalicelib.search import embedding, quality, service
+from chalicelib.search.backend import SearchBackend
+from chalicelib.search.index_opensearch import index_catalogue
+from chalicelib.search.opensearch_backend import OpenSearchBackend
+from tests.opensearch_fake import fake_client
+
+QUERIES = [("create a new tenant contact", "en"), ("Lastschriftmandat für Mieter anlegen", "de")]
+REPEAT = 300
+
+
+def _opensearch() -> OpenSearchBackend:
+    client, _ = fake_client()
+    backend = OpenSearchBackend(client)
+    index_catalogue(backend)  # what deployment runs, against the fake
+    return backend
+
+
+def _latency(backend: SearchBackend, names: list[str], query: str, language: str) -> list[float]:
+    def once() -> None:
+        vector = embedding.embed_query(service.expanded(query, language)).tolist()
+        backend.search_tools(query, language=language, vector=vector, names=names, limit=10, offset=0)
+
+    once()
+    return timed(once, REPEAT)
+
+
+def main() -> str:
+    registry.load_all()
+    ops = catalogue.domain_operations()
+    names = [op.name for op in ops]
+    embedded = service.backend()
+    backends: dict[str, SearchBackend] = {"embedded": embedded, "opensearch (local part)": _opensearch()}
+    rows: list[list[Any]] = []
+    for query, language in QUERIES:
+        floor = timed(lambda q=query, lang=language: embedding.embed_query(service.expanded(q, lang)), REPEAT)  # type: ignore[misc]
+        rows.append([f"query expansion + embedding only ({language})", f"{p(floor, 0.5):.2f}", f"{p(floor, 0.95):.2f}", "1.0x"])
+        for label, backend in backends.items():
+            samples = _latency(backend, names, query, language)
+            ratio = p(samples, 0.5) / p(floor, 0.5)
+            rows.append(
+                [f"{label}, {'hybrid' if language == 'en' else 'embedding'} ({language})", f"{p(samples, 0.5):.2f}", f"{p(samples, 0.95):.2f}", f"{ratio:.1f}x"]
+            )
+    docs_samples = timed(lambda: embedded.search_docs("IBAN validation", names=names, limit=5, offset=0), REPEAT)
+    rows.append(["embedded, docs BM25 (en)", f"{p(docs_samples, 0.5):.2f}", f"{p(docs_samples, 0.95):.2f}", ""])
+    latency = table(["search", "p50 ms", "p95 ms", "vs embedding"], rows)
+
+    def search(query: str, language: str) -> list[str]:
+        return [hit.id for hit in service.search_tools(query, language=language, names=names, limit=10, offset=0).hits]
+
+    scores = quality.evaluate(search, quality.load_queries())
+    quality_rows = [[language, s.queries, f"{s.recall_at_5:.3f}", f"{s.mrr:.3f}"] for language, s in sorted(scores.items(), reverse=True)]
+    return (
+        f"Tool search over {len(names)} domain tools, {REPEAT} queries each.\n\n{latency}\n\n"
+        f"Quality (embedded backend, tests/search_queries.json):\n\n{table(['language', 'queries', 'recall@5', 'MRR'], quality_rows)}"
+    )
+
+
+if __name__ == "__main__":
+    print(main())

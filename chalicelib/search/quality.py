@@ -1,0 +1,45 @@
+"""Search quality on a labelled query set (tests/search_queries.json): recall@5 and mean
+reciprocal rank per language, through the same path meta.tools.search takes (language,
+thesaurus expansion, query embedding, backend ranking)."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+QUERIES = Path(__file__).resolve().parents[2] / "tests" / "search_queries.json"
+
+Search = Callable[[str, str], list[str]]  # (query, language) -> tool names, best first
+
+
+@dataclass
+class Score:
+    queries: int = 0
+    recall_at_5: float = 0.0
+    mrr: float = 0.0
+    misses: list[dict[str, Any]] = field(default_factory=list)  # first relevant tool not in the top 5
+
+
+def load_queries(path: Path = QUERIES) -> list[dict[str, Any]]:
+    return list(json.loads(path.read_text(encoding="utf-8"))["queries"])
+
+
+def evaluate(search: Search, queries: list[dict[str, Any]]) -> dict[str, Score]:
+    scores: dict[str, Score] = {}
+    for entry in queries:
+        relevant = entry["relevant"]
+        found = search(entry["query"], entry["language"])
+        score = scores.setdefault(entry["language"], Score())
+        score.queries += 1
+        score.recall_at_5 += len(set(found[:5]) & set(relevant)) / len(relevant)
+        rank = next((i + 1 for i, name in enumerate(found) if name in relevant), None)
+        score.mrr += 1 / rank if rank else 0.0
+        if rank is None or rank > 5:
+            score.misses.append({"query": entry["query"], "relevant": relevant, "found": found[:3]})
+    for score in scores.values():
+        score.recall_at_5 /= score.queries
+        score.mrr /= score.queries
+    return scores
