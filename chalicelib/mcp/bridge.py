@@ -17,8 +17,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.context import CallContext
+from chalicelib.mcp.route import PATH
 
-PATH = "/propertymanagement/v2/mcp"
 MAX_BODY_BYTES = 1_048_576
 TIMEOUT_SECONDS = 60.0
 _LOOPBACK = ["127.0.0.1:*", "localhost:*", "[::1]:*"]

@@ -13,10 +13,13 @@ from chalicelib import config, http
 from chalicelib.auth import authenticate
 from chalicelib.errors import ApiError, MethodNotAllowed, PayloadTooLarge
 from chalicelib.log import logger
-from chalicelib.mcp.bridge import PATH
+
+PATH = "/propertymanagement/v2/mcp"
 
 
 def register(app: Chalice) -> None:
+    """The route; the bridge (and with it asyncio and the SDK) is imported on the first request."""
+
     @app.route(PATH, methods=["GET", "POST", "DELETE"], name="mcp", content_types=[http.JSON, "text/plain", "application/x-www-form-urlencoded"])
     def mcp() -> Response:  # type: ignore[no-untyped-def]
         request = app.current_request

@@ -57,6 +57,12 @@ async def _call_tool(ctx: ServerRequestContext[Any, Any], params: types.CallTool
 
 
 def call(tool: meta.MetaTool, caller: CallContext, arguments: dict[str, Any]) -> types.CallToolResult:
+    result = _call(tool, caller, arguments)
+    logger.info("mcp tool", extra={"tool": tool.name, "target": arguments.get("name"), "isError": bool(result.is_error), "request_id": caller.request_id})
+    return result
+
+
+def _call(tool: meta.MetaTool, caller: CallContext, arguments: dict[str, Any]) -> types.CallToolResult:
     try:
         result = tool.run(caller, meta.check_arguments(tool, arguments))
         structured = result if isinstance(result, dict) else {"result": result}
