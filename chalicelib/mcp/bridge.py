@@ -55,19 +55,19 @@ class Bridge:
         )
         self._loop = asyncio.new_event_loop()
         threading.Thread(target=self._loop.run_forever, name="mcp-loop", daemon=True).start()
-        self._stop = asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(timeout=30)
+        asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(timeout=30)
 
-    async def _start(self) -> asyncio.Event:
-        ready, stop = asyncio.Event(), asyncio.Event()
+    async def _start(self) -> None:
+        """Enters the session manager in a task that never leaves it: the process ends first."""
+        ready = asyncio.Event()
 
         async def hold() -> None:
             async with self._server.session_manager.run():
                 ready.set()
-                await stop.wait()
+                await asyncio.Event().wait()
 
         self._holder = asyncio.ensure_future(hold())
         await ready.wait()
-        return stop
 
     def handle(self, method: str, headers: dict[str, str], body: bytes, caller: CallContext, client_ip: str | None) -> Answer:
         future: Future[Answer] = asyncio.run_coroutine_threadsafe(self._call(method, headers, body, caller, client_ip), self._loop)

@@ -5,6 +5,7 @@ key, through the same dispatch as REST (scopes, validation, audit)."""
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -327,13 +328,18 @@ DOMAINS = MetaTool(
 META_TOOLS: dict[str, MetaTool] = {t.name: t for t in (SEARCH, DESCRIBE, EXECUTE, DOCS, PIPELINE, THESAURUS_SEARCH, GLOSSARY, DOMAINS)}
 
 
-def check_arguments(tool: MetaTool, args: dict[str, Any]) -> dict[str, Any]:
-    """The meta-tool's arguments against its schema; every problem named with its path."""
+@functools.cache
+def _validator(name: str) -> Any:
     from jsonschema import Draft7Validator
 
+    return Draft7Validator(META_TOOLS[name].input_schema)
+
+
+def check_arguments(tool: MetaTool, args: dict[str, Any]) -> dict[str, Any]:
+    """The meta-tool's arguments against its schema; every problem named with its path."""
     from chalicelib.validation import describe_errors
 
-    errors = list(Draft7Validator(tool.input_schema).iter_errors(args))
+    errors = list(_validator(tool.name).iter_errors(args))
     if errors:
         found = describe_errors(errors)
         raise Invalid(
