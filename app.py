@@ -6,7 +6,7 @@ import os
 
 from chalice import Chalice  # type: ignore[attr-defined]
 
-from chalicelib import http, registry
+from chalicelib import http, registry, v1
 from chalicelib.mcp import route as mcp_route
 
 app = Chalice(app_name="propertymanagement")
@@ -15,6 +15,7 @@ app.api.binary_types = ["multipart/form-data", "application/octet-stream"]
 registry.load_all()
 http.register_routes(app)
 mcp_route.register(app)
+v1.register(app)
 
 # The deployment's merge template points this at the table's real stream; locally the
 # stream poller (chalicelib/local/stream_poller.py) calls the same function.

@@ -26,6 +26,19 @@ IDEMPOTENCY_TTL_SECONDS = 24 * 3600
 
 TRIAL_DAYS = 30
 
+# API keys expire: when the creator names no expiry, after DEFAULT_KEY_DAYS; never later
+# than MAX_KEY_DAYS after creation. Rotation (a new key for the same agent) renews.
+DEFAULT_KEY_DAYS = 365
+MAX_KEY_DAYS = 730
+
+# The per-key request log (apikeys.requests.list) keeps each request this long.
+REQUEST_LOG_DAYS = 30
+
+
+def sales_contact() -> str:
+    """Where a tenant whose trial ended turns to continue (named in the 403)."""
+    return os.environ.get("PM_SALES_CONTACT", "sales@propertymanagement.example")
+
 
 def table_name() -> str:
     return os.environ.get("PM_TABLE_NAME", "pm-local")

@@ -7,18 +7,20 @@ import json
 import time
 import uuid
 from collections.abc import Mapping
+from dataclasses import replace
 from decimal import Decimal
 from typing import Any
 
 from chalice import Chalice, Response  # type: ignore[attr-defined]
 
-from chalicelib import config, dispatch, registry
+from chalicelib import account, config, dispatch, registry
 from chalicelib.auth import authenticate
 from chalicelib.context import CallContext
 from chalicelib.errors import ApiError, Invalid, MethodNotAllowed, NotFound, PayloadTooLarge
 from chalicelib.log import logger
 from chalicelib.registry import Operation, Surface
 from chalicelib.store import idempotency
+from chalicelib.store import requests as requests_log
 from chalicelib.uploads import files, form
 from chalicelib.validation import decode_query
 
@@ -96,14 +98,21 @@ def _query_params(request: Any) -> dict[str, list[str]]:
 def handle(app: Chalice, name: str, kind: str, surface: Surface) -> Response:
     request = app.current_request
     assert request is not None, "Chalice sets current_request before calling a view"
+    return answer(request, name, lambda request_id, caller: _handle(request, request_id, name, kind, surface, caller))
+
+
+def answer(request: Any, operation: str, respond: Any) -> Response:
+    """Runs `respond(request_id, caller)` and turns errors into problem+json; logs the request
+    and, once a key was recognised (`caller` filled), records it in that key's request log."""
     request_id = request_id_of(request)
     started = time.perf_counter()
-    logger.append_keys(request_id=request_id, operation=name, tenant=None, agent=None)
+    logger.append_keys(request_id=request_id, operation=operation, tenant=None, agent=None)
+    caller: list[CallContext] = []
     status = 500
     try:
-        response = _handle(request, request_id, name, kind, surface)
+        response = respond(request_id, caller)
         status = response.status_code
-        return response
+        return response  # type: ignore[no-any-return]
     except ApiError as error:
         status = error.status
         return problem_response(error, request_id)
@@ -111,10 +120,23 @@ def handle(app: Chalice, name: str, kind: str, surface: Surface) -> Response:
         logger.exception("unhandled error")
         return problem_response(ApiError("An internal error occurred; the request id identifies it in our logs."), request_id)
     finally:
-        logger.info("request", extra={"method": request.method, "status": status, "ms": round((time.perf_counter() - started) * 1000, 2)})
+        ms = (time.perf_counter() - started) * 1000
+        logger.info("request", extra={"method": request.method, "status": status, "ms": round(ms, 2)})
+        if caller:
+            requests_log.record(caller[0], operation=operation, method=request.method, status=status, ms=ms, source_ip=source_ip_of(request))
 
 
-def _handle(request: Any, request_id: str, name: str, kind: str, surface: Surface) -> Response:
+def identify(request: Any, request_id: str, operation: str, caller: list[CallContext], channel: str = "rest") -> CallContext:
+    """The calling key (401 without a valid one), admitted by its account (403 after the trial,
+    429 over the throttle); the caller is remembered for the request log either way."""
+    ctx = replace(authenticate(request.headers.get("authorization"), request_id=request_id, source_ip=source_ip_of(request)), channel=channel)
+    caller.append(ctx)
+    logger.append_keys(tenant=ctx.tenant_id, agent=ctx.agent_name)
+    account.admit(ctx, operation)
+    return ctx
+
+
+def _handle(request: Any, request_id: str, name: str, kind: str, surface: Surface, caller: list[CallContext]) -> Response:
     op = registry.find(name, surface)
     if op is None or op.kind != kind:
         other = "command" if kind == "query" else "query"
@@ -122,10 +144,7 @@ def _handle(request: Any, request_id: str, name: str, kind: str, surface: Surfac
         raise NotFound(f"There is no {kind} named {name!r}.{hint}", code="unknown_operation")
     if request.method != op.method:
         raise MethodNotAllowed(f"{op.name} is a {op.kind}: send it with {op.method}.", headers={"Allow": op.method})
-    ctx = dispatch.ANONYMOUS
-    if op.authenticated:
-        ctx = authenticate(request.headers.get("authorization"), request_id=request_id, source_ip=source_ip_of(request))
-        logger.append_keys(tenant=ctx.tenant_id, agent=ctx.agent_name)
+    ctx = identify(request, request_id, op.name, caller) if op.authenticated else dispatch.ANONYMOUS
     if op.kind == "query":
         return json_response(200, dispatch.run(op, ctx, decode_query(op, _query_params(request))), request_id)
     args, raw = parse_body(request, op)

@@ -97,8 +97,9 @@ class Tenant:
     def get(self, name: str, params: Any = None, **kw: Any) -> Any:
         return self.ok(name, params, kind="query", **kw)
 
-    def new_key(self, scopes: list[str], agent: str = "agent", **extra: Any) -> str:
-        body = self.ok("apikeys.create", {"apiKey": {"agentName": agent, "scopes": scopes, **extra}})
+    def new_key(self, scopes: list[str], agent: str | None = None, **extra: Any) -> str:
+        """A key for `agent` (a fresh agent name when none is given: an agent holds one key)."""
+        body = self.ok("apikeys.create", {"apiKey": {"agentName": agent or f"agent-{uuid.uuid4().hex[:8]}", "scopes": scopes, **extra}})
         return str(body["apiKey"]["key"])
 
     def alias(self, name: str, entity_id: str, kind: str) -> str:

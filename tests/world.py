@@ -19,6 +19,7 @@ OWN_TESTS = {
     "contacts.merge",
     "apikeys.create",
     "apikeys.disable",
+    "apikeys.requests.list",  # the log of a real key: tests/functional/test_accounts.py
     "aliases.upsert",
     "audit.show",
     "audit.revert",

@@ -4,15 +4,13 @@ it, the answer passed back as the SDK wrote it."""
 
 from __future__ import annotations
 
-import time
-from dataclasses import replace
+from typing import Any
 
 from chalice import Chalice, Response  # type: ignore[attr-defined]
 
 from chalicelib import config, http
-from chalicelib.auth import authenticate
-from chalicelib.errors import ApiError, MethodNotAllowed, PayloadTooLarge
-from chalicelib.log import logger
+from chalicelib.context import CallContext
+from chalicelib.errors import MethodNotAllowed, PayloadTooLarge, Unauthorized
 
 PATH = "/propertymanagement/v2/mcp"
 
@@ -24,39 +22,22 @@ def register(app: Chalice) -> None:
     def mcp() -> Response:  # type: ignore[no-untyped-def]
         request = app.current_request
         assert request is not None
-        request_id = http.request_id_of(request)
-        started = time.perf_counter()
-        logger.append_keys(request_id=request_id, operation="mcp", tenant=None, agent=None)
-        status = 500
-        try:
-            response = _handle(request, request_id)
-            status = response.status_code
-            return response
-        except ApiError as error:
-            status = error.status
-            return http.problem_response(error, request_id)
-        except Exception:  # noqa: BLE001 - the client gets a problem body, never a stack trace
-            logger.exception("unhandled error")
-            return http.problem_response(ApiError("An internal error occurred; the request id identifies it in our logs."), request_id)
-        finally:
-            logger.info("request", extra={"method": request.method, "status": status, "ms": round((time.perf_counter() - started) * 1000, 2)})
+        return http.answer(request, "mcp", lambda request_id, caller: _handle(request, request_id, caller))
 
 
-def _handle(request: object, request_id: str) -> Response:
+def _handle(request: Any, request_id: str, caller: list[CallContext]) -> Response:
     from chalicelib.mcp.bridge import bridge
 
-    method = request.method  # type: ignore[attr-defined]
+    method = request.method
     if method != "POST":
         raise MethodNotAllowed("The MCP endpoint is stateless Streamable HTTP: send JSON-RPC messages with POST.", headers={"Allow": "POST"})
-    headers = {k.lower(): v for k, v in request.headers.items()}  # type: ignore[attr-defined]
+    headers = {k.lower(): v for k, v in request.headers.items()}
     try:
-        ctx = authenticate(headers.get("authorization"), request_id=request_id, source_ip=http.source_ip_of(request))
-    except ApiError as error:
+        ctx = http.identify(request, request_id, "mcp", caller, channel="mcp")
+    except Unauthorized as error:
         error.headers.setdefault("WWW-Authenticate", 'Bearer realm="propertymanagement"')
         raise
-    ctx = replace(ctx, channel="mcp")
-    logger.append_keys(tenant=ctx.tenant_id, agent=ctx.agent_name)
-    raw = request.raw_body or b""  # type: ignore[attr-defined]
+    raw = request.raw_body or b""
     if len(raw) > config.MAX_BODY_BYTES:
         raise PayloadTooLarge(f"The body has {len(raw)} bytes; the MCP endpoint accepts at most {config.MAX_BODY_BYTES}.")
     headers.pop("authorization", None)  # the SDK needs no secret
@@ -66,4 +47,4 @@ def _handle(request: object, request_id: str) -> Response:
     headers = {name: value for name, value in answer.headers.items() if name.lower() not in ("content-type", "content-length")}
     headers["Content-Type"] = answer.headers.get("content-type", http.JSON)
     headers["X-Request-Id"] = request_id
-    return Response(body=answer.body.decode("utf-8"), status_code=answer.status, headers=headers)
+    return Response(body=answer.body.decode("utf-8"), status_code=int(answer.status), headers=headers)

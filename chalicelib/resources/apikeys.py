@@ -7,13 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib import clock
+from chalicelib import clock, config
 from chalicelib import schemas as s
 from chalicelib.auth import KEY_SCOPES, has_scope
 from chalicelib.context import CallContext
 from chalicelib.errors import Forbidden, invalid_at
 from chalicelib.registry import operation
-from chalicelib.store import keys
+from chalicelib.store import keys, requests
 
 AGENT_NAME = {
     "type": "string",
@@ -51,10 +51,19 @@ KEY_OUT = s.obj(
     name="apikeys.create",
     kind="command",
     summary="Create an API key for an agent; the secret is returned once.",
-    docs="""Creates a key bound to the company (default) or, with `person`, to a staff member (a contact).
+    docs=f"""Creates a key bound to the company (default) or, with `person`, to a staff member (a contact).
 A key can only grant scopes its creator holds. The answer carries the secret in `apiKey.key` once; only
-its hash is stored. Rotation: create a new key with the same `agentName`, point the agent at it, then
-disable the old key with `apikeys.disable`.""",
+its hash is stored. The secret reads `pm_live_` or `pm_test_`, 30 random characters and a 6-character
+checksum: secret scanners recognise the prefix, and a mistyped key is refused without a lookup.
+
+**One agent, one key.** Every key belongs to one agent name and is traced to it (audit trail, request log).
+An agent holds one active key; a second exists only while rotating, a third is refused (409 `agent_has_keys`).
+
+**Rotation** (there is no rotate endpoint): 1. create a new key with the same `agentName`; 2. point the agent
+at the new key; 3. disable the old key with `apikeys.disable`. Both keys work between steps 1 and 3.
+
+**Expiry**: `expiresAt` is optional; without it a key expires {config.DEFAULT_KEY_DAYS} days after creation, and
+it can be at most {config.MAX_KEY_DAYS} days ahead. An expired key answers 401 `key_expired`; rotate before.""",
     args=s.obj(
         {
             "apiKey": s.obj(
@@ -62,7 +71,7 @@ disable the old key with `apikeys.disable`.""",
                     "agentName": AGENT_NAME,
                     "scopes": SCOPES,
                     "person": s.ref("contact", "Bind the key to this staff member instead of the company."),
-                    "expiresAt": s.timestamp("Optional expiry (UTC), in the future."),
+                    "expiresAt": s.timestamp(f"Expiry (UTC), in the future, at most {config.MAX_KEY_DAYS} days ahead; default {config.DEFAULT_KEY_DAYS} days."),
                 },
                 required=["agentName", "scopes"],
             )
@@ -71,7 +80,10 @@ disable the old key with `apikeys.disable`.""",
     ),
     result=s.obj({"apiKey": KEY_OUT}, required=["apiKey"]),
     scope="admin",
-    errors=("403 `scope_escalation`: the key asks for a scope its creator does not hold.",),
+    errors=(
+        "403 `scope_escalation`: the key asks for a scope its creator does not hold.",
+        "409 `agent_has_keys`: the agent has two active keys (one plus a rotation): disable the old one first.",
+    ),
     example={"apiKey": {"agentName": "invoice-bot", "scopes": ["read", "write:accounting"]}},
 )
 def create(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -111,6 +123,44 @@ def _normalise_time(value: str) -> str:
 def list_keys(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     found, total = keys.list_keys(ctx, args["limit"], args["offset"])
     return {"pagination": {"total": total, "limit": args["limit"], "offset": args["offset"]}, "apiKeys": found}
+
+
+REQUEST_OUT = s.obj(
+    {
+        "at": s.timestamp("When the request arrived (UTC)."),
+        "operation": s.string("The operation called (`mcp` for the MCP endpoint)."),
+        "method": s.string("HTTP method."),
+        "status": s.integer("HTTP status answered."),
+        "durationMs": {"type": "number", "description": "Time the service took, in milliseconds."},
+        "channel": s.enum("`rest` or `mcp`.", ["rest", "mcp"]),
+        "requestId": s.string("Request id (also in the answer's X-Request-Id)."),
+        "sourceIp": s.string("Source address."),
+    },
+    required=["at", "operation", "status"],
+)
+
+
+@operation(
+    name="apikeys.requests.list",
+    kind="query",
+    summary="The request log of one API key, newest first: operation, status, duration, source address.",
+    docs=f"""Every authenticated request is logged under its key for {config.REQUEST_LOG_DAYS} days: when, which operation
+(REST) or `mcp`, the status answered, how long it took, from which address, through which channel. Use it to see
+what an agent did and how it fared (for what it changed, `audit.list` with `keyId`). Requests refused before a
+key was recognised (401) belong to no key and are not here.""",
+    args=s.obj(
+        {"apiKey": {**s.string("Id of the key (key_...)."), "pattern": r"^key_[0-9A-Z]{26}$"}, **s.paging()},
+        required=["apiKey", "limit", "offset"],
+    ),
+    result=s.list_result("requests", REQUEST_OUT),
+    scope="admin",
+    idempotent=True,
+    example={"apiKey": "key_01J...", "limit": 100, "offset": 0},
+)
+def list_requests(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    keys.get_key(ctx, args["apiKey"])  # 404 for a key of another tenant (or integration)
+    found, total = requests.page(ctx.tenant_id, args["apiKey"], args["limit"], args["offset"])
+    return {"pagination": {"total": total, "limit": args["limit"], "offset": args["offset"]}, "requests": found}
 
 
 @operation(

@@ -11,10 +11,10 @@ import datetime as dt
 import hashlib
 from typing import Any
 
-from chalicelib import auth, clock, ids
+from chalicelib import auth, clock, config, ids
 from chalicelib.context import CallContext
 from chalicelib.entities import EntityType
-from chalicelib.errors import Conflict, NotFound, not_found_at
+from chalicelib.errors import Conflict, NotFound, invalid_at, not_found_at
 from chalicelib.log import logger
 from chalicelib.store.entities import entity_pk, get_item, list_page
 from chalicelib.store.model import ENTITY_SK, Item, Transaction, TransactionCancelled
@@ -47,13 +47,14 @@ def create_tenant(company_name: str, email: str, agent_name: str, trial: dt.time
     )
     guard = Item(_signup_guard_pk(email), "signup", type="signupGuard", tenantId=tenant_id, createdAt=now)
     ctx = CallContext(tenant_id=tenant_id, key_id="", agent_name=agent_name, scopes=frozenset(), operation="signup")
-    record, lookup, secret = _key_items(ctx, agent_name, list(auth.ALL_SCOPES), None, None)
+    record, lookup, secret = _key_items(ctx, agent_name, list(auth.ALL_SCOPES), None, expiry(None))
     try:
         with Transaction() as tx:
             tx.save(guard, condition=Item.pk.does_not_exist(), label="email")
             tx.save(tenant, condition=Item.pk.does_not_exist())
             tx.save(record, condition=Item.pk.does_not_exist())
             tx.save(lookup, condition=Item.pk.does_not_exist())
+            _guard_write(tx, ctx, agent_name, record.id, None, record.data_dict().get("expiresAt"))
     except TransactionCancelled as err:
         if "email" in err.failed:
             raise Conflict("A tenant with this e-mail address exists already.", code="email_taken") from err
@@ -69,7 +70,11 @@ def get_tenant(tenant_id: str) -> Item:
 
 
 def tenant_wire(item: Item) -> dict[str, Any]:
-    return {"id": item.id, **item.data_dict(), "createdAt": item.createdAt, "updatedAt": item.updatedAt}
+    data = item.data_dict()
+    wire = {key: data.get(key) for key in ("companyName", "email", "plan", "trialEndsAt")}
+    if data.get("throttle"):
+        wire["throttle"] = data["throttle"]
+    return {"id": item.id, **wire, "createdAt": item.createdAt, "updatedAt": item.updatedAt}
 
 
 def _key_items(ctx: CallContext, agent_name: str, scopes: list[str], person_id: str | None, expires_at: str | None) -> tuple[Item, Item, str]:
@@ -99,36 +104,114 @@ def _compact(data: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in data.items() if v is not None}
 
 
+# --- one agent, one key (two while rotating) ------------------------------------------------
+# A guard item per (tenant, integration, agent name) lists the agent's live keys with their
+# expiry. A new key for an agent that has one live key is the rotation path; a third is refused
+# until the old one is disabled (or has expired). Writes check the guard's version, so two
+# concurrent creates cannot both pass.
+
+MAX_KEYS_PER_AGENT = 2
+
+
+def _guard_pk(tenant_id: str, integration_key: str, agent_name: str) -> str:
+    return f"{tenant_id}#agent#{integration_key}#{agent_name.casefold()}"
+
+
+def _live(keys_of_agent: dict[str, Any]) -> dict[str, Any]:
+    now = clock.now_iso()
+    return {key_id: expires for key_id, expires in keys_of_agent.items() if not expires or expires > now}
+
+
+def _guard_write(tx: Transaction, ctx: CallContext, agent_name: str, key_id: str | None, remove: str | None, expires_at: str | None) -> None:
+    """Adds `key_id` to (or removes `remove` from) the agent's guard inside `tx`."""
+    pk = _guard_pk(ctx.tenant_id, ctx.integration_key, agent_name)
+    try:
+        guard: Item | None = Item.get(pk, "agent", consistent_read=True)
+    except Item.DoesNotExist:
+        guard = None
+    current = _live(guard.data_dict().get("keys", {})) if guard is not None else {}
+    if remove is not None:
+        current.pop(remove, None)
+    if key_id is not None:
+        if len(current) >= MAX_KEYS_PER_AGENT:
+            raise Conflict(
+                f"The agent {agent_name!r} has {len(current)} active keys already ({', '.join(sorted(current))}). "
+                "An agent has one key; a second exists only while rotating: disable the old key "
+                "(apikeys.disable), then create the new one.",
+                code="agent_has_keys",
+            )
+        current[key_id] = expires_at or ""
+    now = clock.now_iso()
+    if guard is None:
+        fresh = Item(pk, "agent", type="agentGuard", tenantId=ctx.tenant_id, data={"agentName": agent_name, "keys": current}, createdAt=now, updatedAt=now)
+        tx.save(fresh, condition=Item.pk.does_not_exist(), label="agent")
+    else:
+        tx.update(
+            guard,
+            actions=[Item.data["keys"].set(current), Item.updatedAt.set(now), Item.version.add(1)],
+            condition=Item.version == guard.version,
+            label="agent",
+        )
+
+
+def expiry(requested: str | None) -> str:
+    """The key's expiry: the requested one (at most MAX_KEY_DAYS ahead), else DEFAULT_KEY_DAYS."""
+    now = clock.now()
+    latest = clock.iso(now + dt.timedelta(days=config.MAX_KEY_DAYS))
+    if requested is None:
+        return clock.iso(now + dt.timedelta(days=config.DEFAULT_KEY_DAYS))
+    if requested > latest:
+        raise invalid_at("apiKey.expiresAt", f"at most {config.MAX_KEY_DAYS} days ahead (until {latest}); rotate keys before they expire")
+    return requested
+
+
 def create_key(ctx: CallContext, agent_name: str, scopes: list[str], person_id: str | None, expires_at: str | None) -> tuple[dict[str, Any], str]:
+    """A key for `agent_name` in the caller's tenant and integration. `expires_at` None takes
+    the default lifetime; an agent with one live key gets a second (rotation), not a third."""
+    expires_at = expiry(expires_at)
     record, lookup, secret = _key_items(ctx, agent_name, scopes, person_id, expires_at)
     try:
         with Transaction() as tx:
             tx.save(record, condition=Item.pk.does_not_exist())
             tx.save(lookup, condition=Item.pk.does_not_exist())
+            _guard_write(tx, ctx, agent_name, record.id, None, expires_at)
             if person_id:  # a person-bound key needs its person: a live contact of this tenant
                 live = Item.pk.exists() & Item.deletedAt.does_not_exist() & (Item.type == "contact")
                 tx.condition_check(entity_pk(ctx.tenant_id, person_id), ENTITY_SK, condition=live, label="person")
     except TransactionCancelled as err:
         if "person" in err.failed:
             raise not_found_at("apiKey.person", f"No contact with id {person_id} in this tenant.") from err
-        raise Conflict("Creating the key collided with another request; retry.", code="write_conflict") from err
+        raise Conflict("Creating the key collided with another request for this agent; retry.", code="write_conflict") from err
     return key_wire(record), secret
 
 
-def disable_key(ctx: CallContext, key_id: str) -> dict[str, Any]:
+def get_key(ctx: CallContext, key_id: str) -> Item:
+    """A key record of the caller's tenant; an integration's key reaches only its integration's keys."""
     record = get_item(ctx, API_KEY, key_id, path="apiKey")
+    if ctx.integration_id and record.data_dict().get("integrationId") != ctx.integration_id:
+        raise not_found_at("apiKey", f"No apiKey with id {key_id} in this tenant.")
+    return record
+
+
+def disable_key(ctx: CallContext, key_id: str) -> dict[str, Any]:
+    record = get_key(ctx, key_id)
     data = record.data_dict()
     if data.get("disabled"):
         return key_wire(record)
     now = clock.now_iso()
     data["disabled"] = True
-    with Transaction() as tx:
-        tx.update(
-            record,
-            actions=[Item.data["disabled"].set(True), Item.updatedAt.set(now), Item.changedBy.set(ctx.stamp()), Item.version.add(1)],
-            condition=Item.pk.exists(),
-        )
-        tx.update(Item(data["lookupPk"], LOOKUP_SK), actions=[Item.data["disabled"].set(True)], condition=Item.pk.exists())
+    owner = CallContext(tenant_id=ctx.tenant_id, key_id=ctx.key_id, agent_name=ctx.agent_name, scopes=ctx.scopes, integration_id=data.get("integrationId"))
+    try:
+        with Transaction() as tx:
+            tx.update(
+                record,
+                actions=[Item.data["disabled"].set(True), Item.updatedAt.set(now), Item.changedBy.set(ctx.stamp()), Item.version.add(1)],
+                condition=Item.pk.exists(),
+            )
+            tx.update(Item(data["lookupPk"], LOOKUP_SK), actions=[Item.data["disabled"].set(True)], condition=Item.pk.exists())
+            _guard_write(tx, owner, data["agentName"], None, key_id, None)
+    except TransactionCancelled as err:
+        raise Conflict("Disabling the key collided with another change of this agent's keys; retry.", code="write_conflict") from err
     auth.forget_key(key_id)
     record.data = data
     record.updatedAt = now
@@ -167,3 +250,27 @@ def key_wire(item: Item) -> dict[str, Any]:
         "createdAt": item.createdAt,
         "updatedAt": item.updatedAt,
     }
+
+
+# --- the operator's changes to a tenant's account (pmctl) --------------------------------------
+
+
+def _update_tenant(tenant_id: str, actions: list[Any]) -> dict[str, Any]:
+    tenant = get_tenant(tenant_id)
+    tenant.update(actions=[*actions, Item.updatedAt.set(clock.now_iso()), Item.version.add(1)], condition=Item.pk.exists())
+    from chalicelib import account
+
+    account.forget_tenant(tenant_id)
+    return tenant_wire(get_tenant(tenant_id))
+
+
+def set_plan(tenant_id: str, plan: str, trial_ends_at: str | None) -> dict[str, Any]:
+    """The tenant's plan; `trial_ends_at` None ends the trial's limit (a paid plan)."""
+    actions = [Item.data["plan"].set(plan)]
+    actions.append(Item.data["trialEndsAt"].set(trial_ends_at) if trial_ends_at else Item.data["trialEndsAt"].remove())
+    return _update_tenant(tenant_id, actions)
+
+
+def set_throttle(tenant_id: str, throttle: dict[str, Any] | None) -> dict[str, Any]:
+    """The tenant's throttle settings (`perKey`, `operations`); None returns to the defaults."""
+    return _update_tenant(tenant_id, [Item.data["throttle"].set(throttle) if throttle else Item.data["throttle"].remove()])

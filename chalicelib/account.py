@@ -1,0 +1,54 @@
+"""What a tenant's account allows right now: the trial and the throttle, checked on every
+authenticated call (REST and MCP) from a short per-instance cache of the tenant record."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from chalicelib import clock, config, throttle
+from chalicelib.context import CallContext
+from chalicelib.errors import Forbidden
+
+TENANT_CACHE_SECONDS = 10.0
+
+_cache: dict[str, tuple[float, dict[str, Any]]] = {}
+_lock = threading.Lock()
+
+
+def tenant_facts(tenant_id: str) -> dict[str, Any]:
+    """The tenant record's data (plan, trial end, throttle), read at most every 10 s."""
+    now = time.monotonic()
+    with _lock:
+        cached = _cache.get(tenant_id)
+    if cached and now - cached[0] < TENANT_CACHE_SECONDS:
+        return cached[1]
+    from chalicelib.store import keys
+
+    facts = keys.get_tenant(tenant_id).data_dict()
+    with _lock:
+        _cache[tenant_id] = (now, facts)
+    return facts
+
+
+def forget_tenant(tenant_id: str) -> None:
+    """Drop a tenant from this instance's cache (after the operator changed it here)."""
+    with _lock:
+        _cache.pop(tenant_id, None)
+
+
+def admit(ctx: CallContext, operation: str) -> None:
+    """Refuse the call when the trial has ended (403 `trial_ended`) or the key is over its
+    safety throttle (429); the data stays untouched either way."""
+    facts = tenant_facts(ctx.tenant_id)
+    trial_end = facts.get("trialEndsAt")
+    if trial_end and clock.now_iso() >= trial_end:
+        raise Forbidden(
+            f"The free trial of {facts.get('companyName', 'this account')} ended on {trial_end[:10]}. Your data is kept, "
+            f"unchanged. To continue with the enterprise plan, write to {config.sales_contact()}; access returns as soon "
+            "as the plan is active.",
+            code="trial_ended",
+            extra={"trialEndsAt": trial_end},
+        )
+    throttle.take(ctx.key_id, operation, facts.get("throttle"))
