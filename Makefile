@@ -1,5 +1,5 @@
 # Two commands on a fresh machine: `make serve` and `make test`. Both create the venv
-# and install what they need first.
+# and install what they need first (the project itself editable, for the `pmctl` command).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -11,9 +11,10 @@ PM_PORT ?= 8000
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): requirements.txt requirements-dev.txt | $(BIN)/python
+$(STAMP): requirements.txt requirements-dev.txt pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade pip
 	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
+	$(BIN)/python -m pip install --quiet --no-deps -e .
 	touch $(STAMP)
 
 install: $(STAMP)

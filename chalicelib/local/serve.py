@@ -1,6 +1,9 @@
 """`make serve`: the whole service on one machine. Starts the embedded stack, restores
 the saved state from .local/, serves the API on 127.0.0.1:$PM_PORT (default 8000), saves
-state every few seconds when it changed and once more on shutdown."""
+state every few seconds when it changed and once more on shutdown.
+
+While it runs, `.local/stack.json` (PM_STATE_DIR) names the embedded stack's endpoint and
+table, so `pmctl --local` can reach the same data; it is removed on shutdown."""
 
 from __future__ import annotations
 
@@ -54,13 +57,44 @@ def main() -> None:
     threading.Thread(target=snapshots, daemon=True).start()
 
     base = f"http://127.0.0.1:{port}"
+    connection_file = _write_connection_file(state_dir, stack.endpoint, port)
     print(_banner(base, restored, state_dir), flush=True)
     try:
         server.server.serve_forever()
     finally:
+        _remove_connection_file(connection_file)
         saved = stack.export_state()
         stack.stop()
         print(f"Saved {saved} items to {state_dir / 'state.json'}. Bye.", flush=True)
+
+
+def _write_connection_file(state_dir: Path, endpoint: str, port: int) -> Path:
+    """Where the embedded stack is, for `pmctl --local` (dummy credentials: see stack.LOCAL_ENV)."""
+    from chalicelib import config
+
+    target = state_dir / "stack.json"
+    facts = {
+        "endpoint": endpoint,
+        "tableName": config.table_name(),
+        "region": config.region(),
+        "keyEnvironment": config.key_environment(),
+        "apiBase": f"http://127.0.0.1:{port}",
+        "pid": os.getpid(),
+    }
+    state_dir.mkdir(parents=True, exist_ok=True)
+    partial = target.with_name(".stack.json.tmp")
+    partial.write_text(json.dumps(facts, indent=2) + "\n")
+    os.replace(partial, target)
+    return target
+
+
+def _remove_connection_file(path: Path) -> None:
+    """Only our own: a second `make serve` on another port may have written it since."""
+    try:
+        if json.loads(path.read_text()).get("pid") == os.getpid():
+            path.unlink()
+    except (OSError, ValueError):
+        pass
 
 
 def _banner(base: str, restored: int, state_dir: Path) -> str:
@@ -73,6 +107,8 @@ Sign up (prints your first API key, shown once):
 
 Then put the key from apiKey.key in PM_KEY (export PM_KEY=pm_test_...) and ask who you are:
   curl -s {base}/propertymanagement/v2/query/info -H "Authorization: Bearer $PM_KEY"
+
+Operator CLI (vendor onboarding, tenants): .venv/bin/pmctl --local --help
 
 Stop with Ctrl-C; the data stays in {state_dir}.
 """

@@ -171,10 +171,17 @@ class LocalStack:
         the upload queue to the upload handler (unless a separate worker takes it: the
         upload benchmark)."""
         from chalicelib.events.dispatcher import DispatcherThread
+        from chalicelib.events.stream import handle_event
         from chalicelib.local.queue_poller import QueuePoller
         from chalicelib.local.stream_poller import StreamPoller
 
-        self.poller = StreamPoller().start_at_latest()
+        def handle(event: dict[str, Any]) -> dict[str, Any]:
+            # Every table write reaches the stream, also those of other processes on the same
+            # stack (pmctl --local), which the write hook of this process never sees.
+            self._dirty.set()
+            return handle_event(event)
+
+        self.poller = StreamPoller(handler=handle).start_at_latest()
         self.dispatcher = DispatcherThread()
         self.dispatcher.start()
         if uploads:

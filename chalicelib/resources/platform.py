@@ -10,7 +10,7 @@ from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.registry import operation
 from chalicelib.resources.apikeys import AGENT_NAME, KEY_OUT
-from chalicelib.store import keys
+from chalicelib.store import integrations, keys
 from chalicelib.store.model import Item
 
 TENANT_OUT = s.obj(
@@ -19,7 +19,15 @@ TENANT_OUT = s.obj(
         "companyName": s.string("Company name."),
         "email": s.email("Contact e-mail of the account."),
         "plan": s.string("Plan: `enterprise` (also during the trial)."),
-        "trialEndsAt": {**s.timestamp("End of the free trial; null once on a paid plan."), "nullable": True},
+        "trialEndsAt": {
+            **s.timestamp("End of the free trial: from then on every call answers 403 `trial_ended` until a plan is active; null on a paid plan."),
+            "nullable": True,
+        },
+        "throttle": {
+            "type": "object",
+            "description": "The account's own safety-throttle settings, when the operator set any: `perKey` {rate, burst} and "
+            "`operations` {<operation>: {rate, burst}}.",
+        },
         "createdAt": s.timestamp("Sign-up time."),
         "updatedAt": s.timestamp("Last change."),
     },
@@ -102,7 +110,10 @@ def version(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
 )
 def info(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     tenant = keys.tenant_wire(keys.get_tenant(ctx.tenant_id))
-    integration = {"id": ctx.integration_id, "name": ctx.integration_id} if ctx.integration_id else None
+    integration = None
+    if ctx.integration_id:
+        record = integrations.get(ctx.integration_id)
+        integration = {"id": ctx.integration_id, "name": record["name"] if record else ctx.integration_id}
     key = {"id": ctx.key_id, "agentName": ctx.agent_name, "binding": ctx.binding, "scopes": sorted(ctx.scopes)}
     return {"tenant": tenant, "integration": integration, "key": key}
 

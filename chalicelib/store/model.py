@@ -16,6 +16,9 @@ Key layout (tenant id leads every tenant key, so no read can cross tenants):
   idempotency   PK = <tenant>#idem#<keyId>#<key>         SK = "idem"   (TTL expiresAt)
   upload batch  PK = <tenant>#<batchId>                  SK = "batch"  (TTL expiresAt)
   reservation   PK = <tenant>#<batchId>                  SK = "upload#<documentId>" (TTL expiresAt)
+  integration   PK = integration#<id>                    SK = "integration"  (operator-level, no
+                tenant; its connections SK = "tenant#<tenantId>" and issued keys SK = "key#<keyId>"
+                share the partition: store/integrations.py)
 
 Indexes: gsi1 lists the live items of one type (gsi1pk = <tenant>#<type>); gsi2..gsi4
 serve up to three filters per type (gsiNpk = <tenant>#<type>#<field>=<value>). All sort

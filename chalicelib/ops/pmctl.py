@@ -1,0 +1,365 @@
+"""pmctl: the operator's command line. Onboards vendor integrations (they cannot sign up),
+issues their keys, and reads tenants.
+
+It talks to the table directly, with the service's own environment: PM_TABLE_NAME,
+AWS_REGION, AWS credentials and AWS_ENDPOINT_URL, PM_KEY_ENVIRONMENT (live or test keys).
+`pmctl --local` instead reads `.local/stack.json` (PM_STATE_DIR), which a running
+`make serve` writes, and points itself at that embedded stack.
+
+The store modules are imported when a command runs, so `--help` needs nothing but click.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+from urllib.parse import urlparse
+
+import click
+
+from chalicelib.errors import ApiError
+
+ROOT = Path(__file__).resolve().parents[2]
+STACK_FILE = "stack.json"
+KEY_CACHE_NOTE = "warm service instances may accept a key for up to 10 s longer (their key cache)"
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+
+def state_dir() -> Path:
+    return Path(os.environ.get("PM_STATE_DIR", ROOT / ".local"))
+
+
+# --- connection -----------------------------------------------------------------------
+
+
+def use_local_stack() -> dict[str, Any]:
+    """Point this process at the stack of a running `make serve` (its .local/stack.json)."""
+    path = state_dir() / STACK_FILE
+    try:
+        stack = json.loads(path.read_text())
+    except FileNotFoundError:
+        raise click.ClickException(f"No running `make serve` found ({path} is missing). Start it with `make serve`, then retry.") from None
+    except ValueError:
+        raise click.ClickException(f"{path} is not readable JSON; restart `make serve`.") from None
+    endpoint = urlparse(stack["endpoint"])
+    try:
+        socket.create_connection((endpoint.hostname or "127.0.0.1", endpoint.port or 80), timeout=2).close()
+    except OSError:
+        raise click.ClickException(f"Nothing answers at {stack['endpoint']} ({path}): is `make serve` still running?") from None
+    from chalicelib.local.stack import LOCAL_ENV
+
+    os.environ.update(LOCAL_ENV)  # the embedded stack's dummy credentials
+    for name in [n for n in os.environ if n.startswith("AWS_ENDPOINT_URL_")]:
+        del os.environ[name]
+    os.environ.pop("AWS_PROFILE", None)
+    os.environ["AWS_ENDPOINT_URL"] = stack["endpoint"]
+    os.environ["AWS_REGION"] = os.environ["AWS_DEFAULT_REGION"] = stack["region"]
+    os.environ["PM_TABLE_NAME"] = stack["tableName"]
+    os.environ["PM_KEY_ENVIRONMENT"] = stack.get("keyEnvironment", "test")
+    from chalicelib.store import model
+
+    model.reset_connection()
+    return dict(stack)
+
+
+def _ready() -> None:
+    """Before the first store access: apply --local (once)."""
+    ctx = click.get_current_context()
+    root = ctx.find_root()
+    root.ensure_object(dict)
+    if root.params.get("local") and not root.obj.get("connected"):
+        use_local_stack()
+        root.obj["connected"] = True
+
+
+def store_command(func: F) -> F:
+    """A command that reads or writes the table."""
+    import functools
+
+    @functools.wraps(func)
+    def run(*args: Any, **kwargs: Any) -> Any:
+        _ready()
+        return func(*args, **kwargs)
+
+    return run  # type: ignore[return-value]
+
+
+class _Root(click.Group):
+    """Turns the service's typed errors and store failures into one clear line and exit 1."""
+
+    def invoke(self, ctx: click.Context) -> Any:
+        try:
+            return super().invoke(ctx)
+        except ApiError as err:
+            raise click.ClickException(f"{err.detail} [{err.code}]") from err
+        except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
+            raise
+        except Exception as err:
+            if type(err).__module__.split(".")[0] in ("pynamodb", "botocore", "boto3"):
+                cause = getattr(err, "cause", None) or err
+                raise click.ClickException(f"The store refused or is unreachable: {cause}") from err
+            raise
+
+
+# --- output ---------------------------------------------------------------------------
+
+JSON_OPTION = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON instead of text.")
+
+
+def _json(value: Any) -> None:
+    click.echo(json.dumps(value, indent=2, ensure_ascii=False))
+
+
+def _status(disabled: bool) -> str:
+    return "disabled" if disabled else "enabled"
+
+
+def _integration_line(i: dict[str, Any]) -> str:
+    return f"{i['id']}  {_status(i['disabled']):8}  {i['name']}  (contact: {i['contact']}; allowed scopes: {', '.join(i['allowedScopes'])})"
+
+
+def _tenant_line(t: dict[str, Any]) -> str:
+    trial = f", trial ends {t['trialEndsAt']}" if t.get("trialEndsAt") else ""
+    return f"{t['id']}  {t['companyName']}  <{t['email']}>  plan {t.get('plan')}{trial}"
+
+
+# --- root -----------------------------------------------------------------------------
+
+
+@click.group(cls=_Root, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--local", is_flag=True, help="Use the stack of a running `make serve` (reads .local/stack.json, or $PM_STATE_DIR/stack.json).")
+@click.pass_context
+def cli(ctx: click.Context, local: bool) -> None:
+    """Operator tool of the property-management platform: onboard vendor integrations,
+    issue their API keys, read tenants.
+
+    Without --local it uses the service's environment: PM_TABLE_NAME, AWS_REGION, AWS
+    credentials, AWS_ENDPOINT_URL and PM_KEY_ENVIRONMENT (`live` for production keys).
+
+    \b
+    Onboarding a vendor:
+      pmctl integrations create --name "Acme Billing" --contact ops@acme.example --scope read --scope write:contacts
+      pmctl integrations connect int_... --tenant ten_...
+      pmctl keys issue --integration int_... --tenant ten_... --agent acme-sync --scope read
+    """
+    ctx.ensure_object(dict)
+
+
+# --- integrations ---------------------------------------------------------------------
+
+
+@cli.group("integrations")
+def integrations_group() -> None:
+    """Vendor integrations: create, list, show, connect to tenants, disable."""
+
+
+@integrations_group.command("create")
+@click.option("--name", required=True, help="Vendor/product name, unique among integrations (case ignored).")
+@click.option("--contact", required=True, help="Who to reach at the vendor, e.g. an e-mail address.")
+@click.option(
+    "--scope",
+    "scopes",
+    multiple=True,
+    required=True,
+    help="A scope the integration's keys may hold (repeat): read, write, write:<area>, destructive, admin. "
+    "destructive and admin are never implied; name them to allow them.",
+)
+@JSON_OPTION
+@store_command
+def integrations_create(name: str, contact: str, scopes: tuple[str, ...], as_json: bool) -> None:
+    """Create an integration and the scopes its keys may ever hold."""
+    from chalicelib.store import integrations as store
+
+    created = store.create(name, contact, list(scopes))
+    if "admin" in created["allowedScopes"]:
+        click.echo("Note: admin lets the integration's keys create and disable keys in the tenants it is connected to.", err=True)
+    if as_json:
+        _json({"integration": created})
+        return
+    click.echo(f"Created integration {created['id']} {created['name']!r} (allowed scopes: {', '.join(created['allowedScopes'])}).")
+
+
+@integrations_group.command("list")
+@JSON_OPTION
+@store_command
+def integrations_list(as_json: bool) -> None:
+    """List every integration, oldest first."""
+    from chalicelib.store import integrations as store
+
+    found = store.list_all()
+    if as_json:
+        _json({"integrations": found})
+        return
+    if not found:
+        click.echo("No integrations yet. Create one with `pmctl integrations create`.")
+    for integration in found:
+        click.echo(_integration_line(integration))
+
+
+@integrations_group.command("show")
+@click.argument("integration_id", metavar="ID")
+@JSON_OPTION
+@store_command
+def integrations_show(integration_id: str, as_json: bool) -> None:
+    """Show one integration: its record, connected tenants and issued keys."""
+    from chalicelib.store import integrations as store
+    from chalicelib.store import keys
+
+    record = store.get(integration_id)
+    if record is None:
+        raise click.ClickException(f"No integration {integration_id}. `pmctl integrations list` shows them all. [integration_not_found]")
+    tenants = []
+    for connection in store.connected_tenants(integration_id):
+        try:
+            company = keys.tenant_wire(keys.get_tenant(connection["tenantId"]))["companyName"]
+        except ApiError:
+            company = None
+        tenants.append({**connection, "companyName": company})
+    issued = store.issued_keys(integration_id)
+    if as_json:
+        _json({"integration": record, "tenants": tenants, "keys": issued})
+        return
+    click.echo(_integration_line(record))
+    click.echo(f"created {record['createdAt']}" + (f", disabled {record['disabledAt']}" if record["disabled"] else ""))
+    click.echo(f"tenants ({len(tenants)}):")
+    for t in tenants:
+        click.echo(f"  {t['tenantId']}  {t['companyName']}  connected {t['connectedAt']}")
+    click.echo(f"keys issued ({len(issued)}):")
+    for k in issued:
+        click.echo(f"  {k['keyId']}  tenant {k['tenantId']}  agent {k['agentName']}  scopes {', '.join(k['scopes'])}  issued {k['issuedAt']}")
+
+
+@integrations_group.command("connect")
+@click.argument("integration_id", metavar="ID")
+@click.option("--tenant", "tenant_id", required=True, help="Tenant id (ten_...): from the signup answer or `pmctl tenants list`.")
+@JSON_OPTION
+@store_command
+def integrations_connect(integration_id: str, tenant_id: str, as_json: bool) -> None:
+    """Connect an integration to a tenant, so keys can be issued for it there (repeating it changes nothing)."""
+    from chalicelib.store import integrations as store
+
+    connection = store.connect(integration_id, tenant_id)
+    if as_json:
+        _json({"connection": connection})
+        return
+    click.echo(f"Integration {integration_id} is connected to tenant {tenant_id} (since {connection['connectedAt']}).")
+
+
+@integrations_group.command("disable")
+@click.argument("integration_id", metavar="ID")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@JSON_OPTION
+@store_command
+def integrations_disable(integration_id: str, yes: bool, as_json: bool) -> None:
+    """Disable an integration for good and every key it holds in every tenant (they answer 401)."""
+    from chalicelib.store import integrations as store
+
+    record = store.get(integration_id)
+    if record is None:
+        raise click.ClickException(f"No integration {integration_id}. [integration_not_found]")
+    if not yes:
+        tenants = len(store.connected_tenants(integration_id))
+        click.confirm(f"Disable integration {integration_id} {record['name']!r} and all its keys in {tenants} tenant(s)? There is no enable", abort=True)
+    result = store.disable(integration_id)
+    if as_json:
+        _json(result)
+        return
+    count = len(result["keysDisabled"])
+    click.echo(f"Disabled integration {integration_id} {record['name']!r} and {count} key(s); {KEY_CACHE_NOTE}.")
+
+
+# --- keys -----------------------------------------------------------------------------
+
+
+@cli.group("keys")
+def keys_group() -> None:
+    """API keys of integrations."""
+
+
+@keys_group.command("issue")
+@click.option("--integration", "integration_id", required=True, help="Integration id (int_...).")
+@click.option("--tenant", "tenant_id", required=True, help="Tenant id (ten_...) the integration is connected to.")
+@click.option("--agent", "agent_name", required=True, help="Agent name of the key, e.g. acme-sync (one key per agent; a second only while rotating).")
+@click.option("--scope", "scopes", multiple=True, required=True, help="Scope of the key (repeat); within the integration's allowed scopes.")
+@click.option("--expires-at", default=None, help="Expiry, ISO 8601 (e.g. 2027-06-30T00:00:00Z); default: the service's default key lifetime.")
+@JSON_OPTION
+@store_command
+def keys_issue(integration_id: str, tenant_id: str, agent_name: str, scopes: tuple[str, ...], expires_at: str | None, as_json: bool) -> None:
+    """Issue a key of a tenant for an integration's agent. Prints the secret once.
+
+    The secret goes to stdout alone (KEY=$(pmctl keys issue ...) captures it); what was
+    issued and the warning go to stderr."""
+    from chalicelib.store import integrations as store
+
+    record, secret = store.issue_key(integration_id, tenant_id, agent_name, list(scopes), expires_at)
+    click.echo(
+        f"Issued key {record['id']} for agent {record['agentName']!r} of integration {integration_id} in tenant {tenant_id}; "
+        f"scopes {', '.join(record['scopes'])}; expires {record.get('expiresAt') or 'never'}.",
+        err=True,
+    )
+    click.echo("Warning: the secret below is shown only this once (only its hash is stored). Hand it to the vendor now.", err=True)
+    if as_json:
+        _json({"apiKey": {**record, "key": secret}})
+    else:
+        click.echo(secret)
+
+
+# --- tenants --------------------------------------------------------------------------
+
+
+@cli.group("tenants")
+def tenants_group() -> None:
+    """Tenants (customers who signed up): list and show."""
+
+
+@tenants_group.command("list")
+@JSON_OPTION
+@store_command
+def tenants_list(as_json: bool) -> None:
+    """List every tenant, oldest first (scans the table)."""
+    from chalicelib.ops import tenants as reads
+
+    found = reads.list_all()
+    if as_json:
+        _json({"tenants": found})
+        return
+    if not found:
+        click.echo("No tenants yet. Customers sign up with POST /api/platform/v1/command/signup.")
+    for tenant in found:
+        click.echo(_tenant_line(tenant))
+
+
+@tenants_group.command("show")
+@click.argument("tenant_id", metavar="TENANT_ID")
+@JSON_OPTION
+@store_command
+def tenants_show(tenant_id: str, as_json: bool) -> None:
+    """Show a tenant: its record (plan, trial end), its keys and connected integrations."""
+    from chalicelib.ops import tenants as reads
+
+    found = reads.show(tenant_id)
+    if as_json:
+        _json(found)
+        return
+    tenant, counts = found["tenant"], found["keys"]
+    click.echo(_tenant_line(tenant))
+    click.echo(f"created {tenant['createdAt']}")
+    click.echo(
+        f"keys: {counts['total']} ({counts['active']} active, {counts['disabled']} disabled, {counts['expired']} expired; "
+        f"{counts['ofIntegrations']} of integrations)"
+    )
+    names = ", ".join(f"{i['name']} ({i['id']}{', disabled' if i['disabled'] else ''})" for i in found["integrations"])
+    click.echo(f"integrations: {names or 'none'}")
+
+
+def main() -> None:
+    cli(prog_name="pmctl")
+
+
+if __name__ == "__main__":
+    main()
