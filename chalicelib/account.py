@@ -9,38 +9,52 @@ from typing import Any
 
 from chalicelib import clock, config, throttle
 from chalicelib.context import CallContext
-from chalicelib.errors import Forbidden
+from chalicelib.errors import Forbidden, Unauthorized
 
 TENANT_CACHE_SECONDS = 10.0
 
-_cache: dict[str, tuple[float, dict[str, Any]]] = {}
+_cache: dict[str, tuple[float, dict[str, Any]]] = {}  # "tenant:<id>" / "integration:<id>" -> (read at, facts)
 _lock = threading.Lock()
+
+
+def _cached(name: str, read: Any) -> dict[str, Any]:
+    now = time.monotonic()
+    with _lock:
+        cached = _cache.get(name)
+    if cached and now - cached[0] < TENANT_CACHE_SECONDS:
+        return cached[1]
+    facts = read()
+    with _lock:
+        _cache[name] = (now, facts)
+    return facts
 
 
 def tenant_facts(tenant_id: str) -> dict[str, Any]:
     """The tenant record's data (plan, trial end, throttle), read at most every 10 s."""
-    now = time.monotonic()
-    with _lock:
-        cached = _cache.get(tenant_id)
-    if cached and now - cached[0] < TENANT_CACHE_SECONDS:
-        return cached[1]
     from chalicelib.store import keys
 
-    facts = keys.get_tenant(tenant_id).data_dict()
-    with _lock:
-        _cache[tenant_id] = (now, facts)
-    return facts
+    return _cached(f"tenant:{tenant_id}", lambda: keys.get_tenant(tenant_id).data_dict())
+
+
+def _integration_facts(integration_id: str) -> dict[str, Any]:
+    from chalicelib.store import integrations
+
+    return _cached(f"integration:{integration_id}", lambda: integrations.get(integration_id) or {"disabled": True})
 
 
 def forget_tenant(tenant_id: str) -> None:
     """Drop a tenant from this instance's cache (after the operator changed it here)."""
     with _lock:
-        _cache.pop(tenant_id, None)
+        _cache.pop(f"tenant:{tenant_id}", None)
 
 
 def admit(ctx: CallContext, operation: str) -> None:
-    """Refuse the call when the trial has ended (403 `trial_ended`) or the key is over its
-    safety throttle (429); the data stays untouched either way."""
+    """Refuse the call when the key's integration is disabled (401), the trial has ended (403
+    `trial_ended`) or the key is over its safety throttle (429); the data stays untouched."""
+    if ctx.integration_id and _integration_facts(ctx.integration_id).get("disabled"):
+        # disabling an integration disables its keys one by one; this closes the window
+        # in which one of them (or one it was minting just then) could still be used
+        raise Unauthorized("The integration this key belongs to has been disabled.", code="integration_disabled")
     facts = tenant_facts(ctx.tenant_id)
     trial_end = facts.get("trialEndsAt")
     if trial_end and clock.now_iso() >= trial_end:

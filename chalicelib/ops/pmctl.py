@@ -11,6 +11,7 @@ The store modules are imported when a command runs, so `--help` needs nothing bu
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import socket
@@ -314,14 +315,14 @@ def keys_issue(integration_id: str, tenant_id: str, agent_name: str, scopes: tup
 
 @cli.group("tenants")
 def tenants_group() -> None:
-    """Tenants (customers who signed up): list and show."""
+    """Tenants (customers who signed up): list, show, plan and throttle."""
 
 
 @tenants_group.command("list")
 @JSON_OPTION
 @store_command
 def tenants_list(as_json: bool) -> None:
-    """List every tenant, oldest first (scans the table)."""
+    """List every tenant, oldest first."""
     from chalicelib.ops import tenants as reads
 
     found = reads.list_all()
@@ -355,6 +356,58 @@ def tenants_show(tenant_id: str, as_json: bool) -> None:
     )
     names = ", ".join(f"{i['name']} ({i['id']}{', disabled' if i['disabled'] else ''})" for i in found["integrations"])
     click.echo(f"integrations: {names or 'none'}")
+
+
+@tenants_group.command("set-plan")
+@click.argument("tenant_id", metavar="TENANT_ID")
+@click.option("--plan", default="enterprise", show_default=True, help="The plan the tenant is on.")
+@click.option("--trial-ends-at", default=None, help="Keep (or set) a trial ending at this ISO time instead of a paid plan.")
+@JSON_OPTION
+@store_command
+def tenants_set_plan(tenant_id: str, plan: str, trial_ends_at: str | None, as_json: bool) -> None:
+    """Put a tenant on a plan: without --trial-ends-at a paid plan, and access returns at once after a trial ended."""
+    from chalicelib import clock
+    from chalicelib.store import keys
+
+    ends = clock.iso(dt.datetime.fromisoformat(trial_ends_at.replace("Z", "+00:00"))) if trial_ends_at else None
+    tenant = keys.set_plan(tenant_id, plan, ends)
+    if as_json:
+        _json({"tenant": tenant})
+        return
+    click.echo(_tenant_line(tenant))
+
+
+@tenants_group.command("throttle")
+@click.argument("tenant_id", metavar="TENANT_ID")
+@click.option("--per-key", "per_key", default=None, metavar="RATE[/BURST]", help="Every key's overall limit, calls per second (0 turns it off).")
+@click.option("--operation", "operations", multiple=True, metavar="NAME=RATE[/BURST]", help="A limit per key for one operation (repeatable).")
+@click.option("--reset", is_flag=True, help="Back to the defaults: 100/s, 200 at once per key; no per-operation limits.")
+@JSON_OPTION
+@store_command
+def tenants_throttle(tenant_id: str, per_key: str | None, operations: tuple[str, ...], reset: bool, as_json: bool) -> None:
+    """Set the tenant's safety throttle (per key, per instance): `--per-key 20/40 --operation contacts.create=2/5`."""
+    from chalicelib.store import keys
+
+    settings: dict[str, Any] = {}
+    if per_key is not None:
+        settings["perKey"] = _rate(per_key)
+    if operations:
+        settings["operations"] = {name: _rate(spec) for name, _, spec in (op.partition("=") for op in operations)}
+    if not reset and not settings:
+        raise click.UsageError("Give --per-key, --operation or --reset.")
+    tenant = keys.set_throttle(tenant_id, None if reset else settings)
+    if as_json:
+        _json({"tenant": tenant})
+        return
+    click.echo(f"{tenant['id']}  throttle: {json.dumps(tenant.get('throttle') or 'defaults')}")
+
+
+def _rate(spec: str) -> dict[str, float]:
+    rate, _, burst = spec.partition("/")
+    try:
+        return {"rate": float(rate), "burst": float(burst or rate)}
+    except ValueError:
+        raise click.BadParameter(f"{spec!r} is not RATE or RATE/BURST (numbers)") from None
 
 
 def main() -> None:

@@ -1,7 +1,4 @@
-"""What the operator reads about tenants: their records, keys and connected integrations.
-
-Tenants have no list index (the service never lists them), so `list_all` scans the table
-for tenant records: fine for an operator's occasional look, not for a request path."""
+"""What the operator reads about tenants: their records, keys and connected integrations."""
 
 from __future__ import annotations
 
@@ -15,7 +12,8 @@ from chalicelib.store.model import INDEXES, Item
 
 def list_all() -> list[dict[str, Any]]:
     """Every tenant, oldest first."""
-    found = Item.scan((Item.sk == keys.TENANT_SK) & (Item.type == "tenant"))
+    pks = [hit.pk for hit in INDEXES[1].query(keys.TENANTS_INDEX, attributes_to_get=["PK"])]
+    found = Item.batch_get([(pk, keys.TENANT_SK) for pk in pks])
     return sorted((keys.tenant_wire(item) for item in found), key=lambda t: t["id"])
 
 

@@ -20,6 +20,7 @@ from chalicelib.store.entities import entity_pk, get_item, list_page
 from chalicelib.store.model import ENTITY_SK, Item, Transaction, TransactionCancelled
 
 TENANT_SK = "tenant"
+TENANTS_INDEX = "tenants"  # gsi1 partition listing every tenant (for the operator)
 LOOKUP_SK = "lookup"
 API_KEY = EntityType(name="apiKey", plural="apiKeys", prefix="key", area="admin", aliasable=False)
 
@@ -44,6 +45,8 @@ def create_tenant(company_name: str, email: str, agent_name: str, trial: dt.time
         createdAt=now,
         updatedAt=now,
         changedBy={"agentName": agent_name, "operation": "signup"},
+        gsi1pk=TENANTS_INDEX,
+        gsi1sk=tenant_id,
     )
     guard = Item(_signup_guard_pk(email), "signup", type="signupGuard", tenantId=tenant_id, createdAt=now)
     ctx = CallContext(tenant_id=tenant_id, key_id="", agent_name=agent_name, scopes=frozenset(), operation="signup")
