@@ -66,3 +66,8 @@ def admit(ctx: CallContext, operation: str) -> None:
             extra={"trialEndsAt": trial_end},
         )
     throttle.take(ctx.key_id, operation, facts.get("throttle"))
+
+
+def admit_tool(ctx: CallContext, operation: str) -> None:
+    """A domain tool run through MCP counts against the operation's own limit, as over REST."""
+    throttle.take(ctx.key_id, operation, tenant_facts(ctx.tenant_id).get("throttle"), overall=False)

@@ -58,18 +58,20 @@ def _limit(name: str, spec: Any) -> Limit | None:
     return Limit(name, rate, max(burst, 1)) if rate > 0 else None
 
 
-def limits(tenant_config: dict[str, Any] | None, operation: str) -> list[Limit]:
+def limits(tenant_config: dict[str, Any] | None, operation: str, *, overall: bool = True) -> list[Limit]:
     """The limits a call of `operation` counts against: the key's overall limit (the tenant's
     `perKey`, else the default; `{"rate": 0}` turns it off) and the operation's, if set."""
     config = tenant_config or {}
-    found = [_limit("key", config["perKey"]) if "perKey" in config else _default()]
+    found = [_limit("key", config["perKey"]) if "perKey" in config else _default()] if overall else []
     found.append(_limit(operation, (config.get("operations") or {}).get(operation)))
     return [limit for limit in found if limit is not None]
 
 
-def take(key_id: str, operation: str, tenant_config: dict[str, Any] | None) -> None:
-    """Spend one token of every applicable bucket, or refuse with 429 (spending none)."""
-    applicable = limits(tenant_config, operation)
+def take(key_id: str, operation: str, tenant_config: dict[str, Any] | None, *, overall: bool = True) -> None:
+    """Spend one token of every applicable bucket, or refuse with 429 (spending none).
+    `overall` False counts only the operation's own limit (a tool run inside an MCP request,
+    which counted against the key's overall limit already)."""
+    applicable = limits(tenant_config, operation, overall=overall)
     if not applicable:
         return
     now = time.monotonic()

@@ -10,7 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib import dispatch
+from chalicelib import account, dispatch
 from chalicelib.context import CallContext
 from chalicelib.errors import Invalid, NotFound
 from chalicelib.mcp import catalogue, pipeline, transform
@@ -148,6 +148,7 @@ def run_domain_tool(ctx: CallContext, name: str, arguments: dict[str, Any]) -> d
         raise NotFound(f"There is no tool named {name!r}; find tool names with meta.tools.search.", code="unknown_tool")
     if not isinstance(arguments, dict):
         raise Invalid("arguments must be an object whose keys are the tool's argument names.")
+    account.admit_tool(ctx, op.name)
     result = dispatch.run(op, ctx, arguments)
     return transform.as_json(result)  # type: ignore[no-any-return]
 

@@ -204,3 +204,18 @@ def test_every_key_has_a_documented_default_limit() -> None:
     limits = throttle.limits(None, "contacts")
     assert [(limit.name, limit.rate, limit.burst) for limit in limits] == [("key", 100.0, 200)]
     assert throttle.limits({"perKey": {"rate": 0}}, "contacts") == []
+
+
+def test_an_operation_limit_holds_for_the_same_tool_through_mcp(api: Api, tenant: Tenant) -> None:
+    from tests.mcp_client import McpSession, error_text
+
+    throttle.reset()
+    keys.set_throttle(tenant.id, {"operations": {"objects": {"rate": 1, "burst": 1}}})
+    try:
+        with McpSession(api.base, tenant.key) as mcp:
+            first = mcp.execute("objects")
+            second = mcp.execute("objects")
+        assert not first.is_error
+        assert "429 throttled" in error_text(second) and "wait and retry" in error_text(second)
+    finally:
+        keys.set_throttle(tenant.id, None)
