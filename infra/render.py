@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from chalicelib.store.model import Item
+from infra import policies, resources
 
 TARGET = Path(__file__).with_name("merge-template.json")
 
@@ -43,11 +44,15 @@ def table_resource() -> dict[str, Any]:
 
 def template() -> dict[str, Any]:
     return {
-        "Parameters": {"Stage": {"Type": "String", "AllowedValues": ["dev", "prod"], "Default": "dev", "Description": "Deployment stage."}},
-        "Resources": {"Table": table_resource()},
+        "Parameters": {
+            "Stage": {"Type": "String", "AllowedValues": ["dev", "prod"], "Default": "dev", "Description": "Deployment stage."},
+            **resources.parameters(),
+        },
+        "Resources": {"Table": table_resource(), **resources.resources(), **policies.resources()},
         "Outputs": {
             "TableName": {"Value": {"Ref": "Table"}},
             "TableStreamArn": {"Value": {"Fn::GetAtt": ["Table", "StreamArn"]}},
+            **resources.outputs(),
         },
     }
 
