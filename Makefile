@@ -6,7 +6,10 @@ BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 PM_PORT ?= 8000
 
-.PHONY: serve test check bench install clean
+STAGE ?= dev
+PACKAGE_DIR ?= build/package
+
+.PHONY: serve test check bench install clean package lint-template deploy
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -35,6 +38,27 @@ check: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+# The deployment artifact (deployment.zip) and its SAM template (sam.json) in PACKAGE_DIR,
+# with a size report; no AWS account needed.
+package: $(STAMP)
+	$(BIN)/python -m infra.render
+	STAGE=$(STAGE) PACKAGE_DIR=$(PACKAGE_DIR) $(BIN)/python -m infra.package
+
+# cfn-lint on the packaged template: zero errors and warnings, or the target fails.
+lint-template: package
+	$(BIN)/cfn-lint $(PACKAGE_DIR)/sam.json
+
+# Needs an AWS account, the AWS CLI v2 and ARTIFACT_BUCKET (an S3 bucket for the code);
+# see README "Deployment". Not run in CI.
+deploy: lint-template
+	@test -n "$(ARTIFACT_BUCKET)" || (echo "set ARTIFACT_BUCKET=<an S3 bucket of yours for deployment artifacts>"; exit 2)
+	aws cloudformation package --template-file $(PACKAGE_DIR)/sam.json --s3-bucket $(ARTIFACT_BUCKET) \
+	  --output-template-file $(PACKAGE_DIR)/packaged.json --use-json
+	aws cloudformation deploy --template-file $(PACKAGE_DIR)/packaged.json --stack-name pm-$(STAGE) \
+	  --capabilities CAPABILITY_IAM CAPABILITY_AUTO_EXPAND \
+	  --parameter-overrides Stage=$(STAGE) $(PARAMETERS)
+	STAGE=$(STAGE) $(BIN)/python -m infra.after_deploy
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache

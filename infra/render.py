@@ -5,8 +5,8 @@ checks the committed file equals this rendering.
 
     .venv/bin/python -m infra.render     (rewrites the file)
 
-The queues, bucket, OpenSearch, policies and alarms are added by the deployment issue;
-today the template holds the table the whole service runs on."""
+The other resources (bucket, queues, OpenSearch, alarms, the functions' wiring) come from
+infra/resources.py, the per-function IAM policies from infra/policies.py."""
 
 from __future__ import annotations
 
@@ -48,6 +48,7 @@ def template() -> dict[str, Any]:
             "Stage": {"Type": "String", "AllowedValues": ["dev", "prod"], "Default": "dev", "Description": "Deployment stage."},
             **resources.parameters(),
         },
+        "Conditions": resources.conditions(),
         "Resources": {"Table": table_resource(), **resources.resources(), **policies.resources()},
         "Outputs": {
             "TableName": {"Value": {"Ref": "Table"}},

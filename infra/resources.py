@@ -1,18 +1,296 @@
-"""The deployment's resources besides the table: upload bucket, queues, search domain,
-alarms, and the wiring of the functions' event sources and environment."""
+"""The deployment's resources besides the table, merged into what `chalice package` makes:
+the upload bucket (versioned, encrypted, private, notifying the upload queue), the queues
+with their dead-letter queue, the optional OpenSearch domain, an alarm topic with alarms,
+and the functions' event sources, environment, memory and timeouts, wired by reference.
+
+Logical ids of chalice's output (see `chalice package`): APIHandler, OnTableChange (event
+OnTableChangeDynamodbEventSource), SendWebhooks, OnUpload (event OnUploadSqsEventSource),
+SweepUploads; each with a role <Name>Role (policies: infra/policies.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
+FUNCTIONS = ("APIHandler", "OnTableChange", "SendWebhooks", "OnUpload", "SweepUploads")
 
-def resources() -> dict[str, Any]:
-    return {}
+# Memory buys CPU on Lambda. The API loads the search model on its first MCP search (~0.7 s at
+# 1,769 MB = one vCPU); the upload worker hashes files; the others move small JSON.
+SIZING = {
+    "APIHandler": {"MemorySize": 1769, "Timeout": 29},  # API Gateway gives up after 29 s
+    "OnTableChange": {"MemorySize": 512, "Timeout": 120},
+    "SendWebhooks": {"MemorySize": 512, "Timeout": 60},  # runs ~50 s of each minute
+    "OnUpload": {"MemorySize": 1024, "Timeout": 120},
+    "SweepUploads": {"MemorySize": 1024, "Timeout": 900},
+}
+UPLOAD_QUEUE_VISIBILITY = 6 * SIZING["OnUpload"]["Timeout"]  # AWS: at least 6x the function timeout
 
 
-def outputs() -> dict[str, Any]:
-    return {}
+def _sub(text: str) -> dict[str, Any]:
+    return {"Fn::Sub": text}
+
+
+def _arn(logical_id: str) -> dict[str, Any]:
+    return {"Fn::GetAtt": [logical_id, "Arn"]}
 
 
 def parameters() -> dict[str, Any]:
-    return {}
+    return {
+        "AlarmEmail": {"Type": "String", "Default": "", "Description": "E-mail address alarms go to (empty: no subscription; subscribe to the topic later)."},
+        "SearchBackend": {
+            "Type": "String",
+            "AllowedValues": ["embedded", "opensearch"],
+            "Default": "embedded",
+            "Description": "Tool and docs search: in the function (embedded) or an OpenSearch domain created by this stack.",
+        },
+        "SearchInstanceType": {"Type": "String", "Default": "t3.small.search", "Description": "OpenSearch data node type (SearchBackend=opensearch)."},
+        "McpAllowedHosts": {
+            "Type": "String",
+            "Default": "*",
+            "Description": "Host names the MCP endpoint answers (DNS-rebinding protection); * leaves the check to API Gateway's own host handling.",
+        },
+        "SalesContact": {"Type": "String", "Default": "sales@propertymanagement.example", "Description": "Named to tenants whose trial ended."},
+        "UploadCorsOrigin": {"Type": "String", "Default": "*", "Description": "Origin allowed to POST files to presigned upload URLs from a browser."},
+    }
+
+
+def conditions() -> dict[str, Any]:
+    return {
+        "UseOpenSearch": {"Fn::Equals": [{"Ref": "SearchBackend"}, "opensearch"]},
+        "HasAlarmEmail": {"Fn::Not": [{"Fn::Equals": [{"Ref": "AlarmEmail"}, ""]}]},
+        "IsProd": {"Fn::Equals": [{"Ref": "Stage"}, "prod"]},
+    }
+
+
+def _bucket() -> dict[str, Any]:
+    return {
+        "UploadBucket": {
+            "Type": "AWS::S3::Bucket",
+            "DependsOn": "UploadQueuePolicy",  # S3 checks it may send to the queue when the notification is set
+            "DeletionPolicy": "Retain",
+            "UpdateReplacePolicy": "Retain",
+            "Properties": {
+                "VersioningConfiguration": {"Status": "Enabled"},  # registration pins the version it hashed
+                "BucketEncryption": {
+                    "ServerSideEncryptionConfiguration": [{"ServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}, "BucketKeyEnabled": True}]
+                },
+                "PublicAccessBlockConfiguration": {"BlockPublicAcls": True, "BlockPublicPolicy": True, "IgnorePublicAcls": True, "RestrictPublicBuckets": True},
+                "OwnershipControls": {"Rules": [{"ObjectOwnership": "BucketOwnerEnforced"}]},
+                "LifecycleConfiguration": {
+                    "Rules": [
+                        {"Id": "abort-incomplete-multipart", "Status": "Enabled", "AbortIncompleteMultipartUpload": {"DaysAfterInitiation": 1}},
+                        # a refused or replaced upload leaves a noncurrent version behind (deleted by the worker; this is the backstop)
+                        {"Id": "expire-noncurrent", "Status": "Enabled", "NoncurrentVersionExpiration": {"NoncurrentDays": 30}},
+                    ]
+                },
+                "CorsConfiguration": {
+                    "CorsRules": [{"AllowedMethods": ["POST", "GET"], "AllowedOrigins": [{"Ref": "UploadCorsOrigin"}], "AllowedHeaders": ["*"], "MaxAge": 3000}]
+                },
+                "NotificationConfiguration": {"QueueConfigurations": [{"Event": "s3:ObjectCreated:*", "Queue": _arn("UploadQueue")}]},
+            },
+        },
+        "UploadBucketPolicy": {
+            "Type": "AWS::S3::BucketPolicy",
+            "Properties": {
+                "Bucket": {"Ref": "UploadBucket"},
+                "PolicyDocument": {
+                    "Version": "2012-10-17",
+                    "Statement": [
+                        {
+                            "Sid": "TlsOnly",
+                            "Effect": "Deny",
+                            "Principal": "*",
+                            "Action": "s3:*",
+                            "Resource": [_arn("UploadBucket"), _sub("${UploadBucket.Arn}/*")],
+                            "Condition": {"Bool": {"aws:SecureTransport": "false"}},
+                        }
+                    ],
+                },
+            },
+        },
+    }
+
+
+def _queues() -> dict[str, Any]:
+    return {
+        "UploadDeadLetterQueue": {
+            "Type": "AWS::SQS::Queue",
+            "Properties": {"QueueName": _sub("pm-${Stage}-uploads-dlq"), "MessageRetentionPeriod": 1209600, "SqsManagedSseEnabled": True},
+        },
+        "UploadQueue": {
+            "Type": "AWS::SQS::Queue",
+            "Properties": {
+                "QueueName": _sub("pm-${Stage}-uploads"),
+                "VisibilityTimeout": UPLOAD_QUEUE_VISIBILITY,
+                "MessageRetentionPeriod": 345600,
+                "SqsManagedSseEnabled": True,
+                "RedrivePolicy": {"deadLetterTargetArn": _arn("UploadDeadLetterQueue"), "maxReceiveCount": 5},
+            },
+        },
+        "UploadQueuePolicy": {
+            "Type": "AWS::SQS::QueuePolicy",
+            "Properties": {
+                "Queues": [{"Ref": "UploadQueue"}],
+                "PolicyDocument": {
+                    "Version": "2012-10-17",
+                    "Statement": [
+                        {
+                            "Sid": "S3Notifications",
+                            "Effect": "Allow",
+                            "Principal": {"Service": "s3.amazonaws.com"},
+                            "Action": "sqs:SendMessage",
+                            "Resource": _arn("UploadQueue"),
+                            # the bucket's own ARN would make a cycle (bucket -> queue policy -> bucket):
+                            # any bucket of this account, which only this stack's bucket notifies
+                            "Condition": {
+                                "StringEquals": {"aws:SourceAccount": {"Ref": "AWS::AccountId"}},
+                                "ArnLike": {"aws:SourceArn": _sub("arn:${AWS::Partition}:s3:::*")},
+                            },
+                        }
+                    ],
+                },
+            },
+        },
+    }
+
+
+def _search() -> dict[str, Any]:
+    return {
+        "SearchDomain": {
+            "Type": "AWS::OpenSearchService::Domain",
+            "Condition": "UseOpenSearch",
+            "DeletionPolicy": "Delete",  # an index rebuilt from the code at every deployment
+            "UpdateReplacePolicy": "Delete",
+            "Properties": {
+                "EngineVersion": "OpenSearch_2.19",  # pagination_depth of hybrid queries needs 2.19
+                "ClusterConfig": {"InstanceType": {"Ref": "SearchInstanceType"}, "InstanceCount": 1},
+                "EBSOptions": {"EBSEnabled": True, "VolumeType": "gp3", "VolumeSize": 10},
+                "EncryptionAtRestOptions": {"Enabled": True},
+                "NodeToNodeEncryptionOptions": {"Enabled": True},
+                "DomainEndpointOptions": {"EnforceHTTPS": True, "TLSSecurityPolicy": "Policy-Min-TLS-1-2-2019-07"},
+                # the account may reach the domain; IAM policies (the API function's role, the
+                # operator who indexes at deploy time) decide who does
+                "AccessPolicies": {
+                    "Version": "2012-10-17",
+                    "Statement": [
+                        {
+                            "Effect": "Allow",
+                            "Principal": {"AWS": _sub("arn:${AWS::Partition}:iam::${AWS::AccountId}:root")},
+                            "Action": "es:ESHttp*",
+                            "Resource": _sub("arn:${AWS::Partition}:es:${AWS::Region}:${AWS::AccountId}:domain/*"),
+                        }
+                    ],
+                },
+            },
+        }
+    }
+
+
+def _alarm(
+    name: str, description: str, namespace: str, metric: str, dimensions: list[dict[str, Any]], threshold: float, *, statistic: str = "Sum"
+) -> dict[str, Any]:
+    return {
+        name: {
+            "Type": "AWS::CloudWatch::Alarm",
+            "Properties": {
+                "AlarmDescription": description,
+                "Namespace": namespace,
+                "MetricName": metric,
+                "Dimensions": dimensions,
+                "Statistic": statistic,
+                "Period": 300,
+                "EvaluationPeriods": 1,
+                "Threshold": threshold,
+                "ComparisonOperator": "GreaterThanThreshold",
+                "TreatMissingData": "notBreaching",
+                "AlarmActions": [{"Ref": "AlarmTopic"}],
+                "OKActions": [{"Ref": "AlarmTopic"}],
+            },
+        }
+    }
+
+
+def _alarms() -> dict[str, Any]:
+    found: dict[str, Any] = {
+        "AlarmTopic": {"Type": "AWS::SNS::Topic", "Properties": {"TopicName": _sub("pm-${Stage}-alarms")}},
+        "AlarmEmailSubscription": {
+            "Type": "AWS::SNS::Subscription",
+            "Condition": "HasAlarmEmail",
+            "Properties": {"TopicArn": {"Ref": "AlarmTopic"}, "Protocol": "email", "Endpoint": {"Ref": "AlarmEmail"}},
+        },
+    }
+    queue = [{"Name": "QueueName", "Value": {"Fn::GetAtt": ["UploadDeadLetterQueue", "QueueName"]}}]
+    found |= _alarm(
+        "UploadDeadLettersAlarm",
+        "Upload notices failed five times and wait in the dead-letter queue.",
+        "AWS/SQS",
+        "ApproximateNumberOfMessagesVisible",
+        queue,
+        0,
+        statistic="Maximum",
+    )
+    for function in FUNCTIONS:
+        dimension = [{"Name": "FunctionName", "Value": {"Ref": function}}]
+        found |= _alarm(f"{function}ErrorsAlarm", f"{function} failed (uncaught errors or timeouts).", "AWS/Lambda", "Errors", dimension, 0)
+    stream = [{"Name": "FunctionName", "Value": {"Ref": "OnTableChange"}}]
+    found |= _alarm(
+        "ChangeStreamLagAlarm",
+        "Audit records and webhooks lag more than a minute behind the table.",
+        "AWS/Lambda",
+        "IteratorAge",
+        stream,
+        60000,
+        statistic="Maximum",
+    )
+    api: list[dict[str, Any]] = [{"Name": "ApiName", "Value": "propertymanagement"}, {"Name": "Stage", "Value": {"Ref": "Stage"}}]
+    found |= _alarm("Api5xxAlarm", "The API answered 5xx (internal error or unavailable dependency).", "AWS/ApiGateway", "5XXError", api, 5)
+    return found
+
+
+def _environment() -> dict[str, Any]:
+    return {
+        "PM_STAGE": {"Ref": "Stage"},
+        "PM_TABLE_NAME": {"Ref": "Table"},
+        "PM_UPLOAD_BUCKET": {"Ref": "UploadBucket"},
+        "PM_UPLOAD_QUEUE_URL": {"Ref": "UploadQueue"},
+        "PM_UPLOAD_DLQ_URL": {"Ref": "UploadDeadLetterQueue"},
+        "PM_SEARCH_BACKEND": {"Ref": "SearchBackend"},
+        "PM_OPENSEARCH_ENDPOINT": {"Fn::If": ["UseOpenSearch", _sub("https://${SearchDomain.DomainEndpoint}"), ""]},
+        "PM_MCP_ALLOWED_HOSTS": {"Ref": "McpAllowedHosts"},
+        "PM_SALES_CONTACT": {"Ref": "SalesContact"},
+        "PM_KEY_ENVIRONMENT": {"Fn::If": ["IsProd", "live", "test"]},
+    }
+
+
+def _functions() -> dict[str, Any]:
+    """Chalice's functions, completed: sizes, environment, and event sources by reference
+    (chalice writes the placeholder ARNs of app.py; these replace them)."""
+    found = {name: {"Properties": {**SIZING[name], "Tracing": "Active", "Environment": {"Variables": _environment()}}} for name in FUNCTIONS}
+    found["OnTableChange"]["Properties"]["Events"] = {
+        "OnTableChangeDynamodbEventSource": {
+            "Properties": {
+                "Stream": {"Fn::GetAtt": ["Table", "StreamArn"]},
+                "StartingPosition": "TRIM_HORIZON",  # nothing written before the first deployment is skipped
+                "MaximumRetryAttempts": 10,
+                "BisectBatchOnFunctionError": True,
+                "FunctionResponseTypes": ["ReportBatchItemFailures"],
+            }
+        }
+    }
+    found["OnUpload"]["Properties"]["Events"] = {
+        "OnUploadSqsEventSource": {"Properties": {"Queue": _arn("UploadQueue"), "FunctionResponseTypes": ["ReportBatchItemFailures"]}}
+    }
+    return found
+
+
+def resources() -> dict[str, Any]:
+    return {**_bucket(), **_queues(), **_search(), **_alarms(), **_functions()}
+
+
+def outputs() -> dict[str, Any]:
+    return {
+        "UploadBucketName": {"Value": {"Ref": "UploadBucket"}},
+        "UploadQueueUrl": {"Value": {"Ref": "UploadQueue"}},
+        "UploadDeadLetterQueueUrl": {"Value": {"Ref": "UploadDeadLetterQueue"}},
+        "AlarmTopicArn": {"Value": {"Ref": "AlarmTopic"}},
+        "SearchEndpoint": {"Condition": "UseOpenSearch", "Value": _sub("https://${SearchDomain.DomainEndpoint}")},
+    }

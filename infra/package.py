@@ -1,0 +1,134 @@
+"""`make package`: the deployment artifact and its template, reproducibly.
+
+    python -m infra.package [--stage dev] [--out build/package]
+
+1. Stages what Lambda runs into build/src (app.py, chalicelib without the local stack and the
+   operator CLI, the runtime requirements, .chalice) — nothing of the working tree's state.
+2. Vendors numpy: chalice 1.34 does not recognise numpy's manylinux_2_28 wheel tags, so the
+   Linux wheel is fetched for Python 3.11 and unpacked into vendor/, which chalice packs as is.
+3. Runs `chalice package --merge-template infra/merge-template.json` into the output folder.
+4. Rewrites deployment.zip without what no function imports (gRPC and protobuf, brought by
+   opensearch-py's metadata only), with sorted entries and fixed timestamps, so the same
+   sources and pins give the same bytes; reports the unzipped size against Lambda's 250 MB.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from collections import Counter
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+LAMBDA_UNZIPPED_LIMIT = 250 * 1024 * 1024
+# Top-level entries no function imports: dropped from the bundle (checked: `import app`,
+# the MCP server and the OpenSearch client import none of them).
+TRIM = ("grpc", "grpcio", "opensearch_protobufs", "google", "protobuf")
+EXCLUDED_SOURCES = ("chalicelib/local", "chalicelib/ops")
+FIXED_TIME = (2026, 1, 1, 0, 0, 0)
+
+
+def _pinned(name: str) -> str:
+    for line in (ROOT / "requirements.txt").read_text().splitlines():
+        if line.lower().startswith(f"{name}=="):
+            return line.strip()
+    raise SystemExit(f"{name} is not pinned in requirements.txt")
+
+
+def stage_sources(src: Path) -> None:
+    if src.exists():
+        shutil.rmtree(src)
+    src.mkdir(parents=True)
+    shutil.copy2(ROOT / "app.py", src / "app.py")
+    shutil.copy2(ROOT / "requirements.txt", src / "requirements.txt")
+    ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
+    shutil.copytree(ROOT / "chalicelib", src / "chalicelib", ignore=ignore)
+    for excluded in EXCLUDED_SOURCES:
+        shutil.rmtree(src / excluded)
+    shutil.copytree(ROOT / ".chalice", src / ".chalice", ignore=shutil.ignore_patterns("deployments", "venv"))
+
+
+def vendor_numpy(src: Path, wheels: Path) -> None:
+    wheels.mkdir(parents=True, exist_ok=True)
+    pin = _pinned("numpy")
+    command = [sys.executable, "-m", "pip", "download", pin, "--no-deps", "--only-binary=:all:", "--dest", str(wheels), "--quiet"]
+    command += ["--python-version", "3.11", "--implementation", "cp", "--abi", "cp311"]
+    command += ["--platform", "manylinux_2_28_x86_64", "--platform", "manylinux_2_17_x86_64", "--platform", "manylinux2014_x86_64"]
+    subprocess.run(command, check=True)
+    version = pin.split("==")[1]
+    wheel = next(p for p in sorted(wheels.glob(f"numpy-{version}-*.whl")) if "x86_64" in p.name)
+    with zipfile.ZipFile(wheel) as archive:
+        archive.extractall(src / "vendor")
+
+
+def run_chalice(src: Path, out: Path, stage: str) -> None:
+    if out.exists():
+        shutil.rmtree(out)
+    env = {**os.environ, "AWS_DEFAULT_REGION": os.environ.get("AWS_DEFAULT_REGION", "eu-central-1")}
+    chalice = Path(sys.executable).with_name("chalice")
+    command = [str(chalice), "package", "--stage", stage, "--merge-template", str(ROOT / "infra" / "merge-template.json"), str(out)]
+    subprocess.run(command, cwd=src, env=env, check=True)
+
+
+def _trimmed(name: str) -> bool:
+    top = name.split("/", 1)[0]
+    return any(top == t or top.startswith(f"{t}-") or top.startswith(f"{t}_") for t in TRIM) and not top.startswith("google_")
+
+
+def rewrite_zip(path: Path) -> Counter[str]:
+    """Sorted entries, fixed times, trimmed; answers the unzipped bytes per top-level entry."""
+    sizes: Counter[str] = Counter()
+    staged = path.with_suffix(".tmp")
+    with zipfile.ZipFile(path) as source, zipfile.ZipFile(staged, "w", zipfile.ZIP_DEFLATED, compresslevel=9) as target:
+        for info in sorted(source.infolist(), key=lambda i: i.filename):
+            if info.is_dir() or _trimmed(info.filename):
+                continue
+            data = source.read(info)
+            entry = zipfile.ZipInfo(info.filename, date_time=FIXED_TIME)
+            entry.external_attr = info.external_attr
+            entry.compress_type = zipfile.ZIP_DEFLATED
+            target.writestr(entry, data)
+            sizes[info.filename.split("/", 1)[0]] += len(data)
+    staged.replace(path)
+    return sizes
+
+
+def report(out: Path, sizes: Counter[str]) -> str:
+    total = sum(sizes.values())
+    digest = hashlib.sha256((out / "deployment.zip").read_bytes()).hexdigest()
+    lines = [
+        f"deployment.zip: {(out / 'deployment.zip').stat().st_size / 1e6:.1f} MB zipped, {total / 1e6:.1f} MB unzipped "
+        f"({100 * total / LAMBDA_UNZIPPED_LIMIT:.0f} % of Lambda's 250 MB), sha256 {digest[:16]}",
+        "Every function (APIHandler, OnTableChange, SendWebhooks, OnUpload, SweepUploads) runs this one bundle.",
+        "Largest parts (MB unzipped):",
+    ]
+    lines += [f"  {size / 1e6:7.1f}  {name}" for name, size in sizes.most_common(12)]
+    text = "\n".join(lines) + "\n"
+    (out / "size-report.txt").write_text(text)
+    if total > LAMBDA_UNZIPPED_LIMIT:
+        raise SystemExit(text + "\nOver Lambda's 250 MB unzipped limit.")
+    return text
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0] if __doc__ else None)
+    parser.add_argument("--stage", default=os.environ.get("STAGE", "dev"))
+    parser.add_argument("--out", default=os.environ.get("PACKAGE_DIR", "build/package"))
+    args = parser.parse_args()
+    out = (ROOT / args.out).resolve() if not Path(args.out).is_absolute() else Path(args.out)
+    build = ROOT / "build"
+    src = build / "src"
+    stage_sources(src)
+    vendor_numpy(src, build / "wheels")
+    run_chalice(src, out, args.stage)
+    print(report(out, rewrite_zip(out / "deployment.zip")), end="")
+    print(f"template: {out / 'sam.json'}")
+
+
+if __name__ == "__main__":
+    main()
