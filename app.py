@@ -6,11 +6,14 @@ import os
 
 from chalice import Chalice  # type: ignore[attr-defined]
 
-from chalicelib import http, registry, v1
+from chalicelib import http, observability, registry, v1
 from chalicelib.mcp import route as mcp_route
 
 app = Chalice(app_name="propertymanagement")
 app.api.binary_types = ["multipart/form-data", "application/octet-stream"]
+# Every event type (HTTP, stream, queue, schedule): logger keys of the invocation, one X-Ray
+# subsegment. Metrics need no flush here: each is written when it happens (observability.emit).
+app.register_middleware(observability.middleware, "all")
 
 registry.load_all()
 http.register_routes(app)
@@ -44,7 +47,13 @@ def send_webhooks(event):  # type: ignore[no-untyped-def]
 
 # S3 notifies this queue of every stored upload (the merge template wires bucket -> queue ->
 # function); locally the queue poller (chalicelib/local/queue_poller.py) calls the same function.
-@app.on_sqs_message(queue=os.environ.get("PM_UPLOAD_QUEUE_NAME", "pm-local-uploads"), batch_size=10, name="on_upload")
+# The ARN is a placeholder that `chalice package` writes and the merge template replaces with a
+# reference to the stack's queue (infra/resources.py); a queue *name* would render as Fn::Sub,
+# which a merge cannot replace.
+_UPLOAD_QUEUE_ARN = os.environ.get("PM_UPLOAD_QUEUE_ARN", "arn:aws:sqs:eu-central-1:000000000000:pm-local-uploads")
+
+
+@app.on_sqs_message(queue_arn=_UPLOAD_QUEUE_ARN, batch_size=10, name="on_upload")
 def on_upload(event):  # type: ignore[no-untyped-def]
     from chalicelib.uploads.register import handle_event
 

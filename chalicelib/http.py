@@ -13,7 +13,7 @@ from typing import Any
 
 from chalice import Chalice, Response  # type: ignore[attr-defined]
 
-from chalicelib import account, config, dispatch, registry
+from chalicelib import account, config, dispatch, observability, registry
 from chalicelib.auth import authenticate
 from chalicelib.context import CallContext
 from chalicelib.errors import ApiError, Invalid, MethodNotAllowed, NotFound, PayloadTooLarge
@@ -122,6 +122,10 @@ def answer(request: Any, operation: str, respond: Any) -> Response:
     finally:
         ms = (time.perf_counter() - started) * 1000
         logger.info("request", extra={"method": request.method, "status": status, "ms": round(ms, 2)})
+        # Names are bounded by the registry: a caller inventing names must not invent metrics.
+        known = operation if operation in registry.REGISTRY or operation == "mcp" else "unknown"
+        observability.record_request(known, status, ms)
+        observability.annotate(operation=known, status=status, tenant=caller[0].tenant_id if caller else None)
         if caller:
             requests_log.record(caller[0], operation=operation, method=request.method, status=status, ms=ms, source_ip=source_ip_of(request))
 

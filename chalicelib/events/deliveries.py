@@ -21,7 +21,7 @@ from typing import Any
 
 from pynamodb.exceptions import PutError, UpdateError
 
-from chalicelib import clock
+from chalicelib import clock, observability
 from chalicelib.events.changes import Change
 from chalicelib.store.entities import entity_pk, fetch_many, list_pk
 from chalicelib.store.model import ENTITY_SK, INDEXES, Item
@@ -221,6 +221,7 @@ def settle(item: Item, outcome: dict[str, Any]) -> None:
     else:
         actions += [getattr(Item, f"gsi{n}{p}").remove() for n in (1, 2) for p in ("pk", "sk")]
     item.update(actions=actions)
+    observability.record_delivery("gone" if status == 410 else "retry" if keep_due else changes["status"])
     # the next attempt, or the entity's next delivery that waited for this one
     hint_due(dt.datetime.fromisoformat(data["nextAttemptAt"].replace("Z", "+00:00")).timestamp() if keep_due else time.time())
 

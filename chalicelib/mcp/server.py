@@ -8,6 +8,7 @@ misuse (an unknown tool name, malformed JSON-RPC) as JSON-RPC errors, which the 
 from __future__ import annotations
 
 import functools
+import time
 from typing import Any
 
 import anyio
@@ -21,6 +22,7 @@ from chalicelib.context import CallContext
 from chalicelib.errors import ApiError
 from chalicelib.log import logger
 from chalicelib.mcp import meta, transform
+from chalicelib.observability import record_tool_call
 
 CONTEXT_KEY = "pm.call_context"  # the ASGI scope entry through which the bridge hands over the caller
 
@@ -57,8 +59,10 @@ async def _call_tool(ctx: ServerRequestContext[Any, Any], params: types.CallTool
 
 
 def call(tool: meta.MetaTool, caller: CallContext, arguments: dict[str, Any]) -> types.CallToolResult:
+    started = time.perf_counter()
     result = _call(tool, caller, arguments)
     logger.info("mcp tool", extra={"tool": tool.name, "target": arguments.get("name"), "isError": bool(result.is_error), "request_id": caller.request_id})
+    record_tool_call(tool.name, bool(result.is_error), (time.perf_counter() - started) * 1000)
     return result
 
 

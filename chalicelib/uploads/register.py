@@ -18,6 +18,7 @@ from urllib.parse import unquote_plus
 
 from botocore.exceptions import ClientError
 
+from chalicelib import observability
 from chalicelib.errors import ApiError, Conflict
 from chalicelib.log import logger
 from chalicelib.store import entities as store
@@ -142,6 +143,7 @@ def _create_document(reservation: Any, key: str, received: files.Received, parse
             raise  # not the file's fault: retry
         detail = err.errors[0]["message"] if err.errors else err.detail
         return _refuse(reservation, key, err.code, detail)
+    observability.record_upload_registered(received.size)
     return reservations.REGISTERED
 
 
@@ -168,4 +170,5 @@ def _refuse(reservation: Any, key: str, code: str, reason: str) -> str:
     files.delete(key)
     reservations.mark_failed(reservation, code, reason)
     logger.info("upload refused", extra={"key": key, "code": code})
+    observability.record_upload_refused(code)
     return reservations.FAILED

@@ -1,0 +1,287 @@
+"""Observability: metrics as CloudWatch EMF lines (names, units, dimensions; silent off
+Lambda), secrets redacted from every log line, and a Lambda invocation end to end (logger
+keys, metrics, X-Ray subsegments) in a process of its own."""
+
+from __future__ import annotations
+
+import datetime as dt
+import io
+import json
+import logging
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from chalice import Response  # type: ignore[attr-defined]
+
+from chalicelib import clock, http, observability
+from chalicelib.errors import NotFound
+from chalicelib.events import deliveries
+from chalicelib.log import logger, redact_text
+from chalicelib.store.model import ENTITY_SK, Item
+
+ROOT = Path(__file__).resolve().parents[2]
+KEY = "pm_live_" + "k" * 30 + "chk123"  # the shape of an API key
+TEST_KEY = "pm_test_" + "t" * 30 + "chk456"
+WEBHOOK_SECRET = "whsec_" + "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"
+
+
+@pytest.fixture()
+def metrics_on(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("POWERTOOLS_METRICS_DISABLED", "false")
+    monkeypatch.setenv("PM_STAGE", "prod")
+    monkeypatch.setenv("POWERTOOLS_SERVICE_NAME", "propertymanagement")  # must not become a dimension
+    monkeypatch.delenv("POWERTOOLS_METRICS_NAMESPACE", raising=False)
+
+
+def emf_lines(capsys: pytest.CaptureFixture[str]) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in capsys.readouterr().out.splitlines() if line.startswith('{"_aws"')]
+
+
+def definition(line: dict[str, Any]) -> dict[str, Any]:
+    (directive,) = line["_aws"]["CloudWatchMetrics"]
+    return directive  # type: ignore[no-any-return]
+
+
+def units(line: dict[str, Any]) -> dict[str, str]:
+    return {m["Name"]: m["Unit"] for m in definition(line)["Metrics"]}
+
+
+def value(line: dict[str, Any], name: str) -> float:
+    raw = line[name]
+    return float(raw[0] if isinstance(raw, list) else raw)
+
+
+# ---------------------------------------------------------------------------------- metrics
+
+
+def test_a_request_is_one_emf_line_per_operation_and_summed_over_operations(metrics_on: None, capsys: pytest.CaptureFixture[str]) -> None:
+    observability.record_request("contacts.show", 200, 12.5)
+    (line,) = emf_lines(capsys)
+    assert definition(line)["Namespace"] == "PropertyManagement"
+    assert definition(line)["Dimensions"] == [["stage", "operation"], ["stage"]]
+    assert units(line) == {"Requests": "Count", "Errors": "Count", "ClientErrors": "Count", "Latency": "Milliseconds"}
+    assert line["stage"] == "prod" and line["operation"] == "contacts.show" and "service" not in line
+    assert (value(line, "Requests"), value(line, "Errors"), value(line, "ClientErrors"), value(line, "Latency")) == (1, 0, 0, 12.5)
+
+
+@pytest.mark.parametrize(("status", "errors", "client_errors"), [(200, 0, 0), (404, 0, 1), (429, 0, 1), (500, 1, 0), (503, 1, 0)])
+def test_status_classes_count_as_errors_or_client_errors(
+    metrics_on: None, capsys: pytest.CaptureFixture[str], status: int, errors: int, client_errors: int
+) -> None:
+    observability.record_request("contacts.show", status, 1.0)
+    (line,) = emf_lines(capsys)
+    assert (value(line, "Errors"), value(line, "ClientErrors")) == (errors, client_errors)
+
+
+def test_the_namespace_follows_powertools_env(metrics_on: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "PM-Staging")
+    observability.record_delivery("delivered")
+    (line,) = emf_lines(capsys)
+    assert definition(line)["Namespace"] == "PM-Staging"
+
+
+@pytest.mark.parametrize(
+    ("env", "emitted"),
+    [
+        ({}, False),  # make serve, tests, pmctl
+        ({"AWS_LAMBDA_FUNCTION_NAME": "pm-prod-api"}, True),
+        ({"AWS_LAMBDA_FUNCTION_NAME": "pm-prod-api", "POWERTOOLS_METRICS_DISABLED": "true"}, False),
+        ({"AWS_LAMBDA_FUNCTION_NAME": "pm-prod-api", "POWERTOOLS_DEV": "true"}, False),
+        ({"POWERTOOLS_METRICS_DISABLED": "false"}, True),
+    ],
+)
+def test_metrics_are_off_outside_lambda_unless_asked_for(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str], env: dict[str, str], emitted: bool
+) -> None:
+    for name in ("AWS_LAMBDA_FUNCTION_NAME", "POWERTOOLS_METRICS_DISABLED", "POWERTOOLS_DEV"):
+        monkeypatch.delenv(name, raising=False)
+    for name, setting in env.items():
+        monkeypatch.setenv(name, setting)
+    observability.record_request("contacts.show", 200, 1.0)
+    observability.record_upload_registered(10)
+    out = capsys.readouterr().out
+    assert len([line for line in out.splitlines() if line.startswith('{"_aws"')]) == (2 if emitted else 0)
+    assert emitted or out == ""
+
+
+def test_uploads_count_registrations_refusals_and_bytes(metrics_on: None, capsys: pytest.CaptureFixture[str]) -> None:
+    observability.record_upload_registered(2048)
+    observability.record_upload_refused("size_mismatch")
+    registered, refused = emf_lines(capsys)
+    assert units(registered) == {"UploadsRegistered": "Count", "UploadBytes": "Bytes"} and value(registered, "UploadBytes") == 2048
+    assert definition(registered)["Dimensions"] == [["stage"]]
+    assert units(refused) == {"UploadsRefused": "Count"} and definition(refused)["Dimensions"] == [["stage"]]
+    assert refused["code"] == "size_mismatch"  # metadata: in the log line, not a dimension
+
+
+def test_mcp_tool_calls_are_counted_per_tool(metrics_on: None, capsys: pytest.CaptureFixture[str]) -> None:
+    observability.record_tool_call("meta.tool.execute", True, 40.0)
+    (line,) = emf_lines(capsys)
+    assert units(line) == {"ToolCalls": "Count", "ToolErrors": "Count", "ToolLatency": "Milliseconds"}
+    assert definition(line)["Dimensions"] == [["stage", "tool"]] and line["tool"] == "meta.tool.execute" and value(line, "ToolErrors") == 1
+
+
+def test_a_broken_metric_is_logged_never_raised(metrics_on: None, capsys: pytest.CaptureFixture[str]) -> None:
+    observability.emit({"Odd": ("Parsecs", 1)})
+    assert emf_lines(capsys) == []
+
+
+def _request() -> SimpleNamespace:
+    return SimpleNamespace(context={"requestId": "req-1"}, method="GET", headers={})
+
+
+def test_answer_counts_each_request_under_its_registered_name(metrics_on: None, capsys: pytest.CaptureFixture[str]) -> None:
+    http.answer(_request(), "mcp", lambda request_id, caller: Response(body="{}", status_code=200))
+    http.answer(_request(), "invented.name.4711", lambda request_id, caller: (_ for _ in ()).throw(NotFound("no such query")))
+    http.answer(_request(), "mcp", lambda request_id, caller: 1 / 0)
+    ok, unknown, crashed = emf_lines(capsys)
+    assert ok["operation"] == "mcp" and value(ok, "Requests") == 1
+    assert unknown["operation"] == "unknown" and value(unknown, "ClientErrors") == 1  # callers cannot invent metrics
+    assert value(crashed, "Errors") == 1
+
+
+T0 = dt.datetime(2026, 3, 1, 12, 0, tzinfo=dt.UTC)
+
+
+@pytest.fixture()
+def frozen() -> Iterator[None]:
+    clock.set_clock(lambda: T0)
+    yield
+    clock.set_clock(None)
+
+
+def _delivery(event_id: str) -> Item:
+    body = {"id": event_id, "type": "contact.created", "timestamp": clock.now_iso(), "tenantId": "ten_A", "data": {}}
+    assert deliveries.create("ten_A", "whk_1", body, entity_key=f"contact#{event_id}")
+    return Item.get("ten_A#whk_1", f"delivery#{event_id}")
+
+
+def test_each_delivery_attempt_counts_under_its_outcome(memory_table: None, frozen: None, metrics_on: None, capsys: pytest.CaptureFixture[str]) -> None:
+    Item("ten_A#whk_1", ENTITY_SK, type="webhook", tenantId="ten_A", id="whk_1", data={"enabled": True, "url": "https://x.example"}).save()
+    deliveries.settle(_delivery("evt_1"), {"statusCode": 204})
+    deliveries.settle(_delivery("evt_2"), {"statusCode": 503})
+    exhausted = _delivery("evt_3")
+    exhausted.update(actions=[Item.data["attempts"].set(len(deliveries.SCHEDULE))])
+    deliveries.settle(exhausted, {"statusCode": 500})
+    deliveries.settle(_delivery("evt_4"), {"statusCode": 410})
+    lines = emf_lines(capsys)
+    assert [line["outcome"] for line in lines] == ["delivered", "retry", "failed", "gone"]
+    assert all(units(line) == {"WebhookDeliveries": "Count"} and definition(line)["Dimensions"] == [["stage", "outcome"]] for line in lines)
+
+
+# ---------------------------------------------------------------------------------- logging
+
+
+@pytest.fixture()
+def log_output() -> Iterator[io.StringIO]:
+    """What the service logger writes, at INFO."""
+    stream = io.StringIO()
+    handler = logger.registered_handler
+    assert isinstance(handler, logging.StreamHandler)
+    previous_stream, previous_level = handler.setStream(stream), logger.log_level
+    logger.setLevel("INFO")
+    yield stream
+    handler.setStream(previous_stream)
+    logger.setLevel(previous_level)
+
+
+def _lines(stream: io.StringIO) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in stream.getvalue().splitlines()]
+
+
+class _Leaky:
+    def __str__(self) -> str:
+        return f"Leaky(key={KEY})"
+
+
+def test_no_secret_reaches_a_log_line(log_output: io.StringIO) -> None:
+    logger.info(f"authenticating {KEY}")
+    logger.info("calling a webhook", extra={"headers": {"Authorization": "Basic dXNlcjpwYXNz", "Content-Type": "application/json"}})
+    logger.info("webhook", extra={"hook": {"authorizationHeader": "Token abc", "secret": WEBHOOK_SECRET, "events": ["*"]}})
+    logger.info("nested", extra={"items": [{"note": f"signed with {WEBHOOK_SECRET}"}, TEST_KEY]})
+    logger.info("raw header line: Authorization: Bearer abc.def-ghi and more")
+    logger.info({"AUTHORIZATION": "Basic eHl6eHl6", "line": "X-API-KEY: QUJDREVGR0g="})
+    logger.info("an object", extra={"ctx": _Leaky()})  # turned into text by json's default=str
+    try:
+        raise ValueError(f"refused key {KEY}")
+    except ValueError:
+        logger.exception("failed")
+    text = log_output.getvalue()
+    lines = _lines(log_output)  # still one JSON object per line
+    assert len(lines) == 8
+    for secret in (KEY, TEST_KEY, WEBHOOK_SECRET, "dXNlcjpwYXNz", "Token abc", "abc.def-ghi", "eHl6eHl6", "QUJDREVGR0g", "k" * 30):
+        assert secret not in text
+    assert lines[0]["message"] == "authenticating pm_live_[REDACTED]"
+    assert lines[1]["headers"] == {"Authorization": "[REDACTED]", "Content-Type": "application/json"}
+    assert lines[2]["hook"]["events"] == ["*"]
+    assert lines[4]["message"].startswith("raw header line: Authorization: [REDACTED]")
+    assert lines[5]["message"] == {"AUTHORIZATION": "[REDACTED]", "line": "X-API-KEY: [REDACTED]"}
+    assert "pm_live_[REDACTED]" in lines[7]["exception"]
+
+
+def test_redaction_keeps_ordinary_text() -> None:
+    ordinary = ("upload refused", "the key lacks the scope contacts:read", "authorization failed for ten_A", "pm_live_ or pm_test_ keys", "the bearer of news")
+    for text in ordinary:
+        assert redact_text(text) == text
+
+
+def test_the_middleware_puts_the_lambda_invocation_on_the_logger(monkeypatch: pytest.MonkeyPatch, log_output: io.StringIO) -> None:
+    monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "pm-prod-api")
+    monkeypatch.delenv("LAMBDA_TASK_ROOT", raising=False)  # no tracing here
+    context = SimpleNamespace(function_name="pm-prod-api", memory_limit_in_mb=512, invoked_function_arn="arn:aws:lambda:x:pm-prod-api", aws_request_id="lmb-7")
+    logger.append_keys(request_id="earlier", tenant="ten_earlier", agent="a", operation="x")  # left by a previous request
+    try:
+        result = observability.middleware(SimpleNamespace(context=context), lambda event: logger.info("inside") or "answer")
+    finally:
+        logger.remove_keys(["cold_start", "function_name", "function_memory_size", "function_arn", "function_request_id"])
+    assert result == "answer"
+    (line,) = _lines(log_output)
+    assert line["function_request_id"] == "lmb-7" and line["function_name"] == "pm-prod-api" and "cold_start" in line
+    assert not {"request_id", "tenant", "agent", "operation"} & set(line)
+
+
+# ------------------------------------------------------------------------- Lambda, whole
+
+
+def test_import_app_loads_no_xray_and_traces_nothing_locally() -> None:
+    code = "import app, sys; from chalicelib import observability as o; print('aws_xray_sdk' in sys.modules, o.tracing_enabled(), o.metrics_enabled())"
+    env = {k: v for k, v in os.environ.items() if k not in ("AWS_LAMBDA_FUNCTION_NAME", "LAMBDA_TASK_ROOT", "POWERTOOLS_METRICS_DISABLED")}
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True).stdout.strip()
+    assert out == "False False False"
+
+
+def test_a_lambda_invocation_logs_counts_and_traces_without_secrets() -> None:
+    env = {
+        **{k: v for k, v in os.environ.items() if not k.startswith(("POWERTOOLS_", "AWS_XRAY"))},
+        "AWS_LAMBDA_FUNCTION_NAME": "propertymanagement-dev-api",
+        "LAMBDA_TASK_ROOT": str(ROOT),
+        "PM_STAGE": "dev",
+        "POWERTOOLS_LOG_LEVEL": "INFO",
+        "_X_AMZN_TRACE_ID": "Root=1-65f00000-0123456789abcdef01234567;Parent=53995c3f42cd8ad8;Sampled=1",
+    }
+    run = subprocess.run([sys.executable, "-m", "tests.unit.lambda_probe"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr
+    *lines, summary = [json.loads(line) for line in run.stdout.splitlines()]
+    assert "pm_live_k" not in run.stdout and "pm_live_k" not in run.stderr
+
+    assert summary["statuses"] == [404, 200]
+    metrics = [line for line in lines if "_aws" in line]
+    assert [(m["operation"], m["stage"]) for m in metrics] == [("unknown", "dev"), ("mcp", "dev")]
+    logs = [line for line in lines if "_aws" not in line]
+    assert [(log["function_request_id"], log["cold_start"]) for log in logs] == [("lambda-1", True), ("lambda-2", False), ("lambda-3", False)]
+    assert logs[0]["request_id"] == "apigw-1" and logs[1]["tenant"] == "ten_probe"
+    assert "tenant" not in logs[2] and "request_id" not in logs[2]  # a warm Lambda forgets the previous request
+    assert all(log["xray_trace_id"] == "1-65f00000-0123456789abcdef01234567" for log in logs)
+
+    names = [(doc["name"], doc["annotations"]) for doc in summary["trace"]]
+    assert names == [
+        ("## http", {"ColdStart": True, "Service": "propertymanagement", "operation": "unknown", "status": 404}),
+        ("## http", {"ColdStart": False, "Service": "propertymanagement", "operation": "mcp", "status": 200, "tenant": "ten_probe"}),
+        ("## schedule", {"ColdStart": False, "Service": "propertymanagement"}),
+    ]
