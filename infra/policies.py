@@ -1,11 +1,199 @@
 """Least-privilege IAM: one policy per Lambda function, exactly the actions and resources its
-code uses, referencing the template's resources (no literal ARNs). Filled in by the
-deployment issue's IAM work; `resources()` returns the merge-template fragment."""
+code uses, referencing the template's resources (no literal ARNs, account ids or regions).
+
+With `autogen_policy: false` chalice makes one role per function (`<Function>Role`, below)
+whose inline policy is .chalice/policy-replaced-by-merge-template.json: a deny-all
+placeholder, because chalice insists on a policy file and cannot write CloudFormation
+references. `resources()` replaces each role's `Policies` in the merge template (the deep
+merge replaces lists whole), so the placeholder never reaches a stack; a `chalice deploy`
+without the merge template would get roles that can do nothing.
+
+tests/contract/test_iam_policy.py checks these against the code: every boto3 / pynamodb /
+OpenSearch call a function can reach is granted here on the right resource, and nothing is
+granted that no reachable call (or the function's event source, logs and traces) needs."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
+
+# Chalice's logical ids: function -> its role (chalice names the role after the function's
+# Python name, `api_handler_role` -> ApiHandlerRole).
+ROLES = {
+    "APIHandler": "ApiHandlerRole",
+    "OnTableChange": "OnTableChangeRole",
+    "SendWebhooks": "SendWebhooksRole",
+    "OnUpload": "OnUploadRole",
+    "SweepUploads": "SweepUploadsRole",
+}
+
+
+def _sub(text: str) -> dict[str, Any]:
+    return {"Fn::Sub": text}
+
+
+def _arn(logical_id: str) -> dict[str, Any]:
+    return {"Fn::GetAtt": [logical_id, "Arn"]}
+
+
+TABLE = _arn("Table")
+TABLE_INDEXES = _sub("${Table.Arn}/index/*")  # gsi1..gsi4
+TABLE_STREAM = {"Fn::GetAtt": ["Table", "StreamArn"]}
+TABLE_STREAMS = _sub("${Table.Arn}/stream/*")  # ListStreams names the table's streams, not one
+UPLOAD_BUCKET = _arn("UploadBucket")
+UPLOAD_OBJECTS = _sub("${UploadBucket.Arn}/*")
+UPLOAD_QUEUE = _arn("UploadQueue")
+UPLOAD_DEAD_LETTER_QUEUE = _arn("UploadDeadLetterQueue")
+# The indexes the API searches (PM_OPENSEARCH_PREFIX, default "pm"; search/service.py). Only
+# the search and count paths: indexing (PUT, _bulk) runs at deploy time from the operator's
+# machine (infra/after_deploy.py), never from a function.
+SEARCH_PREFIX = "pm"
+SEARCH_PATHS = [_sub(f"${{SearchDomain.Arn}}/{SEARCH_PREFIX}-tools/_search"), _sub(f"${{SearchDomain.Arn}}/{SEARCH_PREFIX}-docs/_search")]
+COUNT_PATHS = [_sub(f"${{SearchDomain.Arn}}/{SEARCH_PREFIX}-tools/_count")]
+ANY = "*"  # only for actions without resource-level permissions (X-Ray)
+
+
+def log_group(function: str) -> dict[str, Any]:
+    """The function's own log group and its streams. Its name is /aws/lambda/<function name>,
+    and CloudFormation names a function <stack>-<LogicalId>-<suffix>; a reference to the
+    function itself would be circular (function -> role -> policy -> function)."""
+    return _sub(f"arn:${{AWS::Partition}}:logs:${{AWS::Region}}:${{AWS::AccountId}}:log-group:/aws/lambda/${{AWS::StackName}}-{function}-*")
+
+
+@dataclass(frozen=True)
+class Grant:
+    sid: str
+    actions: tuple[str, ...]
+    resources: tuple[Any, ...]
+    condition: str | None = None  # a template condition the statement exists under
+
+    def statement(self) -> dict[str, Any]:
+        found: dict[str, Any] = {"Sid": self.sid, "Effect": "Allow", "Action": list(self.actions), "Resource": list(self.resources)}
+        return {"Fn::If": [self.condition, found, {"Ref": "AWS::NoValue"}]} if self.condition else found
+
+
+# What the functions' code calls (tests/contract/aws_calls.py finds the calls).
+CODE: dict[str, list[Grant]] = {
+    "APIHandler": [
+        # store/entities.py, keys.py, aliases.py, idempotency.py, requests.py, integrations.py,
+        # auth.py (Item.get, item.save/update/delete, Transaction: put, update, delete, condition
+        # check), entities.fetch_many and uploads/reservations.py (batch_get, batch_write),
+        # requests.py / deadletters.py / deliveries.py / refs.py (Item.query, Item.count),
+        # resources/platform.py status (Item.describe_table)
+        Grant(
+            "TableReadWrite",
+            (
+                "dynamodb:GetItem",
+                "dynamodb:PutItem",
+                "dynamodb:UpdateItem",
+                "dynamodb:DeleteItem",
+                "dynamodb:ConditionCheckItem",
+                "dynamodb:BatchGetItem",
+                "dynamodb:BatchWriteItem",
+                "dynamodb:Query",
+                "dynamodb:DescribeTable",
+            ),
+            (TABLE,),
+        ),
+        # lists, filters and lookups: INDEXES[n].query in store/entities.py, aliases.py,
+        # integrations.py, events/audit.py
+        Grant("TableIndexes", ("dynamodb:Query",), (TABLE_INDEXES,)),
+        # uploads/files.py: put (direct uploads), presigned_post (bulk uploads: S3 checks the
+        # signer may PutObject), download_url (presigned GET of the registered version), delete
+        # (a direct upload refused after it was stored, with every version)
+        Grant(
+            "UploadObjects",
+            ("s3:PutObject", "s3:GetObject", "s3:GetObjectVersion", "s3:DeleteObject", "s3:DeleteObjectVersion"),
+            (UPLOAD_OBJECTS,),
+        ),
+        # uploads/files.py versions(): the versions files.delete removes
+        Grant("UploadVersions", ("s3:ListBucketVersions",), (UPLOAD_BUCKET,)),
+        # resources/platform.py status: messages waiting in the upload queue and its dead letters
+        Grant("UploadQueueDepth", ("sqs:GetQueueAttributes",), (UPLOAD_QUEUE, UPLOAD_DEAD_LETTER_QUEUE)),
+        # search/opensearch_backend.py (SearchBackend=opensearch): POST <index>/_search for tool,
+        # docs and browse searches, POST pm-tools/_count past the last hybrid page
+        Grant("SearchRead", ("es:ESHttpPost",), (*SEARCH_PATHS, *COUNT_PATHS), condition="UseOpenSearch"),
+    ],
+    "OnTableChange": [
+        # events/audit.py record_many (batch_write of the audit records), events/deliveries.py
+        # fan_out (fetch_many of the tenant's webhooks: batch_get; a delivery per subscriber:
+        # conditional save)
+        Grant("AuditAndDeliveries", ("dynamodb:BatchWriteItem", "dynamodb:BatchGetItem", "dynamodb:PutItem"), (TABLE,)),
+        # events/deliveries.py subscriptions: the tenant's webhooks (gsi1)
+        Grant("WebhookIndex", ("dynamodb:Query",), (TABLE_INDEXES,)),
+    ],
+    "SendWebhooks": [
+        # events/dispatcher.py (the webhook: Item.get), events/sender.py (its secret: Item.get),
+        # events/deliveries.py (claim, attempt outcome, disabling a gone webhook: item.update;
+        # fetch_many: batch_get)
+        Grant("Deliveries", ("dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:BatchGetItem"), (TABLE,)),
+        # events/deliveries.py due (gsi1 due#<shard>) and the oldest pending per webhook (gsi2)
+        Grant("DueIndex", ("dynamodb:Query",), (TABLE_INDEXES,)),
+    ],
+    "OnUpload": [
+        # uploads/reservations.py get_many / get (batch_get, Item.get) and set_failed (update);
+        # uploads/register.py via store.create: the document, its reference edges and unique
+        # claims and the reservation in one transaction (put, update, delete, condition check)
+        Grant(
+            "Registration",
+            (
+                "dynamodb:GetItem",
+                "dynamodb:BatchGetItem",
+                "dynamodb:PutItem",
+                "dynamodb:UpdateItem",
+                "dynamodb:DeleteItem",
+                "dynamodb:ConditionCheckItem",
+            ),
+            (TABLE,),
+        ),
+        # uploads/files.py read (the stored file, hashed and sniffed), delete (a refused or
+        # unreserved file, every version) and keep_only (later uploads to a registered key)
+        Grant("UploadObjects", ("s3:GetObject", "s3:DeleteObject", "s3:DeleteObjectVersion"), (UPLOAD_OBJECTS,)),
+        # uploads/files.py versions(): what delete and keep_only remove
+        Grant("UploadVersions", ("s3:ListBucketVersions",), (UPLOAD_BUCKET,)),
+    ],
+    "SweepUploads": [
+        # uploads/sweep.py entities_with_files (Item.scan) and _awaited (reservations.get);
+        # it only reports: deleting orphans is the CLI's --delete-orphans, not the schedule's
+        Grant("FileReferences", ("dynamodb:Scan", "dynamodb:GetItem"), (TABLE,)),
+        # uploads/files.py stored(): list_objects_v2 over the bucket
+        Grant("UploadListing", ("s3:ListBucket",), (UPLOAD_BUCKET,)),
+    ],
+}
+
+# What Lambda itself does with the role: read the event source.
+CHANGE_STREAM_FAILURES = {"Fn::GetAtt": ["ChangeStreamFailureQueue", "Arn"]}
+
+EVENT_SOURCES: dict[str, list[Grant]] = {
+    # the DynamoDB stream event source mapping polls the table's stream
+    "OnTableChange": [
+        Grant("ChangeStream", ("dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"), (TABLE_STREAM,)),
+        Grant("ChangeStreams", ("dynamodb:ListStreams",), (TABLE_STREAMS,)),
+        # records that still fail after the retries are described to the failure queue (on-failure destination)
+        Grant("ChangeStreamFailures", ("sqs:SendMessage",), (CHANGE_STREAM_FAILURES,)),
+    ],
+    # the SQS event source mapping receives and deletes the upload notices
+    "OnUpload": [Grant("UploadNotices", ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"), (UPLOAD_QUEUE,))],
+}
+
+
+def runtime(function: str) -> list[Grant]:
+    """Every function: its logs (Lambda creates the group on first use) and its traces
+    (Tracing: Active; Powertools Tracer). X-Ray's actions have no resource-level permissions."""
+    return [
+        Grant("Logs", ("logs:CreateLogGroup", "logs:CreateLogStream", "logs:PutLogEvents"), (log_group(function),)),
+        Grant("Traces", ("xray:PutTraceSegments", "xray:PutTelemetryRecords"), (ANY,)),
+    ]
+
+
+def grants(function: str) -> list[Grant]:
+    return [*CODE[function], *EVENT_SOURCES.get(function, []), *runtime(function)]
+
+
+def document(function: str) -> dict[str, Any]:
+    return {"Version": "2012-10-17", "Statement": [grant.statement() for grant in grants(function)]}
 
 
 def resources() -> dict[str, Any]:
-    return {}
+    """Each chalice role's inline policy, replaced (the merge replaces the list whole)."""
+    return {role: {"Properties": {"Policies": [{"PolicyName": f"{role}Policy", "PolicyDocument": document(function)}]}} for function, role in ROLES.items()}

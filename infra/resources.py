@@ -5,7 +5,8 @@ and the functions' event sources, environment, memory and timeouts, wired by ref
 
 Logical ids of chalice's output (see `chalice package`): APIHandler, OnTableChange (event
 OnTableChangeDynamodbEventSource), SendWebhooks, OnUpload (event OnUploadSqsEventSource),
-SweepUploads; each with a role <Name>Role (policies: infra/policies.py)."""
+SweepUploads; with the roles ApiHandlerRole, OnTableChangeRole, SendWebhooksRole, OnUploadRole,
+SweepUploadsRole (policies: infra/policies.py)."""
 
 from __future__ import annotations
 
@@ -126,6 +127,13 @@ def _queues() -> dict[str, Any]:
                 "RedrivePolicy": {"deadLetterTargetArn": _arn("UploadDeadLetterQueue"), "maxReceiveCount": 5},
             },
         },
+        # Change-stream batches that still fail after the retries are not dropped: Lambda writes
+        # where they are (shard, sequence numbers) here, for an operator to replay within the
+        # stream's 24 hours (alarm below).
+        "ChangeStreamFailureQueue": {
+            "Type": "AWS::SQS::Queue",
+            "Properties": {"QueueName": _sub("pm-${Stage}-change-stream-failures"), "MessageRetentionPeriod": 1209600, "SqsManagedSseEnabled": True},
+        },
         "UploadQueuePolicy": {
             "Type": "AWS::SQS::QueuePolicy",
             "Properties": {
@@ -228,6 +236,16 @@ def _alarms() -> dict[str, Any]:
         0,
         statistic="Maximum",
     )
+    failures = [{"Name": "QueueName", "Value": {"Fn::GetAtt": ["ChangeStreamFailureQueue", "QueueName"]}}]
+    found |= _alarm(
+        "ChangeStreamFailuresAlarm",
+        "Change-stream records failed ten times: audit records or webhook events are missing until replayed.",
+        "AWS/SQS",
+        "ApproximateNumberOfMessagesVisible",
+        failures,
+        0,
+        statistic="Maximum",
+    )
     for function in FUNCTIONS:
         dimension = [{"Name": "FunctionName", "Value": {"Ref": function}}]
         found |= _alarm(f"{function}ErrorsAlarm", f"{function} failed (uncaught errors or timeouts).", "AWS/Lambda", "Errors", dimension, 0)
@@ -272,6 +290,7 @@ def _functions() -> dict[str, Any]:
                 "StartingPosition": "TRIM_HORIZON",  # nothing written before the first deployment is skipped
                 "MaximumRetryAttempts": 10,
                 "BisectBatchOnFunctionError": True,
+                "DestinationConfig": {"OnFailure": {"Destination": _arn("ChangeStreamFailureQueue")}},
                 "FunctionResponseTypes": ["ReportBatchItemFailures"],
             }
         }

@@ -1,0 +1,267 @@
+"""Least privilege, checked against the code: every AWS call a Lambda function can reach
+(tests/contract/aws_calls.py finds them statically) is granted to it by infra/policies.py on
+the right resource, nothing else is granted, and the policies land on the roles chalice
+generates (chalice's template is built here from its own internals, without installing
+the requirements as `chalice package` does)."""
+
+from __future__ import annotations
+
+import ast
+import copy
+import json
+import os
+import re
+from collections.abc import Iterator
+from functools import cache
+from typing import Any
+
+import pytest
+
+from infra import policies, render
+from tests.contract.aws_calls import DISPATCH, ROOT, Need, Program
+
+API = "APIHandler"
+CHALICE_DECORATORS = {"on_dynamodb_record": "stream", "on_sqs_message": "queue", "schedule": "schedule"}
+
+# What each resource kind of aws_calls.py is in the template.
+RESOURCES: dict[str, list[Any]] = {
+    "table": [policies.TABLE],
+    "index": [policies.TABLE_INDEXES],
+    "bucket": [policies.UPLOAD_BUCKET],
+    "objects": [policies.UPLOAD_OBJECTS],
+    "queues": [policies.UPLOAD_QUEUE, policies.UPLOAD_DEAD_LETTER_QUEUE],
+    "search:_search": policies.SEARCH_PATHS,
+    "search:_count": policies.COUNT_PATHS,
+}
+
+# Calls a function's code holds but that function never makes, each with the reason (and a
+# test below that keeps the reason true).
+NEVER: dict[str, frozenset[tuple[str, str]]] = {
+    # sweep() deletes orphans only with delete_orphans=True, which only the CLI passes
+    "SweepUploads": frozenset({("chalicelib.uploads.sweep:sweep", "chalicelib.uploads.files:delete")}),
+}
+
+
+@cache
+def program() -> Program:
+    return Program()
+
+
+@cache
+def handlers() -> dict[str, tuple[str | None, str | None]]:
+    """Chalice's function logical id -> (handler unit, event source kind) from app.py."""
+    from chalice.utils import to_cfn_resource_name
+
+    found: dict[str, tuple[str | None, str | None]] = {API: (None, None)}
+    for node in ast.parse((ROOT / "app.py").read_text()).body:
+        if isinstance(node, ast.FunctionDef):
+            for decorator in node.decorator_list:
+                if isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute) and decorator.func.attr in CHALICE_DECORATORS:
+                    found[to_cfn_resource_name(node.name)] = (f"app:{node.name}", CHALICE_DECORATORS[decorator.func.attr])
+    return found
+
+
+@cache
+def needs_of(function: str) -> tuple[Need, ...]:
+    handler, _ = handlers()[function]
+    prog = program()
+    return tuple(prog.needs(prog.function_reach(handler, skip=NEVER.get(function, frozenset()))))
+
+
+def statements(function: str) -> Iterator[dict[str, Any]]:
+    """The function's statements as rendered (a conditional statement counted as present)."""
+    role = policies.ROLES[function]
+    document = render.template()["Resources"][role]["Properties"]["Policies"][0]["PolicyDocument"]
+    for statement in document["Statement"]:
+        yield statement["Fn::If"][1] if "Fn::If" in statement else statement
+
+
+def granted(function: str) -> set[tuple[str, str]]:
+    """(action, resource as JSON) pairs the function's policy allows."""
+    found = set()
+    for statement in statements(function):
+        assert statement["Effect"] == "Allow"
+        found |= {(action, json.dumps(resource, sort_keys=True)) for action in statement["Action"] for resource in statement["Resource"]}
+    return found
+
+
+def _key(resource: Any) -> str:
+    return json.dumps(resource, sort_keys=True)
+
+
+def test_the_functions_are_the_ones_app_py_declares() -> None:
+    assert set(handlers()) == set(policies.ROLES), "infra/policies.py ROLES must name every function of app.py"
+    assert set(policies.CODE) == set(policies.ROLES)
+    kinds = {function: kind for function, (_, kind) in handlers().items()}
+    assert {f for f, k in kinds.items() if k in ("stream", "queue")} == set(policies.EVENT_SOURCES)
+
+
+def test_every_aws_call_is_understood() -> None:
+    prog = program()
+    assert prog.unmapped() == [], "map these calls in tests/contract/aws_calls.py (boto3 / pynamodb / OpenSearch tables)"
+    assert prog.all_needs(), "the analysis found no AWS calls at all: it is broken"
+    unclassified = sorted({f"{where}: {receiver}" for _, receiver, where in prog.registrations() if receiver not in DISPATCH})
+    assert unclassified == [], "functions registered at import through receivers DISPATCH does not classify (tests/contract/aws_calls.py)"
+    dynamic = [where for where in prog.dynamic_imports if not where.startswith("chalicelib/resources/__init__.py:")]
+    assert dynamic == [], "dynamic imports the analysis cannot follow"
+
+
+def test_nothing_calls_aws_while_the_app_is_imported() -> None:
+    prog = program()
+    assert [f"{n.where} {n.call}" for n in prog.needs(prog.import_time())] == []
+
+
+@pytest.mark.parametrize("function", sorted(policies.ROLES))
+def test_every_call_a_function_can_reach_is_granted(function: str) -> None:
+    held = granted(function)
+    missing = []
+    for need in needs_of(function):
+        for action in need.actions:
+            if not any((action, _key(resource)) in held for resource in RESOURCES[need.resource]):
+                missing.append(f"{need.where}: {need.call} needs {action} on {need.resource}")
+    assert missing == [], f"{function} ({policies.ROLES[function]}) lacks:\n" + "\n".join(missing)
+
+
+@pytest.mark.parametrize("function", sorted(policies.ROLES))
+def test_nothing_is_granted_that_no_call_needs(function: str) -> None:
+    needed = {(action, _key(resource)) for need in needs_of(function) for action in need.actions for resource in RESOURCES[need.resource]}
+    platform = {
+        (action, _key(resource))
+        for grant in [*policies.EVENT_SOURCES.get(function, []), *policies.runtime(function)]
+        for action in grant.actions
+        for resource in grant.resources
+    }
+    extra = sorted(f"{action} on {resource}" for action, resource in granted(function) - needed - platform)
+    assert extra == [], f"{function} is granted what none of its code calls:\n" + "\n".join(extra)
+
+
+@pytest.mark.parametrize("function", sorted(policies.ROLES))
+def test_event_source_logs_and_traces(function: str) -> None:
+    held = granted(function)
+    _, kind = handlers()[function]
+    if kind == "stream":
+        stream = ("dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator")
+        assert {(a, _key(policies.TABLE_STREAM)) for a in stream} <= held
+        assert ("dynamodb:ListStreams", _key(policies.TABLE_STREAMS)) in held
+    if kind == "queue":
+        queue = ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes")
+        assert {(a, _key(policies.UPLOAD_QUEUE)) for a in queue} <= held
+    logs = _key(policies.log_group(function))
+    assert {("logs:CreateLogGroup", logs), ("logs:CreateLogStream", logs), ("logs:PutLogEvents", logs)} <= held
+    assert {("xray:PutTraceSegments", '"*"'), ("xray:PutTelemetryRecords", '"*"')} <= held
+
+
+def _strings(value: Any) -> Iterator[str]:
+    if isinstance(value, str):
+        yield value
+    elif isinstance(value, dict):
+        for key, item in value.items():
+            yield key
+            yield from _strings(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _strings(item)
+
+
+@pytest.mark.parametrize("function", sorted(policies.ROLES))
+def test_no_wildcards_and_no_literal_arns(function: str) -> None:
+    for statement in statements(function):
+        assert all("*" not in action for action in statement["Action"]), statement
+        if "*" in statement["Resource"]:
+            assert all(action.startswith("xray:") for action in statement["Action"]), f"only X-Ray has no resource-level permissions: {statement}"
+            assert statement["Resource"] == ["*"]
+        for resource in statement["Resource"]:
+            assert resource == "*" or set(resource) <= {"Fn::GetAtt", "Fn::Sub"}, f"resources are references: {resource}"
+    for text in _strings(policies.document(function)):
+        assert not re.search(r"\d{12}", text), f"account id in {text!r}"
+        assert not re.search(r"\b[a-z]{2}(-gov)?-[a-z]+-\d\b", text), f"region in {text!r}"
+        assert "arn:aws" not in text, f"literal partition in {text!r}"
+        if text.startswith("arn:"):
+            assert text.startswith("arn:${AWS::Partition}:"), text
+
+
+def test_the_schedule_never_deletes_orphans() -> None:
+    """The reason NEVER gives for SweepUploads: app.py calls sweep() without delete_orphans."""
+    calls = [
+        node
+        for node in ast.walk(ast.parse((ROOT / "app.py").read_text()))
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "sweep"
+    ]
+    assert calls and all(not any(k.arg in ("delete_orphans", None) for k in call.keywords) for call in calls)
+    prog = program()
+    for caller, callee in NEVER["SweepUploads"]:
+        assert any(target == callee for target, *_ in prog.units[caller].edges), f"{caller} no longer calls {callee}: drop it from NEVER"
+
+
+# --- chalice's template ---------------------------------------------------------------------
+
+
+@cache
+def chalice_template(stage: str) -> dict[str, Any]:
+    """What `chalice package --stage <stage>` writes as sam.json, before the merge, without its
+    dependency step (pip): chalice's own resource graph, build steps and SAM generator."""
+    import botocore.session
+    from chalice.awsclient import TypedAWSClient
+    from chalice.cli.factory import CLIFactory
+    from chalice.deploy.appgraph import ApplicationGraphBuilder, DependencyBuilder
+    from chalice.deploy.deployer import BuildStage, InjectDefaults, LambdaEventSourcePolicyInjector, PolicyGenerator, SwaggerBuilder, WebsocketPolicyInjector
+    from chalice.deploy.swagger import CFNSwaggerGenerator
+    from chalice.package import PackageOptions, ResourceBuilder, SAMTemplateGenerator
+    from chalice.policy import AppPolicyGenerator
+    from chalice.utils import OSUtils
+
+    os.environ.setdefault("AWS_DEFAULT_REGION", "eu-central-1")  # chalice wants a region, not an account
+    config = CLIFactory(project_dir=str(ROOT)).create_config_obj(chalice_stage_name=stage)
+    osutils = OSUtils()
+    steps = [
+        InjectDefaults(),
+        PolicyGenerator(policy_gen=AppPolicyGenerator(osutils=osutils), osutils=osutils),
+        SwaggerBuilder(swagger_generator=CFNSwaggerGenerator()),
+        LambdaEventSourcePolicyInjector(),
+        WebsocketPolicyInjector(),
+    ]
+    resources = ResourceBuilder(ApplicationGraphBuilder(), DependencyBuilder(), BuildStage(steps=steps)).construct_resources(config, stage)
+    template: dict[str, Any] = SAMTemplateGenerator(config, PackageOptions(TypedAWSClient(botocore.session.get_session()))).generate(resources)
+    return template
+
+
+def merged(stage: str) -> dict[str, Any]:
+    from chalice.package import TemplateDeepMerger
+
+    return TemplateDeepMerger().merge(copy.deepcopy(render.template()), copy.deepcopy(chalice_template(stage)))
+
+
+@pytest.mark.parametrize("stage", ["dev", "prod"])
+def test_chalice_makes_the_roles_the_policies_replace(stage: str) -> None:
+    generated = chalice_template(stage)["Resources"]
+    functions = {name for name, r in generated.items() if r["Type"] == "AWS::Serverless::Function"}
+    assert functions == set(policies.ROLES)
+    for function, role in policies.ROLES.items():
+        assert generated[function]["Properties"]["Role"] == {"Fn::GetAtt": [role, "Arn"]}
+        assert generated[role]["Type"] == "AWS::IAM::Role"
+        placeholder = generated[role]["Properties"]["Policies"]
+        assert [p["PolicyDocument"]["Statement"][0]["Effect"] for p in placeholder] == ["Deny"], "chalice's policy is the deny-all placeholder"
+    for logical_id in policies.resources():
+        assert logical_id in generated, f"{logical_id} is not in chalice's template: the merge would add a resource without a Type"
+
+
+@pytest.mark.parametrize("stage", ["dev", "prod"])
+def test_after_the_merge_each_role_holds_exactly_its_policy(stage: str) -> None:
+    template = merged(stage)
+    resources = template["Resources"]
+    for function, role in policies.ROLES.items():
+        assert resources[role]["Properties"]["Policies"] == [{"PolicyName": f"{role}Policy", "PolicyDocument": policies.document(function)}]
+        assert resources[role]["Properties"]["AssumeRolePolicyDocument"]["Statement"][0]["Principal"] == {"Service": "lambda.amazonaws.com"}
+    # every reference in the policies names a resource of the merged template (or a pseudo parameter)
+    names = set(resources) | set(template.get("Parameters", {}))
+    for text in _strings(policies.resources()):
+        for name in re.findall(r"\$\{([A-Za-z0-9:]+)(?:\.[A-Za-z]+)?\}", text):
+            assert name.startswith("AWS::") or name in names, f"{name} (in {text}) is not in the template"
+    for role in policies.ROLES.values():
+        for statement in resources[role]["Properties"]["Policies"][0]["PolicyDocument"]["Statement"]:
+            if "Fn::If" in statement:
+                assert statement["Fn::If"][0] in template.get("Conditions", {}), statement
+                statement = statement["Fn::If"][1]
+            for resource in statement["Resource"]:
+                if isinstance(resource, dict) and "Fn::GetAtt" in resource:
+                    assert resource["Fn::GetAtt"][0] in resources, resource
