@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 import boto3
 
-from bench.harness import Service, median, p, table, timed
+from bench.harness import Service, median, p, record, table, timed
 from chalicelib import config
 from chalicelib.context import CallContext
 from chalicelib.resources.contacts import CONTACT
@@ -89,6 +89,12 @@ def run(service: Service, repeat: int) -> str:
         same_calls = median(timed(raw_cases[name], repeat))
         calls = sum(seen.values()) / repeat
         kinds = ", ".join(f"{op} {n / repeat:g}" for op, n in sorted(seen.items()))
+        record(
+            name,
+            "p50 vs the same DynamoDB calls raw",
+            f"{targets[name]} calls",
+            f"{median(samples):.1f} ms, {median(samples) / same_calls:.2f}× raw, {calls:g} calls",
+        )
         rows.append(
             [
                 name,

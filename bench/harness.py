@@ -87,3 +87,12 @@ def table(headers: list[str], rows: list[list[Any]]) -> str:
     lines = ["| " + " | ".join(headers) + " |", "|" + "---|" * len(headers)]
     lines += ["| " + " | ".join(str(c) for c in row) + " |" for row in rows]
     return "\n".join(lines)
+
+
+def record(operation: str, figure: str, target: str, result: str) -> None:
+    """One row of `make bench`'s summary table (bench/__main__.py collects them from every
+    benchmark's process through the file PM_BENCH_SUMMARY names)."""
+    path = os.environ.get("PM_BENCH_SUMMARY")
+    if path:
+        with open(path, "a", encoding="utf-8") as out:
+            out.write(json.dumps([operation, figure, target, result], ensure_ascii=False) + "\n")

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from bench.harness import p, table, timed
+from bench.harness import p, record, table, timed
 from chalicelib import registry
 from chalicelib.mcp import catalogue
 from chalicelib.search import embedding, quality, service
@@ -62,12 +62,17 @@ def main() -> str:
     docs_samples = timed(lambda: embedded.search_docs("IBAN validation", names=names, limit=5, offset=0), REPEAT)
     rows.append(["embedded, docs BM25 (en)", f"{p(docs_samples, 0.5):.2f}", f"{p(docs_samples, 0.95):.2f}", ""])
     latency = table(["search", "p50 ms", "p95 ms", "vs embedding"], rows)
+    for row in rows:
+        if row[0].startswith(("embedded", "opensearch")):
+            record(f"tool search, {row[0]}", "p50 / p95 vs query embedding", "interactive", f"{row[1]} / {row[2]} ms, {row[3]}")
 
     def search(query: str, language: str) -> list[str]:
         return [hit.id for hit in service.search_tools(query, language=language, names=names, limit=10, offset=0).hits]
 
     scores = quality.evaluate(search, quality.load_queries())
     quality_rows = [[language, s.queries, f"{s.recall_at_5:.3f}", f"{s.mrr:.3f}"] for language, s in sorted(scores.items(), reverse=True)]
+    for language, s in sorted(scores.items(), reverse=True):
+        record(f"tool search quality ({language})", "recall@5 / MRR", "test floors", f"{s.recall_at_5:.3f} / {s.mrr:.3f}")
     return (
         f"Tool search over {len(names)} domain tools, {REPEAT} queries each.\n\n{latency}\n\n"
         f"Quality (embedded backend, tests/search_queries.json):\n\n{table(['language', 'queries', 'recall@5', 'MRR'], quality_rows)}"

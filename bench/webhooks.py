@@ -12,7 +12,7 @@ import time
 
 os.environ.setdefault("PM_ALLOW_LOOPBACK_WEBHOOKS", "1")
 
-from bench.harness import Service, median, p, table
+from bench.harness import Service, median, p, record, table
 from tests.client import Api
 from tests.receiver import Receiver
 
@@ -51,6 +51,7 @@ def _latency(api: Api, events: int) -> list[list[str]]:
                 break
             time.sleep(0.002)
     receiver.stop()
+    record("webhook delivery", "commit → receiver p50 / p95", "seconds (at least once)", f"{median(samples):.0f} / {p(samples, 0.95):.0f} ms")
     return [
         ["commit → receiver p50", f"{median(samples):.0f} ms"],
         ["commit → receiver p95", f"{p(samples, 0.95):.0f} ms"],
@@ -75,6 +76,7 @@ def _throughput(api: Api, endpoints: int, events: int) -> list[str]:
     delivered = sum(len(r.delivered()) for r in receivers)
     for receiver in receivers:
         receiver.stop()
+    record(f"webhook fan-out, {endpoints} endpoints", "deliveries per second", "all delivered", f"{delivered / elapsed:.0f}/s, {delivered} of {expected}")
     return [str(endpoints), str(events), f"{delivered} of {expected}", f"{elapsed:.1f}", f"{delivered / elapsed:.0f}"]
 
 
