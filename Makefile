@@ -9,7 +9,7 @@ PM_PORT ?= 8000
 STAGE ?= dev
 PACKAGE_DIR ?= build/package
 
-.PHONY: serve test check bench install clean package lint-template deploy
+.PHONY: serve test check bench fuzz install clean package lint-template deploy
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -38,6 +38,12 @@ check: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+# Schema fuzzing at length: the test `make test` runs briefly (tests/functional/test_fuzz.py),
+# with 200 generated cases per operation and 100 stateful scenarios. Takes a while.
+fuzz: $(STAMP)
+	PM_FUZZ_EXAMPLES=$(or $(FUZZ_EXAMPLES),200) PM_FUZZ_STATEFUL=$(or $(FUZZ_STATEFUL),100) \
+	  $(BIN)/python -m pytest -n 2 -q tests/functional/test_fuzz.py
 
 # The deployment artifact (deployment.zip) and its SAM template (sam.json) in PACKAGE_DIR,
 # with a size report; no AWS account needed.

@@ -37,12 +37,14 @@ def send_webhooks(event):  # type: ignore[no-untyped-def]
     """Sends due webhook deliveries (first attempts and retries) for most of a minute."""
     import time
 
-    from chalicelib.events.dispatcher import run_due
+    from chalicelib.events import sender
+    from chalicelib.events.dispatcher import drain, run_due
 
     deadline = time.monotonic() + 50
     while time.monotonic() < deadline:
         if run_due() == 0:
             time.sleep(1)
+    drain(sender.TIMEOUT_SECONDS + 2)
 
 
 # S3 notifies this queue of every stored upload (the merge template wires bucket -> queue ->

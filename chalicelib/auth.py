@@ -112,6 +112,8 @@ def forget_key(key_id: str) -> None:
 def authenticate(header: str | None, *, request_id: str = "", source_ip: str | None = None) -> CallContext:
     if not header:
         raise Unauthorized("Send the header `Authorization: Bearer <API key>`.", code="missing_key")
+    if "," in header:  # how a repeated header arrives joined; no key holds a comma
+        raise Unauthorized("The request carries more than one Authorization value; send exactly one `Bearer <API key>`.", code="invalid_key")
     scheme, _, secret = header.strip().partition(" ")
     secret = secret.strip()
     if scheme.lower() != "bearer" or not secret:

@@ -4,6 +4,7 @@ application/problem+json. Status codes come from the typed errors, never from te
 from __future__ import annotations
 
 import json
+import math
 import time
 import uuid
 from collections.abc import Mapping
@@ -19,7 +20,7 @@ from chalicelib.context import CallContext
 from chalicelib.errors import ApiError, Invalid, MethodNotAllowed, NotFound, PayloadTooLarge
 from chalicelib.log import logger
 from chalicelib.registry import Operation, Surface
-from chalicelib.store import idempotency
+from chalicelib.store import faults, idempotency
 from chalicelib.store import requests as requests_log
 from chalicelib.uploads import files, form
 from chalicelib.validation import decode_query
@@ -73,19 +74,59 @@ def parse_body(request: Any, op: Operation) -> tuple[dict[str, Any], bytes]:
         raise PayloadTooLarge(f"The body has {len(raw)} bytes; {op.name} accepts at most {limit}.{hint}")
     content_type = request.headers.get("content-type") or ""
     if op.accepts_files and content_type.lower().startswith("multipart/form-data"):
-        args = form.parse(content_type, raw)
+        args = _checked(form.parse(content_type, raw))
         return args, json.dumps(args, sort_keys=True).encode()  # the boundary differs per request; the arguments do not
     if not raw.strip():
         return {}, raw
     # The body is read as JSON whatever Content-Type says: curl's -d sends form-urlencoded
     # by default, and refusing a well-formed JSON body for its label helps nobody.
     try:
-        body = json.loads(raw.decode("utf-8"))
+        body = json.loads(raw.decode("utf-8"), parse_constant=_not_a_number, parse_float=_finite)
     except (UnicodeDecodeError, ValueError) as err:
         raise Invalid(f"The body is not valid JSON ({err}); send the arguments as a JSON object.", code="malformed_json") from None
+    except RecursionError:  # nested deeper than the parser goes
+        raise _too_deep_error() from None
     if not isinstance(body, dict):
         raise Invalid("The body must be a JSON object whose keys are the argument names.", code="malformed_json")
-    return body, raw
+    return _checked(body), raw
+
+
+MAX_JSON_DEPTH = 64  # the deepest argument is a handful of levels; deeper only strains validation and storage
+
+
+def _checked(args: dict[str, Any]) -> dict[str, Any]:
+    """Arguments refused before validation: nested too deep (validation and storage recurse),
+    or holding a lone UTF-16 surrogate (a JSON escape like \\ud800: no character, no UTF-8)."""
+    level: list[tuple[Any, int]] = [(args, 1)]
+    while level:
+        item, depth = level.pop()
+        for child in item.values() if isinstance(item, dict) else item:
+            if isinstance(child, dict | list):
+                if depth >= MAX_JSON_DEPTH:
+                    raise _too_deep_error()
+                level.append((child, depth + 1))
+    try:
+        json.dumps(args, ensure_ascii=False).encode("utf-8")
+    except UnicodeEncodeError:
+        raise Invalid(
+            "The body holds a lone UTF-16 surrogate (an escape like \\ud800), which is no character; send valid Unicode.", code="malformed_json"
+        ) from None
+    return args
+
+
+def _not_a_number(name: str) -> Any:
+    raise ValueError(f"{name} is not a JSON number")
+
+
+def _finite(text: str) -> float:
+    value = float(text)
+    if not math.isfinite(value):
+        raise ValueError(f"{text} is beyond the range of a number")
+    return value
+
+
+def _too_deep_error() -> Invalid:
+    return Invalid(f"The body nests arrays and objects more than {MAX_JSON_DEPTH} levels deep.", code="malformed_json")
 
 
 def _query_params(request: Any) -> dict[str, list[str]]:
@@ -116,7 +157,12 @@ def answer(request: Any, operation: str, respond: Any) -> Response:
     except ApiError as error:
         status = error.status
         return problem_response(error, request_id)
-    except Exception:  # noqa: BLE001 - the client gets a problem body, never a stack trace
+    except Exception as err:  # noqa: BLE001 - the client gets a problem body, never a stack trace
+        fault = faults.translate(err)  # AWS throttling or unavailable: 429 / 503 with Retry-After
+        if fault is not None:
+            logger.warning("dependency failure", extra={"error": f"{type(err).__name__}: {err}", "status": fault.status})
+            status = fault.status
+            return problem_response(fault, request_id)
         logger.exception("unhandled error")
         return problem_response(ApiError("An internal error occurred; the request id identifies it in our logs."), request_id)
     finally:
@@ -133,11 +179,19 @@ def answer(request: Any, operation: str, respond: Any) -> Response:
 def identify(request: Any, request_id: str, operation: str, caller: list[CallContext], channel: str = "rest") -> CallContext:
     """The calling key (401 without a valid one), admitted by its account (403 after the trial,
     429 over the throttle); the caller is remembered for the request log either way."""
-    ctx = replace(authenticate(request.headers.get("authorization"), request_id=request_id, source_ip=source_ip_of(request)), channel=channel)
+    ctx = replace(authenticate(_authorization(request), request_id=request_id, source_ip=source_ip_of(request)), channel=channel)
     caller.append(ctx)
     logger.append_keys(tenant=ctx.tenant_id, agent=ctx.agent_name)
     account.admit(ctx, operation)
     return ctx
+
+
+def _authorization(request: Any) -> str | None:
+    """The Authorization header. API Gateway hands a repeated header over as its last value
+    (all of them in multiValueHeaders): two keys in one request are refused, not picked from."""
+    multi = request.to_original_event().get("multiValueHeaders") or {}
+    values = [value for name, found in multi.items() if name.lower() == "authorization" for value in found or []]
+    return ", ".join(values) if len(values) > 1 else request.headers.get("authorization")
 
 
 def _handle(request: Any, request_id: str, name: str, kind: str, surface: Surface, caller: list[CallContext]) -> Response:
@@ -160,7 +214,9 @@ def _handle(request: Any, request_id: str, name: str, kind: str, surface: Surfac
 
 def _idempotent(op: Operation, ctx: CallContext, args: dict[str, Any], raw: bytes, key: str, request_id: str) -> Response:
     if len(key) > 255:
-        raise Invalid("Idempotency-Key is longer than 255 characters.")
+        raise Invalid("Idempotency-Key is longer than 255 characters.", code="invalid_idempotency_key")
+    if any(ord(char) < 0x20 or ord(char) == 0x7F for char in key):  # CR, LF, NUL: RFC 9110 lets no field value hold them
+        raise Invalid("Idempotency-Key holds control characters (CR, LF, NUL, ...); send printable text.", code="invalid_idempotency_key")
     fingerprint = idempotency.fingerprint(op.name, raw)
     stored = idempotency.begin(ctx, key, fingerprint)
     if stored is not None:
@@ -172,15 +228,31 @@ def _idempotent(op: Operation, ctx: CallContext, args: dict[str, Any], raw: byte
         result = dispatch.run(op, ctx, args)
     except ApiError as error:
         if error.status >= 500 or error.status == 429:
-            idempotency.abandon(ctx, key)
+            _release(ctx, key)
         else:
-            idempotency.finish(ctx, key, fingerprint, error.status, error.problem(request_id))
+            try:
+                idempotency.finish(ctx, key, fingerprint, error.status, error.problem(request_id))
+            except Exception:  # noqa: BLE001 - the refusal changed nothing: a retry may run
+                logger.exception("could not store the idempotent answer")
+                _release(ctx, key)
         raise
     except Exception:
-        idempotency.abandon(ctx, key)
+        _release(ctx, key)
         raise
-    idempotency.finish(ctx, key, fingerprint, 200, result)
+    try:
+        idempotency.finish(ctx, key, fingerprint, 200, result)
+    except Exception:  # noqa: BLE001 - the command is done: answer it rather than invite a second run
+        logger.exception("could not store the idempotent answer; a repeat answers 409 until the key expires")
     return json_response(200, result, request_id)
+
+
+def _release(ctx: CallContext, key: str) -> None:
+    """Give the key up after a failure that changed nothing, so a retry may run; the
+    failure itself stays the answer, even when releasing fails too."""
+    try:
+        idempotency.abandon(ctx, key)
+    except Exception:  # noqa: BLE001
+        logger.exception("could not release the Idempotency-Key")
 
 
 def register_routes(app: Chalice) -> None:

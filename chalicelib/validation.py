@@ -111,6 +111,9 @@ def decode_query(op: Operation, params: Mapping[str, list[str]]) -> dict[str, An
 
 
 def _scalar(kind: str | None, raw: str, name: str, errors: list[dict[str, str]]) -> Any:
+    if "\ufffd" in raw:  # what the query-string decoder puts where percent-escapes were not UTF-8
+        errors.append({"path": name, "message": "is not valid UTF-8 text (percent-escapes must encode UTF-8)"})
+        return None
     if kind == "integer":
         try:
             return int(raw)

@@ -12,6 +12,7 @@ delivery once, and the receiver may see an id again only after a retry."""
 from __future__ import annotations
 
 import datetime as dt
+import heapq
 import json
 import os
 import threading
@@ -101,30 +102,43 @@ def _due_keys(pk: str, sk: str, entity_key: str, next_at: str) -> dict[str, Any]
 # (every few seconds), as the cloud's scheduled dispatcher finds everything.
 _due_lock = threading.Lock()
 _due_wake = threading.Event()
-_earliest_due = float("inf")
+_due_now = False  # a delivery made here is due already
+_due_later: list[float] = []  # heap: when deliveries made here fall due (retries)
+_DUE_LATER_MAX = 10_000  # beyond, the dispatcher's regular look finds them
 
 
 def hint_due(at: float) -> None:
-    """A delivery becomes due at `at` (epoch seconds)."""
-    global _earliest_due
+    """A delivery becomes due at `at` (epoch seconds). Every hint is kept until its time:
+    a retry due in 300 ms is not forgotten when a delivery due now wakes the dispatcher."""
+    global _due_now
     with _due_lock:
-        _earliest_due = min(_earliest_due, at)
+        now = time.time()
+        while _due_later and _due_later[0] <= now:
+            heapq.heappop(_due_later)
+            _due_now = True
+        if at <= now:
+            _due_now = True
+        elif len(_due_later) < _DUE_LATER_MAX:
+            heapq.heappush(_due_later, at)
         _due_wake.set()
 
 
 def wait_until_due(max_wait: float, stopping: threading.Event) -> None:
     """Return when a hinted delivery is due, after `max_wait` seconds, or on `stopping`."""
-    global _earliest_due
+    global _due_now
     deadline = time.time() + max_wait
     while not stopping.is_set():
         with _due_lock:
             now = time.time()
-            if _earliest_due <= now:
-                _earliest_due = float("inf")
+            while _due_later and _due_later[0] <= now:
+                heapq.heappop(_due_later)
+                _due_now = True
+            if _due_now:
+                _due_now = False
                 return
             if now >= deadline:
                 return
-            wake_at = min(_earliest_due, deadline)
+            wake_at = min(_due_later[0], deadline) if _due_later else deadline
             _due_wake.clear()
         _due_wake.wait(wake_at - now)
 
@@ -232,8 +246,10 @@ def disable(tenant_id: str, webhook_id: str, reason: str) -> None:
     actions = [Item.data["enabled"].set(False), Item.data["disabledReason"].set(reason), Item.data["disabledAt"].set(clock.now_iso()), Item.version.add(1)]
     try:
         hook.update(actions=actions, condition=Item.pk.exists())
-    except UpdateError:
-        pass  # the webhook is gone: nothing to disable
+    except UpdateError as err:
+        if err.cause_response_code != "ConditionalCheckFailedException":
+            raise  # not disabled: the delivery stays claimed and is settled again
+        # the webhook is gone: nothing to disable
 
 
 def log(tenant_id: str, webhook_id: str) -> list[dict[str, Any]]:

@@ -5,7 +5,7 @@ stream handler after each batch); locally a thread of `make serve` runs the same
 from __future__ import annotations
 
 import threading
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future, ThreadPoolExecutor, wait
 from typing import Any
 
 from chalicelib import clock
@@ -16,25 +16,47 @@ from chalicelib.store.model import ENTITY_SK, Item
 
 SENDERS = 16  # deliveries in flight at once: one slow receiver does not hold up the others
 _pool: ThreadPoolExecutor | None = None
+_in_flight: set[Future[None]] = set()
+_flight_lock = threading.Lock()
 
 
 def run_due(limit: int = 100) -> int:
-    """One pass: send every due delivery that is first in line, in parallel; answers how
-    many went out."""
+    """One pass: start sending every due delivery that is first in line, in parallel, and
+    answer how many were started. The pass does not wait for them: a receiver that takes
+    the whole timeout holds up only its own deliveries, not the next pass (a delivery in
+    flight stays claimed, so no pass sends it twice). `drain` waits for them."""
     global _pool
     _pool = _pool or ThreadPoolExecutor(max_workers=SENDERS, thread_name_prefix="webhook-send")
     hooks: dict[str, Any] = {}
-    jobs = []
+    started = 0
     for item in deliveries.due(clock.now_iso(), limit):
         if not deliveries.first_in_line(item) or not deliveries.claim(item):
             continue
         key = f"{item.tenantId}#{item.id}"
         if key not in hooks:
             hooks[key] = _webhook(item.tenantId or "", item.id or "")
-        jobs.append(_pool.submit(_send_one, item, hooks[key]))
-    for job in jobs:
-        job.result()
-    return len(jobs)
+        job = _pool.submit(_send_one, item, hooks[key])
+        with _flight_lock:
+            _in_flight.add(job)
+        job.add_done_callback(_landed)
+        started += 1
+    return started
+
+
+def _landed(job: Future[None]) -> None:
+    with _flight_lock:
+        _in_flight.discard(job)
+    error = job.exception()
+    if error is not None:  # not settled: the claim runs out and the delivery is sent again
+        logger.error("webhook send failed", exc_info=error)
+
+
+def drain(timeout: float) -> None:
+    """Wait (at most `timeout` seconds) for the sends in flight: the scheduled function
+    does before it returns, or they would be frozen mid-send."""
+    with _flight_lock:
+        pending = list(_in_flight)
+    wait(pending, timeout=timeout)
 
 
 def _send_one(item: Item, hook: dict[str, Any] | None) -> None:

@@ -41,7 +41,7 @@ def unsafe_target(url: str) -> str | None:
         ip = ipaddress.ip_address(address.split("%")[0])
         if ip.is_loopback and local_stage:
             continue
-        if ip.is_loopback or ip.is_private or ip.is_link_local or ip.is_reserved or ip.is_multicast or ip.is_unspecified:
+        if ip.is_loopback or ip.is_private or ip.is_link_local or ip.is_reserved or ip.is_multicast or ip.is_unspecified or not ip.is_global:
             return f"{host} resolves to a non-public address ({address})"
     return None
 

@@ -1,7 +1,9 @@
-"""The table's stream handler: each entity change becomes an audit record. Records are
-processed one by one with Powertools' BatchProcessor: a failing record is reported back
-(batchItemFailures), so the stream redelivers it and everything after it; records
-already done are written again harmlessly (the audit write is idempotent)."""
+"""The table's stream handler: each entity change becomes an audit record, then a delivery
+per subscribed webhook. A failure is reported back (batchItemFailures) as Lambda's
+ReportBatchItemFailures for streams reads it: the stream goes on from the first failed
+record, so that record and everything after it come again. Records already done are
+written again harmlessly: audit ids and event ids are functions of the stream record, the
+audit write puts the same content again, a delivery is written only if it does not exist."""
 
 from __future__ import annotations
 
@@ -25,11 +27,11 @@ def handle_event(event: dict[str, Any]) -> dict[str, Any]:
     """Lambda entry for a DynamoDB stream batch; answers the partial batch failures.
 
     The batch's audit records go out together (BatchWriteItem); if that fails, the whole
-    batch is reported failed and comes again. Deliveries are then made record by record,
-    and a record whose deliveries fail is reported on its own (Powertools BatchProcessor)."""
-    from aws_lambda_powertools.utilities.batch import BatchProcessor, EventType, process_partial_response
-    from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
-
+    batch is reported failed and comes again. Deliveries are then made record by record, in
+    stream order; at the first record that fails (unreadable, or its deliveries could not be
+    written) the batch stops, and that record and all after it are reported. Going on past
+    it would let a later change of the same entity reach its webhooks before the failed
+    one: the order per entity holds only if no delivery skips ahead of an earlier one."""
     records = event.get("Records", [])
     changes: dict[str, Change | None] = {}
     for record in records:
@@ -41,21 +43,26 @@ def handle_event(event: dict[str, Any]) -> dict[str, Any]:
         audit.record_many([c for c in changes.values() if c is not None])
     except Exception:  # noqa: BLE001 - nothing of the batch counts as done
         logger.exception("audit batch write failed")
-        return {"batchItemFailures": [{"itemIdentifier": _sequence(r)} for r in records]}
-
-    def one(record: DynamoDBRecord) -> None:
-        sequence = _sequence(record.raw_event)
+        return _failed_from(records, 0)
+    for index, record in enumerate(records):
+        sequence = _sequence(record)
         if sequence not in changes:
-            raise ValueError("unreadable stream record")
+            return _failed_from(records, index)
         change = changes[sequence]
-        if change is not None:
+        if change is None:
+            continue
+        try:
             deliveries.fan_out(change)
+        except Exception:  # noqa: BLE001 - reported; the stream redelivers it and what follows
+            logger.exception("webhook deliveries of a stream record failed", extra={"sequence": sequence})
+            return _failed_from(records, index)
+    return {"batchItemFailures": []}
 
-    processor = BatchProcessor(event_type=EventType.DynamoDBStreams)
-    result: dict[str, Any] = dict(process_partial_response(event=event, record_handler=one, processor=processor))
-    if result.get("batchItemFailures"):
-        logger.warning("stream records failed", extra={"failed": len(result["batchItemFailures"])})
-    return result
+
+def _failed_from(records: list[dict[str, Any]], first: int) -> dict[str, Any]:
+    failed = records[first:]
+    logger.warning("stream records failed", extra={"failed": len(failed), "of": len(records)})
+    return {"batchItemFailures": [{"itemIdentifier": _sequence(r)} for r in failed]}
 
 
 def _sequence(record: dict[str, Any]) -> str:

@@ -9,7 +9,19 @@ from chalice.config import Config
 from chalice.local import ChaliceRequestHandler, LocalChalice, LocalDevServer
 
 
-class _QuietHandler(ChaliceRequestHandler):
+class _Handler(ChaliceRequestHandler):
+    def _parse_payload(self) -> tuple[dict[str, Any], bytes | None]:
+        """Chalice keeps the first of a repeated header and drops the others; here they are
+        joined with commas (RFC 9110 5.3), so the service sees that there were several."""
+        headers, body = super()._parse_payload()
+        for name in headers:
+            values = self.headers.get_all(name) or []
+            if len(values) > 1:
+                headers[name] = ", ".join(values)
+        return headers, body
+
+
+class _QuietHandler(_Handler):
     def log_message(self, format: str, *args: Any) -> None:
         """The service logs each request itself (structured); no second access log."""
 
@@ -23,7 +35,7 @@ def create_server(port: int, *, quiet: bool = True) -> LocalDevServer:
 
         CustomLocalChalice.__bases__ = (LocalChalice, app.__class__)
         app.__class__ = CustomLocalChalice
-    handler = _QuietHandler if quiet else ChaliceRequestHandler
+    handler = _QuietHandler if quiet else _Handler
     return LocalDevServer(app, Config(chalice_stage="local"), "127.0.0.1", port, handler_cls=handler)
 
 

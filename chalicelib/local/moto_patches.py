@@ -1,4 +1,4 @@
-"""Three changes to moto for the local stack: TransactWriteItems without a deep copy of the
+"""Changes to moto for the local stack: TransactWriteItems without a deep copy of the
 whole table, SQS queue bookkeeping that does not re-count the queue per message, and table
 walks that survive concurrent writes.
 
@@ -7,13 +7,30 @@ which makes each transaction cost time in proportion to the table: a tenant of 1
 units took minutes to fill. DynamoDB's own semantics need no snapshot: it checks every
 condition first and writes only when all hold. This replacement does exactly that, so a
 refused transaction changes nothing (and leaves no stream record), and an accepted one
-applies its writes in order. Only used by the embedded stack; AWS is not affected."""
+applies its writes in order. Only used by the embedded stack; AWS is not affected.
+
+Writes also take one lock (WRITE_LOCK): moto checks a condition and then writes without
+one, so two concurrent conditional writes (or transactions) could both pass where DynamoDB
+lets only one; and the state snapshot (stack.export_state) holds it while it reads the
+table, so a snapshot never holds half of a transaction."""
 
 from __future__ import annotations
 
+import functools
+import threading
 from typing import Any
 
 _applied = False
+WRITE_LOCK = threading.RLock()
+
+
+def _locked(method: Any) -> Any:
+    @functools.wraps(method)
+    def write(*args: Any, **kwargs: Any) -> Any:
+        with WRITE_LOCK:
+            return method(*args, **kwargs)
+
+    return write
 
 
 def apply() -> None:
@@ -76,7 +93,9 @@ def apply() -> None:
                     op["TableName"], key, update_expression=op["UpdateExpression"], expression_attribute_names=names, expression_attribute_values=values
                 )
 
-    DynamoDBBackend.transact_write_items = transact_write_items  # type: ignore[method-assign]
+    DynamoDBBackend.transact_write_items = _locked(transact_write_items)  # type: ignore[method-assign]
+    for name in ("put_item", "update_item", "delete_item"):
+        setattr(DynamoDBBackend, name, _locked(getattr(DynamoDBBackend, name)))
     _patch_sqs()
     _patch_table_walk()
     _applied = True

@@ -125,6 +125,28 @@ class LocalStack:
         paginator = self._client().get_paginator("scan")
         return [item for page in paginator.paginate(TableName=config.table_name()) for item in page["Items"]]
 
+    def _items_json(self) -> tuple[int, str]:
+        """The table's items as DynamoDB JSON text, and their count. With moto in this
+        process, read from its memory while its writes wait (moto_patches.WRITE_LOCK), so
+        a snapshot holds every transaction whole or not at all; through Scan pages
+        otherwise (moto in a child process: its lock is out of reach)."""
+        from chalicelib import config
+
+        if self._server is not None:
+            from moto.core import DEFAULT_ACCOUNT_ID
+            from moto.dynamodb.models import dynamodb_backends
+            from moto.dynamodb.models.utilities import DynamoJsonEncoder
+
+            from chalicelib.local import moto_patches
+
+            with moto_patches.WRITE_LOCK:
+                table = dynamodb_backends[DEFAULT_ACCOUNT_ID][os.environ["AWS_REGION"]].tables.get(config.table_name())
+                if table is not None:
+                    attrs = [item.attrs for item in table.all_items()]
+                    return len(attrs), json.dumps(attrs, cls=DynamoJsonEncoder)
+        items = self.items()
+        return len(items), json.dumps(items)
+
     def export_state(self, path: Path | None = None) -> int:
         """The table's items to the state file, the upload bucket's files beside it."""
         from chalicelib.local import file_mirror
@@ -133,16 +155,16 @@ class LocalStack:
         if target is None:
             return 0
         self._dirty.clear()
-        items = self.items()
+        count, items = self._items_json()
         target.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=target.parent, prefix=".state-")
         with os.fdopen(fd, "w") as out:
-            json.dump({"format": 1, "items": items}, out)
+            out.write(f'{{"format": 1, "items": {items}}}')
             out.flush()
             os.fsync(out.fileno())
         os.replace(tmp, target)
         file_mirror.save(target.parent / "files")
-        return len(items)
+        return count
 
     def import_state(self, path: Path) -> int:
         from chalicelib import config

@@ -8,7 +8,7 @@ from collections.abc import Callable
 from typing import Any
 
 from chalicelib.context import CallContext
-from chalicelib.errors import ApiError, Invalid
+from chalicelib.errors import ApiError, Invalid, invalid_at
 from chalicelib.mcp import transform
 
 MAX_STEPS = 25
@@ -27,13 +27,21 @@ class StepFailed(ApiError):
             errors=[{"path": f"steps[{index}].arguments.{e['path']}", "message": e["message"]} for e in cause.errors or []] or None,
             extra={"failedStep": {"index": index, "tool": tool, "status": cause.status}, "completedSteps": done},
         )
-        self.status = cause.status
+        self.status, self.title = cause.status, cause.title
 
 
 def substitute(value: Any, named: dict[str, Any], where: str) -> Any:
     """Arguments with every {"$expr": "..."} replaced by its value over the named results."""
     if isinstance(value, dict):
         if set(value) == {"$expr"}:
+            unknown = transform.root_names(value["$expr"]) - set(named)
+            if unknown:  # a typo would otherwise pass null on
+                so_far = ", ".join(sorted(named)) or "none yet"
+                raise invalid_at(
+                    where,
+                    f"$expr refers to {', '.join(sorted(unknown))}, which no earlier step named with `as` (named so far: {so_far})",
+                    code="unknown_result_name",
+                )
             return transform.apply(value["$expr"], named, where=where)
         return {key: substitute(item, named, f"{where}.{key}") for key, item in value.items()}
     if isinstance(value, list):

@@ -23,6 +23,7 @@ from chalicelib.errors import ApiError
 from chalicelib.log import logger
 from chalicelib.mcp import meta, transform
 from chalicelib.observability import record_tool_call
+from chalicelib.store import faults
 
 CONTEXT_KEY = "pm.call_context"  # the ASGI scope entry through which the bridge hands over the caller
 
@@ -73,7 +74,10 @@ def _call(tool: meta.MetaTool, caller: CallContext, arguments: dict[str, Any]) -
         text = transform.check_size(structured, f"The result of {tool.name}")
     except ApiError as error:
         return _error_result(tool.name, error, caller)
-    except Exception:  # noqa: BLE001 - the agent gets a tool error, never a stack trace
+    except Exception as err:  # noqa: BLE001 - the agent gets a tool error, never a stack trace
+        fault = faults.translate(err)  # AWS throttling or unavailable: 429 / 503, as REST answers
+        if fault is not None:
+            return _error_result(tool.name, fault, caller)
         logger.exception("mcp tool failed", extra={"tool": tool.name})
         return _error_result(tool.name, ApiError("An internal error occurred; the request id identifies it in our logs."), caller)
     return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=structured, is_error=False)

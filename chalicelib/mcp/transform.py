@@ -1,20 +1,26 @@
 """JMESPath transforms of tool results (`_transform` of meta.tool.execute, `transform` and
-`{"$expr": ...}` of pipeline steps), bounded in expression length and result size.
+`{"$expr": ...}` of pipeline steps), bounded in expression length, size and time.
 
-A JMESPath expression has no loops or recursion: its cost grows with the input (a tool
-result, itself bounded by the 1,000-item page limit) times the expression's length, so both
-bounds together bound the time as well."""
+A JMESPath expression has no loops, but it can still multiply its input: `{a: @, b: @}`
+doubles it (by reference: cheap to build, not to write out), `[@, @][]` doubles it for real,
+and forty of them in a row outgrow any machine. So every value the expression builds along
+the way is weighed (about its size as JSON, shared parts counted each time they appear) and
+refused over MAX_VALUE_BYTES, and the evaluation stops after MAX_SECONDS. Functions like
+`to_string` or `==` then only ever see values of bounded size."""
 
 from __future__ import annotations
 
 import functools
 import json
+import time
 from typing import Any
 
 from chalicelib.errors import Invalid
 
 MAX_EXPRESSION_CHARS = 2_000
 MAX_RESULT_BYTES = 1_000_000  # what one tool call may hand back to a model
+MAX_VALUE_BYTES = 8 * MAX_RESULT_BYTES  # any value an expression builds on the way to its result
+MAX_SECONDS = 2.0
 
 
 def _compiled(expression: str, where: str) -> Any:
@@ -34,6 +40,8 @@ def _compile(expression: str) -> Any:
         return jmespath.compile(expression)
     except JMESPathError as err:
         raise Invalid(f"not a valid JMESPath expression: {_reason(err)}", code="invalid_transform") from None
+    except RecursionError:
+        raise Invalid("the expression nests brackets, parentheses or operators too deeply", code="invalid_transform") from None
 
 
 def _reason(err: Exception) -> str:
@@ -51,10 +59,78 @@ def apply(expression: str, data: Any, *, where: str = "_transform") -> Any:
             raise
         raise Invalid(f"{where}: {err.detail} (expression: {expression!r})", code="invalid_transform") from None
     try:
-        result = compiled.search(data)
+        result = _interpreter()(where).visit(compiled.parsed, data)
     except JMESPathError as err:
         raise Invalid(f"{where}: the expression {expression!r} failed on this result: {_reason(err)}", code="invalid_transform") from None
+    except RecursionError:
+        raise Invalid(f"{where}: the expression {expression!r} builds values nested too deeply.", code="transform_too_costly") from None
     return result
+
+
+@functools.cache
+def _interpreter() -> Any:
+    """jmespath's TreeInterpreter, weighing every value it builds and watching the clock."""
+    from jmespath.visitor import TreeInterpreter
+
+    class Bounded(TreeInterpreter):  # type: ignore[misc]
+        def __init__(self, where: str) -> None:
+            super().__init__()
+            self.where = where
+            self.deadline = time.monotonic() + MAX_SECONDS
+            self.weights: dict[int, tuple[int, Any]] = {}  # id -> (weight, the value, kept alive so its id stays its own)
+
+        def visit(self, node: Any, *args: Any, **kwargs: Any) -> Any:
+            result = super().visit(node, *args, **kwargs)
+            if self.weigh(result) > MAX_VALUE_BYTES:
+                raise Invalid(
+                    f"{self.where}: the expression builds a value of more than {MAX_VALUE_BYTES} bytes of JSON; "
+                    "select fewer fields or items instead of repeating them.",
+                    code="transform_too_costly",
+                )
+            if time.monotonic() > self.deadline:
+                raise Invalid(f"{self.where}: the expression ran longer than {MAX_SECONDS:g} s; simplify it.", code="transform_too_costly")
+            return result
+
+        def weigh(self, value: Any) -> int:
+            if isinstance(value, str):
+                return len(value) + 2
+            if not isinstance(value, dict | list):
+                return 5
+            known = self.weights.get(id(value))
+            if known is not None:
+                return known[0]
+            if isinstance(value, dict):
+                weight = 2 + sum(len(key) + 3 + self.weigh(item) for key, item in value.items())
+            else:
+                weight = 2 + sum(self.weigh(item) + 1 for item in value)
+            self.weights[id(value)] = (weight, value)
+            return weight
+
+    return Bounded
+
+
+# Nodes whose first child is evaluated against the current value and the others against its result.
+_CHAINS = {"subexpression", "index_expression", "projection", "value_projection", "filter_projection", "pipe", "flatten"}
+
+
+def root_names(expression: str) -> set[str]:
+    """The names an expression looks up in the value it is evaluated on (`a` and `b` in
+    `a.x || b[0]`, not `x`); empty for an invalid expression."""
+    try:
+        compiled = _compiled(expression, "$expr")
+    except Invalid:
+        return set()
+    found: set[str] = set()
+    pending = [compiled.parsed]
+    while pending:
+        node = pending.pop()
+        if node["type"] == "field":
+            found.add(node["value"])
+        elif node["type"] in _CHAINS:
+            pending.append(node["children"][0])
+        elif node["type"] != "expref":  # an expref is evaluated on elements, not on the root
+            pending += [child for child in node.get("children", []) if isinstance(child, dict)]
+    return found
 
 
 def check_size(value: Any, what: str) -> str:

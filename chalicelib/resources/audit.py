@@ -42,11 +42,13 @@ RECORD = s.obj(
     },
     required=["id", "at", "entityType", "entityId", "action", "actor"],
 )
+# Not empty: the search would read an empty value as no filter at all, and `audit.revert` with
+# {"filter": {"agentName": ""}} would roll back every change of the tenant.
 FILTERS = {
-    "entityId": s.string("Only changes of this entity (any type; also deleted ones)."),
-    "keyId": s.string("Only changes made with this API key."),
-    "agentName": s.string("Only changes made by keys of this agent."),
-    "operation": s.string("Only changes made by this operation, e.g. contacts.update."),
+    "entityId": s.string("Only changes of this entity (any type; also deleted ones).", minLength=1),
+    "keyId": s.string("Only changes made with this API key.", minLength=1),
+    "agentName": s.string("Only changes made by keys of this agent.", minLength=1),
+    "operation": s.string("Only changes made by this operation, e.g. contacts.update.", minLength=1),
     "from": s.timestamp("Only changes at or after this time (UTC)."),
     "to": s.timestamp("Only changes at or before this time (UTC)."),
 }

@@ -118,11 +118,11 @@ def merge(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
 
 def _merge_final(ctx: CallContext, source: Item, target: Item) -> int:
     """One transaction: the source's aliases move to the target, the source is soft-deleted
-    (marked mergedInto) and drops its own outgoing references."""
+    (marked mergedInto) and drops its own outgoing references. Answers how many of the
+    caller's own aliases moved: those of other integrations move too, but are theirs to know."""
     source_id, target_id = source.id or "", target.id or ""
     source_aliases = {k: set(v) for k, v in (source.aliases.as_dict() if source.aliases is not None else {}).items() if v}
     now = clock.now_iso()
-    moved = 0
     with Transaction() as tx:
         target_actions = [Item.version.add(1), Item.updatedAt.set(now), Item.changedBy.set(ctx.stamp())]
         target_actions += [Item.aliases[integration].add(names) for integration, names in source_aliases.items()]
@@ -143,8 +143,7 @@ def _merge_final(ctx: CallContext, source: Item, target: Item) -> int:
             for name in names:
                 alias_item = Item(f"{ctx.tenant_id}#alias#{integration}#{name}", ALIAS_SK)
                 tx.update(alias_item, actions=[Item.id.set(target_id), Item.data["id"].set(target_id)], condition=Item.pk.exists())
-                moved += 1
-    return moved
+    return len(source_aliases.get(ctx.integration_key, ()))
 
 
 register(
@@ -169,7 +168,7 @@ Merge payloads are reference-only: ids or aliases, no fields.""",
                         "sourceContact": s.string("Id of the merged (now deleted) contact."),
                         "targetContact": s.string("Id of the remaining contact."),
                         "movedReferences": s.integer("Entities repointed from source to target."),
-                        "movedAliases": s.integer("Aliases that now name the target."),
+                        "movedAliases": s.integer("The caller's own aliases (of its integration) that now name the target."),
                     }
                 ),
             },

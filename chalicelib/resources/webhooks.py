@@ -9,6 +9,7 @@ import base64
 import ipaddress
 import os
 import secrets
+import socket
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -62,26 +63,42 @@ def _check(data: dict[str, Any], webhook_id: str | None) -> None:
 
 
 def _check_url(url: str) -> None:
+    """Scheme, credentials and literal addresses; names are checked again where it counts,
+    after DNS resolution at each delivery (events/sender.py)."""
     parts = urlsplit(url)
     if parts.scheme not in ("https", "http") or not parts.hostname:
         raise invalid_at("webhook.url", "must be an absolute https URL")
     if parts.username or parts.password:
         raise invalid_at("webhook.url", "credentials in the URL are not allowed; use authorizationHeader")
-    loopback = parts.hostname in ("localhost",) or _is_ip(parts.hostname, lambda ip: ip.is_loopback)
+    host = parts.hostname.rstrip(".")
+    address = _address(host)
+    loopback = host == "localhost" or host.endswith(".localhost") or (address is not None and address.is_loopback)
     local_stage = os.environ.get("PM_ALLOW_LOOPBACK_WEBHOOKS") == "1"
     if loopback and not local_stage:
         raise invalid_at("webhook.url", "loopback receivers are only allowed in the local stage")
+    if address is not None and not loopback and _not_public(address):
+        raise invalid_at("webhook.url", "private, link-local, metadata and reserved addresses are not allowed")
     if parts.scheme == "http" and not (loopback and local_stage):
         raise invalid_at("webhook.url", "must use https")
-    if _is_ip(parts.hostname, lambda ip: ip.is_private or ip.is_link_local or ip.is_multicast or ip.is_reserved) and not loopback:
-        raise invalid_at("webhook.url", "private, link-local and reserved addresses are not allowed")
 
 
-def _is_ip(host: str, test: Any) -> bool:
+def _address(host: str) -> Any:
+    """The IP address a host names literally, in any notation a resolver accepts
+    (`2130706433`, `0x7f.1`, `0177.0.0.1` are 127.0.0.1); None for a name."""
     try:
-        return bool(test(ipaddress.ip_address(host.strip("[]"))))
+        return ipaddress.ip_address(host.strip("[]"))
     except ValueError:
-        return False
+        pass
+    try:
+        return ipaddress.IPv4Address(socket.inet_aton(host))
+    except (OSError, ValueError):
+        return None
+
+
+def _not_public(ip: Any) -> bool:
+    """Whether an address is no place to send events to (private, shared, link-local and with
+    it the cloud metadata service, multicast, reserved, unspecified; loopback too)."""
+    return bool(not ip.is_global or ip.is_private or ip.is_link_local or ip.is_multicast or ip.is_reserved or ip.is_unspecified or ip.is_loopback)
 
 
 WEBHOOK = declare(

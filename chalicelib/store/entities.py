@@ -192,7 +192,10 @@ def create(
     if not added and not companions and not take and also is None:
         try:
             item.save(condition=Item.pk.does_not_exist())
-        except PutError as err:  # an id collision of 80 random bits: report, never overwrite
+        except PutError as err:
+            if err.cause_response_code != "ConditionalCheckFailedException":
+                raise  # throttled or unavailable: store/faults.py answers it
+            # an id collision of 80 random bits (or an entity id given twice): report, never overwrite
             raise Conflict("Could not store the new entity; retry.", code="write_conflict") from err
         return item
 
@@ -277,7 +280,7 @@ def soft_delete(ctx: CallContext, etype: EntityType, entity_id: str, *, path: st
         _update_one(item, actions, condition, etype)
         return item
     _write_with_edges(ctx, etype, item, lambda tx: tx.update(item, actions=actions, condition=condition, label="self"), [], outbound, arg=path)
-    return item
+    return get_item(ctx, etype, entity_id, include_deleted=True)  # a transaction answers nothing: read the stamped item
 
 
 def restore(ctx: CallContext, etype: EntityType, entity_id: str, *, path: str) -> Item:

@@ -46,8 +46,9 @@ def begin(ctx: CallContext, key: str, request_hash: str) -> dict[str, Any] | Non
     try:
         marker.save(condition=expired_or_missing)
         return None
-    except PutError:
-        pass
+    except PutError as err:
+        if err.cause_response_code != "ConditionalCheckFailedException":
+            raise  # throttled or unavailable (store/faults.py), not a repeat
     stored = Item.get(_pk(ctx, key), IDEM_SK, consistent_read=True).data_dict()
     if stored["requestHash"] != request_hash:
         raise Conflict("This Idempotency-Key was used with a different request.", code="idempotency_key_reused")

@@ -268,6 +268,11 @@ def issue_key(integration_id: str, tenant_id: str, agent_name: str, scopes: list
     except TransactionCancelled as err:
         keys.disable_key(_ctx(tenant_id, integration_id, [], "pmctl.keys.issue"), record["id"])
         raise Forbidden(f"Integration {integration_id} was disabled while the key was issued; the key is disabled.", code="integration_disabled") from err
+    except Exception:
+        # throttled or unavailable (store/faults.py): a key without its link would escape a
+        # later disable of the integration, so it must not stay usable
+        keys.disable_key(_ctx(tenant_id, integration_id, [], "pmctl.keys.issue"), record["id"])
+        raise
     return record, secret
 
 

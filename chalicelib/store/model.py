@@ -37,6 +37,7 @@ from pynamodb.models import Model
 from pynamodb.transactions import TransactWrite
 
 from chalicelib import config
+from chalicelib.store import faults
 
 SLOT_COUNT = 4  # gsi1 (all of a type) + three filter slots
 ENTITY_SK = "entity"
@@ -149,7 +150,11 @@ class Transaction:
 
     pynamodb sends condition checks first, then deletes, puts and updates, whatever order
     they were added in; DynamoDB answers cancellation reasons in the order sent. The labels
-    follow the same order, so a refused condition maps back to what it was about."""
+    follow the same order, so a refused condition maps back to what it was about.
+
+    A refusal that no condition caused (throttling, a conflict with a concurrent transaction,
+    DynamoDB unavailable) raises the typed error of store/faults.py instead: it says nothing
+    about the data, and nothing of the transaction was written."""
 
     def __init__(self) -> None:
         self._tx = TransactWrite(connection=Item._get_connection().connection)
@@ -183,6 +188,9 @@ class Transaction:
         try:
             self._tx._commit()
         except TransactWriteError as err:
+            fault = faults.translate(err)  # throttled, in conflict, unavailable: not about the data
+            if fault is not None:
+                raise fault from err
             order = self._labels["check"] + self._labels["delete"] + self._labels["put"] + self._labels["update"]
             codes = [reason.code if reason is not None else None for reason in (err.cancellation_reasons or [])]
             reasons = dict(zip(order, codes, strict=False))

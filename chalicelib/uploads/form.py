@@ -49,4 +49,6 @@ def _value(name: str, content: bytes) -> Any:
             return json.loads(text)
         except ValueError as err:
             raise Invalid(f"The form part {name!r} is not valid JSON ({err}).", code="malformed_form") from None
+        except RecursionError:
+            raise Invalid(f"The form part {name!r} nests arrays and objects too deeply.", code="malformed_form") from None
     return text

@@ -134,6 +134,8 @@ def mark_failed(reservation: Item, code: str, reason: str) -> bool:
             actions=[data["status"].set(FAILED), data["failure"].set({"code": code, "reason": reason}), Item.updatedAt.set(now)],
             condition=_pending(),
         )
-    except UpdateError:
+    except UpdateError as err:
+        if err.cause_response_code != "ConditionalCheckFailedException":
+            raise  # not settled: the message is retried
         return False
     return True
