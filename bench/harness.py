@@ -18,6 +18,19 @@ from chalicelib.local.stack import LocalStack, free_port
 os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
 
 
+def call(port: int, method: str, path: str, body: Any = None, key: str | None = None, timeout: float = 30) -> tuple[int, Any]:
+    """One request on a fresh connection, as curl makes it."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
+    headers = {"Content-Type": "application/json", "Connection": "close"}
+    if key:
+        headers["Authorization"] = f"Bearer {key}"
+    conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
+    resp = conn.getresponse()
+    data = resp.read()
+    conn.close()
+    return resp.status, json.loads(data) if data else None
+
+
 class Service:
     def __init__(self, *, moto_process: bool = False) -> None:
         self.stack = LocalStack(own_process=moto_process).start()
@@ -38,16 +51,7 @@ class Service:
         self.stack.stop()
 
     def call(self, method: str, path: str, body: Any = None, key: str | None = None) -> tuple[int, Any]:
-        """One request on a fresh connection, as curl makes it."""
-        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30)
-        headers = {"Content-Type": "application/json", "Connection": "close"}
-        if key:
-            headers["Authorization"] = f"Bearer {key}"
-        conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
-        resp = conn.getresponse()
-        data = resp.read()
-        conn.close()
-        return resp.status, json.loads(data) if data else None
+        return call(self.port, method, path, body, key)
 
     def signup(self) -> tuple[str, str]:
         status, body = self.call(

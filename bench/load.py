@@ -11,12 +11,7 @@ one `updated` per acknowledged update."""
 
 from __future__ import annotations
 
-import http.client
-import json
-import os
 import random
-import signal
-import subprocess
 import sys
 import tempfile
 import threading
@@ -26,23 +21,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.harness import p, record, table
+from bench.harness import call, p, record, table
 from chalicelib.local.stack import free_port
+from tests import serve_process
 
 ROOT = Path(__file__).resolve().parents[1]
 BASE = "/propertymanagement/v2"
 
 
 def _call(port: int, method: str, path: str, body: Any = None, key: str | None = None) -> tuple[int, Any]:
-    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
-    headers = {"Content-Type": "application/json", "Connection": "close"}
-    if key:
-        headers["Authorization"] = f"Bearer {key}"
-    conn.request(method, path, body=json.dumps(body) if body is not None else None, headers=headers)
-    resp = conn.getresponse()
-    data = resp.read()
-    conn.close()
-    return resp.status, json.loads(data) if data else None
+    return call(port, method, path, body, key, timeout=60)
 
 
 @dataclass
@@ -107,23 +95,6 @@ def _client(port: int, key: str, ledger: Ledger, until: float, seed: int) -> Non
 _busy: set[str] = set()
 
 
-def _start_serve(port: int, state_dir: str) -> subprocess.Popen[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-    env.update(PM_PORT=str(port), PM_STATE_DIR=state_dir, POWERTOOLS_LOG_LEVEL="WARNING", PM_THROTTLE_RATE="0")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "chalicelib.local.serve"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True
-    )
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if _call(port, "GET", "/api/platform/v1/query/version")[0] == 200:
-                return proc
-        except OSError:
-            time.sleep(0.2)
-    proc.kill()
-    raise SystemExit("make serve did not come up")
-
-
 def _audited(port: int, key: str, ledger: Ledger, timeout: float = 120) -> tuple[int, int, int]:
     """(contacts whose audit trail matches, missing records, extra records), once the stream settled."""
     deadline = time.monotonic() + timeout
@@ -144,7 +115,7 @@ def _audited(port: int, key: str, ledger: Ledger, timeout: float = 120) -> tuple
 def main(seconds: float = 30, clients: int = 8) -> str:
     port = free_port()
     with tempfile.TemporaryDirectory() as state_dir:
-        proc = _start_serve(port, state_dir)
+        proc = serve_process.start(port, state_dir, capture=False, PM_THROTTLE_RATE="0")
         try:
             status, body = _call(
                 port, "POST", "/api/platform/v1/command/signup", {"companyName": "Last GmbH", "email": "load@example.org", "agentName": "load"}
@@ -168,8 +139,7 @@ def main(seconds: float = 30, clients: int = 8) -> str:
             )
             audited, missing, extra = _audited(port, key, ledger)
         finally:
-            proc.send_signal(signal.SIGTERM)
-            proc.wait(timeout=60)
+            serve_process.stop(proc)
     every = [ms for samples in ledger.samples.values() for ms in samples]
     total = sum(ledger.statuses.values())
     errors = sum(n for status, n in ledger.statuses.items() if status >= 400)

@@ -57,3 +57,17 @@ def wait_settled(tenant: Tenant, batch_id: str, timeout: float = 30.0, uploaded:
         if done or time.monotonic() > deadline:
             return answer
         time.sleep(0.1)
+
+
+def object_exists(key: str) -> bool:
+    """Whether the upload bucket holds `key` (on the test stack's S3)."""
+    import boto3
+    from botocore.exceptions import ClientError
+
+    from chalicelib.uploads import files
+
+    try:
+        boto3.client("s3").head_object(Bucket=files.bucket(), Key=key)
+        return True
+    except ClientError:
+        return False

@@ -4,47 +4,20 @@ sign up, and keeps its data across a restart."""
 from __future__ import annotations
 
 import base64
-import os
-import signal
-import subprocess
-import sys
-import time
 import urllib.request
 from pathlib import Path
 
+from tests import serve_process
 from tests.client import Api
 
 ROOT = Path(__file__).resolve().parents[2]
-
-
-def _start(port: int, state_dir: Path) -> subprocess.Popen[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-    env.update(PM_PORT=str(port), PM_STATE_DIR=str(state_dir), POWERTOOLS_LOG_LEVEL="WARNING")
-    proc = subprocess.Popen([sys.executable, "-m", "chalicelib.local.serve"], cwd=ROOT, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    api = Api(f"http://127.0.0.1:{port}")
-    deadline = time.monotonic() + 30
-    while time.monotonic() < deadline:
-        try:
-            if api.request("GET", "/api/platform/v1/query/version").status == 200:
-                return proc
-        except OSError:
-            time.sleep(0.1)
-    proc.kill()
-    raise AssertionError("make serve did not come up: " + (proc.stdout.read() if proc.stdout else ""))
-
-
-def _stop(proc: subprocess.Popen[str]) -> str:
-    proc.send_signal(signal.SIGTERM)
-    out, _ = proc.communicate(timeout=30)
-    assert proc.returncode == 0, out
-    return out
 
 
 def test_serve_prints_signup_and_keeps_data_across_restart(tmp_path: Path) -> None:
     from chalicelib.local.stack import free_port
 
     port = free_port()
-    proc = _start(port, tmp_path)
+    proc = serve_process.start(port, tmp_path)
     api = Api(f"http://127.0.0.1:{port}")
     tenant = api.signup(company="Neustart GmbH")
     contact = tenant.contact(lastName="Bleibt")
@@ -52,11 +25,11 @@ def test_serve_prints_signup_and_keeps_data_across_restart(tmp_path: Path) -> No
     content = b"%PDF-1.4\n% kept across restarts\n%%EOF\n"
     body = {"locationId": obj["id"], "resource": {"fileName": "bleibt.pdf", "content": base64.b64encode(content).decode()}}
     document = tenant.ok("documents.upload", body)["document"]
-    output = _stop(proc)
+    output = serve_process.stop(proc)
     assert "/api/platform/v1/command/signup" in output and "curl" in output
     assert (tmp_path / "state.json").exists()
 
-    proc = _start(port, tmp_path)
+    proc = serve_process.start(port, tmp_path)
     try:
         shown = tenant.get("contacts.show", {"contact": contact["id"]})["contact"]
         assert shown["lastName"] == "Bleibt"
@@ -65,4 +38,4 @@ def test_serve_prints_signup_and_keeps_data_across_restart(tmp_path: Path) -> No
         with urllib.request.urlopen(link, timeout=10) as resp:
             assert resp.read() == content
     finally:
-        _stop(proc)
+        serve_process.stop(proc)

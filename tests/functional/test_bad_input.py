@@ -31,7 +31,7 @@ import pytest
 
 from tests.client import Answer, Api, Tenant
 from tests.mcp_client import MCP_PATH, McpSession
-from tests.uploads import multipart, pdf, post_file, wait_settled
+from tests.uploads import multipart, object_exists, pdf, post_file, wait_settled
 
 MiB = 1024 * 1024
 PROBLEM = "application/problem+json"
@@ -539,24 +539,11 @@ def _reserve(tenant: Tenant, content: bytes, count: int = 1) -> tuple[str, list[
     return created["batch"]["id"], created["uploads"]
 
 
-def _stored(key: str) -> bool:
-    import boto3
-    from botocore.exceptions import ClientError
-
-    from chalicelib.uploads import files
-
-    try:
-        boto3.client("s3").head_object(Bucket=files.bucket(), Key=key)
-        return True
-    except ClientError:
-        return False
-
-
 def _until_removed(key: str, timeout: float = 15) -> bool:
     deadline = time.monotonic() + timeout
-    while _stored(key) and time.monotonic() < deadline:
+    while object_exists(key) and time.monotonic() < deadline:
         time.sleep(0.1)
-    return not _stored(key)
+    return not object_exists(key)
 
 
 def test_an_upload_forged_into_another_tenants_prefix_registers_nowhere(stack: Any, tenant: Tenant, other_tenant: Tenant) -> None:

@@ -13,7 +13,7 @@ import urllib.request
 from typing import Any
 
 from tests.client import Tenant
-from tests.uploads import HTML, PNG, multipart, pdf, post_file, wait_settled
+from tests.uploads import HTML, PNG, multipart, object_exists, pdf, post_file, wait_settled
 
 
 def building(tenant: Tenant, alias: str = "haus") -> dict[str, Any]:
@@ -126,19 +126,6 @@ def one_upload(tenant: Tenant, content: bytes, **overrides: Any) -> tuple[str, d
     request = {"locationId": "haus", "fileName": "scan.pdf", "contentType": "application/pdf", "size": len(content), **overrides}
     created = tenant.ok("documents.uploads.create", {"uploads": [request]})
     return created["batch"]["id"], created["uploads"][0]
-
-
-def object_exists(key: str) -> bool:
-    import boto3
-    from botocore.exceptions import ClientError
-
-    from chalicelib.uploads import files
-
-    try:
-        boto3.client("s3").head_object(Bucket=files.bucket(), Key=key)
-        return True
-    except ClientError:
-        return False
 
 
 def failure_of(tenant: Tenant, batch_id: str) -> dict[str, Any]:

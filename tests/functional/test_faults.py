@@ -12,8 +12,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
-import sys
 import threading
 import time
 import uuid
@@ -26,6 +24,7 @@ import pytest
 from botocore.awsrequest import AWSResponse
 from botocore.exceptions import EndpointConnectionError
 
+from tests import serve_process
 from tests.client import Answer, Api, Tenant
 from tests.receiver import Receiver
 from tests.uploads import pdf, post_file
@@ -478,24 +477,6 @@ def test_an_upload_batch_failing_midway_retries_only_the_failed_message_and_regi
 # --- 5. `make serve` killed mid-write ------------------------------------------------------
 
 
-def _serve(port: int, state_dir: Path) -> subprocess.Popen[str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
-    env.update(PM_PORT=str(port), PM_STATE_DIR=str(state_dir), POWERTOOLS_LOG_LEVEL="ERROR")
-    proc = subprocess.Popen(
-        [sys.executable, "-m", "chalicelib.local.serve"], cwd=ROOT, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, text=True
-    )
-    api = Api(f"http://127.0.0.1:{port}")
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if api.request("GET", "/api/platform/v1/query/version").status == 200:
-                return proc
-        except OSError:
-            time.sleep(0.1)
-    proc.kill()
-    raise AssertionError("make serve did not come up")
-
-
 @dataclass
 class Acked:
     contact_id: str
@@ -563,7 +544,7 @@ def test_serve_killed_mid_write_restarts_with_a_consistent_snapshot(tmp_path: Pa
 
     state_file = tmp_path / "state.json"
     port = free_port()
-    proc = _serve(port, tmp_path)
+    proc = serve_process.start(port, tmp_path, capture=False, POWERTOOLS_LOG_LEVEL="ERROR")
     acked: list[Acked] = []
     stop = threading.Event()
     try:
@@ -587,7 +568,7 @@ def test_serve_killed_mid_write_restarts_with_a_consistent_snapshot(tmp_path: Pa
     entities = _check_state_file(state_file)
 
     port = free_port()
-    proc = _serve(port, tmp_path)
+    proc = serve_process.start(port, tmp_path, capture=False, POWERTOOLS_LOG_LEVEL="ERROR")
     try:
         tenant = Tenant(Api(f"http://127.0.0.1:{port}"), tenant.id, tenant.key, tenant.signup_answer)
         before_snapshot = [a for a in acked if a.at < snapshot_at - 1.0]

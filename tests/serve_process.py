@@ -1,0 +1,42 @@
+"""`make serve` in a process of its own, as a newcomer runs it: for the end-to-end test, the
+fault test that kills it, and the load benchmark."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from tests.client import Api
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def start(port: int, state_dir: Path | str, *, capture: bool = True, **env_extra: str) -> subprocess.Popen[str]:
+    """Starts the server and waits until it answers (`capture` keeps its output for reading)."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    env.update(PM_PORT=str(port), PM_STATE_DIR=str(state_dir), POWERTOOLS_LOG_LEVEL="WARNING")
+    env.update(env_extra)
+    output = subprocess.PIPE if capture else subprocess.DEVNULL
+    proc = subprocess.Popen([sys.executable, "-m", "chalicelib.local.serve"], cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT, text=True)
+    api = Api(f"http://127.0.0.1:{port}")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if api.request("GET", "/api/platform/v1/query/version").status == 200:
+                return proc
+        except OSError:
+            time.sleep(0.1)
+    proc.kill()
+    raise AssertionError("make serve did not come up: " + (proc.stdout.read() if proc.stdout else ""))
+
+
+def stop(proc: subprocess.Popen[str]) -> str:
+    """Stops it as Ctrl-C would; answers what it printed."""
+    proc.send_signal(signal.SIGTERM)
+    out, _ = proc.communicate(timeout=60)
+    assert proc.returncode == 0, out
+    return out or ""
