@@ -14,6 +14,7 @@ app.api.binary_types = ["multipart/form-data", "application/octet-stream"]
 # Every event type (HTTP, stream, queue, schedule): logger keys of the invocation, one X-Ray
 # subsegment. Metrics need no flush here: each is written when it happens (observability.emit).
 app.register_middleware(observability.middleware, "all")
+app.register_middleware(http.chalice_refusals_as_problems, "http")
 
 registry.load_all()
 http.register_routes(app)

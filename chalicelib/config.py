@@ -23,6 +23,9 @@ LAST_USED_RESOLUTION_SECONDS = 60.0
 
 # Idempotency records are kept this long (the contract promises 24 h).
 IDEMPOTENCY_TTL_SECONDS = 24 * 3600
+# How long a claimed Idempotency-Key counts as running. API Gateway and the API function give
+# up after 29 s, so an older claim without an answer belongs to a request that died.
+IDEMPOTENCY_RUNNING_SECONDS = 30
 
 TRIAL_DAYS = 30
 

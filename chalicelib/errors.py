@@ -64,6 +64,10 @@ class MethodNotAllowed(ApiError):
     status, code, title = 405, "method_not_allowed", "Method not allowed"
 
 
+class UnsupportedMediaType(ApiError):
+    status, code, title = 415, "unsupported_media_type", "Unsupported media type"
+
+
 class Conflict(ApiError):
     status, code, title = 409, "conflict", "Conflict"
 
@@ -87,6 +91,16 @@ class Unavailable(ApiError):
 def invalid_at(path: str, message: str, *, code: str = "invalid_request") -> Invalid:
     """A 400 about one argument, with its path in `errors`."""
     return Invalid(f"{path}: {message}", code=code, errors=[{"path": path, "message": message}])
+
+
+def no_route(method: str, path: str) -> NotFound:
+    """A method and path nothing serves: what the local server and API Gateway (a gateway
+    response in the deployment template, infra/resources.py) answer alike."""
+    return NotFound(
+        f"Nothing is served at {method} {path}. Queries are GET /propertymanagement/v2/query/<name>, commands are"
+        " POST /propertymanagement/v2/command/<name>; GET /propertymanagement/v2/query/openapi.spec lists them.",
+        code="no_route",
+    )
 
 
 def not_found_at(path: str, message: str) -> NotFound:

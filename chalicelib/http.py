@@ -17,7 +17,7 @@ from chalice import Chalice, Response  # type: ignore[attr-defined]
 from chalicelib import account, config, dispatch, observability, registry
 from chalicelib.auth import authenticate
 from chalicelib.context import CallContext
-from chalicelib.errors import ApiError, Invalid, MethodNotAllowed, NotFound, PayloadTooLarge
+from chalicelib.errors import ApiError, Invalid, MethodNotAllowed, NotFound, PayloadTooLarge, UnsupportedMediaType, no_route
 from chalicelib.log import logger
 from chalicelib.registry import Operation, Surface
 from chalicelib.store import faults, idempotency
@@ -49,6 +49,35 @@ def json_response(status: int, body: Any, request_id: str, headers: Mapping[str,
 def problem_response(error: ApiError, request_id: str) -> Response:
     headers: dict[str, str | list[str]] = {"Content-Type": PROBLEM, "X-Request-Id": request_id, **error.headers}
     return Response(body=dumps(error.problem(request_id)), status_code=error.status, headers=headers)
+
+
+def chalice_refusals_as_problems(request: Any, get_response: Any) -> Response:
+    """Chalice answers a method a route does not list (405) and a Content-Type it does not
+    list (415) itself, before any view runs, with a body of its own ({"Code", "Message"}):
+    this middleware renders those as problem+json, like every other refusal."""
+    response = get_response(request)
+    body = response.body
+    if not (isinstance(body, dict) and set(body) == {"Code", "Message"}):
+        return response
+    path = (request.context or {}).get("path") or request.path
+    error: ApiError
+    if body["Code"] == "MethodNotAllowedError":
+        allowed = response.headers.get("Allow", "")
+        error = MethodNotAllowed(f"{request.method} is not served at {path}; it takes {allowed}.", headers={"Allow": allowed})
+    elif body["Code"] == "UnsupportedMediaType":
+        given = request.headers.get("content-type", "")
+        error = UnsupportedMediaType(f"Content-Type {given!r} is not accepted here; send application/json (file uploads: multipart/form-data).")
+    else:
+        return response
+    return problem_response(error, request_id_of(request))
+
+
+def unrouted_answer(method: str, path: str) -> tuple[int, dict[str, str], str]:
+    """Status, headers and body for a method and path no route serves (the local server's
+    stand-in for API Gateway's gateway response)."""
+    request_id = str(uuid.uuid4())
+    error = no_route(method, path)
+    return error.status, {"Content-Type": PROBLEM, "X-Request-Id": request_id}, dumps(error.problem(request_id))
 
 
 def request_id_of(request: Any) -> str:

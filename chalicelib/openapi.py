@@ -80,7 +80,10 @@ def _operation(op: Operation) -> dict[str, Any]:
                 "name": "Idempotency-Key",
                 "in": "header",
                 "required": False,
-                "description": "A repeat with the same key and body within 24 h returns the first answer and changes nothing.",
+                "description": (
+                    "A repeat with the same key and body within 24 h returns the first answer and changes nothing; while the"
+                    " first runs, a repeat is 409 idempotency_in_progress (Retry-After)."
+                ),
                 "schema": {"type": "string", "maxLength": 255},
             }
         )

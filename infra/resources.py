@@ -10,7 +10,10 @@ SweepUploadsRole (policies: infra/policies.py)."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
+
+from chalicelib.errors import no_route
 
 FUNCTIONS = ("APIHandler", "OnTableChange", "SendWebhooks", "OnUpload", "SweepUploads")
 
@@ -301,8 +304,43 @@ def _functions() -> dict[str, Any]:
     return found
 
 
+def _gateway_responses() -> dict[str, Any]:
+    """What API Gateway answers itself, in problem+json like the app: a method and path no
+    route serves (its 403 "Missing Authentication Token") becomes the app's own 404 no_route
+    (chalicelib/local/http_server.py answers the same locally); its other refusals (its
+    throttle, bodies over 10 MB, timeouts) keep their status and carry its message. Merged
+    into the API's OpenAPI body, so they deploy with the API itself."""
+    problem = {"Content-Type": "'application/problem+json'"}
+    routed = json.dumps(no_route("$context.httpMethod", "$context.path").problem("$context.requestId"))
+
+    def passed_on(code: str, title: str) -> str:
+        body = {"type": f"urn:pm:problem:{code}", "title": title, "detail": "MESSAGE", "code": code, "requestId": "$context.requestId"}
+        return json.dumps(body).replace('"MESSAGE"', "$context.error.messageString")  # already a quoted JSON string
+
+    def response(template: str, status: str | None = None) -> dict[str, Any]:
+        found: dict[str, Any] = {
+            "responseParameters": {f"gatewayresponse.header.{name}": value for name, value in problem.items()},
+            "responseTemplates": {"application/json": template},
+        }
+        return {**found, "statusCode": status} if status else found
+
+    return {
+        "RestAPI": {
+            "Properties": {
+                "DefinitionBody": {
+                    "x-amazon-apigateway-gateway-responses": {
+                        "MISSING_AUTHENTICATION_TOKEN": response(routed, "404"),
+                        "DEFAULT_4XX": response(passed_on("gateway_refused", "Refused by the API gateway")),
+                        "DEFAULT_5XX": response(passed_on("gateway_error", "API gateway error")),
+                    }
+                }
+            }
+        }
+    }
+
+
 def resources() -> dict[str, Any]:
-    return {**_bucket(), **_queues(), **_search(), **_alarms(), **_functions()}
+    return {**_bucket(), **_queues(), **_search(), **_alarms(), **_functions(), **_gateway_responses()}
 
 
 def outputs() -> dict[str, Any]:

@@ -6,7 +6,7 @@ import threading
 from typing import Any
 
 from chalice.config import Config
-from chalice.local import ChaliceRequestHandler, LocalChalice, LocalDevServer
+from chalice.local import ChaliceRequestHandler, ForbiddenError, LocalChalice, LocalDevServer, LocalGatewayException
 
 
 class _Handler(ChaliceRequestHandler):
@@ -19,6 +19,18 @@ class _Handler(ChaliceRequestHandler):
             if len(values) > 1:
                 headers[name] = ", ".join(values)
         return headers, body
+
+    def _send_error_response(self, error: LocalGatewayException) -> None:
+        """A path no route serves: the problem+json 404 the deployment's gateway response
+        gives (API Gateway itself says 403 "Missing Authentication Token"). The app has no
+        authorizers, so chalice's local gateway raises ForbiddenError for nothing else."""
+        if isinstance(error, ForbiddenError):
+            from chalicelib.http import unrouted_answer
+
+            status, headers, body = unrouted_answer(self.command, self.path.split("?", 1)[0])
+            self._send_http_response(status, headers, body)
+            return
+        super()._send_error_response(error)
 
 
 class _QuietHandler(_Handler):

@@ -3,10 +3,16 @@ first answer and changes nothing.
 
 A pending marker is written before the command runs (conditional put), so two
 concurrent requests with one key cannot both run; the answer replaces the marker.
-Records expire through the table's TTL (expiresAt)."""
+Records expire through the table's TTL (expiresAt).
+
+A marker left by a request that died (process killed, answer not storable) is never taken
+over: whether its command took effect is unknown, and running it again could do it twice.
+Within config.IDEMPOTENCY_RUNNING_SECONDS a repeat is told to retry shortly (Retry-After);
+after that it is told the outcome is unknown and to check before sending a new key."""
 
 from __future__ import annotations
 
+import datetime as dt
 import hashlib
 import json
 from typing import Any
@@ -38,7 +44,7 @@ def begin(ctx: CallContext, key: str, request_hash: str) -> dict[str, Any] | Non
         IDEM_SK,
         type="idempotency",
         tenantId=ctx.tenant_id,
-        data={"requestHash": request_hash, "state": "pending"},
+        data={"requestHash": request_hash, "state": "pending", "claimedAt": now},
         createdAt=clock.now_iso(),
         expiresAt=now + config.IDEMPOTENCY_TTL_SECONDS,
     )
@@ -53,8 +59,25 @@ def begin(ctx: CallContext, key: str, request_hash: str) -> dict[str, Any] | Non
     if stored["requestHash"] != request_hash:
         raise Conflict("This Idempotency-Key was used with a different request.", code="idempotency_key_reused")
     if stored["state"] == "pending":
-        raise Conflict("A request with this Idempotency-Key is still running; retry shortly.", code="idempotency_in_progress")
+        raise _still_pending(int(stored.get("claimedAt", 0)), now)
     return json.loads(stored["response"])
+
+
+def _still_pending(claimed_at: int, now: int) -> Conflict:
+    running_for = now - claimed_at
+    if running_for < config.IDEMPOTENCY_RUNNING_SECONDS:
+        wait = config.IDEMPOTENCY_RUNNING_SECONDS - running_for
+        return Conflict(
+            f"A request with this Idempotency-Key is still running; retry in {wait} s.",
+            code="idempotency_in_progress",
+            headers={"Retry-After": str(wait)},
+        )
+    return Conflict(
+        f"The request that claimed this Idempotency-Key at {clock.iso(dt.datetime.fromtimestamp(claimed_at, dt.UTC))} ended without"
+        " an answer: it may or may not have taken effect. Check (a list query or audit.list shows its changes), then send"
+        " the request with a new Idempotency-Key if it is still needed.",
+        code="idempotency_outcome_unknown",
+    )
 
 
 def finish(ctx: CallContext, key: str, request_hash: str, status: int, body: dict[str, Any]) -> None:

@@ -42,6 +42,24 @@ def test_the_upload_path_is_private_versioned_and_has_a_dead_letter_queue() -> N
     assert alarm["Dimensions"][0]["Value"] == {"Fn::GetAtt": ["UploadDeadLetterQueue", "QueueName"]}
 
 
+def test_api_gateway_answers_in_problem_json_like_the_app() -> None:
+    """Substituting what API Gateway fills in ($context.*) leaves JSON problems; an unrouted
+    path is the app's own no_route 404."""
+    answers = TEMPLATE["Resources"]["RestAPI"]["Properties"]["DefinitionBody"]["x-amazon-apigateway-gateway-responses"]
+    filled = {"$context.httpMethod": "PUT", "$context.path": "/x", "$context.requestId": "r-1", "$context.error.messageString": '"Limit Exceeded"'}
+    problems = {}
+    for kind, answer in answers.items():
+        assert answer["responseParameters"] == {"gatewayresponse.header.Content-Type": "'application/problem+json'"}
+        text = answer["responseTemplates"]["application/json"]
+        for variable, value in filled.items():
+            text = text.replace(variable, value)
+        problems[kind] = problem = json.loads(text)
+        assert problem["type"] == f"urn:pm:problem:{problem['code']}" and problem["requestId"] == "r-1" and problem["detail"]
+    assert answers["MISSING_AUTHENTICATION_TOKEN"]["statusCode"] == "404"
+    assert problems["MISSING_AUTHENTICATION_TOKEN"]["code"] == "no_route" and "PUT /x" in problems["MISSING_AUTHENTICATION_TOKEN"]["detail"]
+    assert problems["DEFAULT_4XX"]["detail"] == "Limit Exceeded"
+
+
 def test_the_rewritten_bundle_is_trimmed_sorted_and_timeless(tmp_path: Path) -> None:
     bundle = tmp_path / "deployment.zip"
     with zipfile.ZipFile(bundle, "w") as archive:

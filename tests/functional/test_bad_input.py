@@ -112,6 +112,37 @@ def building(tenant: Tenant, alias: str = "haus") -> dict[str, Any]:
 CONTACT = {"contact": {"personType": "natural", "lastName": "Mustermann"}}
 
 
+# --- methods, paths and content types the routes do not serve ---------------------------
+
+
+@pytest.mark.parametrize(
+    ("method", "path", "allowed"),
+    [
+        ("PUT", "/propertymanagement/v2/query/objects", "GET, POST"),
+        ("DELETE", "/propertymanagement/v2/command/objects.create", "GET, POST"),
+        ("PATCH", "/propertymanagement/v2/query/some.unknown.name", "GET, POST"),
+        ("PUT", MCP_PATH, None),
+    ],
+)
+def test_a_method_no_route_lists_answers_405_problem_with_allow(tenant: Tenant, method: str, path: str, allowed: str | None) -> None:
+    answer = tenant.api.request(method, path, body=b"{}", headers={"Authorization": f"Bearer {tenant.key}", "Content-Type": "application/json"})
+    refused(answer, 405, "method_not_allowed", method)
+    assert answer.headers["allow"] == (allowed or answer.headers["allow"]) and answer.headers["allow"]
+
+
+@pytest.mark.parametrize("content_type", ["application/xml", "text/csv", "image/png"])
+def test_a_content_type_no_route_accepts_answers_415_problem_and_writes_nothing(stack: Any, tenant: Tenant, content_type: str) -> None:
+    answer = tenant.command("contacts.create", raw=b"<contact/>", headers={"Content-Type": content_type})
+    refused(answer, 415, "unsupported_media_type", content_type, "application/json")
+    assert totals(stack, tenant) == EMPTY
+
+
+@pytest.mark.parametrize("path", ["/", "/propertymanagement/v3/query/objects", "/propertymanagement/v2/objects", "/propertymanagement/v2/query/a/b"])
+def test_a_path_no_route_serves_answers_404_problem_naming_the_routes(tenant: Tenant, path: str) -> None:
+    answer = tenant.api.request("GET", path, headers={"Authorization": f"Bearer {tenant.key}"})
+    refused(answer, 404, "no_route", f"GET {path}", "/propertymanagement/v2/query/<name>")
+
+
 # --- oversized bodies and files --------------------------------------------------------
 
 

@@ -9,6 +9,7 @@ it), so "the next N calls of this operation that mention X fail" is exact."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 import os
 import signal
@@ -24,6 +25,7 @@ import pytest
 from botocore.awsrequest import AWSResponse
 from botocore.exceptions import EndpointConnectionError
 
+from chalicelib import clock, config
 from tests import serve_process
 from tests.client import Answer, Api, Tenant
 from tests.receiver import Receiver
@@ -226,14 +228,24 @@ def test_a_throttled_idempotency_claim_answers_429_and_runs_nothing(tenant: Tena
 
 
 def test_a_done_command_whose_idempotent_answer_cannot_be_stored_still_answers_200(tenant: Tenant, faults: Faults) -> None:
-    """The write happened: its answer goes out. The key stays claimed (a repeat answers 409
-    idempotency_in_progress until it expires) rather than running the command twice."""
+    """The write happened: its answer goes out. The key stays claimed rather than running the
+    command twice: a repeat is told to retry shortly while the claim could still be running,
+    and after that that the outcome is unknown (check, then use a new key)."""
     faults.fail("PutItem", THROTTLED, tenant.id, '"idempotency"', '"done"')
     idem = {"Idempotency-Key": uuid.uuid4().hex}
     body = {"contact": {"personType": "natural", "lastName": "Ohne Quittung"}}
     assert tenant.command("contacts.create", body, headers=idem).status == 200
     repeat = tenant.command("contacts.create", body, headers=idem)
-    assert repeat.status == 409 and repeat.body["code"] == "idempotency_in_progress"
+    assert repeat.status == 409 and repeat.body["code"] == "idempotency_in_progress", repeat.body
+    assert 1 <= int(repeat.headers["retry-after"]) <= config.IDEMPOTENCY_RUNNING_SECONDS
+    later = dt.datetime.now(dt.UTC) + dt.timedelta(seconds=config.IDEMPOTENCY_RUNNING_SECONDS + 1)
+    clock.set_clock(lambda: later)
+    try:
+        unknown = tenant.command("contacts.create", body, headers=idem)
+        assert unknown.status == 409 and unknown.body["code"] == "idempotency_outcome_unknown", unknown.body
+        assert "new Idempotency-Key" in unknown.body["detail"] and "retry-after" not in unknown.headers
+    finally:
+        clock.set_clock(None)
     assert len(contacts_named(tenant, "Ohne Quittung")) == 1
 
 
