@@ -6,6 +6,8 @@ the result (zero errors)."""
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 import zipfile
 from pathlib import Path
 
@@ -60,18 +62,27 @@ def test_api_gateway_answers_in_problem_json_like_the_app() -> None:
     assert problems["DEFAULT_4XX"]["detail"] == "Limit Exceeded"
 
 
-def test_the_rewritten_bundle_is_trimmed_sorted_and_timeless(tmp_path: Path) -> None:
+def test_the_rewritten_bundle_is_trimmed_sorted_timeless_and_compiled(tmp_path: Path) -> None:
     bundle = tmp_path / "deployment.zip"
     with zipfile.ZipFile(bundle, "w") as archive:
-        for name in ("zeta/a.py", "grpc/__init__.py", "app.py", "google/protobuf/x.py", "grpcio-1.0.dist-info/METADATA", "alpha/b.py"):
+        for name in ("zeta/a.py", "grpc/__init__.py", "app.py", "google/protobuf/x.py", "grpcio-1.0.dist-info/METADATA"):
             archive.writestr(name, f"# {name}\n")
+        archive.writestr("alpha/b.py", "VALUE = 'compiled'\n")
+        archive.writestr("alpha/py2.py", "print 'Python 2'\n")
     sizes = package.rewrite_zip(bundle)
     first = bundle.read_bytes()
     with zipfile.ZipFile(bundle) as archive:
         names = archive.namelist()
         times = {info.date_time for info in archive.infolist()}
-    assert names == ["alpha/b.py", "app.py", "zeta/a.py"]
+        archive.extractall(tmp_path / "task")
+    tag = sys.implementation.cache_tag
+    compiled = [f"alpha/__pycache__/b.{tag}.pyc", f"__pycache__/app.{tag}.pyc", f"zeta/__pycache__/a.{tag}.pyc"]
+    assert names == sorted(["alpha/b.py", "alpha/py2.py", "app.py", "zeta/a.py", *compiled])
     assert times == {package.FIXED_TIME}
-    assert set(sizes) == {"alpha", "app.py", "zeta"}
+    assert set(sizes) == {"alpha", "app.py", "__pycache__", "zeta"}
     package.rewrite_zip(bundle)
     assert bundle.read_bytes() == first, "rewriting again changes nothing"
+    # The import takes the shipped bytecode without looking at the source (as Lambda will):
+    (tmp_path / "task" / "alpha" / "b.py").write_text("VALUE = 'source'\n")
+    imported = subprocess.run([sys.executable, "-c", "import alpha.b; print(alpha.b.VALUE)"], cwd=tmp_path / "task", capture_output=True, text=True, check=True)
+    assert imported.stdout.strip() == "compiled"
