@@ -39,7 +39,8 @@ def main(documents: int = DOCUMENTS) -> str:
     worker = subprocess.Popen([sys.executable, "-m", "bench.upload_worker"], env=dict(os.environ), stdout=subprocess.PIPE, text=True)
     assert worker.stdout is not None and worker.stdout.readline().strip() == "ready"
     try:
-        tenant = Api(f"http://127.0.0.1:{service.port}").signup(company="Massenupload GmbH")
+        # A batch of 1,000 reservations is 1,000 writes to moto: on a slow machine over 30 s.
+        tenant = Api(f"http://127.0.0.1:{service.port}", timeout=300).signup(company="Massenupload GmbH")
         locations = _locations(tenant)
         result = _run(tenant, locations, documents)
         result["cpu"] = {"moto": _cpu_seconds(service.stack._process.pid), "service": _cpu_seconds() - own_cpu}

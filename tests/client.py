@@ -25,13 +25,14 @@ class Answer:
 
 
 class Api:
-    def __init__(self, base: str) -> None:
+    def __init__(self, base: str, timeout: float = 30) -> None:
         self.base = base
+        self.timeout = timeout  # seconds per request
 
     def request(self, method: str, path: str, *, body: bytes | None = None, headers: dict[str, str] | None = None) -> Answer:
         req = urllib.request.Request(self.base + path, data=body, method=method, headers=headers or {})
         try:
-            with urllib.request.urlopen(req, timeout=30) as resp:
+            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
                 status, raw, hdrs = resp.status, resp.read(), resp.headers
         except urllib.error.HTTPError as err:
             status, raw, hdrs = err.code, err.read(), err.headers
