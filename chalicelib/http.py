@@ -17,7 +17,7 @@ from chalice import Chalice, Response  # type: ignore[attr-defined]
 from chalicelib import account, config, dispatch, observability, registry
 from chalicelib.auth import authenticate
 from chalicelib.context import CallContext
-from chalicelib.errors import ApiError, Invalid, MethodNotAllowed, NotFound, PayloadTooLarge, UnsupportedMediaType, no_route
+from chalicelib.errors import ApiError, Invalid, MethodNotAllowed, NotFound, PayloadTooLarge, UnsupportedMediaType
 from chalicelib.log import logger
 from chalicelib.registry import Operation, Surface
 from chalicelib.store import faults, idempotency
@@ -70,14 +70,6 @@ def chalice_refusals_as_problems(request: Any, get_response: Any) -> Response:
     else:
         return response
     return problem_response(error, request_id_of(request))
-
-
-def unrouted_answer(method: str, path: str) -> tuple[int, dict[str, str], str]:
-    """Status, headers and body for a method and path no route serves (the local server's
-    stand-in for API Gateway's gateway response)."""
-    request_id = str(uuid.uuid4())
-    error = no_route(method, path)
-    return error.status, {"Content-Type": PROBLEM, "X-Request-Id": request_id}, dumps(error.problem(request_id))
 
 
 def request_id_of(request: Any) -> str:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import threading
+import uuid
 from typing import Any
 
 from chalice.config import Config
@@ -25,10 +26,11 @@ class _Handler(ChaliceRequestHandler):
         gives (API Gateway itself says 403 "Missing Authentication Token"). The app has no
         authorizers, so chalice's local gateway raises ForbiddenError for nothing else."""
         if isinstance(error, ForbiddenError):
-            from chalicelib.http import unrouted_answer
+            from chalicelib.errors import no_route
+            from chalicelib.http import problem_response
 
-            status, headers, body = unrouted_answer(self.command, self.path.split("?", 1)[0])
-            self._send_http_response(status, headers, body)
+            answer = problem_response(no_route(self.command, self.path.split("?", 1)[0]), str(uuid.uuid4()))
+            self._send_http_response(answer.status_code, dict(answer.headers), answer.body)
             return
         super()._send_error_response(error)
 
