@@ -33,19 +33,18 @@ def on_table_change(event):  # type: ignore[no-untyped-def]
     return handle_event(event.to_dict())
 
 
-@app.schedule("rate(1 minute)", name="send_webhooks")
-def send_webhooks(event):  # type: ignore[no-untyped-def]
-    """Sends due webhook deliveries (first attempts and retries) for most of a minute."""
-    import time
+# The stream handler queues each webhook delivery on this FIFO queue (events/delivery_queue.py);
+# the worker sends them, groups in parallel, each group in order, and keeps what waits for a
+# retry. Placeholder ARN as for the upload queue below: the merge template points it at the
+# stack's queue; locally the queue poller calls the same function.
+_DELIVERY_QUEUE_ARN = os.environ.get("PM_DELIVERY_QUEUE_ARN", "arn:aws:sqs:eu-central-1:000000000000:pm-local-deliveries.fifo")
 
-    from chalicelib.events import sender
-    from chalicelib.events.dispatcher import drain, run_due
 
-    deadline = time.monotonic() + 50
-    while time.monotonic() < deadline:
-        if run_due() == 0:
-            time.sleep(1)
-    drain(sender.TIMEOUT_SECONDS + 2)
+@app.on_sqs_message(queue_arn=_DELIVERY_QUEUE_ARN, batch_size=10, name="deliver_webhooks")
+def deliver_webhooks(event):  # type: ignore[no-untyped-def]
+    from chalicelib.events.delivery_worker import handle_event
+
+    return handle_event(event.to_dict())
 
 
 # S3 notifies this queue of every stored upload (the merge template wires bucket -> queue ->

@@ -44,7 +44,7 @@ def instrument() -> None:
     direct.checked_type = timed("sniff media type", direct.checked_type)  # type: ignore[assignment]
     register.store.create = timed("write document + edge + reservation (TransactWriteItems)", register.store.create)  # type: ignore[method-assign]
     poller = queue_poller.QueuePoller
-    poller._poll_once = timed("queue poll cycle (receive, handle batch, delete)", poller._poll_once)  # type: ignore[method-assign]
+    poller._invoke = timed("queue batch (handle, delete)", poller._invoke)  # type: ignore[method-assign]
 
 
 def peak_rss_mib() -> float:
@@ -58,11 +58,11 @@ def peak_rss_mib() -> float:
 
 def main() -> None:
     instrument()
-    from chalicelib.local.queue_poller import QueuePoller
+    from chalicelib.local import queue_poller
 
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    worker = QueuePoller(os.environ["PM_UPLOAD_QUEUE_URL"], workers=int(os.environ.get("PM_BENCH_POLLERS", "2")))
+    worker = queue_poller.for_uploads(invocations=int(os.environ.get("PM_BENCH_POLLERS", "2")))
     worker.start()
     print("ready", flush=True)
     stop.wait()

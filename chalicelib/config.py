@@ -63,3 +63,31 @@ def upload_queue_url() -> str | None:
 def upload_dead_letter_url() -> str | None:
     """Upload notices that kept failing wait here; `status` reports them."""
     return os.environ.get("PM_UPLOAD_DLQ_URL") or None
+
+
+# Webhooks: a tenant holds at most MAX_WEBHOOKS (each can hold MAX_IN_FLIGHT attempts at once,
+# store/webhooks.py: so one tenant's receivers hold at most 25 x 4 senders); a delivery's log
+# entry is kept WEBHOOK_LOG_DAYS (DynamoDB TTL), long past its last retry (~28 h).
+MAX_WEBHOOKS = 25
+WEBHOOK_LOG_DAYS = 14
+
+
+def delivery_queue_url() -> str | None:
+    """The FIFO queue of webhook deliveries (events/delivery_queue.py)."""
+    return os.environ.get("PM_DELIVERY_QUEUE_URL") or None
+
+
+def delivery_dead_letter_url() -> str | None:
+    """Delivery messages the worker kept failing on (not receivers failing: those settle)."""
+    return os.environ.get("PM_DELIVERY_DLQ_URL") or None
+
+
+def stream_dead_letter_url() -> str | None:
+    """In the cloud, change-stream batches that kept failing are described on this queue
+    (the stream's on-failure destination); locally they wait in the table (events/deadletters.py)."""
+    return os.environ.get("PM_STREAM_DLQ_URL") or None
+
+
+def webhook_retry_scale() -> float:
+    """Tests shrink the retry schedule (PM_WEBHOOK_RETRY_SCALE=0.001: 5 s become 5 ms)."""
+    return float(os.environ.get("PM_WEBHOOK_RETRY_SCALE", "1"))

@@ -1,10 +1,12 @@
 """A webhook receiver on loopback for the tests: records every request, and can be told to
 fail the first N deliveries, to answer a fixed status, to answer the first N only after a
-delay, or to close the connection on the first N without answering."""
+delay, to close the connection on the first N without answering, or to send a Retry-After
+header. `Tarpit` accepts connections and never answers; `closed_port` is where nothing listens."""
 
 from __future__ import annotations
 
 import json
+import socket
 import threading
 import time
 from dataclasses import dataclass, field
@@ -32,6 +34,7 @@ class Receiver:
     slow_first: int = 0  # the first N requests are answered (200) only after `delay` seconds
     delay: float = 0.0
     drop_first: int = 0  # the first N requests get no answer: the connection is closed
+    retry_after: str | None = None  # sent with every non-2xx answer
     requests: list[Received] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
 
@@ -65,6 +68,8 @@ class Receiver:
                     time.sleep(receiver.delay)
                 try:
                     self.send_response(status)
+                    if receiver.retry_after is not None and status >= 300:
+                        self.send_header("Retry-After", receiver.retry_after)
                     self.end_headers()
                 except OSError:
                     pass  # the sender gave up waiting (slow answers)
@@ -95,3 +100,56 @@ class Receiver:
 
     def stop(self) -> None:
         self.server.shutdown()
+
+
+class Tarpit:
+    """Accepts every connection on loopback and never answers (nor closes): a receiver that
+    holds its senders for as long as they wait. Counts the connections it holds."""
+
+    def __init__(self) -> None:
+        self.server = socket.socket()
+        self.server.bind(("127.0.0.1", 0))
+        self.server.listen(512)
+        self.held: list[socket.socket] = []
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+
+    def start(self) -> Tarpit:
+        threading.Thread(target=self._accept, daemon=True).start()
+        return self
+
+    def _accept(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            with self.lock:
+                self.held.append(conn)
+
+    @property
+    def port(self) -> int:
+        return int(self.server.getsockname()[1])
+
+    @property
+    def url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/hook"
+
+    @property
+    def connections(self) -> int:
+        with self.lock:
+            return len(self.held)
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.server.close()
+        with self.lock:
+            for conn in self.held:
+                conn.close()
+
+
+def closed_port() -> int:
+    """A loopback port where nothing listens (connections are refused at once)."""
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])

@@ -107,7 +107,23 @@ def _patch_sqs() -> None:
     and every message it hands out, if only to read one setting: a queue a bulk upload
     fills with thousands of S3 notices then costs quadratic time. Here the retention check
     reads its one setting, and the counts take one clock reading per pass. Answers are
-    unchanged."""
+    unchanged.
+
+    A long poll (WaitTimeSeconds) of a FIFO queue returns to its scan at once while any
+    message is visible, even one whose group is blocked by a message in flight: a queue of
+    webhook deliveries waiting behind a retry spun a core for the whole poll. Here the poll
+    sleeps until a message is sent or 50 ms passed (a message turning visible again is seen
+    within 50 ms).
+
+    The same long poll also takes its list of FIFO groups in flight once, when it begins: a
+    message received by another consumer meanwhile did not block its group, so a poll
+    that had been waiting handed out the group's next message while the first was still in
+    flight (webhook events of one entity arrived out of order). Here each pass of a long
+    poll is a short poll of its own, with a fresh list, one consumer at a time, as SQS
+    keeps a group's messages one at a time. And moto cleans a FIFO group's messages that are
+    visible again out of its in-flight list one by one as it meets them, so when a group's
+    messages all came back at once, the group counted as in flight until the last, which
+    then went first: each pass cleans them all before it looks."""
     from moto.core.utils import unix_time, unix_time_millis
     from moto.sqs.models import Queue, SQSBackend
 
@@ -127,7 +143,28 @@ def _patch_sqs() -> None:
         now = unix_time_millis()
         return sum(1 for m in self._messages if not now > m.visible_at)
 
+    receive_once = SQSBackend.receive_message
+    receiving = threading.Lock()
+
+    def receive_message(self: Any, queue_name: str, count: int, wait_seconds_timeout: int, visibility_timeout: int, message_attribute_names: Any = None) -> Any:
+        deadline = unix_time() + wait_seconds_timeout
+        while True:
+            with receiving:
+                queue = self.get_queue(queue_name)
+                for message in [m for m in queue.pending_messages if m.visible]:
+                    queue.pending_messages.remove(message)
+                result = receive_once(self, queue_name, count, 0, visibility_timeout, message_attribute_names)
+            if result or unix_time() >= deadline:
+                return result
+            self.get_queue(queue_name).wait_for_messages(1)
+
+    def wait_for_messages(self: Any, timeout: int) -> None:
+        with self._messages_lock:
+            self._messages_lock.wait(timeout=min(timeout, 0.05))
+
     SQSBackend.is_message_valid_based_on_retention_period = is_message_valid_based_on_retention_period  # type: ignore[method-assign]
+    Queue.wait_for_messages = wait_for_messages  # type: ignore[method-assign]
+    SQSBackend.receive_message = receive_message  # type: ignore[method-assign]
     Queue.messages = property(messages)  # type: ignore[method-assign,assignment]
     Queue.approximate_number_of_messages_delayed = property(delayed)  # type: ignore[method-assign,assignment]
     Queue.approximate_number_of_messages_not_visible = property(not_visible)  # type: ignore[method-assign,assignment]

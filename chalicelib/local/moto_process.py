@@ -1,5 +1,5 @@
 """moto's server in a process of its own, for the local stack: the service's threads (API,
-stream poller, dispatcher, upload poller) and moto's request handling then run on
+stream poller, delivery and upload pollers) and moto's request handling then run on
 different cores instead of sharing one interpreter lock.
 
     python -m chalicelib.local.moto_process <port>

@@ -1,30 +1,40 @@
-"""Feeds the upload queue to the same handler Lambda runs (uploads.register.handle_event),
-for `make serve`, the tests and the benchmark: long-polls moto's SQS, hands each batch over
-in Lambda's event shape, deletes what succeeded and leaves the reported failures to come
-back after the visibility timeout (the queue's redrive policy moves a message that keeps
-failing to the dead-letter queue), as Lambda's SQS integration with partial batch
-responses does."""
+"""Feeds an SQS queue of the local stack to the handler Lambda runs for it, for `make serve`,
+the tests and the benchmarks: long-polls moto's SQS, hands each batch over in Lambda's event
+shape, deletes what succeeded and leaves the reported failures to come back (after the
+visibility timeout, or the wait the handler set), as Lambda's SQS integration with partial
+batch responses does; the queue's redrive policy moves a message that keeps failing to its
+dead-letter queue.
+
+`invocations` is how many batches are handled at once, as Lambda runs several instances:
+a receive waits for a free one, so a batch is never received before it can be handled
+(it would sit invisible meanwhile). Two queues use it: the upload notices (2 invocations)
+and the webhook deliveries (many: an invocation waits as long as its slowest receiver)."""
 
 from __future__ import annotations
 
 import os
 import threading
 from collections.abc import Callable
+from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
 from chalicelib.log import logger
 
+Handler = Callable[[dict[str, Any]], dict[str, Any]]
+
 
 class QueuePoller(threading.Thread):
-    def __init__(self, queue_url: str, handler: Callable[[dict[str, Any]], dict[str, Any]] | None = None, workers: int = 2) -> None:
-        super().__init__(daemon=True, name="queue-poller")
-        from chalicelib.uploads.register import handle_event
-
+    def __init__(self, queue_url: str, handler: Handler, *, name: str, invocations: int = 2, receivers: int = 2) -> None:
+        super().__init__(daemon=True, name=f"{name}-poller")
         self.queue_url = queue_url
-        self.handler = handler or handle_event
-        self.workers = workers  # concurrent "Lambda invocations", each with its own batch
+        self.handler = handler
+        self.label = name
+        self.receivers = receivers
+        self.free = threading.Semaphore(invocations)
+        self.pool = ThreadPoolExecutor(max_workers=invocations, thread_name_prefix=f"{name}-invocation")
         self.stopping = threading.Event()
         self.handled = 0
+        self._count_lock = threading.Lock()
 
     def _client(self) -> Any:
         import boto3
@@ -32,33 +42,52 @@ class QueuePoller(threading.Thread):
         return boto3.client("sqs", region_name=os.environ.get("AWS_REGION"))
 
     def run(self) -> None:
-        threads = [threading.Thread(target=self._loop, daemon=True, name=f"queue-worker-{n}") for n in range(self.workers)]
+        sqs = self._client()
+        threads = [threading.Thread(target=self._loop, args=(sqs,), daemon=True, name=f"{self.label}-receiver-{n}") for n in range(self.receivers)]
         for thread in threads:
             thread.start()
         for thread in threads:
             thread.join()
+        self.pool.shutdown(wait=False, cancel_futures=True)
 
-    def _loop(self) -> None:
-        sqs = self._client()
+    def _loop(self, sqs: Any) -> None:
         while not self.stopping.is_set():
+            if not self.free.acquire(timeout=0.5):
+                continue
             try:
-                self._poll_once(sqs)
+                messages = self._receive(sqs)
             except Exception:  # noqa: BLE001 - keep polling; the messages come back
-                logger.exception("upload queue poll failed")
+                logger.exception("queue poll failed", extra={"queue": self.label})
+                self.free.release()
                 self.stopping.wait(1.0)
+                continue
+            if not messages:
+                self.free.release()
+                continue
+            self.pool.submit(self._invoke, sqs, messages)
 
-    def _poll_once(self, sqs: Any) -> int:
+    def _receive(self, sqs: Any) -> list[dict[str, Any]]:
         answer = sqs.receive_message(QueueUrl=self.queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=1, MessageSystemAttributeNames=["All"])
-        messages = answer.get("Messages") or []
-        if not messages:
-            return 0
-        event = {"Records": [self._record(m) for m in messages]}
-        failed = {f["itemIdentifier"] for f in (self.handler(event) or {}).get("batchItemFailures", [])}
-        done = [{"Id": str(n), "ReceiptHandle": m["ReceiptHandle"]} for n, m in enumerate(messages) if m["MessageId"] not in failed]
-        if done:
-            sqs.delete_message_batch(QueueUrl=self.queue_url, Entries=done)
-        self.handled += len(done)
-        return len(messages)
+        return list(answer.get("Messages") or [])
+
+    def _invoke(self, sqs: Any, messages: list[dict[str, Any]]) -> None:
+        try:
+            event = {"Records": [self._record(m) for m in messages]}
+            try:
+                answer = self.handler(event) or {}
+            except Exception:  # noqa: BLE001 - as a crashed invocation: the whole batch comes back
+                logger.exception("queue handler failed", extra={"queue": self.label})
+                return
+            failed = {f["itemIdentifier"] for f in answer.get("batchItemFailures", [])}
+            done = [{"Id": str(n), "ReceiptHandle": m["ReceiptHandle"]} for n, m in enumerate(messages) if m["MessageId"] not in failed]
+            if done:
+                sqs.delete_message_batch(QueueUrl=self.queue_url, Entries=done)
+            with self._count_lock:
+                self.handled += len(done)
+        except Exception:  # noqa: BLE001 - the undeleted messages come back
+            logger.exception("queue batch failed", extra={"queue": self.label})
+        finally:
+            self.free.release()
 
     def _record(self, message: dict[str, Any]) -> dict[str, Any]:
         return {
@@ -69,9 +98,28 @@ class QueuePoller(threading.Thread):
             "messageAttributes": {},
             "md5OfBody": message.get("MD5OfBody"),
             "eventSource": "aws:sqs",
-            "eventSourceARN": "arn:aws:sqs:local:000000000000:pm-local-uploads",
+            "eventSourceARN": f"arn:aws:sqs:local:000000000000:{self.label}",
             "awsRegion": os.environ.get("AWS_REGION"),
         }
 
     def stop(self) -> None:
         self.stopping.set()
+
+
+def for_uploads(invocations: int = 2) -> QueuePoller:
+    """The upload notices (S3 -> SQS) to the upload handler, as `on_upload` in Lambda."""
+    from chalicelib.uploads.register import handle_event
+
+    return QueuePoller(os.environ["PM_UPLOAD_QUEUE_URL"], handle_event, name="uploads", invocations=invocations)
+
+
+# One tenant holds at most MAX_WEBHOOKS x MAX_IN_FLIGHT = 100 attempts at once (events/webhook_health.py);
+# each may hold an invocation for an attempt's whole timeout, so there are more than that.
+DELIVERY_INVOCATIONS = 128
+
+
+def for_deliveries(invocations: int = DELIVERY_INVOCATIONS) -> QueuePoller:
+    """The webhook delivery queue to the delivery worker, as `deliver_webhooks` in Lambda."""
+    from chalicelib.events.delivery_worker import handle_event
+
+    return QueuePoller(os.environ["PM_DELIVERY_QUEUE_URL"], handle_event, name="deliveries", invocations=invocations)

@@ -82,7 +82,8 @@ class LocalStack:
 
     def _create_queues_and_bucket(self) -> None:
         """The upload bucket notifies the upload queue of every stored file; a message that
-        keeps failing moves to the dead-letter queue, as the deployed queues do."""
+        keeps failing moves to the dead-letter queue, as the deployed queues do. The webhook
+        deliveries have their own queue."""
         import boto3
 
         region = os.environ["AWS_REGION"]
@@ -99,6 +100,21 @@ class LocalStack:
         os.environ["PM_UPLOAD_QUEUE_URL"] = queue
         os.environ["PM_UPLOAD_DLQ_URL"] = dlq
         self._queue_arn = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        self._create_delivery_queues(sqs)
+
+    def _create_delivery_queues(self, sqs: Any) -> None:
+        """The webhook delivery queue (FIFO, as deployed: infra/resources.py) and its
+        dead-letter queue."""
+        from chalicelib.events import delivery_queue
+
+        fifo = {"FifoQueue": "true"}
+        dlq = sqs.create_queue(QueueName="pm-local-deliveries-dlq.fifo", Attributes=fifo)["QueueUrl"]
+        dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        redrive = json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": delivery_queue.MAX_RECEIVES})
+        attributes = {**fifo, **delivery_queue.QUEUE_SETTINGS, "RedrivePolicy": redrive}
+        os.environ["PM_DELIVERY_QUEUE_URL"] = sqs.create_queue(QueueName="pm-local-deliveries.fifo", Attributes=attributes)["QueueUrl"]
+        os.environ["PM_DELIVERY_DLQ_URL"] = dlq
+        delivery_queue.reset_client()
 
     def _notify_uploads(self) -> None:
         """Turned on after the state import, so restored files are not registered again."""
@@ -192,9 +208,8 @@ class LocalStack:
         """Feed the table's stream to the stream handler, from now on (after any import), and
         the upload queue to the upload handler (unless a separate worker takes it: the
         upload benchmark)."""
-        from chalicelib.events.dispatcher import DispatcherThread
         from chalicelib.events.stream import handle_event
-        from chalicelib.local.queue_poller import QueuePoller
+        from chalicelib.local import queue_poller
         from chalicelib.local.stream_poller import StreamPoller
 
         def handle(event: dict[str, Any]) -> dict[str, Any]:
@@ -204,17 +219,17 @@ class LocalStack:
             return handle_event(event)
 
         self.poller = StreamPoller(handler=handle).start_at_latest()
-        self.dispatcher = DispatcherThread()
-        self.dispatcher.start()
+        self.deliveries = queue_poller.for_deliveries()
+        self.deliveries.start()
         if uploads:
-            self.uploads = QueuePoller(os.environ["PM_UPLOAD_QUEUE_URL"])
+            self.uploads = queue_poller.for_uploads()
             self.uploads.start()
         return self.poller
 
     def stop(self) -> None:
         import subprocess
 
-        for worker in (getattr(self, "poller", None), getattr(self, "dispatcher", None), getattr(self, "uploads", None)):
+        for worker in (getattr(self, "poller", None), getattr(self, "deliveries", None), getattr(self, "uploads", None)):
             if worker is not None:
                 worker.stop()
                 worker.join(timeout=5)

@@ -239,8 +239,12 @@ def declare_delete(etype: EntityType, name: str, arg: str, *, summary: str | Non
     )
 
 
-def declare_restore(etype: EntityType, name: str, arg: str) -> Operation:
+def declare_restore(etype: EntityType, name: str, arg: str, *, guard: Callable[[CallContext], None] | None = None, errors: tuple[str, ...] = ()) -> Operation:
+    """With a `guard`, the tenant's state may refuse the restore (a limit on live entities)."""
+
     def handler(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+        if guard is not None:
+            guard(ctx)
         return {arg: store.to_wire(ctx, store.restore(ctx, etype, args[arg], path=arg))}
 
     return register(
@@ -258,13 +262,16 @@ def declare_restore(etype: EntityType, name: str, arg: str) -> Operation:
                 "409 `not_deleted`: it is not deleted.",
                 "409 `reference_deleted`: it references an entity that is deleted now; restore that first.",
                 "409 `merged`: it was merged into another entity (contacts).",
+                *errors,
             ),
             example={arg: "<id or alias>"},
         )
     )
 
 
-def declare_lifecycle(etype: EntityType, prefix: str, arg: str) -> None:
+def declare_lifecycle(
+    etype: EntityType, prefix: str, arg: str, *, restore_guard: Callable[[CallContext], None] | None = None, restore_errors: tuple[str, ...] = ()
+) -> None:
     """`<prefix>.delete` and `<prefix>.restore`."""
     declare_delete(etype, f"{prefix}.delete", arg)
-    declare_restore(etype, f"{prefix}.restore", arg)
+    declare_restore(etype, f"{prefix}.restore", arg, guard=restore_guard, errors=restore_errors)

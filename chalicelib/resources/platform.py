@@ -140,7 +140,9 @@ CHECK = s.obj({"ok": s.boolean("Reachable and ready."), "detail": s.string("What
     kind="query",
     summary="Health of the service's dependencies: the table, the change stream and the queues.",
     docs="`status` is `ok` when every check passes, else `degraded`; the answer is 200 either way, so the checks can be read. "
-    "`changeStream` is degraded while stream records wait in the dead-letter store (audit records or webhook events not made yet).",
+    "`changeStream` is degraded while stream records wait in its dead-letter store or queue (audit records or webhook events not "
+    "made yet); `webhookDeliveries` while delivery messages wait in their dead-letter queue (deliveries the worker itself kept "
+    "failing on; a receiver's failures never land there).",
     args=s.obj({}),
     result=s.obj(
         {
@@ -154,7 +156,10 @@ CHECK = s.obj({"ok": s.boolean("Reachable and ready."), "detail": s.string("What
     idempotent=True,
 )
 def status(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-    checks = {"table": _check_table(), "changeStream": _check_dead_letters()}
+    checks = {"table": _check_table(), "changeStream": _check_stream_dead_letters()}
+    deliveries = config.delivery_queue_url()
+    if deliveries:
+        checks["webhookDeliveries"] = _check_queue(deliveries, dead_letters=config.delivery_dead_letter_url())
     queue = config.upload_queue_url()
     if queue:
         checks["uploadQueue"] = _check_queue(queue)
@@ -173,26 +178,36 @@ def _check_table() -> dict[str, Any]:
     return {"ok": state == "ACTIVE", "detail": f"table {state}"}
 
 
-def _check_dead_letters() -> dict[str, Any]:
-    """Stream records that kept failing wait in the dead-letter store for an operator."""
+def _check_stream_dead_letters() -> dict[str, Any]:
+    """Stream records that kept failing: locally in the table's dead-letter store (with the
+    records, for replay), in the cloud described on the stream's on-failure queue."""
     from chalicelib.events import deadletters
 
     try:
         waiting = len(deadletters.pending())
-    except Exception as err:  # noqa: BLE001
+        queue = config.stream_dead_letter_url()
+        waiting += _depth(queue) if queue else 0
+    except Exception as err:  # noqa: BLE001 - a health check reports, it does not fail
         return {"ok": False, "detail": f"unreachable: {type(err).__name__}"}
-    return {"ok": waiting == 0, "detail": f"{waiting} records in the dead-letter store"}
+    return {"ok": waiting == 0, "detail": f"{waiting} failed records in the dead-letter store"}
 
 
-def _check_queue(url: str, *, must_be_empty: bool = False) -> dict[str, Any]:
+def _depth(url: str) -> int:
+    import boto3
+
+    attrs = boto3.client("sqs", region_name=config.region()).get_queue_attributes(QueueUrl=url, AttributeNames=["ApproximateNumberOfMessages"])
+    return int(attrs["Attributes"]["ApproximateNumberOfMessages"])
+
+
+def _check_queue(url: str, *, must_be_empty: bool = False, dead_letters: str | None = None) -> dict[str, Any]:
+    """A queue's depth (a backlog is fine), and its dead-letter queue's (which must be empty)."""
     try:
-        import boto3
-
-        attrs = boto3.client("sqs", region_name=config.region()).get_queue_attributes(QueueUrl=url, AttributeNames=["ApproximateNumberOfMessages"])
+        waiting = _depth(url)
+        dead = _depth(dead_letters) if dead_letters else 0
     except Exception as err:  # noqa: BLE001
         return {"ok": False, "detail": f"unreachable: {type(err).__name__}"}
-    waiting = int(attrs["Attributes"]["ApproximateNumberOfMessages"])
-    return {"ok": waiting == 0 or not must_be_empty, "detail": f"{waiting} messages waiting"}
+    detail = f"{waiting} messages waiting" + (f", {dead} in the dead-letter queue" if dead_letters else "")
+    return {"ok": (waiting == 0 or not must_be_empty) and dead == 0, "detail": detail}
 
 
 @operation(

@@ -5,27 +5,22 @@ is shown once, in the answer of webhooks.create."""
 
 from __future__ import annotations
 
-import base64
-import ipaddress
-import os
-import secrets
-import socket
+import json
 from typing import Any
-from urllib.parse import urlsplit
 
-from chalicelib import ids
+from chalicelib import clock, config, ids
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES, EntityType, declare
-from chalicelib.errors import invalid_at
-from chalicelib.events import deliveries
+from chalicelib.errors import Conflict, NotFound, invalid_at
+from chalicelib.events import deliveries, sender, subscriptions, targets
 from chalicelib.registry import operation
 from chalicelib.resources.common import declare_lifecycle, declare_list, declare_show, declare_update
 from chalicelib.store import entities as store
-from chalicelib.store.model import Item
+from chalicelib.store import webhooks as webhook_store
+from chalicelib.store.model import INDEXES, Item
 
 ACTIONS = ("created", "updated", "deleted", "restored")
-SECRET_SK = "secret"
 
 
 def event_types() -> list[str]:
@@ -35,7 +30,14 @@ def event_types() -> list[str]:
 
 FIELDS: dict[str, Any] = {
     "name": s.string("A name for people: what receives the events.", max_length=200),
-    "url": {**s.string("The receiver: an https URL (http only for loopback receivers in the local stage).", max_length=2000), "format": "uri"},
+    "url": {
+        **s.string(
+            "The receiver: an https URL on port 443 or 8443 whose name resolves to public addresses, without credentials, "
+            "whitespace or control characters (the local stage also accepts http and loopback receivers on any port).",
+            max_length=2000,
+        ),
+        "format": "uri",
+    },
     "events": {
         **s.array(s.string("An event type from webhooks.eventTypes, or `*` for all.", max_length=100), "The event types to deliver.", max_items=500),
         "minItems": 1,
@@ -51,7 +53,9 @@ FIELDS: dict[str, Any] = {
 def _check(data: dict[str, Any], webhook_id: str | None) -> None:
     url = data.get("url")
     if url:
-        _check_url(url)
+        problem = targets.url_problem(url)
+        if problem:
+            raise invalid_at("webhook.url", problem)
     known = set(event_types())
     for i, event in enumerate(data.get("events", [])):
         if event != "*" and event not in known:
@@ -62,43 +66,15 @@ def _check(data: dict[str, Any], webhook_id: str | None) -> None:
         data.pop("disabledAt", None)
 
 
-def _check_url(url: str) -> None:
-    """Scheme, credentials and literal addresses; names are checked again where it counts,
-    after DNS resolution at each delivery (events/sender.py)."""
-    parts = urlsplit(url)
-    if parts.scheme not in ("https", "http") or not parts.hostname:
-        raise invalid_at("webhook.url", "must be an absolute https URL")
-    if parts.username or parts.password:
-        raise invalid_at("webhook.url", "credentials in the URL are not allowed; use authorizationHeader")
-    host = parts.hostname.rstrip(".")
-    address = _address(host)
-    loopback = host == "localhost" or host.endswith(".localhost") or (address is not None and address.is_loopback)
-    local_stage = os.environ.get("PM_ALLOW_LOOPBACK_WEBHOOKS") == "1"
-    if loopback and not local_stage:
-        raise invalid_at("webhook.url", "loopback receivers are only allowed in the local stage")
-    if address is not None and not loopback and _not_public(address):
-        raise invalid_at("webhook.url", "private, link-local, metadata and reserved addresses are not allowed")
-    if parts.scheme == "http" and not (loopback and local_stage):
-        raise invalid_at("webhook.url", "must use https")
+LIMIT_ERROR = f"409 `webhook_limit_reached`: the tenant has {config.MAX_WEBHOOKS} webhooks already; delete one first."
 
 
-def _address(host: str) -> Any:
-    """The IP address a host names literally, in any notation a resolver accepts
-    (`2130706433`, `0x7f.1`, `0177.0.0.1` are 127.0.0.1); None for a name."""
-    try:
-        return ipaddress.ip_address(host.strip("[]"))
-    except ValueError:
-        pass
-    try:
-        return ipaddress.IPv4Address(socket.inet_aton(host))
-    except (OSError, ValueError):
-        return None
-
-
-def _not_public(ip: Any) -> bool:
-    """Whether an address is no place to send events to (private, shared, link-local and with
-    it the cloud metadata service, multicast, reserved, unspecified; loopback too)."""
-    return bool(not ip.is_global or ip.is_private or ip.is_link_local or ip.is_multicast or ip.is_reserved or ip.is_unspecified or ip.is_loopback)
+def _within_limit(ctx: CallContext) -> None:
+    """A tenant holds at most MAX_WEBHOOKS live webhooks (checked before a create or a
+    restore; two at the same moment may pass together, by one)."""
+    live = sum(1 for _ in INDEXES[1].query(store.list_pk(ctx.tenant_id, "webhook"), attributes_to_get=["PK"], limit=config.MAX_WEBHOOKS + 1))
+    if live >= config.MAX_WEBHOOKS:
+        raise Conflict(f"A tenant holds at most {config.MAX_WEBHOOKS} webhooks; delete one first.", code="webhook_limit_reached")
 
 
 WEBHOOK = declare(
@@ -121,15 +97,6 @@ when set, carrying the configured `Authorization` header. The secret (`whsec_...
 webhooks.create; the Authorization header is never returned (`authorizationHeaderSet` tells whether one is set)."""
 
 AUTH_HEADER = s.string("Optional value of the Authorization header sent with every delivery, e.g. `Bearer abc`. Write-only.", max_length=4000)
-
-
-def _secret_item(ctx: CallContext, webhook_id: str, secret: str | None, authorization: str | None) -> Item:
-    data = {k: v for k, v in {"secret": secret, "authorizationHeader": authorization}.items() if v is not None}
-    return Item(store.entity_pk(ctx.tenant_id, webhook_id), SECRET_SK, type="webhookSecret", tenantId=ctx.tenant_id, id=webhook_id, data=data)
-
-
-def new_secret() -> str:
-    return "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
 
 
 @operation(
@@ -157,6 +124,7 @@ def new_secret() -> str:
         required=["webhook"],
     ),
     scope="write:webhooks",
+    errors=(LIMIT_ERROR,),
     example={
         "name": "CRM sync",
         "url": "https://crm.example.org/hooks/pm",
@@ -167,30 +135,29 @@ def new_secret() -> str:
 def create(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     data = {k: v for k, v in args.items() if k != "authorizationHeader"}
     data["authorizationHeaderSet"] = bool(args.get("authorizationHeader"))
-    secret = new_secret()
+    _within_limit(ctx)
+    secret = webhook_store.new_secret()
     webhook_id = ids.new_id(WEBHOOK.prefix)  # the companion secret item is keyed by it
-    companion = _secret_item(ctx, webhook_id, secret, args.get("authorizationHeader"))
+    companion = webhook_store.secret_item(ctx.tenant_id, webhook_id, secret, args.get("authorizationHeader"))
     item = store.create(ctx, WEBHOOK, data, path="webhook", companions=(companion,), entity_id=webhook_id)
-    deliveries.forget_subscriptions(ctx.tenant_id)
+    subscriptions.forget(ctx.tenant_id)
     return {"webhook": {**store.to_wire(ctx, item), "secret": secret}}
 
 
 def _update_guard(ctx: CallContext, item: Item, payload: dict[str, Any]) -> None:
     """Moves a new Authorization header into the secret item before the entity changes."""
-    deliveries.forget_subscriptions(ctx.tenant_id)
+    subscriptions.forget(ctx.tenant_id)
     if "authorizationHeader" not in payload:
         return
     header = payload.pop("authorizationHeader")
-    pk = store.entity_pk(ctx.tenant_id, item.id or "")
-    action = Item.data["authorizationHeader"].set(header) if header else Item.data["authorizationHeader"].remove()
-    Item(pk, SECRET_SK).update(actions=[action], condition=Item.pk.exists())
+    webhook_store.set_authorization(ctx.tenant_id, item.id or "", header)
     payload["authorizationHeaderSet"] = bool(header)
 
 
 declare_list(WEBHOOK, "webhooks.list", DOC)
 declare_show(WEBHOOK, "webhooks.show", "webhook", DOC)
 declare_update(WEBHOOK, "webhooks.update", "webhook", DOC, example={"enabled": False}, guard=_update_guard, write_only={"authorizationHeader": AUTH_HEADER})
-declare_lifecycle(WEBHOOK, "webhooks", "webhook")
+declare_lifecycle(WEBHOOK, "webhooks", "webhook", restore_guard=_within_limit, restore_errors=(LIMIT_ERROR,))
 
 
 @operation(
@@ -229,19 +196,22 @@ DELIVERY = s.obj(
         "nextAttemptAt": {**s.timestamp("When the next attempt is due (pending)."), "nullable": True},
         "lastAttemptAt": {**s.timestamp("Last attempt."), "nullable": True},
         "lastStatusCode": {**s.integer("HTTP status of the last attempt."), "nullable": True},
-        "lastError": {**s.string("What went wrong last."), "nullable": True},
+        "lastError": {**s.string("Why the last attempt failed, coarsely: " + ", ".join(f"`{r}`" for r in sender.REASONS) + "."), "nullable": True},
         "lastDurationMs": {"type": "number", "nullable": True, "description": "Duration of the last attempt in ms."},
         "deliveredAt": {**s.timestamp("When it was delivered."), "nullable": True},
         "createdAt": s.timestamp("When the event was queued."),
     },
     required=["id", "eventType", "status", "attempts"],
 )
-DELIVERY_DOC = """Deliveries: each subscribed event is POSTed to the webhook's URL at once and, if the receiver does not
-answer 2xx, again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h (a `Retry-After` longer than the next
-delay is honoured); then it is marked `failed`. Events of one entity arrive in order: a later event waits
-while an earlier one is pending. A receiver answering 410 Gone disables the webhook, as do 5 days of
-failures; `webhooks.show` then tells why (`disabledReason`). Delivery is at least once: deduplicate by the
-`id` (also the `webhook-id` header)."""
+DELIVERY_DOC = f"""Deliveries: each subscribed event is POSTed to the webhook's URL at once (within a second of the change) and,
+if the receiver does not answer 2xx within {sender.TIMEOUT_SECONDS:.0f} s, again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h;
+then it is marked `failed`. A `Retry-After` (seconds) can lengthen the next wait up to 1 hour, never further. Events of one
+entity arrive in order: a later event waits while an earlier one is pending; other entities' events do not wait. While a
+receiver fails, its webhook rests between attempts (as long as it has been failing, 5 s to 1 h), and at most
+{webhook_store.MAX_IN_FLIGHT} attempts per webhook are in flight at once. A receiver answering 410 Gone disables the webhook at
+once, as do 5 days of failures without a success; `webhooks.show` then tells why (`disabledReason`). Redirects are not
+followed. Delivery is at least once: deduplicate by the `id` (also the `webhook-id` header). The log keeps each delivery
+{config.WEBHOOK_LOG_DAYS} days; a tenant holds at most {config.MAX_WEBHOOKS} webhooks."""
 
 
 @operation(
@@ -256,10 +226,8 @@ failures; `webhooks.show` then tells why (`disabledReason`). Delivery is at leas
     example={"webhook": "<id or alias>", "limit": 100, "offset": 0},
 )
 def list_deliveries(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-    from chalicelib.events import deliveries
-
-    store.get_item(ctx, WEBHOOK, args["webhook"], path="webhook")
-    found = deliveries.log(ctx.tenant_id, args["webhook"])
+    hook = store.get_item(ctx, WEBHOOK, args["webhook"], path="webhook")
+    found = deliveries.log(ctx.tenant_id, hook.id or "")
     page = found[args["offset"] : args["offset"] + args["limit"]]
     return {"pagination": {"total": len(found), "limit": args["limit"], "offset": args["offset"]}, "deliveries": page}
 
@@ -275,12 +243,9 @@ def list_deliveries(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     example={"webhook": "<id or alias>", "delivery": "evt_01K..."},
 )
 def retry_delivery(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-    from chalicelib.errors import NotFound
-    from chalicelib.events import deliveries
-
-    store.get_item(ctx, WEBHOOK, args["webhook"], path="webhook")
+    hook = store.get_item(ctx, WEBHOOK, args["webhook"], path="webhook")
     try:
-        item = deliveries.retry_now(ctx.tenant_id, args["webhook"], args["delivery"])
+        item = deliveries.retry_now(ctx.tenant_id, hook.id or "", args["delivery"])
     except Item.DoesNotExist:
         raise NotFound(f"No delivery {args['delivery']} for this webhook.", errors=[{"path": "delivery", "message": "unknown delivery"}]) from None
     return {"delivery": deliveries.wire(item)}
@@ -290,8 +255,10 @@ def retry_delivery(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     name="webhooks.test",
     kind="command",
     summary="Send a signed `webhook.ping` event to the webhook now and report what the receiver answered.",
-    docs="Sends at once, outside the queue, with the same signature and headers as every delivery, and answers the "
-    "receiver's status code and the time it took. Use it to check a new receiver.",
+    docs="Sends at once, outside the queue, with the same signature, headers and rules as every delivery, and answers the "
+    "receiver's status code, a coarse reason when it failed (`error`: "
+    + ", ".join(f"`{r}`" for r in sender.REASONS)
+    + ") and the time it took. Use it to check a new receiver. It never reports addresses or error texts.",
     args=s.obj({"webhook": s.ref("webhook", "The webhook to ping.")}, required=["webhook"]),
     result=s.obj(
         {
@@ -299,7 +266,7 @@ def retry_delivery(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
                 {
                     "id": s.string("Event id of the ping."),
                     "statusCode": {**s.integer("Receiver's HTTP status."), "nullable": True},
-                    "error": {**s.string("What went wrong."), "nullable": True},
+                    "error": {**s.enum("Why it failed, coarsely.", list(sender.REASONS)), "nullable": True},
                     "durationMs": {"type": "number", "description": "Round trip in ms."},
                 },
                 required=["id", "durationMs"],
@@ -311,14 +278,10 @@ def retry_delivery(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     example={"webhook": "<id or alias>"},
 )
 def ping(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-    import json
-
-    from chalicelib import clock
-    from chalicelib.events import sender
-
-    hook = store.get_item(ctx, WEBHOOK, args["webhook"], path="webhook").data_dict()
+    hook = store.get_item(ctx, WEBHOOK, args["webhook"], path="webhook")
+    webhook_id = hook.id or ""
     event_id = "evt_" + ids.ulid()
-    body = {"id": event_id, "type": "webhook.ping", "timestamp": clock.now_iso(), "tenantId": ctx.tenant_id, "data": {"webhookId": args["webhook"]}}
-    secret = sender.secrets_of(ctx.tenant_id, args["webhook"])
-    outcome = sender.send(hook["url"], json.dumps(body), event_id, secret["secret"], secret.get("authorizationHeader"))
-    return {"ping": {"id": event_id, "statusCode": outcome.get("statusCode"), "error": outcome.get("error"), "durationMs": outcome.get("durationMs", 0)}}
+    body = sender.ping_body(event_id, ctx.tenant_id, webhook_id, clock.now_iso())
+    secret = webhook_store.secrets_of(ctx.tenant_id, webhook_id)
+    outcome = sender.send(hook.data_dict()["url"], json.dumps(body), event_id, secret["secret"], secret.get("authorizationHeader"))
+    return {"ping": {"id": event_id, "statusCode": outcome.status_code, "error": outcome.reason, "durationMs": outcome.duration_ms}}

@@ -420,14 +420,14 @@ def test_slow_failing_gone_and_hanging_up_receivers_do_not_affect_each_other(ten
 @pytest.fixture()
 def paused_uploads(stack: Any) -> Iterator[None]:
     """The test takes the upload queue's messages itself, as Lambda would hand them over."""
-    from chalicelib.local.queue_poller import QueuePoller
+    from chalicelib.local import queue_poller
 
     stack.uploads.stop()
     stack.uploads.join(timeout=15)
     try:
         yield
     finally:
-        stack.uploads = QueuePoller(os.environ["PM_UPLOAD_QUEUE_URL"])
+        stack.uploads = queue_poller.for_uploads()
         stack.uploads.start()
 
 

@@ -1,22 +1,29 @@
-"""Delivery rules that need a clock or DNS: the retry schedule, giving up, disabling after
-five days, and refusing non-public targets."""
+"""Delivery rules that need a clock or DNS: the retry schedule and the Retry-After cap, giving
+up, the log's expiry, a webhook's leases, rest and disabling (consecutive failures over five
+days, 410 at once), and the rules for receiver URLs and addresses."""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
+import time
+from collections.abc import Iterator
 
 import pytest
 
-from chalicelib import clock
-from chalicelib.events import deliveries, sender
+from chalicelib import clock, config
+from chalicelib.events import deliveries, sender, targets, webhook_health
+from chalicelib.events.sender import Outcome
+from chalicelib.store import webhooks as webhook_store
 from chalicelib.store.model import ENTITY_SK, Item
 
 T0 = dt.datetime(2026, 3, 1, 12, 0, tzinfo=dt.UTC)
+FAILED = Outcome(503, "http_5xx", 3.0)
+DELIVERED = Outcome(200, None, 3.0)
 
 
 @pytest.fixture()
-def frozen(monkeypatch: pytest.MonkeyPatch) -> list[dt.datetime]:
+def frozen(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[dt.datetime]]:
     now = [T0]
     clock.set_clock(lambda: now[0])
     monkeypatch.setenv("PM_WEBHOOK_RETRY_SCALE", "1")
@@ -24,48 +31,107 @@ def frozen(monkeypatch: pytest.MonkeyPatch) -> list[dt.datetime]:
     clock.set_clock(None)
 
 
-def _pending(memory_table: None) -> Item:
+def _webhook() -> None:
     Item("ten_A#whk_1", ENTITY_SK, type="webhook", tenantId="ten_A", id="whk_1", data={"enabled": True, "url": "https://x.example"}).save()
-    body = {"id": "evt_1", "type": "contact.created", "timestamp": clock.now_iso(), "tenantId": "ten_A", "data": {}}
+
+
+def _pending(event: str = "evt_1") -> Item:
+    body = {"id": event, "type": "contact.created", "timestamp": clock.now_iso(), "tenantId": "ten_A", "data": {}}
     assert deliveries.create("ten_A", "whk_1", body, entity_key="contact#con_1")
-    return Item.get("ten_A#whk_1", "delivery#evt_1")
+    assert not deliveries.create("ten_A", "whk_1", body, entity_key="contact#con_1")  # written once
+    return Item.get("ten_A#whk_1", f"delivery#{event}")
 
 
-def test_failures_follow_the_schedule_and_honour_retry_after(memory_table: None, frozen: list[dt.datetime]) -> None:
-    item = _pending(memory_table)
-    deliveries.settle(item, {"statusCode": 503})
+def test_failures_follow_the_schedule_and_retry_after_lengthens_a_wait_up_to_an_hour(memory_table: None, frozen: list[dt.datetime]) -> None:
+    item = _pending()
+    assert deliveries.settle(item, FAILED) == 5
     assert item.data_dict()["nextAttemptAt"] == clock.iso(T0 + dt.timedelta(seconds=5))
-    deliveries.settle(item, {"statusCode": 429, "retryAfter": 3600})
-    assert item.data_dict()["nextAttemptAt"] == clock.iso(T0 + dt.timedelta(hours=1))  # longer than the 5 min step
-    assert item.data_dict()["attempts"] == 2 and item.data_dict()["status"] == "pending"
+    assert deliveries.settle(item, Outcome(429, "http_429", 1.0, retry_after=1200)) == 1200  # longer than the 5 min step
+    assert deliveries.settle(item, Outcome(429, "http_429", 1.0, retry_after=999_999_999)) == 3600  # capped
+    assert deliveries.settle(item, Outcome(503, "http_5xx", 1.0, retry_after=10)) == 7200  # never shortened
+    data = item.data_dict()
+    assert data["attempts"] == 4 and data["status"] == "pending" and data["lastError"] == "http_5xx"
 
 
 def test_gives_up_after_the_last_step(memory_table: None, frozen: list[dt.datetime]) -> None:
-    item = _pending(memory_table)
-    for _ in range(len(deliveries.SCHEDULE) + 1):
-        deliveries.settle(item, {"statusCode": 500})
+    item = _pending()
+    waits = [deliveries.settle(item, FAILED) for _ in range(len(deliveries.SCHEDULE) + 1)]
+    assert waits[-1] is None and all(w is not None for w in waits[:-1])
     assert item.data_dict()["status"] == "failed" and item.data_dict()["attempts"] == 8
-    assert item.gsi1pk is None  # no longer due
+    assert "nextAttemptAt" not in item.data_dict()
 
 
-def test_five_days_of_failures_disable_the_webhook(memory_table: None, frozen: list[dt.datetime]) -> None:
-    item = _pending(memory_table)
-    deliveries.settle(item, {"statusCode": 500, "error": "HTTP 500"})
-    frozen[0] = T0 + dt.timedelta(days=5, minutes=1)
-    deliveries.settle(item, {"statusCode": 500, "error": "HTTP 500"})
+def test_the_log_entry_expires_after_the_documented_days(memory_table: None, frozen: list[dt.datetime]) -> None:
+    item = _pending()
+    expected = time.time() + config.WEBHOOK_LOG_DAYS * 86400
+    assert item.expiresAt is not None and abs(item.expiresAt - expected) < 5
+
+
+def test_at_most_max_in_flight_attempts_hold_a_lease_and_a_lease_runs_out(memory_table: None) -> None:
+    _webhook()
+    admitted = [webhook_health.admit("ten_A", "whk_1") for _ in range(webhook_store.MAX_IN_FLIGHT)]
+    assert sorted(a.slot for a in admitted if a.slot is not None) == list(range(webhook_store.MAX_IN_FLIGHT))
+    busy = webhook_health.admit("ten_A", "whk_1", deferred=3)
+    assert busy.slot is None and 4 <= busy.wait <= 12  # grows with how often it was turned away
+    webhook_health.record("ten_A", "whk_1", admitted[0], DELIVERED)
+    assert webhook_health.admit("ten_A", "whk_1").slot == admitted[0].slot  # given back
+    assert webhook_store.claim_lease("ten_A", "whk_1", 1, time.time() + webhook_health.LEASE_SECONDS + 1, time.time() + 100)  # ran out
+
+
+def test_a_failing_webhook_rests_as_long_as_it_has_been_failing(memory_table: None, frozen: list[dt.datetime]) -> None:
+    _webhook()
+    webhook_health.record("ten_A", "whk_1", webhook_health.admit("ten_A", "whk_1"), FAILED)
+    resting = webhook_health.admit("ten_A", "whk_1")
+    assert resting.slot is None and 4 < resting.wait < 6  # at least 5 s
+    frozen[0] = T0 + dt.timedelta(minutes=10)  # ten minutes later it fails again
+    webhook_store.record("ten_A", "whk_1", release=None, set_fields={}, remove_fields=("restUntil",))
+    webhook_health.record("ten_A", "whk_1", webhook_health.admit("ten_A", "whk_1"), FAILED)
+    assert 590 < webhook_health.admit("ten_A", "whk_1").wait < 610
+    webhook_store.record("ten_A", "whk_1", release=None, set_fields={}, remove_fields=("restUntil",))
+    webhook_health.record("ten_A", "whk_1", webhook_health.admit("ten_A", "whk_1"), DELIVERED)
+    assert webhook_store.health("ten_A", "whk_1").get("failingSince") is None  # a success ends it
+
+
+def test_five_days_of_failures_across_deliveries_disable_the_webhook(memory_table: None, frozen: list[dt.datetime]) -> None:
+    """No single delivery fails for five days (each gives up after ~28 h), but the webhook
+    has not succeeded for five: it is disabled."""
+    _webhook()
+    webhook_store.health("ten_A", "whk_1")  # made on first use
+    for day in range(6):
+        frozen[0] = T0 + dt.timedelta(days=day, minutes=day)
+        webhook_store.record("ten_A", "whk_1", release=None, set_fields={}, remove_fields=("restUntil",))
+        webhook_health.record("ten_A", "whk_1", webhook_health.admit("ten_A", "whk_1"), Outcome(None, "timeout", 10_000.0))
+        hook = Item.get("ten_A#whk_1", ENTITY_SK).data_dict()
+        assert hook["enabled"] is (day < 5), day
+    assert "5 days" in hook["disabledReason"] and "timeout" in hook["disabledReason"]
+
+
+def test_410_disables_at_once(memory_table: None) -> None:
+    _webhook()
+    webhook_health.record("ten_A", "whk_1", webhook_health.admit("ten_A", "whk_1"), Outcome(410, "http_410", 2.0))
     hook = Item.get("ten_A#whk_1", ENTITY_SK).data_dict()
-    assert hook["enabled"] is False and "5 days" in hook["disabledReason"]
-    assert item.data_dict()["status"] == "failed"
+    assert hook["enabled"] is False and "410" in hook["disabledReason"]
 
 
-@pytest.mark.parametrize("host", ["10.1.2.3", "169.254.169.254", "127.0.0.1", "192.168.0.10", "[::1]"])
-def test_non_public_targets_are_refused(host: str, monkeypatch: pytest.MonkeyPatch) -> None:
+@pytest.mark.parametrize("host", ["10.1.2.3", "169.254.169.254", "127.0.0.1", "192.168.0.10", "[::1]", "[::ffff:10.0.0.1]", "100.64.0.1", "0.0.0.0"])
+def test_non_public_targets_are_refused_with_a_coarse_reason(host: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PM_ALLOW_LOOPBACK_WEBHOOKS", "0")
-    assert sender.unsafe_target(f"https://{host}/hook") is not None
+    assert targets.url_problem(f"https://{host}/hook") is not None
+    monkeypatch.setattr(targets, "url_problem", lambda url: None)  # as if it had been stored under older rules
     outcome = sender.send(f"https://{host}/hook", json.dumps({}), "evt_1", "whsec_" + "A" * 32, None)
-    assert outcome["statusCode"] is None and "non-public" in outcome["error"]
+    assert outcome.status_code is None and outcome.reason == "blocked_address"
 
 
-def test_loopback_is_allowed_in_the_local_stage(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_loopback_and_http_are_allowed_in_the_local_stage_only(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PM_ALLOW_LOOPBACK_WEBHOOKS", "1")
-    assert sender.unsafe_target("http://127.0.0.1:9/hook") is None
+    assert targets.url_problem("http://127.0.0.1:9/hook") is None
+    assert targets.address_allowed("127.0.0.1")
+    assert targets.url_problem("http://example.org/hook") == "must use https"
+    monkeypatch.delenv("PM_ALLOW_LOOPBACK_WEBHOOKS")
+    assert targets.url_problem("http://127.0.0.1:9/hook") is not None
+    assert not targets.address_allowed("127.0.0.1")
+
+
+def test_an_unresolvable_host_settles_as_dns_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    outcome = sender.send("https://no-such-host.invalid/hook", "{}", "evt_1", "whsec_" + "A" * 32, None)
+    assert outcome == Outcome(None, "dns_error", outcome.duration_ms)

@@ -1,0 +1,87 @@
+"""The delivery queue's handler: Lambda's SQS event source calls it with a batch of up to 10
+messages and reads back the ones to keep (ReportBatchItemFailures); locally the queue poller
+(chalicelib/local/queue_poller.py) calls it the same way against moto's FIFO queue.
+
+A batch holds messages of several groups (a group: one webhook, one entity). Groups are
+sent in parallel, each in order: when a message of a group is not done (its attempt failed
+and waits for a retry, or the webhook is resting or busy), it and every later message of
+its group in the batch are kept, made invisible for the wait, so the group's order holds
+and the group, only the group, waits. A message is done (deleted) once its delivery is
+settled: delivered, failed for good, or found settled already (a repeat).
+
+Nothing here raises for a receiver: every attempt settles (events/sender.py). A failure of
+our own (the table unavailable) keeps the message for WORKER_ERROR_WAIT and it comes again."""
+
+from __future__ import annotations
+
+import json
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+from chalicelib.events import deliveries, delivery_queue, sender, subscriptions, webhook_health
+from chalicelib.log import logger
+
+WORKER_ERROR_WAIT = 10.0
+
+Kept = tuple[dict[str, Any], float]  # a record and its wait in seconds
+
+
+def handle_event(event: dict[str, Any]) -> dict[str, Any]:
+    records = event.get("Records", [])
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for record in records:
+        groups.setdefault(_group(record), []).append(record)
+    if not groups:
+        return {"batchItemFailures": []}
+    with ThreadPoolExecutor(max_workers=len(groups), thread_name_prefix="webhook-group") as pool:
+        kept = [k for result in pool.map(_run_group, groups.values()) for k in result]
+    if kept:
+        try:
+            delivery_queue.wait([(record["receiptHandle"], wait) for record, wait in kept])
+        except Exception:  # noqa: BLE001 - they come back after the queue's visibility timeout instead
+            logger.exception("could not set the waits of kept delivery messages")
+    return {"batchItemFailures": [{"itemIdentifier": record["messageId"]} for record, _ in kept]}
+
+
+def _group(record: dict[str, Any]) -> str:
+    group = (record.get("attributes") or {}).get("MessageGroupId")
+    if group:
+        return str(group)
+    body = json.loads(record["body"])
+    return delivery_queue.group_of(delivery_queue.Delivery(body["tenantId"], body["webhookId"], body["eventId"], body["entityKey"]))
+
+
+def _run_group(records: list[dict[str, Any]]) -> list[Kept]:
+    for index, record in enumerate(records):
+        try:
+            wait = _attempt(record)
+        except Exception:  # noqa: BLE001 - ours, not the receiver's: the message comes again
+            logger.exception("webhook delivery message failed", extra={"messageId": record.get("messageId")})
+            wait = WORKER_ERROR_WAIT
+        if wait is not None:
+            return [(later, wait) for later in records[index:]]
+    return []
+
+
+def _attempt(record: dict[str, Any]) -> float | None:
+    """Send the message's delivery once if it may go now; answer None when the message is
+    done, or the seconds it waits before it comes again."""
+    message = json.loads(record["body"])
+    tenant_id, webhook_id = message["tenantId"], message["webhookId"]
+    item = deliveries.get(tenant_id, webhook_id, message["eventId"])
+    if item is None:
+        return None  # expired from the log long ago: nothing left to send
+    data = item.data_dict()
+    if data.get("status") != "pending":
+        return None  # a repeat of a settled delivery
+    target = subscriptions.target(tenant_id, webhook_id)
+    if target is None:
+        deliveries.give_up(item, "webhook_disabled")
+        return None
+    received = int((record.get("attributes") or {}).get("ApproximateReceiveCount") or 1)
+    admission = webhook_health.admit(tenant_id, webhook_id, deferred=max(0, received - 1 - int(data.get("attempts", 0))))
+    if admission.slot is None:
+        return admission.wait
+    outcome = sender.send(target["url"], data["payload"], data["eventId"], target["secret"], target.get("authorizationHeader"))
+    webhook_health.record(tenant_id, webhook_id, admission, outcome)
+    return deliveries.settle(item, outcome, receipt=record.get("receiptHandle"))

@@ -1,0 +1,60 @@
+"""The tenant's webhooks as the delivery side needs them, kept briefly per process: which
+webhooks subscribe to what (the stream handler asks for every change), and where and how to
+send (the delivery worker asks for every attempt). A webhook change seen in the stream, or
+made in this process, drops the tenant's entries; elsewhere a change takes effect within
+CACHE_SECONDS."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+from chalicelib.store import webhooks as webhook_store
+from chalicelib.store.entities import entity_pk, fetch_many, list_pk
+from chalicelib.store.model import ENTITY_SK, INDEXES, Item
+
+CACHE_SECONDS = 1.0
+_lock = threading.Lock()
+_subscribers: dict[str, tuple[float, list[dict[str, Any]]]] = {}
+_targets: dict[tuple[str, str], tuple[float, dict[str, Any] | None]] = {}
+
+
+def forget(tenant_id: str) -> None:
+    with _lock:
+        _subscribers.pop(tenant_id, None)
+        for key in [k for k in _targets if k[0] == tenant_id]:
+            _targets.pop(key, None)
+
+
+def subscribers(tenant_id: str) -> list[dict[str, Any]]:
+    """The tenant's enabled webhooks: id and subscribed events."""
+    with _lock:
+        cached = _subscribers.get(tenant_id)
+    if cached and time.monotonic() - cached[0] < CACHE_SECONDS:
+        return cached[1]
+    keys = [hit.pk for hit in INDEXES[1].query(list_pk(tenant_id, "webhook"), attributes_to_get=["PK"])]
+    hooks = [{"id": h.id or "", "events": set(h.data_dict().get("events", []))} for h in fetch_many(keys) if h.data_dict().get("enabled", True)]
+    with _lock:
+        _subscribers[tenant_id] = (time.monotonic(), hooks)
+    return hooks
+
+
+def target(tenant_id: str, webhook_id: str) -> dict[str, Any] | None:
+    """URL, secret and Authorization header of a live, enabled webhook; None otherwise."""
+    key = (tenant_id, webhook_id)
+    with _lock:
+        cached = _targets.get(key)
+    if cached and time.monotonic() - cached[0] < CACHE_SECONDS:
+        return cached[1]
+    found: dict[str, Any] | None = None
+    try:
+        item = Item.get(entity_pk(tenant_id, webhook_id), ENTITY_SK, consistent_read=True)
+        data = item.data_dict()
+        if not item.deletedAt and data.get("enabled", True):
+            found = {"url": data["url"], **webhook_store.secrets_of(tenant_id, webhook_id)}
+    except Item.DoesNotExist:
+        pass
+    with _lock:
+        _targets[key] = (time.monotonic(), found)
+    return found

@@ -1,0 +1,77 @@
+"""Where webhook deliveries may go: the rules for a receiver URL (checked when a webhook is
+created or changed) and for the address it resolves to (checked at every attempt, and the
+connection then goes to exactly that address: events/sender.py).
+
+Outside the local stage a receiver is an https URL on port 443 or 8443 whose name resolves to
+public addresses only. The local stage (PM_ALLOW_LOOPBACK_WEBHOOKS=1) also accepts http and
+loopback receivers on any port, for receivers running beside `make serve`."""
+
+from __future__ import annotations
+
+import ipaddress
+import os
+import socket
+from urllib.parse import urlsplit
+
+ALLOWED_PORTS = (443, 8443)
+
+
+def local_stage() -> bool:
+    return os.environ.get("PM_ALLOW_LOOPBACK_WEBHOOKS") == "1"
+
+
+def url_problem(url: str) -> str | None:
+    """Why a receiver URL is refused, in words for the caller; None when it is fine."""
+    if any(ch.isspace() or ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 for ch in url):
+        return "must not contain whitespace or control characters"
+    try:
+        parts = urlsplit(url)
+        port = parts.port
+    except ValueError:
+        return "is not a valid URL"
+    if parts.scheme not in ("https", "http") or not parts.hostname:
+        return "must be an absolute https URL"
+    if parts.username is not None or parts.password is not None:
+        return "credentials in the URL are not allowed; use authorizationHeader"
+    host = parts.hostname.rstrip(".")
+    address = literal_address(host)
+    loopback = host == "localhost" or host.endswith(".localhost") or (address is not None and address.is_loopback)
+    if loopback and not local_stage():
+        return "loopback receivers are only allowed in the local stage"
+    if address is not None and not loopback and not public(address):
+        return "private, link-local, metadata and reserved addresses are not allowed"
+    if local_stage():
+        return None if parts.scheme == "https" or loopback else "must use https"
+    if parts.scheme != "https":
+        return "must use https"
+    if port is not None and port not in ALLOWED_PORTS:
+        return f"port {port} is not allowed; use {' or '.join(map(str, ALLOWED_PORTS))}"
+    return None
+
+
+def literal_address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address | None:
+    """The IP address a host names literally, in any notation a resolver accepts
+    (`2130706433`, `0x7f.1`, `0177.0.0.1` are 127.0.0.1); None for a name."""
+    try:
+        return ipaddress.ip_address(host.strip("[]"))
+    except ValueError:
+        pass
+    try:
+        return ipaddress.IPv4Address(socket.inet_aton(host))
+    except (OSError, ValueError):
+        return None
+
+
+def public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
+    """Whether an address is a place to send events to: not private, shared, link-local (the
+    cloud metadata service among them), multicast, reserved, unspecified or loopback."""
+    mapped = getattr(ip, "ipv4_mapped", None)
+    if mapped is not None:
+        return public(mapped)
+    return bool(ip.is_global and not (ip.is_private or ip.is_link_local or ip.is_multicast or ip.is_reserved or ip.is_unspecified or ip.is_loopback))
+
+
+def address_allowed(address: str) -> bool:
+    """An address a delivery may connect to (loopback too, in the local stage)."""
+    ip = ipaddress.ip_address(address.split("%")[0])
+    return public(ip) or (ip.is_loopback and local_stage())

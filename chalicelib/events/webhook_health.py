@@ -1,0 +1,92 @@
+"""How much of the delivery fleet one webhook may take, and when it has failed long enough
+to be switched off. Decided per webhook, on its health item (store/webhooks.py):
+
+- At most MAX_IN_FLIGHT attempts of a webhook are in flight at once, each holding a lease
+  that runs out by itself after the attempt's deadline. A receiver that tarpits therefore
+  holds at most that many senders; with at most MAX_WEBHOOKS webhooks a tenant holds at most
+  25 x 4 = 100, whatever it does, and the fleet has room beyond that for everybody else.
+- A webhook whose last attempt failed rests before its next one: as long as it has been
+  failing, at least REST_MIN_SECONDS and at most REST_MAX_SECONDS (longer if it answered a
+  Retry-After, up to the cap). Its waiting deliveries stay in the queue meanwhile, costing
+  nobody a sender.
+- It is disabled when it has failed without a single success for DISABLE_AFTER (a
+  `disabledReason` says so), or at once when the receiver answers 410 Gone."""
+
+from __future__ import annotations
+
+import datetime as dt
+import random
+import time
+from dataclasses import dataclass
+
+from pynamodb.exceptions import UpdateError
+
+from chalicelib import clock, config
+from chalicelib.events import sender
+from chalicelib.events.deliveries import RETRY_AFTER_CAP_SECONDS
+from chalicelib.events.sender import Outcome
+from chalicelib.store import webhooks as store
+from chalicelib.store.entities import entity_pk
+from chalicelib.store.model import ENTITY_SK, Item
+
+DISABLE_AFTER = dt.timedelta(days=5)
+REST_MIN_SECONDS = 5.0
+REST_MAX_SECONDS = 3600.0
+LEASE_SECONDS = sender.TIMEOUT_SECONDS + 5  # an attempt's deadline, and room to record it
+BUSY_WAIT_MAX_SECONDS = 60.0
+
+
+@dataclass(frozen=True)
+class Admission:
+    slot: int | None  # the lease held for this attempt; None: not now
+    wait: float = 0.0  # when not admitted: seconds until it is worth asking again
+    failing_since: str | None = None  # when the webhook's failures began (None: it is fine)
+
+
+def admit(tenant_id: str, webhook_id: str, *, deferred: int = 0) -> Admission:
+    """A lease for one attempt, or how long to wait: while the webhook rests, until the rest
+    ends; while its leases are all held, a while that grows with `deferred` (how often this
+    delivery has been turned away already), so a long backlog is not asked about in a loop."""
+    health = store.health(tenant_id, webhook_id)
+    now = time.time()
+    rest_until = float(health.get("restUntil") or 0)
+    if rest_until > now:
+        return Admission(None, rest_until - now + random.uniform(0, 0.5))
+    free = [slot for slot in range(store.MAX_IN_FLIGHT) if float(health.get(store.lease_slot(slot)) or 0) < now]
+    random.shuffle(free)  # concurrent workers seldom race for the same slot
+    for slot in free[:2]:
+        if store.claim_lease(tenant_id, webhook_id, slot, now, now + LEASE_SECONDS):
+            return Admission(slot, failing_since=health.get("failingSince"))
+    return Admission(None, min(BUSY_WAIT_MAX_SECONDS, 2.0**deferred) * random.uniform(0.5, 1.5))
+
+
+def record(tenant_id: str, webhook_id: str, admission: Admission, outcome: Outcome) -> None:
+    """Give the lease back and note the outcome; rest or disable the webhook if it failed."""
+    slot = admission.slot
+    if outcome.delivered:
+        store.record(tenant_id, webhook_id, release=slot, set_fields={}, remove_fields=("failingSince", "restUntil"))
+        return
+    if outcome.status_code == 410:
+        store.record(tenant_id, webhook_id, release=slot, set_fields={})
+        disable(tenant_id, webhook_id, "The receiver answered 410 Gone.")
+        return
+    failing_since = admission.failing_since or clock.now_iso()
+    failing_for = (clock.now() - dt.datetime.fromisoformat(failing_since.replace("Z", "+00:00"))).total_seconds()
+    scale = config.webhook_retry_scale()
+    rest = min(REST_MAX_SECONDS * scale, max(REST_MIN_SECONDS * scale, failing_for))
+    rest = max(rest, float(min(outcome.retry_after or 0, RETRY_AFTER_CAP_SECONDS)))
+    store.record(tenant_id, webhook_id, release=slot, set_fields={"failingSince": failing_since, "restUntil": time.time() + rest})
+    if failing_for > DISABLE_AFTER.total_seconds():
+        disable(tenant_id, webhook_id, f"Deliveries failed for more than 5 days without a success (last: {outcome.reason}).")
+
+
+def disable(tenant_id: str, webhook_id: str, reason: str) -> None:
+    """Stop a webhook's deliveries and say why (the tenant sees it on webhooks.show)."""
+    hook = Item(entity_pk(tenant_id, webhook_id), ENTITY_SK)
+    actions = [Item.data["enabled"].set(False), Item.data["disabledReason"].set(reason), Item.data["disabledAt"].set(clock.now_iso()), Item.version.add(1)]
+    try:
+        hook.update(actions=actions, condition=Item.pk.exists())
+    except UpdateError as err:
+        if err.cause_response_code != "ConditionalCheckFailedException":
+            raise
+        # the webhook is gone: nothing to disable

@@ -1,0 +1,91 @@
+"""A webhook's two companion items, beside its entity item in its partition (no read of the
+entity returns them, and the stream handler passes them by: their SK is not "entity"):
+
+  secret   PK <tenant>#<webhook id>  SK "secret"   the signing secret and the optional
+           Authorization header (shown once, by webhooks.create; never again)
+  health   PK <tenant>#<webhook id>  SK "health"   how its receiver is doing, for the
+           delivery worker: the leases of attempts in flight (at most MAX_IN_FLIGHT, each
+           with an expiry, so a worker that died frees its lease by itself), when it began
+           failing, and until when it rests (events/webhook_health.py decides)."""
+
+from __future__ import annotations
+
+import base64
+import secrets
+from typing import Any
+
+from pynamodb.exceptions import PutError, UpdateError
+
+from chalicelib.store.entities import entity_pk
+from chalicelib.store.model import Item
+
+SECRET_SK = "secret"
+HEALTH_SK = "health"
+MAX_IN_FLIGHT = 4  # attempts in flight per webhook: lease slots on its health item
+
+
+def new_secret() -> str:
+    return "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
+
+
+def secret_item(tenant_id: str, webhook_id: str, secret: str, authorization: str | None) -> Item:
+    """The companion written with the webhook (store.create's `companions`)."""
+    data = {"secret": secret, **({"authorizationHeader": authorization} if authorization else {})}
+    return Item(entity_pk(tenant_id, webhook_id), SECRET_SK, type="webhookSecret", tenantId=tenant_id, id=webhook_id, data=data)
+
+
+def set_authorization(tenant_id: str, webhook_id: str, header: str | None) -> None:
+    action = Item.data["authorizationHeader"].set(header) if header else Item.data["authorizationHeader"].remove()
+    Item(entity_pk(tenant_id, webhook_id), SECRET_SK).update(actions=[action], condition=Item.pk.exists())
+
+
+def secrets_of(tenant_id: str, webhook_id: str) -> dict[str, Any]:
+    """`secret` and, when set, `authorizationHeader`."""
+    return Item.get(entity_pk(tenant_id, webhook_id), SECRET_SK, consistent_read=True).data_dict()
+
+
+def health(tenant_id: str, webhook_id: str) -> dict[str, Any]:
+    """The health facts; the item is made on first use (its map must exist to be updated)."""
+    try:
+        return Item.get(entity_pk(tenant_id, webhook_id), HEALTH_SK, consistent_read=True).data_dict()
+    except Item.DoesNotExist:
+        pass
+    try:
+        _health_item(tenant_id, webhook_id).save(condition=Item.pk.does_not_exist())
+    except PutError as err:
+        if err.cause_response_code != "ConditionalCheckFailedException":
+            raise
+    return {}
+
+
+def _health_item(tenant_id: str, webhook_id: str) -> Item:
+    return Item(entity_pk(tenant_id, webhook_id), HEALTH_SK, type="webhookHealth", tenantId=tenant_id, id=webhook_id, data={})
+
+
+def lease_slot(slot: int) -> str:
+    return f"lease{slot}"
+
+
+def claim_lease(tenant_id: str, webhook_id: str, slot: int, now: float, until: float) -> bool:
+    """Take lease `slot` until `until` (epoch seconds) if it is free (never taken, or run
+    out); False if another attempt holds it."""
+    field = Item.data[lease_slot(slot)]
+    try:
+        _health_item(tenant_id, webhook_id).update(
+            actions=[field.set(until)],
+            condition=Item.pk.exists() & (field.does_not_exist() | (field < now)),
+        )
+    except UpdateError as err:
+        if err.cause_response_code == "ConditionalCheckFailedException":
+            return False
+        raise
+    return True
+
+
+def record(tenant_id: str, webhook_id: str, *, release: int | None, set_fields: dict[str, Any], remove_fields: tuple[str, ...] = ()) -> None:
+    """Give back a lease and note how the receiver did, in one write (the item exists: health()
+    made it before the lease was claimed)."""
+    actions: list[Any] = [Item.data[k].set(v) for k, v in set_fields.items()]
+    actions += [Item.data[k].remove() for k in (*remove_fields, *([lease_slot(release)] if release is not None else []))]
+    if actions:
+        _health_item(tenant_id, webhook_id).update(actions=actions, condition=Item.pk.exists())
