@@ -1,6 +1,16 @@
 """Webhook benchmark on the local stack: delivery latency from commit (the create's HTTP
 answer) to the receiver, p50/p95, and deliveries per second with 1, 10 and 100 subscribed
-endpoints (loopback receivers), stream poller and dispatcher running as in `make serve`.
+endpoints (loopback receivers answering 200 at once; 100 endpoints are four tenants of 25,
+the most a tenant may hold), with the stream poller and the delivery worker running as in
+`make serve`.
+
+Two scenarios side by side in one run:
+  clean      only the measured tenants
+  attacked   the same, after one tenant pointed 6 webhooks at a tarpit (accepts, never
+             answers) and made 30 contacts, and another pointed 6 at a receiver answering
+             429 with `Retry-After: 999999999` and changed one contact 150 times: their
+             deliveries are pending throughout (tarpit attempts time out and come again,
+             the 429 groups wait), and the healthy figures must stay within 20 %.
 
     .venv/bin/python -m bench.webhooks
 """
@@ -9,39 +19,77 @@ from __future__ import annotations
 
 import os
 import time
+from typing import Any
 
 os.environ.setdefault("PM_ALLOW_LOOPBACK_WEBHOOKS", "1")
 
 from bench.harness import Service, median, p, record, table
-from tests.client import Api
-from tests.receiver import Receiver
+from chalicelib import config
+from tests.client import Api, Tenant
+from tests.receiver import Receiver, Tarpit
 
 ENDPOINTS_AND_EVENTS = ((1, 100), (10, 30), (100, 10))
+LATENCY_EVENTS = 100
 
 
 def main() -> str:
     service = Service()
     service.stack.start_stream()
     api = Api(f"http://127.0.0.1:{service.port}")
+    figures: dict[str, dict[str, Any]] = {}
     try:
-        latency_rows = _latency(api, events=50)
-        rows = [_throughput(api, endpoints, events) for endpoints, events in ENDPOINTS_AND_EVENTS]
+        for scenario in ("clean", "attacked"):
+            attack = Attack(api, service).start() if scenario == "attacked" else None
+            figures[scenario] = {"latency": _latency(api), "throughput": [_throughput(api, e, n) for e, n in ENDPOINTS_AND_EVENTS]}
+            if attack is not None:
+                figures[scenario]["attack"] = attack.stop()
     finally:
         service.stop()
-    intro = (
-        "Webhook benchmark: loopback receivers answering 200 at once; the stream poller (100 ms batching window) and "
-        "the dispatcher (16 sends in flight) run in the service's process, as in `make serve`."
-    )
-    return intro + "\n\n" + table(["measure", "value"], latency_rows) + "\n\n" + table(["endpoints", "events", "deliveries", "seconds", "deliveries/s"], rows)
+    return _report(figures)
 
 
-def _latency(api: Api, events: int) -> list[list[str]]:
+class Attack:
+    """Two tenants whose receivers misbehave, with their deliveries pending meanwhile."""
+
+    def __init__(self, api: Api, service: Service) -> None:
+        self.api, self.service = api, service
+        self.tarpit = Tarpit().start()
+        self.limited = Receiver(always=429, retry_after="999999999").start()
+
+    def start(self) -> Attack:
+        tarpitting, limiting = self.api.signup(company="Teergrube GmbH"), self.api.signup(company="Drossel GmbH")
+        for n in range(6):
+            _subscribe(tarpitting, self.tarpit.url, f"tarpit {n}")
+            _subscribe(limiting, self.limited.url, f"429 {n}")
+        for n in range(30):
+            tarpitting.contact(lastName=f"Teer {n}")
+        person = limiting.contact(lastName="V0")
+        for version in range(1, 150):
+            limiting.ok("contacts.update", {"contact": {"id": person["id"], "lastName": f"V{version}"}})
+        assert self.service.stack.poller.wait_idle(120)
+        deadline = time.monotonic() + 30
+        while (self.tarpit.connections < 6 or len(self.limited.requests) < 6) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        return self
+
+    def stop(self) -> dict[str, int]:
+        seen = {"tarpit connections": self.tarpit.connections, "429 answers": len(self.limited.requests)}
+        self.tarpit.stop()
+        self.limited.stop()
+        return seen
+
+
+def _subscribe(tenant: Tenant, url: str, name: str = "bench") -> None:
+    tenant.ok("webhooks.create", {"name": name, "url": url, "events": ["contact.created", "contact.updated"]})
+
+
+def _latency(api: Api) -> list[float]:
     tenant = api.signup(company="Latenz GmbH")
     receiver = Receiver().start()
-    tenant.ok("webhooks.create", {"name": "bench", "url": receiver.url, "events": ["contact.created"]})
+    _subscribe(tenant, receiver.url)
     samples = []
-    for i in range(events):
-        created = tenant.ok("contacts.create", {"contact": {"personType": "natural", "lastName": f"L{i}"}})["contact"]
+    for i in range(LATENCY_EVENTS):
+        created = tenant.contact(lastName=f"L{i}")
         committed = time.time()
         deadline = committed + 30
         while time.time() < deadline:
@@ -51,23 +99,25 @@ def _latency(api: Api, events: int) -> list[list[str]]:
                 break
             time.sleep(0.002)
     receiver.stop()
-    record("webhook delivery", "commit → receiver p50 / p95", "seconds (at least once)", f"{median(samples):.0f} / {p(samples, 0.95):.0f} ms")
-    return [
-        ["commit → receiver p50", f"{median(samples):.0f} ms"],
-        ["commit → receiver p95", f"{p(samples, 0.95):.0f} ms"],
-        ["events measured", str(len(samples))],
-    ]
+    return samples
 
 
-def _throughput(api: Api, endpoints: int, events: int) -> list[str]:
-    tenant = api.signup(company=f"Durchsatz {endpoints}")
-    receivers = [Receiver().start() for _ in range(endpoints)]
-    for receiver in receivers:
-        tenant.ok("webhooks.create", {"name": "bench", "url": receiver.url, "events": ["contact.created"]})
+def _throughput(api: Api, endpoints: int, events: int) -> dict[str, Any]:
+    """`events` contacts made by each tenant, every one delivered to each of its endpoints."""
+    tenants = []
+    receivers: list[Receiver] = []
+    for start in range(0, endpoints, config.MAX_WEBHOOKS):
+        tenant = api.signup(company=f"Durchsatz {endpoints}")
+        for _ in range(min(config.MAX_WEBHOOKS, endpoints - start)):
+            receiver = Receiver().start()
+            receivers.append(receiver)
+            _subscribe(tenant, receiver.url)
+        tenants.append(tenant)
     time.sleep(1.1)  # subscriptions are cached for a second
     started = time.time()
     for i in range(events):
-        tenant.ok("contacts.create", {"contact": {"personType": "natural", "lastName": f"T{i}"}})
+        for tenant in tenants:
+            tenant.contact(lastName=f"T{i}")
     expected = endpoints * events
     deadline = time.time() + 600
     while time.time() < deadline and sum(len(r.delivered()) for r in receivers) < expected:
@@ -76,8 +126,48 @@ def _throughput(api: Api, endpoints: int, events: int) -> list[str]:
     delivered = sum(len(r.delivered()) for r in receivers)
     for receiver in receivers:
         receiver.stop()
-    record(f"webhook fan-out, {endpoints} endpoints", "deliveries per second", "all delivered", f"{delivered / elapsed:.0f}/s, {delivered} of {expected}")
-    return [str(endpoints), str(events), f"{delivered} of {expected}", f"{elapsed:.1f}", f"{delivered / elapsed:.0f}"]
+    return {"endpoints": endpoints, "events": events, "expected": expected, "delivered": delivered, "seconds": elapsed}
+
+
+def _report(figures: dict[str, dict[str, Any]]) -> str:
+    clean, attacked = figures["clean"]["latency"], figures["attacked"]["latency"]
+    ratio = p(attacked, 0.95) / p(clean, 0.95)
+    record("webhook delivery", "commit → receiver p50 / p95", "seconds (at least once)", f"{median(clean):.0f} / {p(clean, 0.95):.0f} ms")
+    record(
+        "webhook delivery, another tenant tarpitting and answering 429",
+        "commit → receiver p95 vs clean",
+        "within 20 %",
+        f"{p(attacked, 0.95):.0f} vs {p(clean, 0.95):.0f} ms ({ratio:.2f}×)",
+    )
+    latency_rows = [
+        [name, f"{median(s):.0f} ms", f"{p(s, 0.95):.0f} ms", str(len(s))] for name, s in (("clean", clean), ("attacked", attacked))
+    ]
+    rows = []
+    for scenario in ("clean", "attacked"):
+        for t in figures[scenario]["throughput"]:
+            rate = t["delivered"] / t["seconds"]
+            rows.append([scenario, str(t["endpoints"]), str(t["events"]), f"{t['delivered']} of {t['expected']}", f"{t['seconds']:.1f}", f"{rate:.0f}"])
+            if scenario == "clean":
+                record(f"webhook fan-out, {t['endpoints']} endpoints", "deliveries per second", "all delivered", f"{rate:.0f}/s, {t['delivered']} of {t['expected']}")
+    for clean_t, attacked_t in zip(figures["clean"]["throughput"], figures["attacked"]["throughput"], strict=True):
+        record(
+            f"webhook fan-out, {clean_t['endpoints']} endpoints, under attack",
+            "deliveries per second vs clean",
+            "within 20 %",
+            f"{attacked_t['delivered'] / attacked_t['seconds']:.0f} vs {clean_t['delivered'] / clean_t['seconds']:.0f}/s",
+        )
+    intro = (
+        "Webhook benchmark: loopback receivers answering 200 at once; the stream poller and the delivery worker (FIFO queue on "
+        "moto, 128 concurrent invocations) run in the service's process, as in `make serve`. `attacked`: meanwhile one tenant's "
+        f"6 webhooks tarpit and another's 6 answer 429 with a huge Retry-After ({figures['attacked']['attack']})."
+    )
+    return "\n\n".join(
+        [
+            intro,
+            table(["scenario", "commit → receiver p50", "p95", "events"], latency_rows) + f"\n\np95 attacked / clean: {ratio:.2f}×",
+            table(["scenario", "endpoints", "events per tenant", "deliveries", "seconds", "deliveries/s"], rows),
+        ]
+    )
 
 
 if __name__ == "__main__":

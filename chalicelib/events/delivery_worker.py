@@ -68,6 +68,9 @@ def _attempt(record: dict[str, Any]) -> float | None:
     done, or the seconds it waits before it comes again."""
     message = json.loads(record["body"])
     tenant_id, webhook_id = message["tenantId"], message["webhookId"]
+    resting = webhook_health.known_rest(tenant_id, webhook_id)
+    if resting is not None:
+        return resting  # a webhook resting after failures: not even a read
     item = deliveries.get(tenant_id, webhook_id, message["eventId"])
     if item is None:
         return None  # expired from the log long ago: nothing left to send

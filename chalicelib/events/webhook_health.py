@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import datetime as dt
 import random
+import threading
 import time
 from dataclasses import dataclass
 
@@ -36,6 +37,37 @@ LEASE_SECONDS = sender.TIMEOUT_SECONDS + 5  # an attempt's deadline, and room to
 BUSY_WAIT_MAX_SECONDS = 60.0
 
 
+# When each webhook this process has seen resting rests until (epoch seconds): its waiting
+# deliveries are turned away without a read (a success seen elsewhere ends a rest early; this
+# process learns it when the rest is over).
+_rests: dict[tuple[str, str], float] = {}
+_rests_lock = threading.Lock()
+
+
+def _note_rest(tenant_id: str, webhook_id: str, until: float | None) -> None:
+    with _rests_lock:
+        if until:
+            _rests[(tenant_id, webhook_id)] = until
+        else:
+            _rests.pop((tenant_id, webhook_id), None)
+
+
+def known_rest(tenant_id: str, webhook_id: str) -> float | None:
+    """How long a delivery of a webhook this process knows to be resting waits; None if it
+    does not know it resting."""
+    with _rests_lock:
+        until = _rests.get((tenant_id, webhook_id))
+    left = (until or 0) - time.time()
+    return _spread(left) if left > 0 else None
+
+
+def _spread(left: float) -> float:
+    """A turned-away delivery comes back after the rest, at a random moment within as long
+    again: only MAX_IN_FLIGHT of a webhook's backlog can go at once, and the rest of it
+    should not all ask at the same instant the rest ends."""
+    return left * random.uniform(1.0, 2.0) + random.uniform(0, 0.5)
+
+
 @dataclass(frozen=True)
 class Admission:
     slot: int | None  # the lease held for this attempt; None: not now
@@ -51,7 +83,8 @@ def admit(tenant_id: str, webhook_id: str, *, deferred: int = 0) -> Admission:
     now = time.time()
     rest_until = float(health.get("restUntil") or 0)
     if rest_until > now:
-        return Admission(None, rest_until - now + random.uniform(0, 0.5))
+        _note_rest(tenant_id, webhook_id, rest_until)
+        return Admission(None, _spread(rest_until - now))
     free = [slot for slot in range(store.MAX_IN_FLIGHT) if float(health.get(store.lease_slot(slot)) or 0) < now]
     random.shuffle(free)  # concurrent workers seldom race for the same slot
     for slot in free[:2]:
@@ -65,6 +98,7 @@ def record(tenant_id: str, webhook_id: str, admission: Admission, outcome: Outco
     slot = admission.slot
     if outcome.delivered:
         store.record(tenant_id, webhook_id, release=slot, set_fields={}, remove_fields=("failingSince", "restUntil"))
+        _note_rest(tenant_id, webhook_id, None)
         return
     if outcome.status_code == 410:
         store.record(tenant_id, webhook_id, release=slot, set_fields={})
@@ -76,6 +110,7 @@ def record(tenant_id: str, webhook_id: str, admission: Admission, outcome: Outco
     rest = min(REST_MAX_SECONDS * scale, max(REST_MIN_SECONDS * scale, failing_for))
     rest = max(rest, float(min(outcome.retry_after or 0, RETRY_AFTER_CAP_SECONDS)))
     store.record(tenant_id, webhook_id, release=slot, set_fields={"failingSince": failing_since, "restUntil": time.time() + rest})
+    _note_rest(tenant_id, webhook_id, time.time() + rest)
     if failing_for > DISABLE_AFTER.total_seconds():
         disable(tenant_id, webhook_id, f"Deliveries failed for more than 5 days without a success (last: {outcome.reason}).")
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import functools
 import threading
+import time
 from typing import Any
 
 _applied = False
@@ -125,7 +126,7 @@ def _patch_sqs() -> None:
     messages all came back at once, the group counted as in flight until the last, which
     then went first: each pass cleans them all before it looks."""
     from moto.core.utils import unix_time, unix_time_millis
-    from moto.sqs.models import Queue, SQSBackend
+    from moto.sqs.models import Message, Queue, SQSBackend
 
     def is_message_valid_based_on_retention_period(self: Any, queue_name: str, message: Any) -> bool:
         retention = int(self.get_queue(queue_name).message_retention_period)
@@ -158,12 +159,20 @@ def _patch_sqs() -> None:
                 return result
             self.get_queue(queue_name).wait_for_messages(1)
 
+    def message_visible(self: Any) -> bool:  # moto reads the clock through two datetimes per message
+        return bool(time.time() * 1000 > self.visible_at)
+
+    def message_delayed(self: Any) -> bool:
+        return bool(time.time() * 1000 < self.delayed_until)
+
     def wait_for_messages(self: Any, timeout: int) -> None:
         with self._messages_lock:
             self._messages_lock.wait(timeout=min(timeout, 0.05))
 
     SQSBackend.is_message_valid_based_on_retention_period = is_message_valid_based_on_retention_period  # type: ignore[method-assign]
     Queue.wait_for_messages = wait_for_messages  # type: ignore[method-assign]
+    Message.visible = property(message_visible)  # type: ignore[method-assign,assignment]
+    Message.delayed = property(message_delayed)  # type: ignore[method-assign,assignment]
     SQSBackend.receive_message = receive_message  # type: ignore[method-assign]
     Queue.messages = property(messages)  # type: ignore[method-assign,assignment]
     Queue.approximate_number_of_messages_delayed = property(delayed)  # type: ignore[method-assign,assignment]

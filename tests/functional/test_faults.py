@@ -414,6 +414,93 @@ def test_slow_failing_gone_and_hanging_up_receivers_do_not_affect_each_other(ten
             rec.stop()
 
 
+@pytest.fixture()
+def paused_deliveries(stack: Any) -> Iterator[None]:
+    """The test takes the delivery queue's messages itself, as Lambda would hand them over."""
+    from chalicelib.local import queue_poller
+
+    stack.deliveries.stop()
+    stack.deliveries.join(timeout=15)
+    try:
+        yield
+    finally:
+        stack.deliveries = queue_poller.for_deliveries()
+        stack.deliveries.start()
+
+
+def _delivery_records(count: int) -> list[dict[str, Any]]:
+    """Receive `count` delivery messages in Lambda's record shape (a FIFO queue hands out one
+    group's messages together only while none of them is in flight: keep receiving)."""
+    import boto3
+
+    sqs, url = boto3.client("sqs"), os.environ["PM_DELIVERY_QUEUE_URL"]
+    messages: list[dict[str, Any]] = []
+    deadline = time.monotonic() + 15
+    while len(messages) < count and time.monotonic() < deadline:
+        answer = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=1, MessageSystemAttributeNames=["All"])
+        messages += answer.get("Messages") or []
+    assert len(messages) == count, len(messages)
+    return [_sqs_record(m, m["MessageId"]) for m in messages]
+
+
+def _settle_as_lambda(answer: dict[str, Any], records: list[dict[str, Any]]) -> None:
+    """What Lambda does with the answer: deletes every message not reported."""
+    import boto3
+
+    kept = {f["itemIdentifier"] for f in answer["batchItemFailures"]}
+    done = [{"Id": str(n), "ReceiptHandle": r["receiptHandle"]} for n, r in enumerate(records) if r["messageId"] not in kept]
+    if done:
+        boto3.client("sqs").delete_message_batch(QueueUrl=os.environ["PM_DELIVERY_QUEUE_URL"], Entries=done)
+
+
+def test_a_delivery_batch_crashing_midway_and_redelivered_whole_loses_nothing_and_keeps_order(
+    tenant: Tenant, faults: Faults, receiver: Receiver, stack: Any, paused_deliveries: None
+) -> None:
+    """Lambda hands the worker a batch; one delivery's state cannot be read (throttled): the
+    worker reports it and its group's later message, and delivers the rest. Then the same
+    batch comes again whole (an invocation that died before Lambda deleted anything): the
+    settled ones are dropped, the rest delivered, each event id once, in order per entity."""
+    from chalicelib.events.delivery_worker import handle_event
+
+    tenant.ok("webhooks.create", {"name": "worker", "url": receiver.url, "events": ["contact.created", "contact.updated"]})
+    assert stack.poller.wait_idle(15)
+    people = [tenant.contact(lastName=f"Person {n}") for n in range(3)]
+    tenant.ok("contacts.update", {"contact": {"id": people[0]["id"], "lastName": "Person 0, changed"}})
+    assert stack.poller.wait_idle(15)
+    records = _delivery_records(4)
+    event_of = {r["messageId"]: json.loads(r["body"])["eventId"] for r in records}
+    first = event_of[records[0]["messageId"]]  # person 0's creation; its update waits behind it
+    rule = faults.fail("GetItem", THROTTLED, f"delivery#{first}")
+    answer = handle_event({"Records": records})
+    assert rule.hits == 1
+    kept = [event_of[f["itemIdentifier"]] for f in answer["batchItemFailures"]]
+    update = next(r for r in records if r["messageId"] != records[0]["messageId"] and json.loads(r["body"])["entityKey"] == json.loads(records[0]["body"])["entityKey"])
+    assert kept == [first, event_of[update["messageId"]]]  # the failed one and its group's later one
+    assert sorted(r.event["data"]["lastName"] for r in receiver.delivered()) == ["Person 1", "Person 2"]
+
+    assert handle_event({"Records": records}) == {"batchItemFailures": []}  # redelivered whole
+    _settle_as_lambda({"batchItemFailures": []}, records)
+    got = [r.event for r in receiver.wait_for(4)]
+    time.sleep(0.3)
+    assert len(receiver.requests) == 4 and len({e["id"] for e in got}) == 4  # each event id once
+    person0 = [e["data"]["lastName"] for e in got if e["data"]["id"] == people[0]["id"]]
+    assert person0 == ["Person 0", "Person 0, changed"]  # in order
+
+
+def test_a_redelivered_delivery_message_is_not_sent_twice(tenant: Tenant, receiver: Receiver, stack: Any, paused_deliveries: None) -> None:
+    from chalicelib.events.delivery_worker import handle_event
+
+    tenant.ok("webhooks.create", {"name": "twice", "url": receiver.url, "events": ["contact.created"]})
+    assert stack.poller.wait_idle(15)
+    tenant.contact(lastName="Einmal")
+    assert stack.poller.wait_idle(15)
+    records = _delivery_records(1)
+    assert handle_event({"Records": records}) == {"batchItemFailures": []}
+    assert handle_event({"Records": records}) == {"batchItemFailures": []}  # SQS delivered it again
+    _settle_as_lambda({"batchItemFailures": []}, records)
+    assert len(receiver.requests) == 1
+
+
 # --- 4. upload notices: redelivered and failing midway -----------------------------------
 
 
