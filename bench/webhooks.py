@@ -139,16 +139,15 @@ def _report(figures: dict[str, dict[str, Any]]) -> str:
         "within 20 %",
         f"{p(attacked, 0.95):.0f} vs {p(clean, 0.95):.0f} ms ({ratio:.2f}×)",
     )
-    latency_rows = [
-        [name, f"{median(s):.0f} ms", f"{p(s, 0.95):.0f} ms", str(len(s))] for name, s in (("clean", clean), ("attacked", attacked))
-    ]
+    latency_rows = [[name, f"{median(s):.0f} ms", f"{p(s, 0.95):.0f} ms", str(len(s))] for name, s in (("clean", clean), ("attacked", attacked))]
     rows = []
     for scenario in ("clean", "attacked"):
         for t in figures[scenario]["throughput"]:
             rate = t["delivered"] / t["seconds"]
             rows.append([scenario, str(t["endpoints"]), str(t["events"]), f"{t['delivered']} of {t['expected']}", f"{t['seconds']:.1f}", f"{rate:.0f}"])
             if scenario == "clean":
-                record(f"webhook fan-out, {t['endpoints']} endpoints", "deliveries per second", "all delivered", f"{rate:.0f}/s, {t['delivered']} of {t['expected']}")
+                result = f"{rate:.0f}/s, {t['delivered']} of {t['expected']}"
+                record(f"webhook fan-out, {t['endpoints']} endpoints", "deliveries per second", "all delivered", result)
     for clean_t, attacked_t in zip(figures["clean"]["throughput"], figures["attacked"]["throughput"], strict=True):
         record(
             f"webhook fan-out, {clean_t['endpoints']} endpoints, under attack",
