@@ -68,9 +68,11 @@ def _attempt(record: dict[str, Any]) -> float | None:
     done, or the seconds it waits before it comes again."""
     message = json.loads(record["body"])
     tenant_id, webhook_id = message["tenantId"], message["webhookId"]
-    resting = webhook_health.known_rest(tenant_id, webhook_id)
-    if resting is not None:
-        return resting  # a webhook resting after failures: not even a read
+    # turned away before: its receive count, less its attempts (Lambda's records carry the count)
+    deferred = int((record.get("attributes") or {}).get("ApproximateReceiveCount") or 1) - 1
+    known = webhook_health.known_wait(tenant_id, webhook_id, deferred=deferred)
+    if known is not None:
+        return known  # its webhook rests or is busy, as this process saw a moment ago: not even a read
     item = deliveries.get(tenant_id, webhook_id, message["eventId"])
     if item is None:
         return None  # expired from the log long ago: nothing left to send
@@ -81,8 +83,7 @@ def _attempt(record: dict[str, Any]) -> float | None:
     if target is None:
         deliveries.give_up(item, "webhook_disabled")
         return None
-    received = int((record.get("attributes") or {}).get("ApproximateReceiveCount") or 1)
-    admission = webhook_health.admit(tenant_id, webhook_id, deferred=max(0, received - 1 - int(data.get("attempts", 0))))
+    admission = webhook_health.admit(tenant_id, webhook_id, deferred=max(0, deferred - int(data.get("attempts", 0))))
     if admission.slot is None:
         return admission.wait
     outcome = sender.send(target["url"], data["payload"], data["eventId"], target["secret"], target.get("authorizationHeader"))

@@ -37,28 +37,45 @@ LEASE_SECONDS = sender.TIMEOUT_SECONDS + 5  # an attempt's deadline, and room to
 BUSY_WAIT_MAX_SECONDS = 60.0
 
 
-# When each webhook this process has seen resting rests until (epoch seconds): its waiting
-# deliveries are turned away without a read (a success seen elsewhere ends a rest early; this
-# process learns it when the rest is over).
-_rests: dict[tuple[str, str], float] = {}
-_rests_lock = threading.Lock()
+BUSY_MEMORY_SECONDS = 1.0  # how long this process assumes a webhook whose leases were all held stays so
 
 
-def _note_rest(tenant_id: str, webhook_id: str, until: float | None) -> None:
-    with _rests_lock:
-        if until:
-            _rests[(tenant_id, webhook_id)] = until
-        else:
-            _rests.pop((tenant_id, webhook_id), None)
+class _Memory:
+    """What this process has seen of its webhooks' state, so that a waiting delivery can be
+    turned away without a read: until when a webhook rests (a success seen elsewhere ends a
+    rest early; this process learns it when its rest is over), and until when its leases are
+    held (at most BUSY_MEMORY_SECONDS, or until this process gives one back)."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.rests: dict[tuple[str, str], float] = {}
+        self.busy: dict[tuple[str, str], float] = {}
+
+    def note(self, table: dict[tuple[str, str], float], key: tuple[str, str], until: float | None) -> None:
+        with self.lock:
+            if until:
+                table[key] = until
+            else:
+                table.pop(key, None)
+
+    def left(self, table: dict[tuple[str, str], float], key: tuple[str, str]) -> float:
+        with self.lock:
+            return table.get(key, 0.0) - time.time()
 
 
-def known_rest(tenant_id: str, webhook_id: str) -> float | None:
-    """How long a delivery of a webhook this process knows to be resting waits; None if it
-    does not know it resting."""
-    with _rests_lock:
-        until = _rests.get((tenant_id, webhook_id))
-    left = (until or 0) - time.time()
-    return _spread(left) if left > 0 else None
+_memory = _Memory()
+
+
+def known_wait(tenant_id: str, webhook_id: str, *, deferred: int = 0) -> float | None:
+    """How long a delivery waits that this process already knows cannot go now (its webhook
+    rests, or all its leases are held); None if it does not know that."""
+    key = (tenant_id, webhook_id)
+    rest_left = _memory.left(_memory.rests, key)
+    if rest_left > 0:
+        return _spread(rest_left)
+    if _memory.left(_memory.busy, key) > 0:
+        return _busy_wait(deferred)
+    return None
 
 
 def _spread(left: float) -> float:
@@ -66,6 +83,12 @@ def _spread(left: float) -> float:
     again: only MAX_IN_FLIGHT of a webhook's backlog can go at once, and the rest of it
     should not all ask at the same instant the rest ends."""
     return left * random.uniform(1.0, 2.0) + random.uniform(0, 0.5)
+
+
+def _busy_wait(deferred: int) -> float:
+    """Grows with how often the delivery was turned away, so a long backlog is not asked about
+    in a loop."""
+    return min(BUSY_WAIT_MAX_SECONDS, 2.0**deferred) * random.uniform(0.5, 1.5)
 
 
 @dataclass(frozen=True)
@@ -83,22 +106,24 @@ def admit(tenant_id: str, webhook_id: str, *, deferred: int = 0) -> Admission:
     now = time.time()
     rest_until = float(health.get("restUntil") or 0)
     if rest_until > now:
-        _note_rest(tenant_id, webhook_id, rest_until)
+        _memory.note(_memory.rests, (tenant_id, webhook_id), rest_until)
         return Admission(None, _spread(rest_until - now))
     free = [slot for slot in range(store.MAX_IN_FLIGHT) if float(health.get(store.lease_slot(slot)) or 0) < now]
     random.shuffle(free)  # concurrent workers seldom race for the same slot
     for slot in free[:2]:
         if store.claim_lease(tenant_id, webhook_id, slot, now, now + LEASE_SECONDS):
             return Admission(slot, failing_since=health.get("failingSince"))
-    return Admission(None, min(BUSY_WAIT_MAX_SECONDS, 2.0**deferred) * random.uniform(0.5, 1.5))
+    _memory.note(_memory.busy, (tenant_id, webhook_id), now + BUSY_MEMORY_SECONDS)
+    return Admission(None, _busy_wait(deferred))
 
 
 def record(tenant_id: str, webhook_id: str, admission: Admission, outcome: Outcome) -> None:
     """Give the lease back and note the outcome; rest or disable the webhook if it failed."""
     slot = admission.slot
+    _memory.note(_memory.busy, (tenant_id, webhook_id), None)  # a lease is free again
     if outcome.delivered:
         store.record(tenant_id, webhook_id, release=slot, set_fields={}, remove_fields=("failingSince", "restUntil"))
-        _note_rest(tenant_id, webhook_id, None)
+        _memory.note(_memory.rests, (tenant_id, webhook_id), None)
         return
     if outcome.status_code == 410:
         store.record(tenant_id, webhook_id, release=slot, set_fields={})
@@ -109,8 +134,8 @@ def record(tenant_id: str, webhook_id: str, admission: Admission, outcome: Outco
     scale = config.webhook_retry_scale()
     rest = min(REST_MAX_SECONDS * scale, max(REST_MIN_SECONDS * scale, failing_for))
     rest = max(rest, float(min(outcome.retry_after or 0, RETRY_AFTER_CAP_SECONDS)))
-    store.record(tenant_id, webhook_id, release=slot, set_fields={"failingSince": failing_since, "restUntil": time.time() + rest})
-    _note_rest(tenant_id, webhook_id, time.time() + rest)
+    store.record(tenant_id, webhook_id, release=slot, set_fields={"restUntil": time.time() + rest}, keep_first={"failingSince": failing_since})
+    _memory.note(_memory.rests, (tenant_id, webhook_id), time.time() + rest)
     if failing_for > DISABLE_AFTER.total_seconds():
         disable(tenant_id, webhook_id, f"Deliveries failed for more than 5 days without a success (last: {outcome.reason}).")
 

@@ -82,10 +82,19 @@ def claim_lease(tenant_id: str, webhook_id: str, slot: int, now: float, until: f
     return True
 
 
-def record(tenant_id: str, webhook_id: str, *, release: int | None, set_fields: dict[str, Any], remove_fields: tuple[str, ...] = ()) -> None:
+def record(
+    tenant_id: str,
+    webhook_id: str,
+    *,
+    release: int | None,
+    set_fields: dict[str, Any],
+    remove_fields: tuple[str, ...] = (),
+    keep_first: dict[str, Any] | None = None,
+) -> None:
     """Give back a lease and note how the receiver did, in one write (the item exists: health()
-    made it before the lease was claimed)."""
+    made it before the lease was claimed). `keep_first` fields are set only where unset."""
     actions: list[Any] = [Item.data[k].set(v) for k, v in set_fields.items()]
+    actions += [Item.data[k].set(Item.data[k] | v) for k, v in (keep_first or {}).items()]
     actions += [Item.data[k].remove() for k in (*remove_fields, *([lease_slot(release)] if release is not None else []))]
     if actions:
         _health_item(tenant_id, webhook_id).update(actions=actions, condition=Item.pk.exists())
