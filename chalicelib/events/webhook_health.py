@@ -20,23 +20,17 @@ import threading
 import time
 from dataclasses import dataclass
 
-from pynamodb.exceptions import UpdateError
-
 from chalicelib import clock, config
 from chalicelib.events import sender
 from chalicelib.events.deliveries import RETRY_AFTER_CAP_SECONDS
 from chalicelib.events.sender import Outcome
 from chalicelib.store import webhooks as store
-from chalicelib.store.entities import entity_pk
-from chalicelib.store.model import ENTITY_SK, Item
 
 DISABLE_AFTER = dt.timedelta(days=5)
 REST_MIN_SECONDS = 5.0
 REST_MAX_SECONDS = 3600.0
 LEASE_SECONDS = sender.TIMEOUT_SECONDS + 5  # an attempt's deadline, and room to record it
 BUSY_WAIT_MAX_SECONDS = 60.0
-
-
 BUSY_MEMORY_SECONDS = 1.0  # how long this process assumes a webhook whose leases were all held stays so
 
 
@@ -101,18 +95,24 @@ class Admission:
 def admit(tenant_id: str, webhook_id: str, *, deferred: int = 0) -> Admission:
     """A lease for one attempt, or how long to wait: while the webhook rests, until the rest
     ends; while its leases are all held, a while that grows with `deferred` (how often this
-    delivery has been turned away already), so a long backlog is not asked about in a loop."""
-    health = store.health(tenant_id, webhook_id)
+    delivery has been turned away already). A healthy webhook's attempt costs one write
+    here: a claim of a random slot that holds only if the slot is free and the webhook does
+    not rest; the facts are read only when it is refused."""
     now = time.time()
+    slot = random.randrange(store.MAX_IN_FLIGHT)  # concurrent workers seldom race for the same slot
+    claimed = store.claim_lease(tenant_id, webhook_id, slot, now, now + LEASE_SECONDS)
+    if claimed is not None:
+        return Admission(slot, failing_since=claimed.get("failingSince"))
+    health = store.health(tenant_id, webhook_id)
     rest_until = float(health.get("restUntil") or 0)
     if rest_until > now:
         _memory.note(_memory.rests, (tenant_id, webhook_id), rest_until)
         return Admission(None, _spread(rest_until - now))
-    free = [slot for slot in range(store.MAX_IN_FLIGHT) if float(health.get(store.lease_slot(slot)) or 0) < now]
-    random.shuffle(free)  # concurrent workers seldom race for the same slot
-    for slot in free[:2]:
-        if store.claim_lease(tenant_id, webhook_id, slot, now, now + LEASE_SECONDS):
-            return Admission(slot, failing_since=health.get("failingSince"))
+    free = [n for n in range(store.MAX_IN_FLIGHT) if float(health.get(store.lease_slot(n)) or 0) < now]
+    for slot in random.sample(free, min(2, len(free))):
+        claimed = store.claim_lease(tenant_id, webhook_id, slot, now, now + LEASE_SECONDS)
+        if claimed is not None:
+            return Admission(slot, failing_since=claimed.get("failingSince"))
     _memory.note(_memory.busy, (tenant_id, webhook_id), now + BUSY_MEMORY_SECONDS)
     return Admission(None, _busy_wait(deferred))
 
@@ -127,7 +127,7 @@ def record(tenant_id: str, webhook_id: str, admission: Admission, outcome: Outco
         return
     if outcome.status_code == 410:
         store.record(tenant_id, webhook_id, release=slot, set_fields={})
-        disable(tenant_id, webhook_id, "The receiver answered 410 Gone.")
+        store.disable(tenant_id, webhook_id, "The receiver answered 410 Gone.")
         return
     failing_since = admission.failing_since or clock.now_iso()
     failing_for = (clock.now() - dt.datetime.fromisoformat(failing_since.replace("Z", "+00:00"))).total_seconds()
@@ -137,16 +137,4 @@ def record(tenant_id: str, webhook_id: str, admission: Admission, outcome: Outco
     store.record(tenant_id, webhook_id, release=slot, set_fields={"restUntil": time.time() + rest}, keep_first={"failingSince": failing_since})
     _memory.note(_memory.rests, (tenant_id, webhook_id), time.time() + rest)
     if failing_for > DISABLE_AFTER.total_seconds():
-        disable(tenant_id, webhook_id, f"Deliveries failed for more than 5 days without a success (last: {outcome.reason}).")
-
-
-def disable(tenant_id: str, webhook_id: str, reason: str) -> None:
-    """Stop a webhook's deliveries and say why (the tenant sees it on webhooks.show)."""
-    hook = Item(entity_pk(tenant_id, webhook_id), ENTITY_SK)
-    actions = [Item.data["enabled"].set(False), Item.data["disabledReason"].set(reason), Item.data["disabledAt"].set(clock.now_iso()), Item.version.add(1)]
-    try:
-        hook.update(actions=actions, condition=Item.pk.exists())
-    except UpdateError as err:
-        if err.cause_response_code != "ConditionalCheckFailedException":
-            raise
-        # the webhook is gone: nothing to disable
+        store.disable(tenant_id, webhook_id, f"Deliveries failed for more than 5 days without a success (last: {outcome.reason}).")

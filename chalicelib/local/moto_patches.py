@@ -113,8 +113,8 @@ def _patch_sqs() -> None:
     A long poll (WaitTimeSeconds) of a FIFO queue returns to its scan at once while any
     message is visible, even one whose group is blocked by a message in flight: a queue of
     webhook deliveries waiting behind a retry spun a core for the whole poll. Here the poll
-    sleeps until a message is sent or 50 ms passed (a message turning visible again is seen
-    within 50 ms).
+    sleeps until a message is sent or 200 ms passed (a message turning visible again is seen
+    within 200 ms; a scan of a queue of thousands of waiting messages costs milliseconds).
 
     The same long poll also takes its list of FIFO groups in flight once, when it begins: a
     message received by another consumer meanwhile did not block its group, so a poll
@@ -167,7 +167,7 @@ def _patch_sqs() -> None:
 
     def wait_for_messages(self: Any, timeout: int) -> None:
         with self._messages_lock:
-            self._messages_lock.wait(timeout=min(timeout, 0.05))
+            self._messages_lock.wait(timeout=min(timeout, 0.2))
 
     SQSBackend.is_message_valid_based_on_retention_period = is_message_valid_based_on_retention_period  # type: ignore[method-assign]
     Queue.wait_for_messages = wait_for_messages  # type: ignore[method-assign]

@@ -6,7 +6,9 @@ entity returns them, and the stream handler passes them by: their SK is not "ent
   health   PK <tenant>#<webhook id>  SK "health"   how its receiver is doing, for the
            delivery worker: the leases of attempts in flight (at most MAX_IN_FLIGHT, each
            with an expiry, so a worker that died frees its lease by itself), when it began
-           failing, and until when it rests (events/webhook_health.py decides)."""
+           failing, and until when it rests (events/webhook_health.py decides).
+
+Disabling a webhook (410 Gone, five days of failures) is a write to its entity item, also here."""
 
 from __future__ import annotations
 
@@ -16,8 +18,9 @@ from typing import Any
 
 from pynamodb.exceptions import PutError, UpdateError
 
+from chalicelib import clock
 from chalicelib.store.entities import entity_pk
-from chalicelib.store.model import Item
+from chalicelib.store.model import ENTITY_SK, Item
 
 SECRET_SK = "secret"
 HEALTH_SK = "health"
@@ -66,20 +69,22 @@ def lease_slot(slot: int) -> str:
     return f"lease{slot}"
 
 
-def claim_lease(tenant_id: str, webhook_id: str, slot: int, now: float, until: float) -> bool:
-    """Take lease `slot` until `until` (epoch seconds) if it is free (never taken, or run
-    out); False if another attempt holds it."""
-    field = Item.data[lease_slot(slot)]
+def claim_lease(tenant_id: str, webhook_id: str, slot: int, now: float, until: float) -> dict[str, Any] | None:
+    """Take lease `slot` until `until` (epoch seconds) if it is free (never taken, or run out)
+    and the webhook does not rest; answer the health facts after the claim, or None if it was
+    refused (the slot is held, the webhook rests, or its health item is not made yet)."""
+    field, rest = Item.data[lease_slot(slot)], Item.data["restUntil"]
+    item = _health_item(tenant_id, webhook_id)
     try:
-        _health_item(tenant_id, webhook_id).update(
+        item.update(
             actions=[field.set(until)],
-            condition=Item.pk.exists() & (field.does_not_exist() | (field < now)),
+            condition=Item.pk.exists() & (field.does_not_exist() | (field < now)) & (rest.does_not_exist() | (rest < now)),
         )
     except UpdateError as err:
         if err.cause_response_code == "ConditionalCheckFailedException":
-            return False
+            return None
         raise
-    return True
+    return item.data_dict()
 
 
 def record(
@@ -98,3 +103,16 @@ def record(
     actions += [Item.data[k].remove() for k in (*remove_fields, *([lease_slot(release)] if release is not None else []))]
     if actions:
         _health_item(tenant_id, webhook_id).update(actions=actions, condition=Item.pk.exists())
+
+
+def disable(tenant_id: str, webhook_id: str, reason: str) -> None:
+    """Stop a webhook's deliveries and say why (the tenant sees it on webhooks.show; the change
+    reaches the stream like any other, so subscribers' caches drop it)."""
+    hook = Item(entity_pk(tenant_id, webhook_id), ENTITY_SK)
+    actions = [Item.data["enabled"].set(False), Item.data["disabledReason"].set(reason), Item.data["disabledAt"].set(clock.now_iso()), Item.version.add(1)]
+    try:
+        hook.update(actions=actions, condition=Item.pk.exists())
+    except UpdateError as err:
+        if err.cause_response_code != "ConditionalCheckFailedException":
+            raise
+        # the webhook is gone: nothing to disable
