@@ -30,6 +30,8 @@ import zipfile
 from collections import Counter
 from pathlib import Path
 
+from infra import resources
+
 ROOT = Path(__file__).resolve().parents[1]
 LAMBDA_UNZIPPED_LIMIT = 250 * 1024 * 1024
 # Top-level entries no function imports: dropped from the bundle (checked: `import app`,
@@ -137,7 +139,7 @@ def report(out: Path, sizes: Counter[str]) -> str:
     lines = [
         f"deployment.zip: {(out / 'deployment.zip').stat().st_size / 1e6:.1f} MB zipped, {total / 1e6:.1f} MB unzipped "
         f"({100 * total / LAMBDA_UNZIPPED_LIMIT:.0f} % of Lambda's 250 MB), sha256 {digest[:16]}",
-        "Every function (APIHandler, OnTableChange, SendWebhooks, OnUpload, SweepUploads) runs this one bundle.",
+        f"Every function ({', '.join(resources.FUNCTIONS)}) runs this one bundle.",
         "Largest parts (MB unzipped):",
     ]
     lines += [f"  {size / 1e6:7.1f}  {name}" for name, size in sizes.most_common(12)]

@@ -22,7 +22,7 @@ from typing import Any
 ROLES = {
     "APIHandler": "ApiHandlerRole",
     "OnTableChange": "OnTableChangeRole",
-    "SendWebhooks": "SendWebhooksRole",
+    "DeliverWebhooks": "DeliverWebhooksRole",
     "OnUpload": "OnUploadRole",
     "SweepUploads": "SweepUploadsRole",
 }
@@ -44,6 +44,11 @@ UPLOAD_BUCKET = _arn("UploadBucket")
 UPLOAD_OBJECTS = _sub("${UploadBucket.Arn}/*")
 UPLOAD_QUEUE = _arn("UploadQueue")
 UPLOAD_DEAD_LETTER_QUEUE = _arn("UploadDeadLetterQueue")
+DELIVERY_QUEUE = _arn("DeliveryQueue")
+DELIVERY_DEAD_LETTER_QUEUE = _arn("DeliveryDeadLetterQueue")
+CHANGE_STREAM_FAILURES = _arn("ChangeStreamFailureQueue")
+# every queue whose depth `status` reports (resources/platform.py)
+QUEUES = (UPLOAD_QUEUE, UPLOAD_DEAD_LETTER_QUEUE, DELIVERY_QUEUE, DELIVERY_DEAD_LETTER_QUEUE, CHANGE_STREAM_FAILURES)
 # The indexes the API searches (PM_OPENSEARCH_PREFIX, default "pm"; search/service.py). Only
 # the search and count paths: indexing (PUT, _bulk) runs at deploy time from the operator's
 # machine (infra/after_deploy.py), never from a function.
@@ -108,8 +113,11 @@ CODE: dict[str, list[Grant]] = {
         ),
         # uploads/files.py versions(): the versions files.delete removes
         Grant("UploadVersions", ("s3:ListBucketVersions",), (UPLOAD_BUCKET,)),
-        # resources/platform.py status: messages waiting in the upload queue and its dead letters
-        Grant("UploadQueueDepth", ("sqs:GetQueueAttributes",), (UPLOAD_QUEUE, UPLOAD_DEAD_LETTER_QUEUE)),
+        # resources/platform.py status: messages waiting in the queues and their dead letters
+        Grant("QueueDepths", ("sqs:GetQueueAttributes",), QUEUES),
+        # webhooks.deliveries.retry (events/deliveries.py retry_now): wake the waiting message
+        # (delivery_queue.wake) or queue a new one (delivery_queue.enqueue)
+        Grant("DeliveryRetry", ("sqs:SendMessage", "sqs:ChangeMessageVisibility"), (DELIVERY_QUEUE,)),
         # search/opensearch_backend.py (SearchBackend=opensearch): POST <index>/_search for tool,
         # docs and browse searches, POST pm-tools/_count past the last hybrid page
         Grant("SearchRead", ("es:ESHttpPost",), (*SEARCH_PATHS, *COUNT_PATHS), condition="UseOpenSearch"),
@@ -119,16 +127,19 @@ CODE: dict[str, list[Grant]] = {
         # fan_out (fetch_many of the tenant's webhooks: batch_get; a delivery per subscriber:
         # conditional save)
         Grant("AuditAndDeliveries", ("dynamodb:BatchWriteItem", "dynamodb:BatchGetItem", "dynamodb:PutItem"), (TABLE,)),
-        # events/deliveries.py subscriptions: the tenant's webhooks (gsi1)
+        # events/deliveries.py fan_out: each delivery's message (delivery_queue.enqueue)
+        Grant("DeliveryMessages", ("sqs:SendMessage",), (DELIVERY_QUEUE,)),
+        # events/subscriptions.py subscribers: the tenant's webhooks (gsi1)
         Grant("WebhookIndex", ("dynamodb:Query",), (TABLE_INDEXES,)),
     ],
-    "SendWebhooks": [
-        # events/dispatcher.py (the webhook: Item.get), events/sender.py (its secret: Item.get),
-        # events/deliveries.py (claim, attempt outcome, disabling a gone webhook: item.update;
-        # fetch_many: batch_get)
-        Grant("Deliveries", ("dynamodb:GetItem", "dynamodb:UpdateItem", "dynamodb:BatchGetItem"), (TABLE,)),
-        # events/deliveries.py due (gsi1 due#<shard>) and the oldest pending per webhook (gsi2)
-        Grant("DueIndex", ("dynamodb:Query",), (TABLE_INDEXES,)),
+    "DeliverWebhooks": [
+        # events/deliveries.py get / settle (the delivery: Item.get, item.update),
+        # events/subscriptions.py target (the webhook and its secret: Item.get),
+        # store/webhooks.py health (the health item: Item.get, conditional save on first use),
+        # claim_lease / record / disable (item.update)
+        Grant("Deliveries", ("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"), (TABLE,)),
+        # events/delivery_worker.py: kept messages wait (delivery_queue.wait)
+        Grant("DeliveryWaits", ("sqs:ChangeMessageVisibility",), (DELIVERY_QUEUE,)),
     ],
     "OnUpload": [
         # uploads/reservations.py get_many / get (batch_get, Item.get) and set_failed (update);
@@ -162,7 +173,6 @@ CODE: dict[str, list[Grant]] = {
 }
 
 # What Lambda itself does with the role: read the event source.
-CHANGE_STREAM_FAILURES = {"Fn::GetAtt": ["ChangeStreamFailureQueue", "Arn"]}
 
 EVENT_SOURCES: dict[str, list[Grant]] = {
     # the DynamoDB stream event source mapping polls the table's stream
@@ -172,7 +182,8 @@ EVENT_SOURCES: dict[str, list[Grant]] = {
         # records that still fail after the retries are described to the failure queue (on-failure destination)
         Grant("ChangeStreamFailures", ("sqs:SendMessage",), (CHANGE_STREAM_FAILURES,)),
     ],
-    # the SQS event source mapping receives and deletes the upload notices
+    # the SQS event source mappings receive and delete the messages
+    "DeliverWebhooks": [Grant("DeliveryMessages", ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"), (DELIVERY_QUEUE,))],
     "OnUpload": [Grant("UploadNotices", ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"), (UPLOAD_QUEUE,))],
 }
 

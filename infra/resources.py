@@ -4,9 +4,10 @@ with their dead-letter queue, the optional OpenSearch domain, an alarm topic wit
 and the functions' event sources, environment, memory and timeouts, wired by reference.
 
 Logical ids of chalice's output (see `chalice package`): APIHandler, OnTableChange (event
-OnTableChangeDynamodbEventSource), SendWebhooks, OnUpload (event OnUploadSqsEventSource),
-SweepUploads; with the roles ApiHandlerRole, OnTableChangeRole, SendWebhooksRole, OnUploadRole,
-SweepUploadsRole (policies: infra/policies.py)."""
+OnTableChangeDynamodbEventSource), DeliverWebhooks (event DeliverWebhooksSqsEventSource),
+OnUpload (event OnUploadSqsEventSource), SweepUploads; with the roles ApiHandlerRole,
+OnTableChangeRole, DeliverWebhooksRole, OnUploadRole, SweepUploadsRole (policies:
+infra/policies.py)."""
 
 from __future__ import annotations
 
@@ -14,19 +15,23 @@ import json
 from typing import Any
 
 from chalicelib.errors import no_route
+from chalicelib.events import delivery_queue
 
-FUNCTIONS = ("APIHandler", "OnTableChange", "SendWebhooks", "OnUpload", "SweepUploads")
+FUNCTIONS = ("APIHandler", "OnTableChange", "DeliverWebhooks", "OnUpload", "SweepUploads")
 
 # Memory buys CPU on Lambda. The API loads the search model on its first MCP search (~0.7 s at
 # 1,769 MB = one vCPU); the upload worker hashes files; the others move small JSON.
 SIZING = {
     "APIHandler": {"MemorySize": 1769, "Timeout": 29},  # API Gateway gives up after 29 s
     "OnTableChange": {"MemorySize": 512, "Timeout": 120},
-    "SendWebhooks": {"MemorySize": 512, "Timeout": 60},  # runs ~50 s of each minute
+    # a batch's attempts run in parallel, each at most 10 s; the worker starts none after
+    # delivery_worker.BUDGET_SECONDS, so a group of ten slow receivers ends in time
+    "DeliverWebhooks": {"MemorySize": 512, "Timeout": 60},
     "OnUpload": {"MemorySize": 1024, "Timeout": 120},
     "SweepUploads": {"MemorySize": 1024, "Timeout": 900},
 }
 UPLOAD_QUEUE_VISIBILITY = 6 * SIZING["OnUpload"]["Timeout"]  # AWS: at least 6x the function timeout
+assert int(delivery_queue.QUEUE_SETTINGS["VisibilityTimeout"]) >= 3 * SIZING["DeliverWebhooks"]["Timeout"]
 
 
 def _sub(text: str) -> dict[str, Any]:
@@ -54,6 +59,14 @@ def parameters() -> dict[str, Any]:
         },
         "SalesContact": {"Type": "String", "Default": "sales@propertymanagement.example", "Description": "Named to tenants whose trial ended."},
         "UploadCorsOrigin": {"Type": "String", "Default": "*", "Description": "Origin allowed to POST files to presigned upload URLs from a browser."},
+        "DeliveryConcurrency": {
+            "Type": "Number",
+            "Default": 200,
+            "MinValue": 2,
+            "MaxValue": 1000,
+            "Description": "Most webhook delivery workers at once (each sends up to ten groups in parallel); "
+            "the rest of the account's Lambda concurrency stays free for the API.",
+        },
     }
 
 
@@ -128,6 +141,29 @@ def _queues() -> dict[str, Any]:
                 "MessageRetentionPeriod": 345600,
                 "SqsManagedSseEnabled": True,
                 "RedrivePolicy": {"deadLetterTargetArn": _arn("UploadDeadLetterQueue"), "maxReceiveCount": 5},
+            },
+        },
+        # Webhook deliveries (chalicelib/events/delivery_queue.py): FIFO, one message group per
+        # (webhook, entity); high-throughput mode (deduplication and throughput per group:
+        # the deduplication id is (webhook, event), always inside one group).
+        "DeliveryDeadLetterQueue": {
+            "Type": "AWS::SQS::Queue",
+            "Properties": {
+                "QueueName": _sub("pm-${Stage}-deliveries-dlq.fifo"),
+                "FifoQueue": True,
+                "MessageRetentionPeriod": 1209600,
+                "SqsManagedSseEnabled": True,
+            },
+        },
+        "DeliveryQueue": {
+            "Type": "AWS::SQS::Queue",
+            "Properties": {
+                "QueueName": _sub("pm-${Stage}-deliveries.fifo"),
+                "FifoQueue": True,
+                **{name: int(value) for name, value in delivery_queue.QUEUE_SETTINGS.items()},
+                **delivery_queue.FIFO_SETTINGS,
+                "SqsManagedSseEnabled": True,
+                "RedrivePolicy": {"deadLetterTargetArn": _arn("DeliveryDeadLetterQueue"), "maxReceiveCount": delivery_queue.MAX_RECEIVES},
             },
         },
         # Change-stream batches that still fail after the retries are not dropped: Lambda writes
@@ -239,6 +275,16 @@ def _alarms() -> dict[str, Any]:
         0,
         statistic="Maximum",
     )
+    deliveries = [{"Name": "QueueName", "Value": {"Fn::GetAtt": ["DeliveryDeadLetterQueue", "QueueName"]}}]
+    found |= _alarm(
+        "DeliveryDeadLettersAlarm",
+        "A webhook delivery message failed in the worker itself 1,000 times and waits in the dead-letter queue.",
+        "AWS/SQS",
+        "ApproximateNumberOfMessagesVisible",
+        deliveries,
+        0,
+        statistic="Maximum",
+    )
     failures = [{"Name": "QueueName", "Value": {"Fn::GetAtt": ["ChangeStreamFailureQueue", "QueueName"]}}]
     found |= _alarm(
         "ChangeStreamFailuresAlarm",
@@ -274,6 +320,9 @@ def _environment() -> dict[str, Any]:
         "PM_UPLOAD_BUCKET": {"Ref": "UploadBucket"},
         "PM_UPLOAD_QUEUE_URL": {"Ref": "UploadQueue"},
         "PM_UPLOAD_DLQ_URL": {"Ref": "UploadDeadLetterQueue"},
+        "PM_DELIVERY_QUEUE_URL": {"Ref": "DeliveryQueue"},
+        "PM_DELIVERY_DLQ_URL": {"Ref": "DeliveryDeadLetterQueue"},
+        "PM_STREAM_DLQ_URL": {"Ref": "ChangeStreamFailureQueue"},
         "PM_SEARCH_BACKEND": {"Ref": "SearchBackend"},
         "PM_OPENSEARCH_ENDPOINT": {"Fn::If": ["UseOpenSearch", _sub("https://${SearchDomain.DomainEndpoint}"), ""]},
         "PM_MCP_ALLOWED_HOSTS": {"Ref": "McpAllowedHosts"},
@@ -295,6 +344,15 @@ def _functions() -> dict[str, Any]:
                 "BisectBatchOnFunctionError": True,
                 "DestinationConfig": {"OnFailure": {"Destination": _arn("ChangeStreamFailureQueue")}},
                 "FunctionResponseTypes": ["ReportBatchItemFailures"],
+            }
+        }
+    }
+    found["DeliverWebhooks"]["Properties"]["Events"] = {
+        "DeliverWebhooksSqsEventSource": {
+            "Properties": {
+                "Queue": _arn("DeliveryQueue"),
+                "FunctionResponseTypes": ["ReportBatchItemFailures"],
+                "ScalingConfig": {"MaximumConcurrency": {"Ref": "DeliveryConcurrency"}},
             }
         }
     }
@@ -348,6 +406,8 @@ def outputs() -> dict[str, Any]:
         "UploadBucketName": {"Value": {"Ref": "UploadBucket"}},
         "UploadQueueUrl": {"Value": {"Ref": "UploadQueue"}},
         "UploadDeadLetterQueueUrl": {"Value": {"Ref": "UploadDeadLetterQueue"}},
+        "DeliveryQueueUrl": {"Value": {"Ref": "DeliveryQueue"}},
+        "DeliveryDeadLetterQueueUrl": {"Value": {"Ref": "DeliveryDeadLetterQueue"}},
         "AlarmTopicArn": {"Value": {"Ref": "AlarmTopic"}},
         "SearchEndpoint": {"Condition": "UseOpenSearch", "Value": _sub("https://${SearchDomain.DomainEndpoint}")},
     }

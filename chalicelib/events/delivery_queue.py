@@ -28,6 +28,10 @@ MAX_VISIBILITY_SECONDS = 12 * 3600  # SQS's limit: no wait is longer
 # webhook before it is disabled). Every wait counts as a receive, so the dead-letter queue
 # takes only a message received 1,000 times: one the worker itself keeps failing on.
 QUEUE_SETTINGS = {"VisibilityTimeout": "180", "MessageRetentionPeriod": str(14 * 86400)}
+# High-throughput FIFO: deduplication and throughput per message group (moto stores the mode
+# and deduplicates queue-wide, the same here: a deduplication id (webhook, event) always lies
+# inside one group).
+FIFO_SETTINGS = {"DeduplicationScope": "messageGroup", "FifoThroughputLimit": "perMessageGroupId"}
 MAX_RECEIVES = 1000
 _client_lock = threading.Lock()
 _client: Any = None

@@ -16,12 +16,18 @@ from __future__ import annotations
 
 import json
 from concurrent.futures import ThreadPoolExecutor
+from functools import partial
+from time import monotonic
 from typing import Any
 
 from chalicelib.events import deliveries, delivery_queue, sender, subscriptions, webhook_health
 from chalicelib.log import logger
 
 WORKER_ERROR_WAIT = 10.0
+# No attempt starts after this many seconds of an invocation: one group of ten slow receivers
+# (10 s each) would outlast the function's 60 s (infra/resources.py), and a timed-out batch
+# comes back whole. What was not started is kept, visible again at once.
+BUDGET_SECONDS = 40.0
 
 Kept = tuple[dict[str, Any], float]  # a record and its wait in seconds
 
@@ -33,8 +39,9 @@ def handle_event(event: dict[str, Any]) -> dict[str, Any]:
         groups.setdefault(_group(record), []).append(record)
     if not groups:
         return {"batchItemFailures": []}
+    deadline = monotonic() + BUDGET_SECONDS
     with ThreadPoolExecutor(max_workers=len(groups), thread_name_prefix="webhook-group") as pool:
-        kept = [k for result in pool.map(_run_group, groups.values()) for k in result]
+        kept = [k for result in pool.map(partial(_run_group, deadline=deadline), groups.values()) for k in result]
     if kept:
         try:
             delivery_queue.wait([(record["receiptHandle"], wait) for record, wait in kept])
@@ -51,8 +58,10 @@ def _group(record: dict[str, Any]) -> str:
     return delivery_queue.group_of(delivery_queue.Delivery(body["tenantId"], body["webhookId"], body["eventId"], body["entityKey"]))
 
 
-def _run_group(records: list[dict[str, Any]]) -> list[Kept]:
+def _run_group(records: list[dict[str, Any]], *, deadline: float) -> list[Kept]:
     for index, record in enumerate(records):
+        if monotonic() > deadline:
+            return [(later, 0.0) for later in records[index:]]
         try:
             wait = _attempt(record)
         except Exception:  # noqa: BLE001 - ours, not the receiver's: the message comes again

@@ -111,7 +111,7 @@ class LocalStack:
         dlq = sqs.create_queue(QueueName="pm-local-deliveries-dlq.fifo", Attributes=fifo)["QueueUrl"]
         dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
         redrive = json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": delivery_queue.MAX_RECEIVES})
-        attributes = {**fifo, **delivery_queue.QUEUE_SETTINGS, "RedrivePolicy": redrive}
+        attributes = {**fifo, **delivery_queue.QUEUE_SETTINGS, **delivery_queue.FIFO_SETTINGS, "RedrivePolicy": redrive}
         os.environ["PM_DELIVERY_QUEUE_URL"] = sqs.create_queue(QueueName="pm-local-deliveries.fifo", Attributes=attributes)["QueueUrl"]
         os.environ["PM_DELIVERY_DLQ_URL"] = dlq
         delivery_queue.reset_client()

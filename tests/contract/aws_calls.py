@@ -44,7 +44,8 @@ NOT_DEPLOYED = ("chalicelib/local/", "chalicelib/ops/")
 # Resource kinds (test_iam_policy.py maps each to the policy's CloudFormation reference).
 TABLE, INDEX = "table", "index"
 BUCKET, OBJECTS = "bucket", "objects"
-QUEUES = "queues"  # the upload queue and its dead-letter queue (the status check reads both)
+QUEUES = "queues"  # every queue of the stack: the status check reads their depths
+DELIVERY_QUEUE = "delivery_queue"  # the webhook delivery queue (events/delivery_queue.py)
 SEARCH, COUNT = "search:_search", "search:_count"
 
 # boto3: (service, method) -> (actions, resource kind). Argument-dependent variants below.
@@ -59,7 +60,12 @@ BOTO3: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
     ("sqs", "send_message"): (("sqs:SendMessage",), QUEUES),
     ("dynamodb", "describe_time_to_live"): (("dynamodb:DescribeTimeToLive",), TABLE),
     ("dynamodb", "update_time_to_live"): (("dynamodb:UpdateTimeToLive",), TABLE),
+    ("sqs", "send_message_batch"): (("sqs:SendMessage",), QUEUES),
+    ("sqs", "change_message_visibility"): (("sqs:ChangeMessageVisibility",), QUEUES),
+    ("sqs", "change_message_visibility_batch"): (("sqs:ChangeMessageVisibility",), QUEUES),
 }
+# Modules whose SQS calls all go to one queue (the module reads its URL from one setting).
+QUEUE_OF_MODULE = {"chalicelib/events/delivery_queue.py": DELIVERY_QUEUE}
 # A VersionId argument (or a ** expansion that may carry one) also needs the version action.
 VERSIONED = {("s3", "get_object"): "s3:GetObjectVersion", ("s3", "delete_object"): "s3:DeleteObjectVersion"}
 # Presigned URLs: whoever uses the URL acts with the signing role's permissions.
@@ -146,7 +152,9 @@ DISPATCH = {
     "app.route": "api",
     "declare_show": "api",  # resources/common.py: extra fields of the show answer, and the
     "declare_list": "api",  # list's normalisers and the update's guard run inside the
-    "declare_update": "api",  # operation handler these declare
+    "declare_update": "api",  # operation handler these declare, as the restore's guard
+    "declare_lifecycle": "api",  # (webhooks: the limit) runs inside restore's handler
+    "declare_restore": "api",
     "MetaTool": "api",  # mcp/meta.py: the MCP meta-tools
     "EntityType": "field",  # entities.py: check/derive/unique, run where code reads `.check` etc. (store writes)
     "app.on_dynamodb_record": "root",
@@ -703,6 +711,8 @@ class Program:
                 actions, resource = BOTO3[(service, method)]
                 if (service, method) in VERSIONED and ("VersionId" in keywords or None in keywords):
                     actions = (*actions, VERSIONED[(service, method)])
+                if service == "sqs":
+                    resource = QUEUE_OF_MODULE.get(self.rel(unit.module), resource)
                 need(actions, resource)
             else:
                 unmapped(f"boto3 {service}.{method}")

@@ -29,7 +29,8 @@ RESOURCES: dict[str, list[Any]] = {
     "index": [policies.TABLE_INDEXES],
     "bucket": [policies.UPLOAD_BUCKET],
     "objects": [policies.UPLOAD_OBJECTS],
-    "queues": [policies.UPLOAD_QUEUE, policies.UPLOAD_DEAD_LETTER_QUEUE],
+    "queues": list(policies.QUEUES),
+    "delivery_queue": [policies.DELIVERY_QUEUE],
     "search:_search": policies.SEARCH_PATHS,
     "search:_count": policies.COUNT_PATHS,
 }
@@ -145,7 +146,8 @@ def test_event_source_logs_and_traces(function: str) -> None:
         assert ("dynamodb:ListStreams", _key(policies.TABLE_STREAMS)) in held
     if kind == "queue":
         queue = ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes")
-        assert {(a, _key(policies.UPLOAD_QUEUE)) for a in queue} <= held
+        source = {"OnUpload": policies.UPLOAD_QUEUE, "DeliverWebhooks": policies.DELIVERY_QUEUE}[function]
+        assert {(a, _key(source)) for a in queue} <= held
     logs = _key(policies.log_group(function))
     assert {("logs:CreateLogGroup", logs), ("logs:CreateLogStream", logs), ("logs:PutLogEvents", logs)} <= held
     assert {("xray:PutTraceSegments", '"*"'), ("xray:PutTelemetryRecords", '"*"')} <= held

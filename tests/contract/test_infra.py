@@ -44,6 +44,29 @@ def test_the_upload_path_is_private_versioned_and_has_a_dead_letter_queue() -> N
     assert alarm["Dimensions"][0]["Value"] == {"Fn::GetAtt": ["UploadDeadLetterQueue", "QueueName"]}
 
 
+def test_webhook_deliveries_run_on_a_fifo_queue_with_a_fifo_dead_letter_queue() -> None:
+    """The queue as the code expects it (events/delivery_queue.py), its worker with partial
+    batch failures and bounded concurrency, and every function told where the queues are."""
+    from chalicelib.events import delivery_queue
+
+    queue = TEMPLATE["Resources"]["DeliveryQueue"]["Properties"]
+    dead = TEMPLATE["Resources"]["DeliveryDeadLetterQueue"]["Properties"]
+    assert queue["FifoQueue"] is True and dead["FifoQueue"] is True, "a FIFO queue's dead letters must go to a FIFO queue"
+    assert queue["QueueName"] == {"Fn::Sub": "pm-${Stage}-deliveries.fifo"}
+    assert queue["RedrivePolicy"] == {"deadLetterTargetArn": {"Fn::GetAtt": ["DeliveryDeadLetterQueue", "Arn"]}, "maxReceiveCount": delivery_queue.MAX_RECEIVES}
+    assert str(queue["VisibilityTimeout"]) == delivery_queue.QUEUE_SETTINGS["VisibilityTimeout"]
+    assert queue["VisibilityTimeout"] >= 3 * TEMPLATE["Resources"]["DeliverWebhooks"]["Properties"]["Timeout"]
+    assert {k: queue[k] for k in delivery_queue.FIFO_SETTINGS} == delivery_queue.FIFO_SETTINGS
+    source = TEMPLATE["Resources"]["DeliverWebhooks"]["Properties"]["Events"]["DeliverWebhooksSqsEventSource"]["Properties"]
+    assert source["Queue"] == {"Fn::GetAtt": ["DeliveryQueue", "Arn"]} and source["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    assert source["ScalingConfig"] == {"MaximumConcurrency": {"Ref": "DeliveryConcurrency"}}
+    for name in resources.FUNCTIONS:
+        variables = TEMPLATE["Resources"][name]["Properties"]["Environment"]["Variables"]
+        assert variables["PM_DELIVERY_QUEUE_URL"] == {"Ref": "DeliveryQueue"}
+        assert variables["PM_STREAM_DLQ_URL"] == {"Ref": "ChangeStreamFailureQueue"}
+    assert "SendWebhooks" not in TEMPLATE["Resources"], "the per-minute webhook scheduler is gone"
+
+
 def test_api_gateway_answers_in_problem_json_like_the_app() -> None:
     """Substituting what API Gateway fills in ($context.*) leaves JSON problems; an unrouted
     path is the app's own no_route 404."""

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 import pytest
 
 from chalicelib import clock, config
-from chalicelib.events import deliveries, sender, targets, webhook_health
+from chalicelib.events import deliveries, delivery_queue, delivery_worker, sender, targets, webhook_health
 from chalicelib.events.sender import Outcome
 from chalicelib.store import webhooks as webhook_store
 from chalicelib.store.model import ENTITY_SK, Item
@@ -135,3 +135,25 @@ def test_loopback_and_http_are_allowed_in_the_local_stage_only(monkeypatch: pyte
 def test_an_unresolvable_host_settles_as_dns_error(monkeypatch: pytest.MonkeyPatch) -> None:
     outcome = sender.send("https://no-such-host.invalid/hook", "{}", "evt_1", "whsec_" + "A" * 32, None)
     assert outcome == Outcome(None, "dns_error", outcome.duration_ms)
+
+
+def test_the_worker_starts_no_attempt_past_its_budget_and_keeps_the_rest_of_the_group(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ten slow receivers in one group would outlast the function: what was not started is
+    kept (visible again at once), in order, and nothing after it in the group is sent."""
+    now = [0.0]
+    attempted: list[str] = []
+
+    def attempt(record: dict[str, object]) -> None:
+        attempted.append(str(record["messageId"]))
+        now[0] += 15.0  # a slow receiver
+
+    waits: list[list[tuple[str, float]]] = []
+    monkeypatch.setattr(delivery_worker, "BUDGET_SECONDS", 40.0)
+    monkeypatch.setattr(delivery_worker, "monotonic", lambda: now[0])
+    monkeypatch.setattr(delivery_worker, "_attempt", attempt)
+    monkeypatch.setattr(delivery_queue, "wait", waits.append)
+    records = [{"messageId": f"m{n}", "receiptHandle": f"r{n}", "body": "{}", "attributes": {"MessageGroupId": "whk_1:contact#con_1"}} for n in range(6)]
+    answer = delivery_worker.handle_event({"Records": records})
+    assert attempted == ["m0", "m1", "m2"]  # started at 0, 15 and 30 s; the budget is 40 s
+    assert answer == {"batchItemFailures": [{"itemIdentifier": f"m{n}"} for n in (3, 4, 5)]}
+    assert waits == [[("r3", 0.0), ("r4", 0.0), ("r5", 0.0)]]
