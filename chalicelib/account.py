@@ -69,5 +69,7 @@ def admit(ctx: CallContext, operation: str) -> None:
 
 
 def admit_tool(ctx: CallContext, operation: str) -> None:
-    """A domain tool run through MCP counts against the operation's own limit, as over REST."""
-    throttle.take(ctx.key_id, operation, tenant_facts(ctx.tenant_id).get("throttle"), overall=False)
+    """A domain tool run through MCP (each step of a pipeline) counts as a call of its own,
+    against the operation's limit and the key's, as over REST: the MCP request that runs it
+    counted once already."""
+    throttle.take(ctx.key_id, operation, tenant_facts(ctx.tenant_id).get("throttle"))

@@ -91,3 +91,23 @@ def stream_dead_letter_url() -> str | None:
 def webhook_retry_scale() -> float:
     """Tests shrink the retry schedule (PM_WEBHOOK_RETRY_SCALE=0.001: 5 s become 5 ms)."""
     return float(os.environ.get("PM_WEBHOOK_RETRY_SCALE", "1"))
+
+
+def throttle_default(rate: float, burst: int) -> tuple[float, int]:
+    """Every key's overall limit unless its tenant sets one: PM_THROTTLE_RATE calls a second,
+    PM_THROTTLE_BURST at once (chalicelib/throttle.py holds the documented defaults)."""
+    return float(os.environ.get("PM_THROTTLE_RATE", rate)), int(os.environ.get("PM_THROTTLE_BURST", burst))
+
+
+# Sign-ups (and any other anonymous command) per source address: SIGNUP_LIMIT per
+# SIGNUP_WINDOW_SECONDS, unless PM_SIGNUP_LIMIT reads "<count>/<seconds>" ("0/1": off).
+SIGNUP_LIMIT = 10
+SIGNUP_WINDOW_SECONDS = 3600
+
+
+def signup_limit() -> tuple[int, int]:
+    spec = os.environ.get("PM_SIGNUP_LIMIT")
+    if not spec:
+        return SIGNUP_LIMIT, SIGNUP_WINDOW_SECONDS
+    count, _, seconds = spec.partition("/")
+    return int(count), max(1, int(seconds or SIGNUP_WINDOW_SECONDS))

@@ -14,7 +14,7 @@ from typing import Any
 
 from chalice import Chalice, Response  # type: ignore[attr-defined]
 
-from chalicelib import account, config, dispatch, observability, registry
+from chalicelib import account, config, dispatch, observability, registry, throttle
 from chalicelib.auth import authenticate
 from chalicelib.context import CallContext
 from chalicelib.errors import ApiError, Invalid, MethodNotAllowed, NotFound, PayloadTooLarge, UnsupportedMediaType
@@ -224,6 +224,8 @@ def _handle(request: Any, request_id: str, name: str, kind: str, surface: Surfac
     if request.method != op.method:
         raise MethodNotAllowed(f"{op.name} is a {op.kind}: send it with {op.method}.", headers={"Allow": op.method})
     ctx = identify(request, request_id, op.name, caller) if op.authenticated else dispatch.ANONYMOUS
+    if not op.authenticated and op.kind == "command":
+        throttle.take_anonymous(source_ip_of(request), op.name)  # sign-up: per source address
     if op.kind == "query":
         return json_response(200, dispatch.run(op, ctx, decode_query(op, _query_params(request))), request_id)
     args, raw = parse_body(request, op)

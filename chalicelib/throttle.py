@@ -1,22 +1,27 @@
-"""The per-key safety throttle: token buckets per key (all its calls) and, where a tenant
-configures one, per key and operation. The interface promises no fixed quotas; this only
-stops a runaway agent from flooding the service.
+"""The per-key safety limit, counted in the table so that every instance shares it: a Lambda
+instance serves one request at a time, so a budget kept in its memory would never run out.
+Every key has an overall limit (the documented default, or the tenant's `perKey`), and an
+operation may have its own (`pmctl tenants throttle`). A limit of `rate` calls a second with
+`burst` at once allows `burst` calls per window of burst/rate seconds (store/rates.py: one
+conditional write per limit and call). The interface promises no fixed quotas; this stops a
+runaway agent from flooding the service. Anonymous commands (sign-up) are limited per source
+address the same way.
 
-Buckets live in the serving instance's memory (a Lambda container, `make serve`): the limit
-holds per instance, which is what a safety throttle needs; account-wide quotas belong to API
-Gateway usage plans. A refused call answers 429 with `Retry-After` and the `RateLimit-Policy`
-and `RateLimit` fields of the IETF draft (draft-ietf-httpapi-ratelimit-headers)."""
+A refused call answers 429 with `Retry-After` and the `RateLimit-Policy` and `RateLimit`
+fields of the IETF draft (draft-ietf-httpapi-ratelimit-headers). Once a window is full, this
+instance refuses without a write until the window ends: a flood costs one write per window."""
 
 from __future__ import annotations
 
 import math
-import os
 import threading
 import time
 from dataclasses import dataclass
 from typing import Any
 
+from chalicelib import config
 from chalicelib.errors import Throttled
+from chalicelib.store import rates
 
 # Documented defaults: every key may make 100 calls a second, 200 at once; no per-operation
 # limits unless a tenant sets them (pmctl tenants throttle).
@@ -26,28 +31,21 @@ DEFAULT_BURST = 200
 
 @dataclass(frozen=True)
 class Limit:
-    name: str  # "key" or the operation's name
-    rate: float  # tokens per second
-    burst: int  # bucket size
+    name: str  # "key", the operation's name, or "signup" (per source address)
+    rate: float  # calls per second
+    burst: int  # calls per window
 
     @property
     def window(self) -> int:
         return max(1, math.ceil(self.burst / self.rate))
 
 
-@dataclass
-class _Bucket:
-    tokens: float
-    updated: float
-
-
-_buckets: dict[tuple[str, str], _Bucket] = {}
+_full: dict[tuple[str, int], float] = {}  # (subject, window) -> when that full window ends (time.time())
 _lock = threading.Lock()
 
 
 def _default() -> Limit | None:
-    rate = float(os.environ.get("PM_THROTTLE_RATE", DEFAULT_RATE))
-    burst = int(os.environ.get("PM_THROTTLE_BURST", DEFAULT_BURST))
+    rate, burst = config.throttle_default(DEFAULT_RATE, DEFAULT_BURST)
     return Limit("key", rate, burst) if rate > 0 and burst > 0 else None
 
 
@@ -58,51 +56,56 @@ def _limit(name: str, spec: Any) -> Limit | None:
     return Limit(name, rate, max(burst, 1)) if rate > 0 else None
 
 
-def limits(tenant_config: dict[str, Any] | None, operation: str, *, overall: bool = True) -> list[Limit]:
-    """The limits a call of `operation` counts against: the key's overall limit (the tenant's
-    `perKey`, else the default; `{"rate": 0}` turns it off) and the operation's, if set."""
-    config = tenant_config or {}
-    found = [_limit("key", config["perKey"]) if "perKey" in config else _default()] if overall else []
-    found.append(_limit(operation, (config.get("operations") or {}).get(operation)))
+def limits(tenant_config: dict[str, Any] | None, operation: str) -> list[Limit]:
+    """The limits a call of `operation` counts against: the operation's own, if set, and the
+    key's overall limit (the tenant's `perKey`, else the default; `{"rate": 0}` turns it off)."""
+    config_ = tenant_config or {}
+    found = [_limit(operation, (config_.get("operations") or {}).get(operation))]
+    found.append(_limit("key", config_["perKey"]) if "perKey" in config_ else _default())
     return [limit for limit in found if limit is not None]
 
 
-def take(key_id: str, operation: str, tenant_config: dict[str, Any] | None, *, overall: bool = True) -> None:
-    """Spend one token of every applicable bucket, or refuse with 429 (spending none).
-    `overall` False counts only the operation's own limit (a tool run inside an MCP request,
-    which counted against the key's overall limit already)."""
-    applicable = limits(tenant_config, operation, overall=overall)
-    if not applicable:
-        return
-    now = time.monotonic()
+def take(key_id: str, operation: str, tenant_config: dict[str, Any] | None) -> None:
+    """Count one call of the key against every applicable limit, or refuse with 429. The
+    narrower limit (the operation's) is counted first; a call refused by the key's overall
+    limit has still used its operation's budget."""
+    for limit in limits(tenant_config, operation):
+        subject = f"key#{key_id}" if limit.name == "key" else f"key#{key_id}#{limit.name}"
+        _spend(subject, limit, what="this key")
+
+
+def take_anonymous(source_ip: str | None, operation: str) -> None:
+    """Count an anonymous command (sign-up) against its source address's limit."""
+    quota, window = config.signup_limit()
+    if quota > 0:
+        _spend(f"source#{source_ip or 'unknown'}#{operation}", Limit("signup", quota / window, quota), what="this source address")
+
+
+def _spend(subject: str, limit: Limit, *, what: str) -> None:
+    now = time.time()
     with _lock:
-        buckets = [(limit, _refilled(key_id, limit, now)) for limit in applicable]
-        for limit, bucket in buckets:
-            if bucket.tokens < 1:
-                wait = (1 - bucket.tokens) / limit.rate
-                raise Throttled(
-                    f"Too many requests for this key ({limit.name} limit: {limit.rate:g} per second, {limit.burst} at once). Retry after {math.ceil(wait)} s.",
-                    code="throttled",
-                    headers={
-                        "Retry-After": str(math.ceil(wait)),
-                        "RateLimit-Policy": f'"{limit.name}";q={limit.burst};w={limit.window}',
-                        "RateLimit": f'"{limit.name}";r=0;t={math.ceil(wait)}',
-                    },
-                )
-        for _, bucket in buckets:
-            bucket.tokens -= 1
-
-
-def _refilled(key_id: str, limit: Limit, now: float) -> _Bucket:
-    bucket = _buckets.get((key_id, limit.name))
-    if bucket is None:
-        bucket = _buckets[(key_id, limit.name)] = _Bucket(float(limit.burst), now)
-    bucket.tokens = min(float(limit.burst), bucket.tokens + (now - bucket.updated) * limit.rate)
-    bucket.updated = now
-    return bucket
+        ends = _full.get((subject, limit.window))
+    wait = ends - now if ends is not None and ends > now else rates.spend(subject, limit.window, limit.burst, now)
+    if wait is None:
+        return
+    with _lock:
+        _full[(subject, limit.window)] = now + wait
+        if len(_full) > 10_000:  # forget windows that ended
+            for stale in [k for k, v in _full.items() if v <= now]:
+                del _full[stale]
+    seconds = math.ceil(wait)
+    raise Throttled(
+        f"Too many requests for {what} ({limit.name} limit: {limit.burst} per {limit.window} s). Retry after {seconds} s.",
+        code="throttled",
+        headers={
+            "Retry-After": str(seconds),
+            "RateLimit-Policy": f'"{limit.name}";q={limit.burst};w={limit.window}',
+            "RateLimit": f'"{limit.name}";r=0;t={seconds}',
+        },
+    )
 
 
 def reset() -> None:
-    """Forget every bucket (tests)."""
+    """Forget the windows this instance saw full (tests change limits between calls)."""
     with _lock:
-        _buckets.clear()
+        _full.clear()

@@ -59,6 +59,27 @@ def parameters() -> dict[str, Any]:
         },
         "SalesContact": {"Type": "String", "Default": "sales@propertymanagement.example", "Description": "Named to tenants whose trial ended."},
         "UploadCorsOrigin": {"Type": "String", "Default": "*", "Description": "Origin allowed to POST files to presigned upload URLs from a browser."},
+        "ApiRateLimit": {
+            "Type": "Number",
+            "Default": 1000,
+            "MinValue": 1,
+            "Description": "API Gateway stage throttle: requests per second over all callers (the account's own default is 10,000).",
+        },
+        "ApiBurstLimit": {"Type": "Number", "Default": 2000, "MinValue": 1, "Description": "API Gateway stage throttle: requests at once over all callers."},
+        "ApiConcurrency": {
+            "Type": "Number",
+            "Default": 400,
+            "MinValue": 0,
+            "Description": "Concurrency reserved for (and capping) the API function, so the stream, delivery and upload functions always "
+            "have room; 0 reserves none (an account whose Lambda quota is under 1,000 must leave 100 unreserved).",
+        },
+        "SignupRateLimit": {
+            "Type": "Number",
+            "Default": 0,
+            "MinValue": 0,
+            "Description": "A WAF rate-based rule: sign-ups per source address in 5 minutes (at least 10); 0 creates no WAF "
+            "(a web ACL costs about $5 a month, its rule $1, and $0.60 per million requests).",
+        },
         "DeliveryConcurrency": {
             "Type": "Number",
             "Default": 200,
@@ -75,6 +96,8 @@ def conditions() -> dict[str, Any]:
         "UseOpenSearch": {"Fn::Equals": [{"Ref": "SearchBackend"}, "opensearch"]},
         "HasAlarmEmail": {"Fn::Not": [{"Fn::Equals": [{"Ref": "AlarmEmail"}, ""]}]},
         "IsProd": {"Fn::Equals": [{"Ref": "Stage"}, "prod"]},
+        "ReservesApiConcurrency": {"Fn::Not": [{"Fn::Equals": [{"Ref": "ApiConcurrency"}, 0]}]},
+        "HasSignupFirewall": {"Fn::Not": [{"Fn::Equals": [{"Ref": "SignupRateLimit"}, 0]}]},
     }
 
 
@@ -347,6 +370,9 @@ def _functions() -> dict[str, Any]:
             }
         }
     }
+    found["APIHandler"]["Properties"]["ReservedConcurrentExecutions"] = {
+        "Fn::If": ["ReservesApiConcurrency", {"Ref": "ApiConcurrency"}, {"Ref": "AWS::NoValue"}]
+    }
     found["DeliverWebhooks"]["Properties"]["Events"] = {
         "DeliverWebhooksSqsEventSource": {
             "Properties": {
@@ -360,6 +386,75 @@ def _functions() -> dict[str, Any]:
         "OnUploadSqsEventSource": {"Properties": {"Queue": _arn("UploadQueue"), "FunctionResponseTypes": ["ReportBatchItemFailures"]}}
     }
     return found
+
+
+def _firewall() -> dict[str, Any]:
+    """Optional (SignupRateLimit > 0): a WAF web ACL on the API stage whose one rule blocks a
+    source address that signs up more than the limit in 5 minutes (429), before the function
+    runs; the app limits sign-ups per source address too (chalicelib/throttle.py)."""
+
+    def visibility(name: str) -> dict[str, Any]:
+        return {"SampledRequestsEnabled": True, "CloudWatchMetricsEnabled": True, "MetricName": name}
+
+    signup_paths = {
+        "ByteMatchStatement": {
+            "SearchString": "/command/signup",
+            "FieldToMatch": {"UriPath": {}},
+            "TextTransformations": [{"Priority": 0, "Type": "LOWERCASE"}],
+            "PositionalConstraint": "ENDS_WITH",
+        }
+    }
+    return {
+        "SignupFirewall": {
+            "Type": "AWS::WAFv2::WebACL",
+            "Condition": "HasSignupFirewall",
+            "Properties": {
+                "Name": _sub("pm-${Stage}-api"),
+                "Scope": "REGIONAL",
+                "DefaultAction": {"Allow": {}},
+                "VisibilityConfig": visibility("pm-api"),
+                "Rules": [
+                    {
+                        "Name": "signups-per-source",
+                        "Priority": 0,
+                        "Action": {"Block": {"CustomResponse": {"ResponseCode": 429}}},
+                        "Statement": {
+                            "RateBasedStatement": {
+                                "Limit": {"Ref": "SignupRateLimit"},
+                                "EvaluationWindowSec": 300,
+                                "AggregateKeyType": "IP",
+                                "ScopeDownStatement": signup_paths,
+                            }
+                        },
+                        "VisibilityConfig": visibility("pm-signups-per-source"),
+                    }
+                ],
+            },
+        },
+        "SignupFirewallAssociation": {
+            "Type": "AWS::WAFv2::WebACLAssociation",
+            "Condition": "HasSignupFirewall",
+            "Properties": {
+                # RestAPI.Stage: SAM's reference to the stage it generates (and the dependency on it)
+                "ResourceArn": {
+                    "Fn::Join": [
+                        "",
+                        [
+                            "arn:",
+                            {"Ref": "AWS::Partition"},
+                            ":apigateway:",
+                            {"Ref": "AWS::Region"},
+                            "::/restapis/",
+                            {"Ref": "RestAPI"},
+                            "/stages/",
+                            {"Ref": "RestAPI.Stage"},
+                        ],
+                    ]
+                },
+                "WebACLArn": _arn("SignupFirewall"),
+            },
+        },
+    }
 
 
 def _gateway_responses() -> dict[str, Any]:
@@ -385,20 +480,24 @@ def _gateway_responses() -> dict[str, Any]:
     return {
         "RestAPI": {
             "Properties": {
+                # the stage's own throttle, over all callers (429 from API Gateway, in problem+json below)
+                "MethodSettings": [
+                    {"ResourcePath": "/*", "HttpMethod": "*", "ThrottlingRateLimit": {"Ref": "ApiRateLimit"}, "ThrottlingBurstLimit": {"Ref": "ApiBurstLimit"}}
+                ],
                 "DefinitionBody": {
                     "x-amazon-apigateway-gateway-responses": {
                         "MISSING_AUTHENTICATION_TOKEN": response(routed, "404"),
                         "DEFAULT_4XX": response(passed_on("gateway_refused", "Refused by the API gateway")),
                         "DEFAULT_5XX": response(passed_on("gateway_error", "API gateway error")),
                     }
-                }
+                },
             }
         }
     }
 
 
 def resources() -> dict[str, Any]:
-    return {**_bucket(), **_queues(), **_search(), **_alarms(), **_functions(), **_gateway_responses()}
+    return {**_bucket(), **_queues(), **_search(), **_alarms(), **_functions(), **_gateway_responses(), **_firewall()}
 
 
 def outputs() -> dict[str, Any]:

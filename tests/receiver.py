@@ -5,10 +5,12 @@ header. `Tarpit` accepts connections and never answers; `closed_port` is where n
 
 from __future__ import annotations
 
+import functools
 import json
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -21,7 +23,7 @@ class Received:
     status: int
     at: float = field(default_factory=time.time)  # arrival (epoch seconds)
 
-    @property
+    @functools.cached_property
     def event(self) -> dict[str, Any]:
         return dict(json.loads(self.body))
 
@@ -36,7 +38,7 @@ class Receiver:
     drop_first: int = 0  # the first N requests get no answer: the connection is closed
     retry_after: str | None = None  # sent with every non-2xx answer
     requests: list[Received] = field(default_factory=list)
-    lock: threading.Lock = field(default_factory=threading.Lock)
+    lock: threading.Condition = field(default_factory=threading.Condition)  # notified at every arrival
 
     def start(self) -> Receiver:
         receiver = self
@@ -61,6 +63,7 @@ class Receiver:
                     else:
                         status = 200
                     receiver.requests.append(Received(headers, body, status))
+                    receiver.lock.notify_all()
                 if drop:
                     self.close_connection = True
                     return
@@ -90,13 +93,20 @@ class Receiver:
             return [r for r in self.requests if r.status == 200]
 
     def wait_for(self, count: int, timeout: float = 20.0) -> list[Received]:
-        deadline = time.monotonic() + timeout
-        while time.monotonic() < deadline:
-            got = self.delivered()
-            if len(got) >= count:
-                return got
-            time.sleep(0.02)
+        with self.lock:
+            if self.lock.wait_for(lambda: len([r for r in self.requests if r.status == 200]) >= count, timeout):
+                return [r for r in self.requests if r.status == 200]
         raise AssertionError(f"receiver got {len(self.delivered())} of {count} deliveries: {[r.status for r in self.requests]}")
+
+    def first(self, match: Callable[[Received], bool], timeout: float = 30.0) -> Received | None:
+        """The first delivered request that matches, waiting for it up to `timeout` seconds."""
+
+        def found() -> Received | None:
+            return next((r for r in self.requests if r.status == 200 and match(r)), None)
+
+        with self.lock:
+            self.lock.wait_for(found, timeout)
+            return found()
 
     def stop(self) -> None:
         self.server.shutdown()

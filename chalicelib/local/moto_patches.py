@@ -1,6 +1,7 @@
 """Changes to moto for the local stack: TransactWriteItems without a deep copy of the
-whole table, SQS queue bookkeeping that does not re-count the queue per message, and table
-walks that survive concurrent writes.
+whole table, SQS queue bookkeeping that does not re-count the queue per message, table
+walks that survive concurrent writes, and a server that finds a request's service once per
+host instead of listing its own package directory on every request.
 
 moto 5.2 snapshots every table a transaction touches (copy.deepcopy) so it can roll back,
 which makes each transaction cost time in proportion to the table: a tenant of 10,000
@@ -99,7 +100,26 @@ def apply() -> None:
         setattr(DynamoDBBackend, name, _locked(getattr(DynamoDBBackend, name)))
     _patch_sqs()
     _patch_table_walk()
+    _patch_dispatch()
     _applied = True
+
+
+def _patch_dispatch() -> None:
+    """moto's server picks the backend of every request under one lock by listing moto's
+    package directory (a stat per service, ~150) and then trying every service's URL
+    patterns: a quarter of the local stack's CPU under load, and every request waits its
+    turn for it. The answer depends on the host alone and never changes: kept per host."""
+    from moto.moto_server.werkzeug_app import DomainDispatcherApplication
+
+    find = DomainDispatcherApplication.get_backend_for_host
+    known: dict[str | None, Any] = {}
+
+    def get_backend_for_host(self: Any, host: str | None) -> Any:
+        if host not in known:
+            known[host] = find(self, host)
+        return known[host]
+
+    DomainDispatcherApplication.get_backend_for_host = get_backend_for_host  # type: ignore[method-assign]
 
 
 def _patch_sqs() -> None:

@@ -92,6 +92,7 @@ class Item(Model):
     changedBy = MapAttribute[str, Any](null=True)
     aliases = MapAttribute[str, Any](null=True)  # integration -> [alias, ...]
     expiresAt = NumberAttribute(null=True)  # epoch seconds; DynamoDB TTL (idempotency, upload reservations)
+    hits = NumberAttribute(null=True)  # a request counter's count (store/rates.py)
     fileKey = UnicodeAttribute(null=True)  # S3 key of an entity's file (documents, UVIs); never shown
     fileVersion = UnicodeAttribute(null=True)  # the S3 version registered: a later upload to the key cannot replace it
 

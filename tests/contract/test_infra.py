@@ -109,3 +109,25 @@ def test_the_rewritten_bundle_is_trimmed_sorted_timeless_and_compiled(tmp_path: 
     (tmp_path / "task" / "alpha" / "b.py").write_text("VALUE = 'source'\n")
     imported = subprocess.run([sys.executable, "-c", "import alpha.b; print(alpha.b.VALUE)"], cwd=tmp_path / "task", capture_output=True, text=True, check=True)
     assert imported.stdout.strip() == "compiled"
+
+
+def test_no_caller_can_take_the_whole_account() -> None:
+    """The stage throttles all callers, the API function's concurrency is reserved (and so
+    capped), leaving the stream, delivery and upload functions room; sign-ups may be
+    rate-limited per source address by a WAF rule, optional by parameter."""
+    api = TEMPLATE["Resources"]["RestAPI"]["Properties"]
+    assert api["MethodSettings"] == [
+        {"ResourcePath": "/*", "HttpMethod": "*", "ThrottlingRateLimit": {"Ref": "ApiRateLimit"}, "ThrottlingBurstLimit": {"Ref": "ApiBurstLimit"}}
+    ]
+    reserved = TEMPLATE["Resources"]["APIHandler"]["Properties"]["ReservedConcurrentExecutions"]
+    assert reserved == {"Fn::If": ["ReservesApiConcurrency", {"Ref": "ApiConcurrency"}, {"Ref": "AWS::NoValue"}]}
+    parameters = TEMPLATE["Parameters"]
+    assert parameters["ApiConcurrency"]["Default"] > parameters["DeliveryConcurrency"]["Default"] > 0
+    acl = TEMPLATE["Resources"]["SignupFirewall"]
+    assert acl["Condition"] == "HasSignupFirewall" and parameters["SignupRateLimit"]["Default"] == 0
+    rule = acl["Properties"]["Rules"][0]
+    assert rule["Statement"]["RateBasedStatement"]["Limit"] == {"Ref": "SignupRateLimit"}
+    assert rule["Statement"]["RateBasedStatement"]["ScopeDownStatement"]["ByteMatchStatement"]["SearchString"] == "/command/signup"
+    assert rule["Action"] == {"Block": {"CustomResponse": {"ResponseCode": 429}}}
+    association = TEMPLATE["Resources"]["SignupFirewallAssociation"]
+    assert association["Condition"] == "HasSignupFirewall" and association["Properties"]["WebACLArn"] == {"Fn::GetAtt": ["SignupFirewall", "Arn"]}

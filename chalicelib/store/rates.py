@@ -1,0 +1,39 @@
+"""Request counters every instance shares: one item per (subject, window length, window),
+counted with one conditional UpdateItem (ADD hits 1 unless the window is full), gone by TTL
+a minute after its window. A subject is a key (`key#<keyId>`, and `key#<keyId>#<operation>`
+for an operation's own limit) or a sign-up source address.
+
+Fixed windows: a caller can fit up to twice a window's quota around a window's edge, which
+is what a safety limit allows; the count itself is exact across every instance."""
+
+from __future__ import annotations
+
+from pynamodb.exceptions import UpdateError
+
+from chalicelib.store.model import Item
+
+TYPE = "rate"
+KEEP_SECONDS = 60  # past the window's end, before the TTL may remove the item
+
+
+def _is_full(err: UpdateError) -> bool:
+    return getattr(err, "cause_response_code", None) == "ConditionalCheckFailedException"
+
+
+def spend(subject: str, window_seconds: int, quota: int, now: float) -> float | None:
+    """Count one request in the subject's current window. None when counted; when the window
+    already holds `quota` requests, nothing is counted and the answer is the seconds until
+    the window ends."""
+    index = int(now // window_seconds)
+    ends = (index + 1) * window_seconds
+    item = Item(f"rate#{subject}", f"{window_seconds}#{index}")
+    try:
+        item.update(
+            actions=[Item.hits.add(1), Item.type.set(TYPE), Item.expiresAt.set(ends + KEEP_SECONDS)],
+            condition=Item.hits.does_not_exist() | (Item.hits < quota),
+        )
+    except UpdateError as err:
+        if _is_full(err):
+            return max(ends - now, 0.001)
+        raise
+    return None

@@ -1,0 +1,102 @@
+"""Limits that hold across instances (issue 16, finding 5): a key's request rate is counted in
+the table, so two instances of the app (here two processes on one table, as two Lambda
+instances are) share one budget; every pipeline step counts against the key's limit; sign-ups
+are limited per source address."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+
+import pytest
+
+from chalicelib import account, throttle
+from chalicelib.local.stack import free_port
+from chalicelib.store import keys
+from tests.client import Api, Tenant
+from tests.mcp_client import McpSession, error_text
+from tests.serve_process import ROOT
+
+
+@pytest.fixture(scope="module")
+def second_instance(api: Api) -> Iterator[Api]:
+    """The app in a process of its own on the same moto (the environment names its endpoint,
+    queues and table), as a second Lambda instance."""
+    port = free_port()
+    code = f"import time\nfrom chalicelib.local.http_server import serve_in_thread\nserve_in_thread({port})\ntime.sleep(3600)\n"
+    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    other = Api(f"http://127.0.0.1:{port}")
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        try:
+            if other.request("GET", "/api/platform/v1/query/version").status == 200:
+                break
+        except OSError:
+            time.sleep(0.1)
+    else:
+        proc.kill()
+        raise AssertionError("the second instance did not come up")
+    yield other
+    proc.kill()
+    proc.wait()
+
+
+def _away_from_a_window_edge(window: float, margin: float = 5.0) -> None:
+    """Counters are per fixed window: start a check well inside one."""
+    into = time.time() % window
+    if window - into < margin:
+        time.sleep(window - into + 0.05)
+
+
+def test_a_keys_limit_holds_across_instances(api: Api, second_instance: Api, tenant: Tenant) -> None:
+    keys.set_throttle(tenant.id, {"operations": {"objects": {"rate": 0.05, "burst": 3}}})  # 3 per 60 s
+    account.forget_tenant(tenant.id)
+    try:
+        _away_from_a_window_edge(60)
+        other = Tenant(second_instance, tenant.id, tenant.key, tenant.signup_answer)
+        statuses = [(tenant if n % 2 == 0 else other).query("objects").status for n in range(6)]
+        assert statuses.count(200) == 3 and statuses.count(429) == 3, statuses
+        assert statuses[:3] == [200, 200, 200]
+    finally:
+        keys.set_throttle(tenant.id, None)
+        account.forget_tenant(tenant.id)
+
+
+def test_every_pipeline_step_counts_against_the_keys_limit(api: Api, tenant: Tenant) -> None:
+    keys.set_throttle(tenant.id, {"perKey": {"rate": 0.05, "burst": 6}})  # 6 per 120 s, the MCP request itself included
+    account.forget_tenant(tenant.id)
+    try:
+        _away_from_a_window_edge(120)
+        with McpSession(api.base, tenant.key) as mcp:
+            piped = mcp.call("meta.pipeline.execute", {"steps": [{"tool": "objects", "arguments": {}}] * 10})
+        assert piped.is_error and "429 throttled" in error_text(piped), error_text(piped)
+    finally:
+        keys.set_throttle(tenant.id, None)
+        account.forget_tenant(tenant.id)
+
+
+def test_sign_ups_are_limited_per_source_address(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PM_SIGNUP_LIMIT", "3/600")  # 3 per 10 minutes from one address
+    _away_from_a_window_edge(600, margin=20)
+    answers = [
+        api.request(
+            "POST",
+            "/api/platform/v1/command/signup",
+            body=json.dumps({"companyName": f"Flut {n} GmbH", "email": f"flut{n}.{time.time_ns()}@example.org", "agentName": "bot"}).encode(),
+            headers={"Content-Type": "application/json"},
+        )
+        for n in range(5)
+    ]
+    statuses = [a.status for a in answers]
+    # earlier tests of this process signed up from 127.0.0.1 in this window too: at most 3 pass
+    assert statuses.count(200) <= 3 and statuses[-1] == 429, statuses
+    refused = answers[-1]
+    assert refused.body["code"] == "throttled" and int(refused.headers["retry-after"]) >= 1
+
+
+def test_the_default_key_limit_is_documented() -> None:
+    assert [(limit.name, limit.rate, limit.burst) for limit in throttle.limits(None, "contacts")] == [("key", 100.0, 200)]
