@@ -34,10 +34,11 @@ class Limit:
     name: str  # "key", the operation's name, or "signup" (per source address)
     rate: float  # calls per second
     burst: int  # calls per window
+    seconds: int | None = None  # the window, where it is set rather than burst / rate
 
     @property
     def window(self) -> int:
-        return max(1, math.ceil(self.burst / self.rate))
+        return self.seconds or max(1, math.ceil(self.burst / self.rate))
 
 
 _full: dict[tuple[str, int], float] = {}  # (subject, window) -> when that full window ends (time.time())
@@ -78,7 +79,7 @@ def take_anonymous(source_ip: str | None, operation: str) -> None:
     """Count an anonymous command (sign-up) against its source address's limit."""
     quota, window = config.signup_limit()
     if quota > 0:
-        _spend(f"source#{source_ip or 'unknown'}#{operation}", Limit("signup", quota / window, quota), what="this source address")
+        _spend(f"source#{source_ip or 'unknown'}#{operation}", Limit("signup", quota / window, quota, window), what="this source address")
 
 
 def _spend(subject: str, limit: Limit, *, what: str) -> None:

@@ -16,6 +16,7 @@ from typing import Any
 
 from chalicelib.errors import no_route
 from chalicelib.events import delivery_queue
+from chalicelib.store.model import ENTITY_SK
 
 FUNCTIONS = ("APIHandler", "OnTableChange", "DeliverWebhooks", "OnUpload", "SweepUploads")
 
@@ -367,6 +368,9 @@ def _functions() -> dict[str, Any]:
                 "BisectBatchOnFunctionError": True,
                 "DestinationConfig": {"OnFailure": {"Destination": _arn("ChangeStreamFailureQueue")}},
                 "FunctionResponseTypes": ["ReportBatchItemFailures"],
+                # only entity writes make audit records and events (events/changes.py from_record):
+                # request logs, rate counters and delivery state never invoke the function
+                "FilterCriteria": {"Filters": [{"Pattern": json.dumps({"dynamodb": {"Keys": {"SK": {"S": [ENTITY_SK]}}}})}]},
             }
         }
     }

@@ -22,6 +22,7 @@ from chalice import Response  # type: ignore[attr-defined]
 from chalicelib import clock, http, observability
 from chalicelib.errors import NotFound
 from chalicelib.events import deliveries
+from chalicelib.events.sender import Outcome
 from chalicelib.log import logger, redact_text
 from chalicelib.store.model import ENTITY_SK, Item
 
@@ -164,12 +165,12 @@ def _delivery(event_id: str) -> Item:
 
 def test_each_delivery_attempt_counts_under_its_outcome(memory_table: None, frozen: None, metrics_on: None, capsys: pytest.CaptureFixture[str]) -> None:
     Item("ten_A#whk_1", ENTITY_SK, type="webhook", tenantId="ten_A", id="whk_1", data={"enabled": True, "url": "https://x.example"}).save()
-    deliveries.settle(_delivery("evt_1"), {"statusCode": 204})
-    deliveries.settle(_delivery("evt_2"), {"statusCode": 503})
+    deliveries.settle(_delivery("evt_1"), Outcome(204, None, 5.0))
+    deliveries.settle(_delivery("evt_2"), Outcome(503, "http_5xx", 5.0))
     exhausted = _delivery("evt_3")
     exhausted.update(actions=[Item.data["attempts"].set(len(deliveries.SCHEDULE))])
-    deliveries.settle(exhausted, {"statusCode": 500})
-    deliveries.settle(_delivery("evt_4"), {"statusCode": 410})
+    deliveries.settle(exhausted, Outcome(500, "http_5xx", 5.0))
+    deliveries.settle(_delivery("evt_4"), Outcome(410, "http_410", 5.0))
     lines = emf_lines(capsys)
     assert [line["outcome"] for line in lines] == ["delivered", "retry", "failed", "gone"]
     assert all(units(line) == {"WebhookDeliveries": "Count"} and definition(line)["Dimensions"] == [["stage", "outcome"]] for line in lines)
