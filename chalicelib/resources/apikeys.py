@@ -113,7 +113,8 @@ def _normalise_time(value: str) -> str:
     name="apikeys.list",
     kind="query",
     summary="List the tenant's API keys (never their secrets).",
-    docs="Lists every key of the tenant with agent, scopes, binding, state and last use, in creation order.",
+    docs="Lists every key of the tenant with agent, scopes, binding, state and last use, in creation order. "
+    "An integration's key lists only its integration's keys.",
     args=s.obj(s.paging(), required=["limit", "offset"]),
     result=s.list_result("apiKeys", KEY_OUT),
     scope="admin",

@@ -16,13 +16,14 @@ from chalicelib.context import CallContext
 from chalicelib.entities import EntityType
 from chalicelib.errors import Conflict, NotFound, invalid_at, not_found_at
 from chalicelib.log import logger
-from chalicelib.store.entities import entity_pk, get_item, list_page
+from chalicelib.store.entities import entity_pk, get_item, index_keys, list_page
 from chalicelib.store.model import ENTITY_SK, Item, Transaction, TransactionCancelled
 
 TENANT_SK = "tenant"
 TENANTS_INDEX = "tenants"  # gsi1 partition listing every tenant (for the operator)
 LOOKUP_SK = "lookup"
-API_KEY = EntityType(name="apiKey", plural="apiKeys", prefix="key", area="admin", aliasable=False)
+# Indexed by integration: an integration's key lists only its integration's keys (list_keys).
+API_KEY = EntityType(name="apiKey", plural="apiKeys", prefix="key", area="admin", aliasable=False, filters=("integrationId",))
 
 
 def _signup_guard_pk(email: str) -> str:
@@ -98,7 +99,8 @@ def _key_items(ctx: CallContext, agent_name: str, scopes: list[str], person_id: 
     # The record keeps the lookup item's key (a hash, not the secret) so disable() can reach it.
     record_data = {**facts, "prefix": secret[:12], "createdByKeyId": ctx.key_id or None, "lookupPk": lookup_pk}
     common: dict[str, Any] = {"type": API_KEY.name, "tenantId": ctx.tenant_id, "id": key_id, "createdAt": now, "updatedAt": now, "changedBy": ctx.stamp()}
-    record = Item(entity_pk(ctx.tenant_id, key_id), ENTITY_SK, data=_compact(record_data), gsi1pk=f"{ctx.tenant_id}#{API_KEY.name}", gsi1sk=key_id, **common)
+    indexes = {name: value for name, value in index_keys(ctx.tenant_id, API_KEY, key_id, record_data).items() if value is not None}
+    record = Item(entity_pk(ctx.tenant_id, key_id), ENTITY_SK, data=_compact(record_data), **indexes, **common)
     lookup = Item(lookup_pk, LOOKUP_SK, data=_compact(facts), **common)
     return record, lookup, secret
 
@@ -222,7 +224,8 @@ def disable_key(ctx: CallContext, key_id: str) -> dict[str, Any]:
 
 
 def list_keys(ctx: CallContext, limit: int, offset: int) -> tuple[list[dict[str, Any]], int]:
-    items, total = list_page(ctx, API_KEY, {}, limit, offset)
+    """The tenant's keys; for an integration's key, its integration's keys only (as get_key)."""
+    items, total = list_page(ctx, API_KEY, {"integrationId": ctx.integration_id}, limit, offset)
     return [key_wire(item) for item in items], total
 
 

@@ -13,7 +13,7 @@ import pytest
 
 from chalicelib import account, clock, throttle
 from chalicelib.store import keys
-from tests.client import Api, Tenant
+from tests.client import Api, Tenant, inside_one_window
 from tests.mcp_client import MCP_PATH
 
 
@@ -184,13 +184,14 @@ def test_version_1_is_gone_from_2027(api: Api, tenant: Tenant) -> None:
 
 def test_the_throttle_answers_429_and_recovers(api: Api, tenant: Tenant) -> None:
     throttle.reset()
-    keys.set_throttle(tenant.id, {"operations": {"objects": {"rate": 2, "burst": 2}}})
+    keys.set_throttle(tenant.id, {"operations": {"objects": {"rate": 0.5, "burst": 2}}})  # 2 per 4-second window
     try:
+        inside_one_window(4, 2.5)
         answers = [tenant.query("objects") for _ in range(3)]
         assert [a.status for a in answers] == [200, 200, 429]
         limited = answers[2]
         assert limited.body["code"] == "throttled" and int(limited.headers["retry-after"]) >= 1
-        assert limited.headers["ratelimit-policy"] == '"objects";q=2;w=1'
+        assert limited.headers["ratelimit-policy"] == '"objects";q=2;w=4'
         assert limited.headers["ratelimit"].startswith('"objects";r=0;t=')
         assert tenant.query("contacts", {"limit": 1, "offset": 0}).status == 200  # other operations are not limited
         time.sleep(float(limited.headers["retry-after"]))  # the window has ended
@@ -210,8 +211,9 @@ def test_an_operation_limit_holds_for_the_same_tool_through_mcp(api: Api, tenant
     from tests.mcp_client import McpSession, error_text
 
     throttle.reset()
-    keys.set_throttle(tenant.id, {"operations": {"objects": {"rate": 1, "burst": 1}}})
+    keys.set_throttle(tenant.id, {"operations": {"objects": {"rate": 0.25, "burst": 1}}})  # 1 per 4-second window
     try:
+        inside_one_window(4, 3)
         with McpSession(api.base, tenant.key) as mcp:
             first = mcp.execute("objects")
             second = mcp.execute("objects")

@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner, Result
 
 from chalicelib.ops.pmctl import cli
-from tests.client import Tenant
+from tests.client import Tenant, inside_one_window
 
 VENDOR_SCOPES = ["read", "write:contacts", "write:aliases"]
 
@@ -375,9 +375,10 @@ def test_the_operator_sets_and_resets_a_tenants_throttle(tenant: Tenant) -> None
     from chalicelib import throttle
 
     throttle.reset()
-    set_ = ok_json("tenants", "throttle", tenant.id, "--per-key", "50/100", "--operation", "objects=1")["tenant"]
-    assert set_["throttle"] == {"perKey": {"rate": 50.0, "burst": 100.0}, "operations": {"objects": {"rate": 1.0, "burst": 1.0}}}
+    set_ = ok_json("tenants", "throttle", tenant.id, "--per-key", "50/100", "--operation", "objects=0.25/1")["tenant"]
+    assert set_["throttle"] == {"perKey": {"rate": 50.0, "burst": 100.0}, "operations": {"objects": {"rate": 0.25, "burst": 1.0}}}
     try:
+        inside_one_window(4, 2)  # 1 per 4-second window
         assert [tenant.query("objects").status for _ in range(2)] == [200, 429]
     finally:
         assert "throttle" not in ok_json("tenants", "throttle", tenant.id, "--reset")["tenant"]
@@ -399,3 +400,20 @@ def test_a_disabled_integrations_key_is_refused_even_before_its_own_disable(tena
     account._cache.clear()
     answer = tenant.query("info", key=vendor.key)
     assert answer.status == 401 and answer.body["code"] == "integration_disabled"
+
+
+def test_an_integrations_key_lists_only_its_integrations_keys(tenant: Tenant) -> None:
+    """apikeys.list follows the rule of every other key operation: an integration's key
+    reaches its own integration's keys, never the tenant's own or another vendor's."""
+    first, second = onboard(tenant, allowed=["read", "admin"]), onboard(tenant, allowed=["read", "admin"])
+    minted = tenant.ok("apikeys.create", {"apiKey": {"agentName": "sync-helper", "scopes": ["read"]}}, key=first.key)["apiKey"]["id"]
+
+    def listed(key: str) -> tuple[set[str | None], int]:
+        page = tenant.get("apikeys.list", {"limit": 100, "offset": 0}, key=key)
+        return {k.get("integrationId") for k in page["apiKeys"]}, page["pagination"]["total"]
+
+    assert listed(first.key) == ({first.id}, 2)  # its issued key and the one it minted
+    assert listed(second.key) == ({second.id}, 1)
+    owners, total = listed(tenant.key)
+    assert owners == {None, first.id, second.id} and total >= 4  # the tenant's own admin sees every key
+    assert minted in {k["id"] for k in tenant.get("apikeys.list", {"limit": 100, "offset": 0}, key=first.key)["apiKeys"]}

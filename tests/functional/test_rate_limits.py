@@ -17,7 +17,7 @@ import pytest
 from chalicelib import account, throttle
 from chalicelib.local.stack import free_port
 from chalicelib.store import keys
-from tests.client import Api, Tenant
+from tests.client import Api, Tenant, inside_one_window
 from tests.mcp_client import McpSession, error_text
 from tests.serve_process import ROOT
 
@@ -45,18 +45,11 @@ def second_instance(api: Api) -> Iterator[Api]:
     proc.wait()
 
 
-def _away_from_a_window_edge(window: float, margin: float = 5.0) -> None:
-    """Counters are per fixed window: start a check well inside one."""
-    into = time.time() % window
-    if window - into < margin:
-        time.sleep(window - into + 0.05)
-
-
 def test_a_keys_limit_holds_across_instances(api: Api, second_instance: Api, tenant: Tenant) -> None:
     keys.set_throttle(tenant.id, {"operations": {"objects": {"rate": 0.05, "burst": 3}}})  # 3 per 60 s
     account.forget_tenant(tenant.id)
     try:
-        _away_from_a_window_edge(60)
+        inside_one_window(60, 5)
         other = Tenant(second_instance, tenant.id, tenant.key, tenant.signup_answer)
         statuses = [(tenant if n % 2 == 0 else other).query("objects").status for n in range(6)]
         assert statuses.count(200) == 3 and statuses.count(429) == 3, statuses
@@ -70,7 +63,7 @@ def test_every_pipeline_step_counts_against_the_keys_limit(api: Api, tenant: Ten
     keys.set_throttle(tenant.id, {"perKey": {"rate": 0.05, "burst": 6}})  # 6 per 120 s, the MCP request itself included
     account.forget_tenant(tenant.id)
     try:
-        _away_from_a_window_edge(120)
+        inside_one_window(120, 10)
         with McpSession(api.base, tenant.key) as mcp:
             piped = mcp.call("meta.pipeline.execute", {"steps": [{"tool": "objects", "arguments": {}}] * 10})
         assert piped.is_error and "429 throttled" in error_text(piped), error_text(piped)
@@ -81,7 +74,7 @@ def test_every_pipeline_step_counts_against_the_keys_limit(api: Api, tenant: Ten
 
 def test_sign_ups_are_limited_per_source_address(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PM_SIGNUP_LIMIT", "3/600")  # 3 per 10 minutes from one address
-    _away_from_a_window_edge(600, margin=20)
+    inside_one_window(600, 20)
     answers = [
         api.request(
             "POST",
