@@ -17,12 +17,24 @@ Schema = dict[str, Any]
 MAX_TEXT = 2000
 
 
-def string(description: str, *, max_length: int = 200, **extra: Any) -> Schema:
-    return {"type": "string", "maxLength": max_length, "description": description, **extra}
+# Control characters are refused where text is shown on one line (names, titles, ids): an
+# ESC sequence in a company name would recolour or rewrite an operator's terminal, a line
+# break forge a log or a header line. Multi-line text keeps TAB and line breaks. C1
+# controls (U+0080-U+009F) count too: some terminals read U+009B as ESC [.
+ONE_LINE = r"^[^\x00-\x1f\x7f-\x9f]*$"
+MULTI_LINE = r"^[^\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]*$"
+
+
+def string(description: str, *, max_length: int = 200, one_line: bool = True, **extra: Any) -> Schema:
+    """One-line text: control characters refused (a pattern in `extra` replaces that rule;
+    `one_line=False` for text the service cleans itself, such as file names)."""
+    checked = {"pattern": ONE_LINE} if one_line else {}
+    return {"type": "string", "maxLength": max_length, **checked, "description": description, **extra}
 
 
 def text(description: str) -> Schema:
-    return string(description, max_length=MAX_TEXT)
+    """Multi-line text: TAB and line breaks allowed, other control characters refused."""
+    return string(description, max_length=MAX_TEXT, pattern=MULTI_LINE)
 
 
 def enum(description: str, values: list[str]) -> Schema:
@@ -38,11 +50,11 @@ def boolean(description: str) -> Schema:
 
 
 def date(description: str) -> Schema:
-    return {"type": "string", "format": "date", "pattern": r"^\d{4}-\d{2}-\d{2}$", "description": description}
+    return {"type": "string", "format": "date", "maxLength": 10, "pattern": r"^\d{4}-\d{2}-\d{2}$", "description": description}
 
 
 def timestamp(description: str) -> Schema:
-    return {"type": "string", "format": "date-time", "description": description}
+    return {"type": "string", "format": "date-time", "maxLength": 40, "description": description}
 
 
 def decimal(description: str, *, places: int = 2, signed: bool = False) -> Schema:
@@ -50,13 +62,14 @@ def decimal(description: str, *, places: int = 2, signed: bool = False) -> Schem
     sign = "-?" if signed else ""
     return {
         "type": "string",
+        "maxLength": len(sign) // 2 + 13 + places,
         "pattern": rf"^{sign}\d{{1,12}}(\.\d{{1,{places}}})?$",
         "description": f'{description} Decimal string, up to {places} places, e.g. "1234.50".',
     }
 
 
 def email(description: str) -> Schema:
-    return {"type": "string", "format": "email", "maxLength": 254, "pattern": r"^[^@\s]+@[^@\s]+\.[^@\s]+$", "description": description}
+    return {"type": "string", "format": "email", "maxLength": 254, "pattern": r"^[^@\s]+@[^@\s.]+\.[^@\s]+$", "description": description}
 
 
 def ref(entity_type: str | list[str], description: str) -> Schema:
@@ -67,6 +80,7 @@ def ref(entity_type: str | list[str], description: str) -> Schema:
         "type": "string",
         "minLength": 1,
         "maxLength": 200,
+        "pattern": ONE_LINE,
         "x-ref": entity_type,
         "description": f"{description} Internal id or bare alias of a {kinds}.",
     }

@@ -1,25 +1,64 @@
 """Argument validation against each operation's JSON Schema, and query-string decoding.
 
-Every violation is reported at once, each with its path (`contact.emails[0].address`)."""
+Every violation is reported at once, each with its path (`contact.emails[0].address`).
+
+Validation costs at most linear time in the body: a first pass checks types, lengths, item
+counts and every other bound; patterns and formats run only on arguments that kept within
+them (a pattern on a string ten times too long is never run), and uniqueness is checked by
+hashing here, not by jsonschema's pairwise comparison."""
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Mapping
+import json
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from chalicelib.errors import Invalid
 from chalicelib.registry import Operation
+from chalicelib.schemas import MULTI_LINE, ONE_LINE
+
+_LATE = frozenset({"pattern", "format", "uniqueItems"})  # run after the bounds held
+_SUBSCHEMA = ("items", "additionalProperties")  # keywords whose value is one schema
 
 
-@functools.cache
-def _validator(op_name: str) -> Any:
-    from jsonschema import Draft7Validator  # imported on first use: keeps cold start small
+def _keywords(schema: Any, keep: Any) -> Any:
+    """`schema` with only the keywords `keep(name)` admits, at every level (property names
+    are data, not keywords: a field called `format` stays)."""
+    if not isinstance(schema, dict):
+        return schema
+    out: dict[str, Any] = {}
+    for name, value in schema.items():
+        if name == "properties":
+            out[name] = {field: _keywords(sub, keep) for field, sub in value.items()}
+        elif name in _SUBSCHEMA:
+            out[name] = _keywords(value, keep)
+        elif keep(name):
+            out[name] = value
+    return out
 
-    from chalicelib.registry import REGISTRY
 
-    schema = as_json_schema(REGISTRY[op_name].args)
-    return Draft7Validator(schema, format_checker=Draft7Validator.FORMAT_CHECKER)
+_PASSES: dict[str, tuple[Any, Any]] = {}
+
+
+def _passes(key: str, schema: dict[str, Any]) -> tuple[Any, Any]:
+    """The schema's two passes, built once per key: every bound and type, then patterns and formats."""
+    if key not in _PASSES:
+        from jsonschema import Draft7Validator  # imported on first use: keeps cold start small
+
+        plain = as_json_schema(schema)
+        bounds = Draft7Validator(_keywords(plain, lambda name: name not in _LATE))
+        late = Draft7Validator(_keywords(plain, lambda name: name in _LATE - {"uniqueItems"}), format_checker=Draft7Validator.FORMAT_CHECKER)
+        _PASSES[key] = (bounds, late)
+    return _PASSES[key]
+
+
+def find_errors(key: str, schema: dict[str, Any], args: dict[str, Any]) -> list[dict[str, str]]:
+    """Every violation of `schema` (cached under `key`) as `{"path", "message"}`, in path order."""
+    bounds, late = _passes(key, schema)
+    found = describe_errors(bounds.iter_errors(args))
+    if found:
+        return found
+    return sorted([*describe_errors(late.iter_errors(args)), *_duplicates(schema, args, "")], key=lambda f: (f["path"], f["message"]))
 
 
 def as_json_schema(schema: Any) -> Any:
@@ -55,6 +94,10 @@ def _message(error: Any) -> str:
         message = "Update mode needs the id (or alias) and at least one field to change"
     elif kind in ("maxItems", "minItems") and isinstance(value, list):
         message = f"has {len(value)} item(s); {'at most' if kind == 'maxItems' else 'at least'} {limit} allowed"
+    elif kind == "pattern" and limit == ONE_LINE:
+        message = "holds a control character (ESC, NUL, TAB, a line break, ...); this field takes one line of text"
+    elif kind == "pattern" and limit == MULTI_LINE:
+        message = "holds a control character (ESC, NUL, ...); TAB and line breaks are the only ones allowed"
     elif kind in ("maxLength", "minLength") and isinstance(value, str):
         message = f"is {len(value)} characters long; {'at most' if kind == 'maxLength' else 'at least'} {limit} allowed"
     else:
@@ -78,10 +121,29 @@ def describe_errors(errors: Any) -> list[dict[str, str]]:
 
 
 def validate(op: Operation, args: dict[str, Any]) -> None:
-    found = describe_errors(_validator(op.name).iter_errors(args))
+    found = find_errors(op.name, op.args, args)
     if found:
         summary = "; ".join(f"{f['path']}: {f['message']}" for f in found[:5])
         raise Invalid(f"Invalid arguments for {op.name}: {summary}", code="validation_failed", errors=found)
+
+
+def _duplicates(schema: Any, value: Any, path: str) -> Iterator[dict[str, str]]:
+    """`uniqueItems` by hashing: one pass over each array, whatever its length."""
+    if not isinstance(schema, dict):
+        return
+    if isinstance(value, dict):
+        for name, sub in schema.get("properties", {}).items():
+            if name in value:
+                yield from _duplicates(sub, value[name], f"{path}.{name}" if path else name)
+    elif isinstance(value, list):
+        items = schema.get("items", {})
+        seen: dict[str, int] = {}
+        for i, item in enumerate(value):
+            if schema.get("uniqueItems"):
+                first = seen.setdefault(json.dumps(item, sort_keys=True), i)
+                if first != i:
+                    yield {"path": f"{path}[{i}]", "message": f"repeats item {first}; the items must be unique"}
+            yield from _duplicates(items, item, f"{path}[{i}]")
 
 
 def decode_query(op: Operation, params: Mapping[str, list[str]]) -> dict[str, Any]:

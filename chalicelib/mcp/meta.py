@@ -5,12 +5,12 @@ key, through the same dispatch as REST (scopes, validation, audit)."""
 
 from __future__ import annotations
 
-import functools
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from chalicelib import account, dispatch
+from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.errors import Invalid, NotFound
 from chalicelib.mcp import catalogue, pipeline, transform
@@ -18,9 +18,11 @@ from chalicelib.search import glossary, service, terms
 
 Run = Callable[[CallContext, dict[str, Any]], Any]
 
-_TOOL_NAME = {"type": "string", "minLength": 1, "maxLength": 100, "description": "A domain tool's name, e.g. `contacts.create`."}
+_MAX_ARGUMENTS = 50  # a tool's own schema checks them in detail; no operation takes more top-level arguments
+_TOOL_NAME = {"type": "string", "minLength": 1, "maxLength": 100, "pattern": s.ONE_LINE, "description": "A domain tool's name, e.g. `contacts.create`."}
 _LANGUAGE = {
     "type": "string",
+    "maxLength": 2,
     "pattern": "^[a-z]{2}$",
     "description": "ISO 639-1 language of the query (`en`, `de`, ...). Guessed from the query when omitted.",
 }
@@ -87,7 +89,7 @@ SEARCH = MetaTool(
     "output schema with meta.tool.describe.",
     _obj(
         {
-            "query": {"type": "string", "maxLength": 500, "description": "What you want to do or find, in words. Empty: browse."},
+            "query": {"type": "string", "maxLength": 500, "pattern": s.ONE_LINE, "description": "What you want to do or find, in words. Empty: browse."},
             "language": _LANGUAGE,
             "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10, "description": "How many tools to return (1-50, default 10)."},
             "kind": {"type": "string", "enum": ["queries", "commands"], "description": "Only queries (reads) or only commands (changes)."},
@@ -165,8 +167,18 @@ EXECUTE = MetaTool(
     _obj(
         {
             "name": _TOOL_NAME,
-            "arguments": {"type": "object", "description": "The tool's arguments, as its inputSchema describes.", "default": {}},
-            "_transform": {"type": "string", "maxLength": transform.MAX_EXPRESSION_CHARS, "description": "JMESPath expression applied to the result."},
+            "arguments": {
+                "type": "object",
+                "maxProperties": _MAX_ARGUMENTS,
+                "description": "The tool's arguments, as its inputSchema describes.",
+                "default": {},
+            },
+            "_transform": {
+                "type": "string",
+                "maxLength": transform.MAX_EXPRESSION_CHARS,
+                "pattern": s.MULTI_LINE,
+                "description": "JMESPath expression applied to the result.",
+            },
         },
         ["name"],
     ),
@@ -199,7 +211,7 @@ DOCS = MetaTool(
     "appear in the docs ('IBAN validation', 'Idempotency-Key', 'soft delete restore'). Empty query browses.",
     _obj(
         {
-            "query": {"type": "string", "maxLength": 500, "description": "Keywords to look for."},
+            "query": {"type": "string", "maxLength": 500, "pattern": s.ONE_LINE, "description": "Keywords to look for."},
             "limit": {"type": "integer", "minimum": 1, "maximum": 20, "default": 5, "description": "Pages to return (1-20, default 5)."},
             "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "How many results to skip."},
         }
@@ -228,9 +240,23 @@ PIPELINE = MetaTool(
                 "items": _obj(
                     {
                         "tool": _TOOL_NAME,
-                        "arguments": {"type": "object", "description": 'Arguments; a value {"$expr": "..."} refers to earlier results.'},
-                        "as": {"type": "string", "pattern": "^[A-Za-z_][A-Za-z0-9_]{0,63}$", "description": "Name the (transformed) result for later steps."},
-                        "transform": {"type": "string", "maxLength": transform.MAX_EXPRESSION_CHARS, "description": "JMESPath applied to this step's result."},
+                        "arguments": {
+                            "type": "object",
+                            "maxProperties": _MAX_ARGUMENTS,
+                            "description": 'Arguments; a value {"$expr": "..."} refers to earlier results.',
+                        },
+                        "as": {
+                            "type": "string",
+                            "maxLength": 64,
+                            "pattern": "^[A-Za-z_][A-Za-z0-9_]{0,63}$",
+                            "description": "Name the (transformed) result for later steps.",
+                        },
+                        "transform": {
+                            "type": "string",
+                            "maxLength": transform.MAX_EXPRESSION_CHARS,
+                            "pattern": s.MULTI_LINE,
+                            "description": "JMESPath applied to this step's result.",
+                        },
                     },
                     ["tool"],
                 ),
@@ -246,7 +272,12 @@ PIPELINE = MetaTool(
 
 # --- thesaurus ---------------------------------------------------------------------------
 
-_DOMAINS = {"type": "array", "items": {"type": "string"}, "maxItems": 20, "description": 'Domain codes from meta.thesaurus.domains, e.g. ["rental"].'}
+_DOMAINS = {
+    "type": "array",
+    "items": {"type": "string", "maxLength": 40, "pattern": s.ONE_LINE},
+    "maxItems": 20,
+    "description": 'Domain codes from meta.thesaurus.domains, e.g. ["rental"].',
+}
 _PROJECTION = {"type": "string", "enum": ["de", "en"], "description": "Show terms and definitions in one language only."}
 
 
@@ -284,7 +315,7 @@ THESAURUS_SEARCH = MetaTool(
     "deprecated); `projection` answers in one language.",
     _obj(
         {
-            "query": {"type": "string", "maxLength": 200, "description": "A term or words, German or English."},
+            "query": {"type": "string", "maxLength": 200, "pattern": s.ONE_LINE, "description": "A term or words, German or English."},
             "domains": _DOMAINS,
             "status": {"type": "string", "enum": list(glossary.STATUSES), "description": "Match only this term pool."},
             "projection": _PROJECTION,
@@ -329,20 +360,12 @@ DOMAINS = MetaTool(
 META_TOOLS: dict[str, MetaTool] = {t.name: t for t in (SEARCH, DESCRIBE, EXECUTE, DOCS, PIPELINE, THESAURUS_SEARCH, GLOSSARY, DOMAINS)}
 
 
-@functools.cache
-def _validator(name: str) -> Any:
-    from jsonschema import Draft7Validator
-
-    return Draft7Validator(META_TOOLS[name].input_schema)
-
-
 def check_arguments(tool: MetaTool, args: dict[str, Any]) -> dict[str, Any]:
     """The meta-tool's arguments against its schema; every problem named with its path."""
-    from chalicelib.validation import describe_errors
+    from chalicelib.validation import find_errors
 
-    errors = list(_validator(tool.name).iter_errors(args))
-    if errors:
-        found = describe_errors(errors)
+    found = find_errors(f"meta:{tool.name}", tool.input_schema, args)
+    if found:
         raise Invalid(
             f"Invalid arguments for {tool.name}: " + "; ".join(f"{e['path']}: {e['message']}" for e in found[:5]), code="validation_failed", errors=found
         )

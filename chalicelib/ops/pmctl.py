@@ -14,6 +14,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import os
+import re
 import socket
 from collections.abc import Callable
 from pathlib import Path
@@ -97,7 +98,7 @@ class _Root(click.Group):
         try:
             return super().invoke(ctx)
         except ApiError as err:
-            raise click.ClickException(f"{err.detail} [{err.code}]") from err
+            raise click.ClickException(printable(f"{err.detail} [{err.code}]")) from err
         except (click.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
         except Exception as err:
@@ -112,8 +113,25 @@ class _Root(click.Group):
 JSON_OPTION = click.option("--json", "as_json", is_flag=True, help="Print the result as JSON instead of text.")
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def printable(text: str) -> str:
+    """Tenant data as inert text: an ESC sequence in a company name would otherwise recolour,
+    retitle or rewrite the operator's terminal. Control characters are shown escaped (\\x1b);
+    none of the lines printed here holds one of its own."""
+    return _CONTROL.sub(lambda found: f"\\x{ord(found.group()):02x}", text)
+
+
+def _echo(text: str, err: bool = False) -> None:
+    click.echo(printable(text), err=err)
+
+
 def _json(value: Any) -> None:
-    click.echo(json.dumps(value, indent=2, ensure_ascii=False))
+    """JSON escapes C0 controls itself; DEL and C1 controls (only ever inside strings) get
+    JSON's own \\u escape, so the output stays valid JSON and inert in a terminal."""
+    text = json.dumps(value, indent=2, ensure_ascii=False)
+    click.echo(re.sub(r"[\x7f-\x9f]", lambda found: f"\\u{ord(found.group()):04x}", text))
 
 
 def _status(disabled: bool) -> str:
@@ -178,11 +196,11 @@ def integrations_create(name: str, contact: str, scopes: tuple[str, ...], as_jso
 
     created = store.create(name, contact, list(scopes))
     if "admin" in created["allowedScopes"]:
-        click.echo("Note: admin lets the integration's keys create and disable keys in the tenants it is connected to.", err=True)
+        _echo("Note: admin lets the integration's keys create and disable keys in the tenants it is connected to.", err=True)
     if as_json:
         _json({"integration": created})
         return
-    click.echo(f"Created integration {created['id']} {created['name']!r} (allowed scopes: {', '.join(created['allowedScopes'])}).")
+    _echo(f"Created integration {created['id']} {created['name']!r} (allowed scopes: {', '.join(created['allowedScopes'])}).")
 
 
 @integrations_group.command("list")
@@ -197,9 +215,9 @@ def integrations_list(as_json: bool) -> None:
         _json({"integrations": found})
         return
     if not found:
-        click.echo("No integrations yet. Create one with `pmctl integrations create`.")
+        _echo("No integrations yet. Create one with `pmctl integrations create`.")
     for integration in found:
-        click.echo(_integration_line(integration))
+        _echo(_integration_line(integration))
 
 
 @integrations_group.command("show")
@@ -225,14 +243,14 @@ def integrations_show(integration_id: str, as_json: bool) -> None:
     if as_json:
         _json({"integration": record, "tenants": tenants, "keys": issued})
         return
-    click.echo(_integration_line(record))
-    click.echo(f"created {record['createdAt']}" + (f", disabled {record['disabledAt']}" if record["disabled"] else ""))
-    click.echo(f"tenants ({len(tenants)}):")
+    _echo(_integration_line(record))
+    _echo(f"created {record['createdAt']}" + (f", disabled {record['disabledAt']}" if record["disabled"] else ""))
+    _echo(f"tenants ({len(tenants)}):")
     for t in tenants:
-        click.echo(f"  {t['tenantId']}  {t['companyName']}  connected {t['connectedAt']}")
-    click.echo(f"keys issued ({len(issued)}):")
+        _echo(f"  {t['tenantId']}  {t['companyName']}  connected {t['connectedAt']}")
+    _echo(f"keys issued ({len(issued)}):")
     for k in issued:
-        click.echo(f"  {k['keyId']}  tenant {k['tenantId']}  agent {k['agentName']}  scopes {', '.join(k['scopes'])}  issued {k['issuedAt']}")
+        _echo(f"  {k['keyId']}  tenant {k['tenantId']}  agent {k['agentName']}  scopes {', '.join(k['scopes'])}  issued {k['issuedAt']}")
 
 
 @integrations_group.command("connect")
@@ -248,7 +266,7 @@ def integrations_connect(integration_id: str, tenant_id: str, as_json: bool) -> 
     if as_json:
         _json({"connection": connection})
         return
-    click.echo(f"Integration {integration_id} is connected to tenant {tenant_id} (since {connection['connectedAt']}).")
+    _echo(f"Integration {integration_id} is connected to tenant {tenant_id} (since {connection['connectedAt']}).")
 
 
 @integrations_group.command("disable")
@@ -271,7 +289,7 @@ def integrations_disable(integration_id: str, yes: bool, as_json: bool) -> None:
         _json(result)
         return
     count = len(result["keysDisabled"])
-    click.echo(f"Disabled integration {integration_id} {record['name']!r} and {count} key(s); {KEY_CACHE_NOTE}.")
+    _echo(f"Disabled integration {integration_id} {record['name']!r} and {count} key(s); {KEY_CACHE_NOTE}.")
 
 
 # --- keys -----------------------------------------------------------------------------
@@ -298,16 +316,16 @@ def keys_issue(integration_id: str, tenant_id: str, agent_name: str, scopes: tup
     from chalicelib.store import integrations as store
 
     record, secret = store.issue_key(integration_id, tenant_id, agent_name, list(scopes), expires_at)
-    click.echo(
+    _echo(
         f"Issued key {record['id']} for agent {record['agentName']!r} of integration {integration_id} in tenant {tenant_id}; "
         f"scopes {', '.join(record['scopes'])}; expires {record.get('expiresAt') or 'never'}.",
         err=True,
     )
-    click.echo("Warning: the secret below is shown only this once (only its hash is stored). Hand it to the vendor now.", err=True)
+    _echo("Warning: the secret below is shown only this once (only its hash is stored). Hand it to the vendor now.", err=True)
     if as_json:
         _json({"apiKey": {**record, "key": secret}})
     else:
-        click.echo(secret)
+        _echo(secret)
 
 
 # --- tenants --------------------------------------------------------------------------
@@ -330,9 +348,9 @@ def tenants_list(as_json: bool) -> None:
         _json({"tenants": found})
         return
     if not found:
-        click.echo("No tenants yet. Customers sign up with POST /api/platform/v1/command/signup.")
+        _echo("No tenants yet. Customers sign up with POST /api/platform/v1/command/signup.")
     for tenant in found:
-        click.echo(_tenant_line(tenant))
+        _echo(_tenant_line(tenant))
 
 
 @tenants_group.command("show")
@@ -348,14 +366,14 @@ def tenants_show(tenant_id: str, as_json: bool) -> None:
         _json(found)
         return
     tenant, counts = found["tenant"], found["keys"]
-    click.echo(_tenant_line(tenant))
-    click.echo(f"created {tenant['createdAt']}")
-    click.echo(
+    _echo(_tenant_line(tenant))
+    _echo(f"created {tenant['createdAt']}")
+    _echo(
         f"keys: {counts['total']} ({counts['active']} active, {counts['disabled']} disabled, {counts['expired']} expired; "
         f"{counts['ofIntegrations']} of integrations)"
     )
     names = ", ".join(f"{i['name']} ({i['id']}{', disabled' if i['disabled'] else ''})" for i in found["integrations"])
-    click.echo(f"integrations: {names or 'none'}")
+    _echo(f"integrations: {names or 'none'}")
 
 
 @tenants_group.command("set-plan")
@@ -374,7 +392,7 @@ def tenants_set_plan(tenant_id: str, plan: str, trial_ends_at: str | None, as_js
     if as_json:
         _json({"tenant": tenant})
         return
-    click.echo(_tenant_line(tenant))
+    _echo(_tenant_line(tenant))
 
 
 @tenants_group.command("throttle")
@@ -399,7 +417,7 @@ def tenants_throttle(tenant_id: str, per_key: str | None, operations: tuple[str,
     if as_json:
         _json({"tenant": tenant})
         return
-    click.echo(f"{tenant['id']}  throttle: {json.dumps(tenant.get('throttle') or 'defaults')}")
+    _echo(f"{tenant['id']}  throttle: {json.dumps(tenant.get('throttle') or 'defaults')}")
 
 
 def _rate(spec: str) -> dict[str, float]:

@@ -31,6 +31,7 @@ FIELDS: dict[str, Any] = {
     "currency": s.enum("Currency; EUR (the default).", ["EUR"]),
     "bookingAccount": {
         "type": "string",
+        "maxLength": 8,
         "pattern": r"^[0-9]{4,8}$",
         "description": "Ledger account (Sachkonto) of the chart of accounts (SKR03 / SKR04 or the manager's own), 4 to 8 digits, e.g. 6020.",
     },

@@ -16,7 +16,7 @@ ALIAS = {
     "type": "string",
     "minLength": 1,
     "maxLength": 200,
-    "pattern": r"^[^\s$][^\s]*$",
+    "pattern": r"^[^\s$\x00-\x1f\x7f-\x9f][^\s\x00-\x1f\x7f-\x9f]*$",  # no whitespace, no control characters
     "description": "Bare alias (no `$` prefix, no spaces), unique per integration; may not look like an internal id.",
 }
 ENTRY = s.obj(

@@ -17,6 +17,7 @@ from chalicelib.store import keys, requests
 
 AGENT_NAME = {
     "type": "string",
+    "maxLength": 100,
     "pattern": r"^[A-Za-z0-9][A-Za-z0-9 ._@-]{0,99}$",
     "description": "Name of the agent or integration that uses the key, e.g. `invoice-bot`.",
 }

@@ -14,7 +14,12 @@ FIELDS: dict[str, Any] = {
     "objectId": s.ref("object", "The object the call was about."),
     "processId": s.ref("process", "The process (Vorgang) the call belongs to."),
     "direction": s.enum("`inbound`: eingehender Anruf; `outbound`: ausgehender Anruf (the management called).", ["inbound", "outbound"]),
-    "phoneNumber": {"type": "string", "pattern": r"^\+?[0-9 ()/.-]{3,30}$", "description": "The number of the other side, preferably E.164 (+49 30 1234567)."},
+    "phoneNumber": {
+        "type": "string",
+        "maxLength": 31,
+        "pattern": r"^\+?[0-9 ()/.-]{3,30}$",
+        "description": "The number of the other side, preferably E.164 (+49 30 1234567).",
+    },
     "startedAt": s.timestamp("When the call started (UTC)."),
     "durationSeconds": s.integer("Length of the call in seconds.", minimum=0, maximum=86400),
     "subject": s.string("Subject (Betreff), e.g. Heizung ausgefallen.", max_length=300),

@@ -32,9 +32,14 @@ FIELDS: dict[str, Any] = {
     "emails": s.array(EMAIL, "E-mail addresses.", max_items=20),
     "phones": s.array(PHONE, "Phone numbers.", max_items=20),
     "address": POSTAL_ADDRESS,
-    "language": {"type": "string", "pattern": "^[a-z]{2}$", "description": "Preferred correspondence language, ISO 639-1 (de, en, tr, ...)."},
+    "language": {"type": "string", "maxLength": 2, "pattern": "^[a-z]{2}$", "description": "Preferred correspondence language, ISO 639-1 (de, en, tr, ...)."},
     "dateOfBirth": s.date("Date of birth (natural persons)."),
-    "vatId": {"type": "string", "pattern": "^[A-Z]{2}[0-9A-Z]{2,13}$", "description": "VAT identification number (USt-IdNr.), e.g. DE123456789."},
+    "vatId": {
+        "type": "string",
+        "maxLength": 15,
+        "pattern": "^[A-Z]{2}[0-9A-Z]{2,13}$",
+        "description": "VAT identification number (USt-IdNr.), e.g. DE123456789.",
+    },
     "notes": s.text("Free-text notes."),
 }
 

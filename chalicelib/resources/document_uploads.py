@@ -68,7 +68,7 @@ def upload(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
 UPLOAD_REQUEST = s.obj(
     {
         "locationId": LOCATION,
-        "fileName": s.string("The file's name, kept as the document's fileName (path parts removed).", max_length=500),
+        "fileName": s.string("The file's name, kept as the document's fileName (path parts and control characters removed).", max_length=500, one_line=False),
         "contentType": s.enum("The file's media type; the POST must send it as Content-Type, and the file's bytes must match it.", sorted(sniff.ALLOWED_TYPES)),
         "size": s.integer(
             f"The file's exact size in bytes (at most {files.MAX_BULK_BYTES}); S3 refuses any other size.", minimum=1, maximum=files.MAX_BULK_BYTES

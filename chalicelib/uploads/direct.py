@@ -37,7 +37,8 @@ UNKNOWN_TYPES = frozenset({"application/octet-stream", "binary/octet-stream", ""
 
 RESOURCE = s.obj(
     {
-        "fileName": s.string("The file's name, e.g. NKA_2024_WE12.pdf. Path parts and control characters are removed.", max_length=500),
+        # Cleaned rather than refused: names come from users' file systems and browsers.
+        "fileName": s.string("The file's name, e.g. NKA_2024_WE12.pdf. Path parts and control characters are removed.", max_length=500, one_line=False),
         "contentType": s.string(
             "The media type the client believes the file has. Optional: the service reads the type from the file's bytes "
             "and refuses a file whose bytes say otherwise.",
@@ -45,6 +46,8 @@ RESOURCE = s.obj(
         ),
         "content": {
             "type": "string",
+            "maxLength": files.MAX_DIRECT_BODY_BYTES,
+            "contentEncoding": "base64",  # decoding refuses anything else
             "description": f"The file's bytes, base64-encoded (RFC 4648). At most {files.MAX_DIRECT_BYTES // files.MiB} MiB decoded. "
             "With multipart/form-data send the file itself as the part `resource` instead.",
         },
