@@ -165,7 +165,8 @@ def _report(figures: dict[str, dict[str, Any]]) -> str:
     intro = (
         "Webhook benchmark: loopback receivers answering 200 at once; the stream poller and the delivery worker (FIFO queue on "
         "moto, 128 concurrent invocations) run in the service's process, as in `make serve`. `attacked`: meanwhile one tenant's "
-        f"6 webhooks tarpit and another's 6 answer 429 with a huge Retry-After ({figures['attacked']['attack']})."
+        f"6 webhooks tarpit and another's 6 answer 429 with a huge Retry-After "
+        f"({figures['attacked']['attack']['tarpit connections']} tarpit connections, {figures['attacked']['attack']['429 answers']} answers 429)."
     )
     return "\n\n".join(
         [
