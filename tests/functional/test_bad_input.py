@@ -20,6 +20,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import json
+import re
 import socket
 import time
 import urllib.parse
@@ -304,6 +305,11 @@ def test_injection_strings_in_text_fields_come_back_byte_identical(tenant: Tenan
     singular, create = RESOURCES[resource]
     for text in INJECTIONS:
         answer, fields = create(tenant, text)
+        if _CONTROL.search(text):  # one-line fields refuse control characters, naming the field
+            problem = refused(answer, 400, "validation_failed")
+            field = next(iter(fields))
+            assert {f"{singular}.{field}", field} & {e["path"] for e in problem["errors"]}, (text, problem)  # webhooks.create: top level
+            continue
         assert answer.status == 200 and answer.content_type == "application/json", (text, answer.body)
         assert json.dumps(text, ensure_ascii=False).encode() in answer.raw  # on the wire exactly as JSON writes it
         entity = answer.body[singular]
@@ -314,9 +320,33 @@ def test_injection_strings_in_text_fields_come_back_byte_identical(tenant: Tenan
         assert "x-injected" not in shown.headers
 
 
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+@pytest.mark.parametrize("text", ["Hausverwaltung\x1b[2J\x1b[H", "Zeile\r\nX-Injected: 1", "tab\there", "csi\u009b31m", "nul\u0000"])
+def test_control_characters_in_a_one_line_field_are_refused_naming_it(stack: Any, tenant: Tenant, text: str) -> None:
+    """An ESC sequence in a name would rewrite an operator's terminal, a line break forge a
+    log line: one-line fields refuse them; multi-line text keeps TAB and line breaks."""
+    before = totals(stack, tenant)
+    problem = refused(tenant.command("contacts.create", {"contact": {"personType": "natural", "lastName": text}}), 400, "validation_failed")
+    message = "holds a control character (ESC, NUL, TAB, a line break, ...); this field takes one line of text"
+    assert problem["errors"] == [{"path": "contact.lastName", "message": message}]
+    assert totals(stack, tenant) == before
+    body = json.dumps({"companyName": text, "email": "ops@example.org", "agentName": "setup"}).encode()
+    signup = tenant.api.request("POST", "/api/platform/v1/command/signup", body=body, headers={"Content-Type": "application/json"})
+    assert refused(signup, 400, "validation_failed")["errors"][0]["path"] == "companyName"
+
+
+def test_multi_line_text_keeps_tabs_and_line_breaks(tenant: Tenant) -> None:
+    notes = "Erste Zeile\r\nzweite\tZeile\n"
+    created = tenant.ok("contacts.create", {"contact": {"personType": "natural", "lastName": "Mustermann", "notes": notes}})["contact"]
+    assert tenant.get("contacts.show", {"contact": created["id"]})["contact"]["notes"] == notes
+    refused(tenant.command("contacts.update", {"contact": {"id": created["id"], "notes": "bell\x07"}}), 400, "validation_failed")
+
+
 def _as_alias(text: str, n: int) -> str:
-    """An injection string in the shape aliases take (no whitespace, not starting with $)."""
-    alias = "".join(text.split())
+    """An injection string in the shape aliases take (no whitespace or control characters, not starting with $)."""
+    alias = _CONTROL.sub("", "".join(text.split()))
     return f"{'x' if alias.startswith('$') else ''}{alias}#{n}"
 
 
