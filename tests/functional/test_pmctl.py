@@ -417,3 +417,18 @@ def test_an_integrations_key_lists_only_its_integrations_keys(tenant: Tenant) ->
     owners, total = listed(tenant.key)
     assert owners == {None, first.id, second.id} and total >= 4  # the tenant's own admin sees every key
     assert minted in {k["id"] for k in tenant.get("apikeys.list", {"limit": 100, "offset": 0}, key=first.key)["apiKeys"]}
+
+
+def test_pmctl_prints_tenant_data_with_control_characters_escaped(tenant: Tenant) -> None:
+    """A company name stored before one-line fields refused control characters (or written
+    by any other path) reaches the operator's terminal inert: ESC and C1 escaped, never raw."""
+    from chalicelib.store import keys
+    from chalicelib.store.model import Item
+
+    hostile = "Evil GmbH\x1b]0;pwned\x07\x1b[2J\u009b31m"
+    keys._update_tenant(tenant.id, [Item.data["companyName"].set(hostile)])
+    text = ok("tenants", "show", tenant.id) + ok("tenants", "list")
+    assert "\x1b" not in text and "\x07" not in text and "\u009b" not in text
+    assert "Evil GmbH\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m" in text
+    shown = ok("tenants", "show", tenant.id, "--json")
+    assert "\x1b" not in shown and "\u009b" not in shown and json.loads(shown)["tenant"]["companyName"] == hostile
