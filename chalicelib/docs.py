@@ -123,5 +123,8 @@ def render(op: Operation) -> str:
         parts += ["", "## Example", "", example_request(op), "", "Answer (200, abridged to the fields the request names and the required ones):", ""]
         parts += ["```json", json.dumps(sample(op.result, "result", op.example), indent=2, ensure_ascii=False), "```"]
     parts += ["", "## Access", "", op.scope_line() + (" Destructive." if op.destructive else "")]
+    if op.secrets and op.authenticated:
+        held = ", ".join(f"`{path}`" for path in op.secrets)
+        parts += ["", f"A repeat with the same `Idempotency-Key` answers the first answer without {held}: the secret is shown once and never stored."]
     parts += ["", "## Errors", "", *_errors(op)]
     return "\n".join(parts) + "\n"

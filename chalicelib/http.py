@@ -263,7 +263,7 @@ def _idempotent(op: Operation, ctx: CallContext, args: dict[str, Any], raw: byte
         _release(ctx, key)
         raise
     try:
-        idempotency.finish(ctx, key, fingerprint, 200, result)
+        idempotency.finish(ctx, key, fingerprint, 200, idempotency.without_secrets(result, op.secrets))
     except Exception:  # noqa: BLE001 - the command is done: answer it rather than invite a second run
         logger.exception("could not store the idempotent answer; a repeat answers 409 until the key expires")
     return json_response(200, result, request_id)

@@ -45,6 +45,9 @@ class Operation:
     example: dict[str, Any] | None = None  # example arguments, shown in the docs
     errors: tuple[str, ...] = ()  # operation-specific error lines for the docs ("409 `alias_taken`: ...")
     accepts_files: bool = False  # takes a file: multipart/form-data too, and a larger body
+    # Dotted paths of the answer that carry a secret (`apiKey.key`): shown in this answer only,
+    # never stored, so an Idempotency-Key replay answers without them (store/idempotency.py).
+    secrets: tuple[str, ...] = ()
 
     @property
     def read_only(self) -> bool:

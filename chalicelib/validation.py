@@ -2,10 +2,10 @@
 
 Every violation is reported at once, each with its path (`contact.emails[0].address`).
 
-Validation costs at most linear time in the body: a first pass checks types, lengths, item
-counts and every other bound; patterns and formats run only on arguments that kept within
-them (a pattern on a string ten times too long is never run), and uniqueness is checked by
-hashing here, not by jsonschema's pairwise comparison."""
+Validation costs at most linear time in the body: a string's pattern and format run only
+when the string kept within its own maxLength (a pattern on a string ten times too long is
+never run; the length is the error), and an array's uniqueness is checked by hashing, only
+when it kept within its maxItems (jsonschema compares pairs, quadratic in the count)."""
 
 from __future__ import annotations
 
@@ -17,48 +17,53 @@ from chalicelib.errors import Invalid
 from chalicelib.registry import Operation
 from chalicelib.schemas import MULTI_LINE, ONE_LINE
 
-_LATE = frozenset({"pattern", "format", "uniqueItems"})  # run after the bounds held
-_SUBSCHEMA = ("items", "additionalProperties")  # keywords whose value is one schema
+
+def _within_length(instance: Any, schema: dict[str, Any]) -> bool:
+    return not isinstance(instance, str) or len(instance) <= schema.get("maxLength", len(instance))
 
 
-def _keywords(schema: Any, keep: Any) -> Any:
-    """`schema` with only the keywords `keep(name)` admits, at every level (property names
-    are data, not keywords: a field called `format` stays)."""
-    if not isinstance(schema, dict):
-        return schema
-    out: dict[str, Any] = {}
-    for name, value in schema.items():
-        if name == "properties":
-            out[name] = {field: _keywords(sub, keep) for field, sub in value.items()}
-        elif name in _SUBSCHEMA:
-            out[name] = _keywords(value, keep)
-        elif keep(name):
-            out[name] = value
-    return out
+def _unique_by_hashing(validator: Any, unique: bool, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+    from jsonschema import ValidationError
+
+    if not unique or not validator.is_type(instance, "array") or len(instance) > schema.get("maxItems", len(instance)):
+        return
+    seen: dict[str, int] = {}
+    for index, item in enumerate(instance):
+        first = seen.setdefault(json.dumps(item, sort_keys=True), index)
+        if first != index:
+            yield ValidationError(f"repeats item {first}; the items must be unique", path=[index])
 
 
-_PASSES: dict[str, tuple[Any, Any]] = {}
+_VALIDATOR: list[Any] = []
 
 
-def _passes(key: str, schema: dict[str, Any]) -> tuple[Any, Any]:
-    """The schema's two passes, built once per key: every bound and type, then patterns and formats."""
-    if key not in _PASSES:
-        from jsonschema import Draft7Validator  # imported on first use: keeps cold start small
+def _validator_class() -> Any:
+    """Draft 7 with patterns and formats run only within the length, uniqueness by hashing."""
+    if not _VALIDATOR:
+        from jsonschema import Draft7Validator, validators  # imported on first use: keeps cold start small
 
-        plain = as_json_schema(schema)
-        bounds = Draft7Validator(_keywords(plain, lambda name: name not in _LATE))
-        late = Draft7Validator(_keywords(plain, lambda name: name in _LATE - {"uniqueItems"}), format_checker=Draft7Validator.FORMAT_CHECKER)
-        _PASSES[key] = (bounds, late)
-    return _PASSES[key]
+        def bounded(keyword: str) -> Any:
+            check = Draft7Validator.VALIDATORS[keyword]
+
+            def run(validator: Any, value: Any, instance: Any, schema: dict[str, Any]) -> Any:
+                return check(validator, value, instance, schema) if _within_length(instance, schema) else iter(())
+
+            return run
+
+        keywords = {"pattern": bounded("pattern"), "format": bounded("format"), "uniqueItems": _unique_by_hashing}
+        _VALIDATOR.append(validators.extend(Draft7Validator, keywords))
+    return _VALIDATOR[0]
 
 
-def find_errors(key: str, schema: dict[str, Any], args: dict[str, Any]) -> list[dict[str, str]]:
-    """Every violation of `schema` (cached under `key`) as `{"path", "message"}`, in path order."""
-    bounds, late = _passes(key, schema)
-    found = describe_errors(bounds.iter_errors(args))
-    if found:
-        return found
-    return sorted([*describe_errors(late.iter_errors(args)), *_duplicates(schema, args, "")], key=lambda f: (f["path"], f["message"]))
+_VALIDATORS: dict[str, Any] = {}
+
+
+def find_errors(key: str, schema: dict[str, Any], args: Any) -> list[dict[str, str]]:
+    """Every violation of `schema` (its validator cached under `key`) as `{"path", "message"}`, in path order."""
+    if key not in _VALIDATORS:
+        cls = _validator_class()
+        _VALIDATORS[key] = cls(as_json_schema(schema), format_checker=cls.FORMAT_CHECKER)
+    return describe_errors(_VALIDATORS[key].iter_errors(args))
 
 
 def as_json_schema(schema: Any) -> Any:
@@ -125,25 +130,6 @@ def validate(op: Operation, args: dict[str, Any]) -> None:
     if found:
         summary = "; ".join(f"{f['path']}: {f['message']}" for f in found[:5])
         raise Invalid(f"Invalid arguments for {op.name}: {summary}", code="validation_failed", errors=found)
-
-
-def _duplicates(schema: Any, value: Any, path: str) -> Iterator[dict[str, str]]:
-    """`uniqueItems` by hashing: one pass over each array, whatever its length."""
-    if not isinstance(schema, dict):
-        return
-    if isinstance(value, dict):
-        for name, sub in schema.get("properties", {}).items():
-            if name in value:
-                yield from _duplicates(sub, value[name], f"{path}.{name}" if path else name)
-    elif isinstance(value, list):
-        items = schema.get("items", {})
-        seen: dict[str, int] = {}
-        for i, item in enumerate(value):
-            if schema.get("uniqueItems"):
-                first = seen.setdefault(json.dumps(item, sort_keys=True), i)
-                if first != i:
-                    yield {"path": f"{path}[{i}]", "message": f"repeats item {first}; the items must be unique"}
-            yield from _duplicates(items, item, f"{path}[{i}]")
 
 
 def decode_query(op: Operation, params: Mapping[str, list[str]]) -> dict[str, Any]:

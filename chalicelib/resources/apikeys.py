@@ -81,6 +81,7 @@ it can be at most {config.MAX_KEY_DAYS} days ahead. An expired key answers 401 `
     ),
     result=s.obj({"apiKey": KEY_OUT}, required=["apiKey"]),
     scope="admin",
+    secrets=("apiKey.key",),
     errors=(
         "403 `scope_escalation`: the key asks for a scope its creator does not hold.",
         "409 `agent_has_keys`: the agent has two active keys (one plus a rotation): disable the old one first.",

@@ -54,6 +54,7 @@ shown this once. One sign-up per e-mail address. Vendors cannot sign up here; th
     ),
     result=s.obj({"tenant": TENANT_OUT, "apiKey": KEY_OUT}, required=["tenant", "apiKey"]),
     scope="admin",
+    secrets=("apiKey.key",),
     errors=("409 `email_taken`: this e-mail address has signed up already.",),
     example={"companyName": "Hausverwaltung Muster GmbH", "email": "it@muster-hv.de", "agentName": "setup"},
 )

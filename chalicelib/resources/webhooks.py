@@ -124,6 +124,7 @@ AUTH_HEADER = s.string("Optional value of the Authorization header sent with eve
         required=["webhook"],
     ),
     scope="write:webhooks",
+    secrets=("webhook.secret",),
     errors=(LIMIT_ERROR,),
     example={
         "name": "CRM sync",

@@ -12,6 +12,7 @@ after that it is told the outcome is unknown and to check before sending a new k
 
 from __future__ import annotations
 
+import copy
 import datetime as dt
 import hashlib
 import json
@@ -91,6 +92,22 @@ def finish(ctx: CallContext, key: str, request_hash: str, status: int, body: dic
         createdAt=clock.now_iso(),
         expiresAt=now + config.IDEMPOTENCY_TTL_SECONDS,
     ).save()
+
+
+def without_secrets(body: dict[str, Any], paths: tuple[str, ...]) -> dict[str, Any]:
+    """The answer as it may be stored: every secret (dotted path, e.g. `apiKey.key`) left out.
+    The table, its stream and its backups never hold a secret; a replay answers without it."""
+    if not paths:
+        return body
+    kept = copy.deepcopy(body)
+    for path in paths:
+        *parents, name = path.split(".")
+        holder: Any = kept
+        for part in parents:
+            holder = holder.get(part) if isinstance(holder, dict) else None
+        if isinstance(holder, dict):
+            holder.pop(name, None)
+    return kept
 
 
 def abandon(ctx: CallContext, key: str) -> None:

@@ -47,7 +47,7 @@ RESOURCE = s.obj(
         "content": {
             "type": "string",
             "maxLength": files.MAX_DIRECT_BODY_BYTES,
-            "contentEncoding": "base64",  # decoding refuses anything else
+            "format": "byte",  # base64 (OpenAPI 3.0); decoding refuses anything else
             "description": f"The file's bytes, base64-encoded (RFC 4648). At most {files.MAX_DIRECT_BYTES // files.MiB} MiB decoded. "
             "With multipart/form-data send the file itself as the part `resource` instead.",
         },
