@@ -37,6 +37,13 @@ MAX_KEY_DAYS = 730
 # The per-key request log (apikeys.requests.list) keeps each request this long.
 REQUEST_LOG_DAYS = 30
 
+# Reads a filter or a count could make without bound stop at a documented size (README "Limits").
+# A list's total counts at most COUNT_LIMIT index entries (about 15 MB of keys, 13 Query pages);
+# past it the answer says `pagination.capped` and a narrower filter finds the rest.
+COUNT_LIMIT = 100_000
+AUDIT_OPERATION_SCAN = 2_000  # audit records the `operation` filter reads (what the other filters leave)
+REVERT_RECORD_LIMIT = 500  # audit records one audit.revert by filter undoes (each is a few writes)
+
 
 def sales_contact() -> str:
     """Where a tenant whose trial ended turns to continue (named in the 403)."""

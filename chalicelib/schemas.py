@@ -109,12 +109,18 @@ def paging(max_limit: int = 1000, *, required: bool = True) -> dict[str, Schema]
 
 PAGINATION = obj(
     {
-        "total": integer("Number of results across all pages."),
+        "total": integer("Number of results across all pages (counted up to 100,000 index entries, see `capped`)."),
         "limit": integer("Page size asked for."),
         "offset": integer("Results skipped."),
+        "capped": boolean("Only when true: counting stopped after 100,000 entries, more results exist than `total`; narrow the filters to reach them."),
     },
     required=["total", "limit", "offset"],
 )
+
+
+def pagination(total: int, limit: int, offset: int, capped: bool = False) -> dict[str, Any]:
+    """The `pagination` of a list answer; `capped` appears only when counting stopped early."""
+    return {"total": total, "limit": limit, "offset": offset, **({"capped": True} if capped else {})}
 
 
 def list_result(plural: str, item: Schema) -> Schema:

@@ -10,11 +10,11 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from chalicelib import ids
+from chalicelib import config, ids
 from chalicelib.context import CallContext
-from chalicelib.errors import NotFound
+from chalicelib.errors import Invalid, NotFound
 from chalicelib.events.changes import Change
-from chalicelib.store.entities import fetch_many
+from chalicelib.store.entities import fetch_many, matching_keys
 from chalicelib.store.model import INDEXES, Item
 
 AUDIT_SK = "audit"
@@ -91,10 +91,11 @@ def _bound(moment: str | None, *, upper: bool) -> str | None:
     return "aud_" + ids.ulid_from(millis, (1 << 80) - 1 if upper else 0)
 
 
-def search(ctx: CallContext, filters: dict[str, Any]) -> list[str]:
-    """Keys (PK) of the matching records, oldest first. The most selective given filter
-    picks the index, the time range is its key condition, the other filters are checked
-    on the index keys; `operation` needs the records and is checked by the caller."""
+def search(ctx: CallContext, filters: dict[str, Any]) -> tuple[list[str], bool]:
+    """Keys (PK) of the matching records, oldest first, and whether the read stopped at
+    config.COUNT_LIMIT. The most selective given filter picks the index, the time range is
+    its key condition, the other filters are checked on the index keys; `operation` needs
+    the records (operation_filtered)."""
     chosen = next((name for name in FILTER_SLOTS if filters.get(name)), None)
     slot = FILTER_SLOTS[chosen] if chosen else 1
     index = INDEXES[slot]
@@ -109,17 +110,29 @@ def search(ctx: CallContext, filters: dict[str, Any]) -> list[str]:
     elif hi:
         condition = sort_attr <= hi
     checks = {f"gsi{FILTER_SLOTS[n]}pk": _slot_pk(ctx.tenant_id, n, filters[n]) for n in FILTER_SLOTS if filters.get(n) and n != chosen}
-    hits = index.query(hash_key, condition, attributes_to_get=["PK", *checks])
-    return [hit.pk for hit in hits if all(getattr(hit, attr) == value for attr, value in checks.items())]
+    return matching_keys(index, hash_key, condition, checks)
 
 
 def records(keys: list[str]) -> list[dict[str, Any]]:
     return [item.data_dict() for item in fetch_many(keys, AUDIT_SK)]
 
 
-def page(ctx: CallContext, filters: dict[str, Any], limit: int, offset: int) -> tuple[list[dict[str, Any]], int]:
-    keys = search(ctx, filters)
+def operation_filtered(keys: list[str], operation: str) -> list[dict[str, Any]]:
+    """The records among `keys` made by `operation`. No index holds the operation, so the
+    records themselves are read: at most config.AUDIT_OPERATION_SCAN of them, else 400."""
+    if len(keys) > config.AUDIT_OPERATION_SCAN:
+        raise Invalid(
+            f"The operation filter reads the records the other filters leave: {len(keys)} here, at most {config.AUDIT_OPERATION_SCAN}."
+            " Narrow them with from/to, keyId, agentName or entityId.",
+            code="filter_too_broad",
+            errors=[{"path": "operation", "message": f"the other filters leave {len(keys)} records; at most {config.AUDIT_OPERATION_SCAN} are read"}],
+        )
+    return [r for r in records(keys) if r.get("operation") == operation]
+
+
+def page(ctx: CallContext, filters: dict[str, Any], limit: int, offset: int) -> tuple[list[dict[str, Any]], int, bool]:
+    keys, capped = search(ctx, filters)
     if filters.get("operation"):
-        matching = [r for r in records(keys) if r.get("operation") == filters["operation"]]
-        return matching[offset : offset + limit], len(matching)
-    return records(keys[offset : offset + limit]), len(keys)
+        matching = operation_filtered(keys, filters["operation"])
+        return matching[offset : offset + limit], len(matching), False
+    return records(keys[offset : offset + limit]), len(keys), capped

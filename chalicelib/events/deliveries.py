@@ -141,10 +141,16 @@ def _save(item: Item, data: dict[str, Any]) -> None:
     item.update(actions=[Item.data.set({k: v for k, v in data.items() if v is not None}), Item.updatedAt.set(clock.now_iso())])
 
 
-def log(tenant_id: str, webhook_id: str) -> list[dict[str, Any]]:
-    """The webhook's deliveries, newest first."""
-    items = Item.query(entity_pk(tenant_id, webhook_id), Item.sk.startswith(DELIVERY_PREFIX), scan_index_forward=False, consistent_read=True)
-    return [wire(i) for i in items]
+def log(tenant_id: str, webhook_id: str, limit: int, offset: int) -> tuple[list[dict[str, Any]], int, bool]:
+    """One page of the webhook's deliveries, newest first, the total (counted up to
+    config.COUNT_LIMIT, then capped) and whether counting stopped there: a busy webhook logs
+    a million deliveries in its WEBHOOK_LOG_DAYS. A page past the cap is empty, read for nothing."""
+    pk, in_log = entity_pk(tenant_id, webhook_id), Item.sk.startswith(DELIVERY_PREFIX)
+    page: list[Item] = []
+    if offset < config.COUNT_LIMIT:
+        page = list(Item.query(pk, in_log, scan_index_forward=False, consistent_read=True, limit=offset + limit))[offset:]
+    counted = Item.count(pk, in_log, limit=config.COUNT_LIMIT + 1)
+    return [wire(i) for i in page], min(counted, config.COUNT_LIMIT), counted > config.COUNT_LIMIT
 
 
 def wire(item: Item) -> dict[str, Any]:

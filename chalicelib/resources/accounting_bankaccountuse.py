@@ -89,7 +89,7 @@ def for_date(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     contract_type = ENTITY_TYPES.get("contract")
     if contract_type is not None:
         store.get_item(ctx, contract_type, contract_id, path="contract")  # 404 for an unknown contract
-    items, _ = store.list_page(ctx, BANK_ACCOUNT_USE, {"contractId": contract_id}, MAX_USES_PER_CONTRACT, 0)
+    items, _, _ = store.list_page(ctx, BANK_ACCOUNT_USE, {"contractId": contract_id}, MAX_USES_PER_CONTRACT, 0)
     use = valid_use([store.to_wire(ctx, item) for item in items], purpose, valid_on)
     if use is None:
         raise NotFound(f"Contract {contract_id} has no bank account use for {purpose} valid on {valid_on}.", code="no_valid_bank_account_use")

@@ -81,8 +81,8 @@ def upsert(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     example={"limit": 100, "offset": 0},
 )
 def list_aliases(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-    entries, total = store.list_page(ctx, args["limit"], args["offset"])
-    return {"pagination": {"total": total, "limit": args["limit"], "offset": args["offset"]}, "aliases": entries}
+    entries, total, capped = store.list_page(ctx, args["limit"], args["offset"])
+    return {"pagination": s.pagination(total, args["limit"], args["offset"], capped), "aliases": entries}
 
 
 @operation(

@@ -124,8 +124,8 @@ def _normalise_time(value: str) -> str:
     example={"limit": 100, "offset": 0},
 )
 def list_keys(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-    found, total = keys.list_keys(ctx, args["limit"], args["offset"])
-    return {"pagination": {"total": total, "limit": args["limit"], "offset": args["offset"]}, "apiKeys": found}
+    found, total, capped = keys.list_keys(ctx, args["limit"], args["offset"])
+    return {"pagination": s.pagination(total, args["limit"], args["offset"], capped), "apiKeys": found}
 
 
 REQUEST_OUT = s.obj(
@@ -162,8 +162,8 @@ key was recognised (401) belong to no key and are not here.""",
 )
 def list_requests(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     keys.get_key(ctx, args["apiKey"])  # 404 for a key of another tenant (or integration)
-    found, total = requests.page(ctx.tenant_id, args["apiKey"], args["limit"], args["offset"])
-    return {"pagination": {"total": total, "limit": args["limit"], "offset": args["offset"]}, "requests": found}
+    found, total, capped = requests.page(ctx.tenant_id, args["apiKey"], args["limit"], args["offset"])
+    return {"pagination": s.pagination(total, args["limit"], args["offset"], capped), "requests": found}
 
 
 @operation(

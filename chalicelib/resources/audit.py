@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from chalicelib import config
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.errors import Invalid
@@ -52,11 +53,12 @@ FILTERS = {
     "from": s.timestamp("Only changes at or after this time (UTC)."),
     "to": s.timestamp("Only changes at or before this time (UTC)."),
 }
-DOC = """Every change of every entity is recorded from the table's change stream (a few hundred milliseconds
+DOC = f"""Every change of every entity is recorded from the table's change stream (a few hundred milliseconds
 after the write): who (key, agent, person or company binding, integration), when, through which operation
 and request, and the entity's state before and after (secrets redacted). Records are kept in time order;
 the time range is served by the index's sort key, the other filters by indexes (entity, key, agent) or,
-for `operation`, by reading the records the other filters leave."""
+for `operation`, by reading the records the other filters leave: at most {config.AUDIT_OPERATION_SCAN:,} of them, else 400
+`filter_too_broad` (add from/to, keyId, agentName or entityId)."""
 
 
 @operation(
@@ -71,8 +73,8 @@ for `operation`, by reading the records the other filters leave."""
     example={"agentName": "invoice-bot", "from": "2026-01-01T00:00:00Z", "limit": 100, "offset": 0},
 )
 def list_records(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-    found, total = audit.page(ctx, args, args["limit"], args["offset"])
-    return {"pagination": {"total": total, "limit": args["limit"], "offset": args["offset"]}, "auditRecords": found}
+    found, total, capped = audit.page(ctx, args, args["limit"], args["offset"])
+    return {"pagination": s.pagination(total, args["limit"], args["offset"], capped), "auditRecords": found}
 
 
 @operation(
@@ -107,13 +109,15 @@ REVERTED = s.obj(
     name="audit.revert",
     kind="command",
     summary="Roll back one change, or everything matching a filter (e.g. all an agent key did in a time range).",
-    docs="""Restores entities to their state before a change. With `auditRecord`: the entity of that record goes
+    docs=f"""Restores entities to their state before a change. With `auditRecord`: the entity of that record goes
 back to its state before it; refused (409 `changed_later`) when the entity changed after that record,
 unless `force` is true. With `filter` (the filters of audit.list, at least one): every entity the matching
 records touch goes back to its state before the first of them, newest changes first; entities changed
 later by others are skipped and reported (unless `force`). An entity that did not exist before is
 soft-deleted; a deleted one is restored. The rollback writes through the ordinary commands, so it is itself
-audited (operation `audit.revert`) and sent to webhooks. Answers what was reverted and what was skipped.""",
+audited (operation `audit.revert`) and sent to webhooks. Answers what was reverted and what was skipped.
+One request undoes at most {config.REVERT_RECORD_LIMIT} changes: a broader filter is 400 `filter_too_broad`; revert in parts,
+narrowing the time range.""",
     args=s.obj(
         {
             "auditRecord": s.string("The change to undo (aud_...)."),
@@ -123,14 +127,17 @@ audited (operation `audit.revert`) and sent to webhooks. Answers what was revert
     ),
     result=s.obj(
         {
-            "reverted": s.array(REVERTED, "Entities set back.", max_items=100000),
-            "skipped": s.array(REVERTED, "Entities left as they are, with the reason.", max_items=100000),
+            "reverted": s.array(REVERTED, "Entities set back.", max_items=config.REVERT_RECORD_LIMIT),
+            "skipped": s.array(REVERTED, "Entities left as they are, with the reason.", max_items=config.REVERT_RECORD_LIMIT),
         },
         required=["reverted", "skipped"],
     ),
     scope="write",
     destructive=True,
-    errors=("409 `changed_later`: the entity changed after the record; send `force` to overwrite.",),
+    errors=(
+        "409 `changed_later`: the entity changed after the record; send `force` to overwrite.",
+        f"400 `filter_too_broad`: the filter matches more than {config.REVERT_RECORD_LIMIT} changes; narrow it and revert in parts.",
+    ),
     example={"filter": {"keyId": "key_01K...", "from": "2026-01-15T09:00:00Z", "to": "2026-01-15T10:00:00Z"}},
 )
 def revert_changes(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -139,8 +146,21 @@ def revert_changes(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     force = bool(args.get("force"))
     if args.get("auditRecord"):
         return revert(ctx, [audit.get(ctx, args["auditRecord"])], force=force, strict=True)
-    keys = audit.search(ctx, args["filter"])
-    records = audit.records(keys)
-    if args["filter"].get("operation"):
-        records = [r for r in records if r.get("operation") == args["filter"]["operation"]]
+    keys, capped = audit.search(ctx, args["filter"])
+    operation = args["filter"].get("operation")
+    if capped or (not operation and len(keys) > config.REVERT_RECORD_LIMIT):
+        raise _too_many_to_revert(len(keys), capped)
+    records = audit.operation_filtered(keys, operation) if operation else audit.records(keys)
+    if len(records) > config.REVERT_RECORD_LIMIT:
+        raise _too_many_to_revert(len(records), False)
     return revert(ctx, records, force=force, strict=False)
+
+
+def _too_many_to_revert(count: int, capped: bool) -> Invalid:
+    found = f"more than {count}" if capped else str(count)
+    return Invalid(
+        f"The filter matches {found} changes; one audit.revert undoes at most {config.REVERT_RECORD_LIMIT}. Revert in parts:"
+        " narrow the time range (from/to) or the actor, then repeat for the rest.",
+        code="filter_too_broad",
+        errors=[{"path": "filter", "message": f"matches {found} changes; at most {config.REVERT_RECORD_LIMIT} per request"}],
+    )

@@ -78,9 +78,9 @@ def declare_list(
         limit, offset = args.get("limit", 1000), args.get("offset", 0)
         norm = normalise or {}
         values = {arg: norm[arg](value) if arg in norm and value is not None else value for arg, value in args.items()}
-        items, total = store.list_page(ctx, etype, {field: values.get(arg) for arg, field in fields.items()}, limit, offset)
+        items, total, capped = store.list_page(ctx, etype, {field: values.get(arg) for arg, field in fields.items()}, limit, offset)
         return {
-            "pagination": {"total": total, "limit": limit, "offset": offset},
+            "pagination": s.pagination(total, limit, offset, capped),
             etype.plural: [store.to_wire(ctx, item) for item in items],
         }
 

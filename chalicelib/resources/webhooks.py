@@ -228,9 +228,8 @@ followed. Delivery is at least once: deduplicate by the `id` (also the `webhook-
 )
 def list_deliveries(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     hook = store.get_item(ctx, WEBHOOK, args["webhook"], path="webhook")
-    found = deliveries.log(ctx.tenant_id, hook.id or "")
-    page = found[args["offset"] : args["offset"] + args["limit"]]
-    return {"pagination": {"total": len(found), "limit": args["limit"], "offset": args["offset"]}, "deliveries": page}
+    page, total, capped = deliveries.log(ctx.tenant_id, hook.id or "", args["limit"], args["offset"])
+    return {"pagination": s.pagination(total, args["limit"], args["offset"], capped), "deliveries": page}
 
 
 @operation(

@@ -11,7 +11,7 @@ from chalicelib import clock, ids
 from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES
 from chalicelib.errors import Conflict, NotFound
-from chalicelib.store.entities import entity_pk, fetch_many
+from chalicelib.store.entities import entity_pk, fetch_many, matching_keys
 from chalicelib.store.model import ENTITY_SK, Item, Transaction, TransactionCancelled
 
 ALIAS_SK = "alias"
@@ -82,15 +82,16 @@ def upsert(ctx: CallContext, entries: list[dict[str, str]]) -> list[dict[str, st
     return [{"alias": e["alias"], "id": e["id"], "type": e["type"]} for e in entries]
 
 
-def list_page(ctx: CallContext, limit: int, offset: int) -> tuple[list[dict[str, str]], int]:
+def list_page(ctx: CallContext, limit: int, offset: int) -> tuple[list[dict[str, str]], int, bool]:
     """The integration's aliases in alphabetical order. Entries whose entity type is not
-    (or no longer) known are left out of the page; `total` counts stored entries."""
+    (or no longer) known are left out of the page; `total` counts stored entries (up to
+    config.COUNT_LIMIT, then capped)."""
     from chalicelib.store.model import INDEXES
 
-    keys = [hit.pk for hit in INDEXES[1].query(alias_list_pk(ctx), attributes_to_get=["PK"])]
+    keys, capped = matching_keys(INDEXES[1], alias_list_pk(ctx), None, {})
     items = fetch_many(keys[offset : offset + limit], ALIAS_SK)
     entries = [_entry(item) for item in items]
-    return [e for e in entries if e["type"] in ENTITY_TYPES], len(keys)
+    return [e for e in entries if e["type"] in ENTITY_TYPES], len(keys), capped
 
 
 def _entry(item: Item) -> dict[str, str]:

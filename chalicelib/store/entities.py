@@ -21,7 +21,7 @@ from typing import Any
 from pynamodb.exceptions import PutError, UpdateError
 from pynamodb.expressions.condition import Condition
 
-from chalicelib import clock, ids
+from chalicelib import clock, config, ids
 from chalicelib.context import CallContext
 from chalicelib.entities import EntityType
 from chalicelib.errors import Conflict, Invalid, NotFound, not_found_at
@@ -107,11 +107,22 @@ def to_wire(ctx: CallContext, item: Item) -> dict[str, Any]:
     }
 
 
-def list_page(ctx: CallContext, etype: EntityType, filters: dict[str, Any], limit: int, offset: int) -> tuple[list[Item], int]:
-    """One page of live entities in creation order, and the exact total.
+def matching_keys(index: Any, hash_key: str, condition: Any, checks: dict[str, str]) -> tuple[list[str], bool]:
+    """Table keys (PK) of the index entries under `hash_key` (and `condition`) whose other
+    index keys equal `checks`, in index order; reads at most config.COUNT_LIMIT entries and
+    says whether it stopped there (capped)."""
+    hits = index.query(hash_key, condition, attributes_to_get=["PK", *checks], limit=config.COUNT_LIMIT + 1)
+    read = list(hits)
+    capped = len(read) > config.COUNT_LIMIT
+    return [hit.pk for hit in read[: config.COUNT_LIMIT] if all(getattr(hit, attr) == expected for attr, expected in checks.items())], capped
 
-    Reads the keys of every match (index items are small: one Query answers about
-    8,000 of them), so the total is exact and a deep offset costs what offset 0 costs;
+
+def list_page(ctx: CallContext, etype: EntityType, filters: dict[str, Any], limit: int, offset: int) -> tuple[list[Item], int, bool]:
+    """One page of live entities in creation order, the total, and whether counting stopped
+    at config.COUNT_LIMIT (capped).
+
+    Reads the keys of the matches (index items are small: one Query answers about 8,000 of
+    them), so the total is exact within the cap and a deep offset costs what offset 0 costs;
     then fetches only the page's items."""
     wanted = {f: v for f, v in filters.items() if v is not None}
     slots = {field: slot for slot, field in enumerate(etype.filters, start=2)}
@@ -122,10 +133,8 @@ def list_page(ctx: CallContext, etype: EntityType, filters: dict[str, Any], limi
         slot, hash_key = 1, list_pk(ctx.tenant_id, etype.name)
     checks = {f"gsi{slots[f]}pk": filter_pk(ctx.tenant_id, etype, f, v) for f, v in wanted.items()}
     # Read only what the page needs: the table key and the other filters' index keys.
-    hits = INDEXES[slot].query(hash_key, attributes_to_get=["PK", *checks])
-    matches = [hit.pk for hit in hits if all(getattr(hit, attr) == expected for attr, expected in checks.items())]
-    page = matches[offset : offset + limit]
-    return fetch_many(page), len(matches)
+    matches, capped = matching_keys(INDEXES[slot], hash_key, None, checks)
+    return fetch_many(matches[offset : offset + limit]), len(matches), capped
 
 
 def fetch_many(pks: list[str], sk: str = ENTITY_SK) -> list[Item]:

@@ -223,10 +223,10 @@ def disable_key(ctx: CallContext, key_id: str) -> dict[str, Any]:
     return key_wire(record)
 
 
-def list_keys(ctx: CallContext, limit: int, offset: int) -> tuple[list[dict[str, Any]], int]:
+def list_keys(ctx: CallContext, limit: int, offset: int) -> tuple[list[dict[str, Any]], int, bool]:
     """The tenant's keys; for an integration's key, its integration's keys only (as get_key)."""
-    items, total = list_page(ctx, API_KEY, {"integrationId": ctx.integration_id}, limit, offset)
-    return [key_wire(item) for item in items], total
+    items, total, capped = list_page(ctx, API_KEY, {"integrationId": ctx.integration_id}, limit, offset)
+    return [key_wire(item) for item in items], total, capped
 
 
 def record_use(tenant_id: str, key_id: str, when: str, source_ip: str | None) -> None:

@@ -40,9 +40,14 @@ def record(ctx: CallContext, *, operation: str, method: str, status: int, ms: fl
         logger.exception("could not record the request", extra={"keyId": ctx.key_id})
 
 
-def page(tenant_id: str, key_id: str, limit: int, offset: int) -> tuple[list[dict[str, Any]], int]:
-    """Newest first. The total counts the key's partition (its last REQUEST_LOG_DAYS)."""
+def page(tenant_id: str, key_id: str, limit: int, offset: int) -> tuple[list[dict[str, Any]], int, bool]:
+    """Newest first. The total counts the key's partition (its last REQUEST_LOG_DAYS) up to
+    config.COUNT_LIMIT (then capped): a busy key logs millions of requests in 30 days. A page
+    past the cap is empty, read for nothing."""
     pk = _pk(tenant_id, key_id)
-    items = list(Item.query(pk, scan_index_forward=False, limit=offset + limit))[offset : offset + limit]
-    total = Item.count(pk)
-    return [item.data_dict() for item in items], total
+    if offset >= config.COUNT_LIMIT:
+        items: list[Item] = []
+    else:
+        items = list(Item.query(pk, scan_index_forward=False, limit=offset + limit))[offset : offset + limit]
+    counted = Item.count(pk, limit=config.COUNT_LIMIT + 1)
+    return [item.data_dict() for item in items], min(counted, config.COUNT_LIMIT), counted > config.COUNT_LIMIT

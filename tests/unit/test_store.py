@@ -49,7 +49,7 @@ def test_soft_delete_hides_from_reads_lists_and_totals_and_restore_brings_back(m
     entities.soft_delete(CTX, CONTACT, gone.id or "", path="contact")
     with pytest.raises(NotFound):
         entities.get_item(CTX, CONTACT, gone.id or "")
-    page, total = entities.list_page(CTX, CONTACT, {}, 10, 0)
+    page, total, _ = entities.list_page(CTX, CONTACT, {}, 10, 0)
     assert [i.id for i in page] == [keep.id] and total == 1
     assert Item.get(gone.pk, ENTITY_SK).deletedAt  # still there, recoverable
     entities.restore(CTX, CONTACT, gone.id or "", path="contact")
@@ -62,7 +62,7 @@ def test_reads_never_cross_tenants(memory_table: None) -> None:
     theirs = _person(OTHER)
     with pytest.raises(NotFound):
         entities.get_item(CTX, CONTACT, theirs.id or "")
-    assert entities.list_page(CTX, CONTACT, {}, 10, 0) == ([], 0)
+    assert entities.list_page(CTX, CONTACT, {}, 10, 0) == ([], 0, False)
 
 
 def test_reference_to_a_missing_entity_names_its_path(memory_table: None) -> None:
