@@ -6,7 +6,13 @@ doubles it (by reference: cheap to build, not to write out), `[@, @][]` doubles 
 and forty of them in a row outgrow any machine. So every value the expression builds along
 the way is weighed (about its size as JSON, shared parts counted each time they appear) and
 refused over MAX_VALUE_BYTES, and the evaluation stops after MAX_SECONDS. Functions like
-`to_string` or `==` then only ever see values of bounded size."""
+`to_string` or `==` then only ever see values of bounded size.
+
+Weighing a value after it is built is too late for the functions that build new text from
+bounded parts: `join` repeats its separator once per item (`join(to_string([@,@,@]), ids)`
+wrote a megabyte a thousand times before the check saw it). So `join` and `to_string` are
+weighed before they run, and all the text functions build in one evaluation counts against
+MAX_BUILT_BYTES: what an expression allocates stays within a few times that budget."""
 
 from __future__ import annotations
 
@@ -20,6 +26,7 @@ from chalicelib.errors import Invalid
 MAX_EXPRESSION_CHARS = 2_000
 MAX_RESULT_BYTES = 1_000_000  # what one tool call may hand back to a model
 MAX_VALUE_BYTES = 8 * MAX_RESULT_BYTES  # any value an expression builds on the way to its result
+MAX_BUILT_BYTES = MAX_VALUE_BYTES  # text built by join / to_string in one evaluation, all calls together
 MAX_SECONDS = 2.0
 
 
@@ -78,6 +85,30 @@ def _interpreter() -> Any:
             self.where = where
             self.deadline = time.monotonic() + MAX_SECONDS
             self.weights: dict[int, tuple[int, Any]] = {}  # id -> (weight, the value, kept alive so its id stays its own)
+            self.built = 0  # bytes of text the string-building functions made so far
+
+        def visit_function_expression(self, node: Any, value: Any) -> Any:
+            args = [self.visit(child, value) for child in node["children"]]
+            self.charge(node["value"], self.text_size(node["value"], args))
+            return self._functions.call_function(node["value"], args)
+
+        def text_size(self, name: str, args: list[Any]) -> int:
+            """What `join` or `to_string` would build, known before it is built (JSON text of
+            a value is about its weight); other functions build no new text."""
+            if name == "join" and len(args) == 2 and isinstance(args[0], str) and isinstance(args[1], list):
+                return len(args[0]) * max(len(args[1]) - 1, 0) + sum(len(item) for item in args[1] if isinstance(item, str))
+            if name == "to_string" and len(args) == 1 and not isinstance(args[0], str):
+                return self.weigh(args[0])
+            return 0
+
+        def charge(self, name: str, size: int) -> None:
+            self.built += size
+            if self.built > MAX_BUILT_BYTES:
+                raise Invalid(
+                    f"{self.where}: {name}() would build text past the budget of {MAX_BUILT_BYTES} bytes for one expression; "
+                    "join or stringify fewer or smaller values.",
+                    code="transform_too_costly",
+                )
 
         def visit(self, node: Any, *args: Any, **kwargs: Any) -> Any:
             result = super().visit(node, *args, **kwargs)
