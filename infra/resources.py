@@ -17,6 +17,7 @@ from typing import Any
 from chalicelib.errors import no_route
 from chalicelib.events import delivery_queue
 from chalicelib.store.model import ENTITY_SK
+from chalicelib.uploads import files
 
 FUNCTIONS = ("APIHandler", "OnTableChange", "DeliverWebhooks", "OnUpload", "SweepUploads")
 
@@ -32,6 +33,10 @@ SIZING = {
     "SweepUploads": {"MemorySize": 1024, "Timeout": 900},
 }
 UPLOAD_QUEUE_VISIBILITY = 6 * SIZING["OnUpload"]["Timeout"]  # AWS: at least 6x the function timeout
+# The upload worker handles a batch of notices at once, each file over files.SPOOL_BYTES spooled
+# to /tmp while it is hashed and sniffed: the worst batch is UPLOAD_BATCH files of the bulk limit.
+UPLOAD_BATCH = 10
+UPLOAD_TMP_MB = UPLOAD_BATCH * files.MAX_BULK_BYTES // files.MiB + 512  # + room for the runtime's own use
 assert int(delivery_queue.QUEUE_SETTINGS["VisibilityTimeout"]) >= 3 * SIZING["DeliverWebhooks"]["Timeout"]
 
 
@@ -387,8 +392,11 @@ def _functions() -> dict[str, Any]:
         }
     }
     found["OnUpload"]["Properties"]["Events"] = {
-        "OnUploadSqsEventSource": {"Properties": {"Queue": _arn("UploadQueue"), "FunctionResponseTypes": ["ReportBatchItemFailures"]}}
+        "OnUploadSqsEventSource": {
+            "Properties": {"Queue": _arn("UploadQueue"), "BatchSize": UPLOAD_BATCH, "FunctionResponseTypes": ["ReportBatchItemFailures"]}
+        }
     }
+    found["OnUpload"]["Properties"]["EphemeralStorage"] = {"Size": UPLOAD_TMP_MB}
     return found
 
 

@@ -44,6 +44,15 @@ def test_the_upload_path_is_private_versioned_and_has_a_dead_letter_queue() -> N
     assert alarm["Dimensions"][0]["Value"] == {"Fn::GetAtt": ["UploadDeadLetterQueue", "QueueName"]}
 
 
+def test_the_upload_worker_has_tmp_for_its_worst_batch() -> None:
+    """Issue 16, finding 2: ten 100 MiB files spooled at once need ~1 GB of /tmp, twice Lambda's default."""
+    from chalicelib.uploads import files
+
+    worker = TEMPLATE["Resources"]["OnUpload"]["Properties"]
+    batch = worker["Events"]["OnUploadSqsEventSource"]["Properties"]["BatchSize"]
+    assert worker["EphemeralStorage"]["Size"] * files.MiB >= batch * files.MAX_BULK_BYTES
+
+
 def test_webhook_deliveries_run_on_a_fifo_queue_with_a_fifo_dead_letter_queue() -> None:
     """The queue as the code expects it (events/delivery_queue.py), its worker with partial
     batch failures and bounded concurrency, and every function told where the queues are."""

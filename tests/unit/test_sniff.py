@@ -401,3 +401,41 @@ def test_only_allowed_types_are_accepted() -> None:
     assert not accepts("image/svg+xml", "image/svg+xml")
     assert not accepts("", "")
     assert TEXT_TYPES <= ALLOWED_TYPES.keys()
+
+
+def _zip_with(entries: int) -> bytes:
+    out = io.BytesIO()
+    with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as archive:
+        for n in range(entries):
+            archive.writestr(f"e{n}", b"")
+    return out.getvalue()
+
+
+def test_a_zip_directory_past_the_cap_is_refused_before_it_is_loaded() -> None:
+    """Issue 16, finding 2: the entry count comes from the end record; zipfile, which reads
+    the whole directory into objects, never opens an archive past MAX_ZIP_ENTRIES."""
+    import tracemalloc
+
+    from chalicelib.uploads.sniff import MAX_ZIP_ENTRIES, zip_directory
+
+    many = _zip_with(MAX_ZIP_ENTRIES + 1)
+    assert zip_directory(io.BytesIO(many))[0] == MAX_ZIP_ENTRIES + 1
+    tracemalloc.start()
+    try:
+        assert sniff(many[:HEAD_SIZE], lambda: io.BytesIO(many)) is None
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 2 * len(many) // 3, f"peaked at {peak} bytes for a {len(many)}-byte archive"  # the directory was never parsed
+    assert sniff(_zip_with(3)[:HEAD_SIZE], lambda: io.BytesIO(_zip_with(3))) == "application/zip"
+
+
+def test_an_end_record_claiming_millions_of_entries_is_refused() -> None:
+    from chalicelib.uploads.sniff import zip_directory
+
+    zip64_end = b"PK\x06\x06" + (44).to_bytes(8, "little") + bytes(20) + (3_000_000).to_bytes(8, "little") + (10**9).to_bytes(8, "little") + bytes(8)
+    locator = b"PK\x06\x07" + bytes(4) + (4).to_bytes(8, "little") + (1).to_bytes(4, "little")
+    classic = b"PK\x05\x06" + bytes(6) + b"\xff\xff" + b"\xff\xff\xff\xff" + bytes(6)
+    forged = b"PK\x03\x04" + zip64_end + locator + classic
+    assert zip_directory(io.BytesIO(forged)) == (3_000_000, 10**9)
+    assert sniff(forged, lambda: io.BytesIO(forged)) is None
