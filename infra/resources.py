@@ -15,7 +15,7 @@ import json
 from typing import Any
 
 from chalicelib.errors import no_route
-from chalicelib.events import delivery_queue
+from chalicelib.events import changes, delivery_queue
 from chalicelib.store.model import ENTITY_SK
 from chalicelib.uploads import files
 
@@ -375,7 +375,7 @@ def _functions() -> dict[str, Any]:
                 "FunctionResponseTypes": ["ReportBatchItemFailures"],
                 # only entity writes make audit records and events (events/changes.py from_record):
                 # request logs, rate counters and delivery state never invoke the function
-                "FilterCriteria": {"Filters": [{"Pattern": json.dumps({"dynamodb": {"Keys": {"SK": {"S": [ENTITY_SK]}}}})}]},
+                "FilterCriteria": {"Filters": [{"Pattern": json.dumps({"dynamodb": {"Keys": {"SK": {"S": [ENTITY_SK, changes.TENANT_SK]}}}})}]},
             }
         }
     }

@@ -1,8 +1,10 @@
 """One entity change, read from a DynamoDB stream record.
 
-Only entity items are changes (SK "entity", a type of the entity catalogue); key lookups,
-aliases, reference edges, unique claims, idempotency markers, secrets and audit records
-themselves are bookkeeping and pass silently."""
+Changes are entity items (SK "entity", a type of the entity catalogue) and the account's own
+records: API keys (created, disabled) and the tenant (sign-up, plan and throttle changes),
+audited like entities but never reverted. Key lookups, aliases, reference edges, unique
+claims, idempotency markers, secrets and audit records themselves are bookkeeping and pass
+silently."""
 
 from __future__ import annotations
 
@@ -15,7 +17,12 @@ from chalicelib.entities import ENTITY_TYPES
 from chalicelib.store.model import ENTITY_SK
 
 REDACTED = "[redacted]"
-_SECRET_FIELDS = {"secret", "authorizationHeader", "key", "password", "token"}
+# lookupPk is derived from a key's secret (its hash): kept out of the audit trail like the secret.
+_SECRET_FIELDS = {"secret", "authorizationHeader", "key", "password", "token", "lookupPk"}
+# The account's records (store/keys.py): an API key is an item SK "entity" of type apiKey, the
+# tenant an item SK "tenant". The change stream's event filter (infra/resources.py) lets both through.
+TENANT_SK = "tenant"
+ACCOUNT_TYPES = {"apiKey": ENTITY_SK, "tenant": TENANT_SK}
 _META = ("version", "createdAt", "updatedAt", "deletedAt")
 
 
@@ -77,12 +84,13 @@ def audit_id(at: str, sequence: str) -> str:
 def from_record(record: dict[str, Any]) -> Change | None:
     stream = record.get("dynamodb") or {}
     keys = _deserialise(stream.get("Keys")) or {}
-    if keys.get("SK") != ENTITY_SK:
+    if keys.get("SK") not in (ENTITY_SK, TENANT_SK):
         return None
     new, old = _deserialise(stream.get("NewImage")), _deserialise(stream.get("OldImage"))
     current = new or old or {}
     entity_type = current.get("type")
-    if entity_type not in ENTITY_TYPES or not current.get("tenantId"):
+    audited = (entity_type in ENTITY_TYPES and keys["SK"] == ENTITY_SK) or ACCOUNT_TYPES.get(str(entity_type)) == keys["SK"]
+    if not audited or not current.get("tenantId"):
         return None
     action = _action(record.get("eventName", ""), old, new)
     if action is None:

@@ -9,8 +9,13 @@ from typing import Any
 
 from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES
-from chalicelib.errors import ApiError, Conflict
+from chalicelib.errors import ApiError, Conflict, Invalid
 from chalicelib.store import entities as store
+
+ACCOUNT_NOT_REVERTED = (
+    "Changes of the account (API keys, sign-up, plan, throttle) are audited but not reverted: disable a key or "
+    "create a new one with apikeys.disable / apikeys.create."
+)
 
 
 def revert(ctx: CallContext, records: list[dict[str, Any]], *, force: bool, strict: bool) -> dict[str, Any]:
@@ -23,6 +28,12 @@ def revert(ctx: CallContext, records: list[dict[str, Any]], *, force: bool, stri
     reverted, skipped = [], []
     for (type_name, entity_id), changes in sorted(groups.items(), key=lambda g: g[1][-1]["id"], reverse=True):
         target = {"entityType": type_name, "entityId": entity_id, "auditRecords": [c["id"] for c in changes]}
+        if type_name not in ENTITY_TYPES:  # the account's records: a revert must never revive a disabled key
+            refusal = Invalid(ACCOUNT_NOT_REVERTED, code="not_revertible")
+            if strict:
+                raise refusal
+            skipped.append({**target, "code": refusal.code, "reason": refusal.detail})
+            continue
         try:
             action = _revert_one(ctx, type_name, entity_id, changes[0], changes[-1], force=force)
         except ApiError as err:

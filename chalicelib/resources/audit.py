@@ -58,7 +58,11 @@ after the write): who (key, agent, person or company binding, integration), when
 and request, and the entity's state before and after (secrets redacted). Records are kept in time order;
 the time range is served by the index's sort key, the other filters by indexes (entity, key, agent) or,
 for `operation`, by reading the records the other filters leave: at most {config.AUDIT_OPERATION_SCAN:,} of them, else 400
-`filter_too_broad` (add from/to, keyId, agentName or entityId)."""
+`filter_too_broad` (add from/to, keyId, agentName or entityId).
+
+The account's own changes are records too: the sign-up (entity type `tenant`, entity id the tenant's id),
+API keys created and disabled (`apiKey`; the secret and its hash never appear), and the operator's plan and
+throttle changes (channel `operator`). A key's expiry is no change: its `expiresAt` is in its creation record."""
 
 
 @operation(
@@ -137,6 +141,7 @@ narrowing the time range.""",
     errors=(
         "409 `changed_later`: the entity changed after the record; send `force` to overwrite.",
         f"400 `filter_too_broad`: the filter matches more than {config.REVERT_RECORD_LIMIT} changes; narrow it and revert in parts.",
+        "400 `not_revertible`: the record is a change of the account (API key, sign-up, plan); with a filter such records are skipped.",
     ),
     example={"filter": {"keyId": "key_01K...", "from": "2026-01-15T09:00:00Z", "to": "2026-01-15T10:00:00Z"}},
 )

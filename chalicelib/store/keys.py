@@ -52,6 +52,7 @@ def create_tenant(company_name: str, email: str, agent_name: str, trial: dt.time
     guard = Item(_signup_guard_pk(email), "signup", type="signupGuard", tenantId=tenant_id, createdAt=now)
     ctx = CallContext(tenant_id=tenant_id, key_id="", agent_name=agent_name, scopes=frozenset(), operation="signup")
     record, lookup, secret = _key_items(ctx, agent_name, list(auth.ALL_SCOPES), None, expiry(None))
+    tenant.changedBy = {"agentName": agent_name, "operation": "signup", "keyId": record.id}  # the audit's actor: the first key
     try:
         with Transaction() as tx:
             tx.save(guard, condition=Item.pk.does_not_exist(), label="email")
@@ -261,9 +262,13 @@ def key_wire(item: Item) -> dict[str, Any]:
 # --- the operator's changes to a tenant's account (pmctl) --------------------------------------
 
 
-def _update_tenant(tenant_id: str, actions: list[Any]) -> dict[str, Any]:
+OPERATOR = {"agentName": "operator (pmctl)", "channel": "operator"}  # who changes a tenant from the ops CLI, in the audit trail
+
+
+def _update_tenant(tenant_id: str, actions: list[Any], operation: str) -> dict[str, Any]:
     tenant = get_tenant(tenant_id)
-    tenant.update(actions=[*actions, Item.updatedAt.set(clock.now_iso()), Item.version.add(1)], condition=Item.pk.exists())
+    stamp = Item.changedBy.set({**OPERATOR, "operation": operation})
+    tenant.update(actions=[*actions, Item.updatedAt.set(clock.now_iso()), Item.version.add(1), stamp], condition=Item.pk.exists())
     from chalicelib import account
 
     account.forget_tenant(tenant_id)
@@ -274,9 +279,9 @@ def set_plan(tenant_id: str, plan: str, trial_ends_at: str | None) -> dict[str, 
     """The tenant's plan; `trial_ends_at` None ends the trial's limit (a paid plan)."""
     actions = [Item.data["plan"].set(plan)]
     actions.append(Item.data["trialEndsAt"].set(trial_ends_at) if trial_ends_at else Item.data["trialEndsAt"].remove())
-    return _update_tenant(tenant_id, actions)
+    return _update_tenant(tenant_id, actions, "tenants.plan")
 
 
 def set_throttle(tenant_id: str, throttle: dict[str, Any] | None) -> dict[str, Any]:
     """The tenant's throttle settings (`perKey`, `operations`); None returns to the defaults."""
-    return _update_tenant(tenant_id, [Item.data["throttle"].set(throttle) if throttle else Item.data["throttle"].remove()])
+    return _update_tenant(tenant_id, [Item.data["throttle"].set(throttle) if throttle else Item.data["throttle"].remove()], "tenants.throttle")

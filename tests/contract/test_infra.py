@@ -143,14 +143,14 @@ def test_no_caller_can_take_the_whole_account() -> None:
 
 
 def test_the_change_stream_invokes_the_function_only_for_what_it_handles() -> None:
-    """The event source's filter passes entity writes only, the records from_record reads;
-    anything else (request logs, rate counters, delivery state) it would drop anyway."""
-    from chalicelib.events.changes import from_record
+    """The event source's filter passes entity and tenant writes only, the records from_record
+    reads; anything else (request logs, rate counters, delivery state) it would drop anyway."""
+    from chalicelib.events.changes import TENANT_SK, from_record
     from chalicelib.store.model import ENTITY_SK
 
     source = TEMPLATE["Resources"]["OnTableChange"]["Properties"]["Events"]["OnTableChangeDynamodbEventSource"]["Properties"]
     (only,) = source["FilterCriteria"]["Filters"]
-    assert json.loads(only["Pattern"]) == {"dynamodb": {"Keys": {"SK": {"S": [ENTITY_SK]}}}}
+    assert json.loads(only["Pattern"]) == {"dynamodb": {"Keys": {"SK": {"S": [ENTITY_SK, TENANT_SK]}}}}
     image = {"PK": {"S": "ten_1#con_1"}, "SK": {"S": "requests"}, "type": {"S": "contact"}, "tenantId": {"S": "ten_1"}, "id": {"S": "con_1"}}
     record = {"eventName": "INSERT", "dynamodb": {"Keys": {"PK": image["PK"], "SK": image["SK"]}, "NewImage": image, "SequenceNumber": "1"}}
     assert from_record(record) is None

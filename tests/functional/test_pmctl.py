@@ -426,7 +426,7 @@ def test_pmctl_prints_tenant_data_with_control_characters_escaped(tenant: Tenant
     from chalicelib.store.model import Item
 
     hostile = "Evil GmbH\x1b]0;pwned\x07\x1b[2J\u009b31m"
-    keys._update_tenant(tenant.id, [Item.data["companyName"].set(hostile)])
+    keys._update_tenant(tenant.id, [Item.data["companyName"].set(hostile)], "test")
     text = ok("tenants", "show", tenant.id) + ok("tenants", "list")
     assert "\x1b" not in text and "\x07" not in text and "\u009b" not in text
     assert "Evil GmbH\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m" in text

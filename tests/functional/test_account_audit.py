@@ -1,0 +1,73 @@
+"""The account's own changes are audit records like any other (issue 16, finding 9): sign-up,
+API keys created and disabled, plan and throttle changes by the operator, each with actor,
+time and before/after (no secret, no hash of one), visible through audit.list, and never
+reverted (a revert must not revive a disabled key). Before, none of them reached the trail."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from chalicelib.ops.pmctl import cli
+from tests.client import Api, Tenant
+
+
+@pytest.fixture()
+def settled(stack: Any) -> Any:
+    def wait() -> None:
+        assert stack.poller.wait_idle(15), "the change stream did not catch up"
+
+    return wait
+
+
+def records_of(tenant: Tenant, entity_id: str) -> list[dict[str, Any]]:
+    return list(tenant.get("audit.list", {"entityId": entity_id, "limit": 100, "offset": 0})["auditRecords"])
+
+
+def test_sign_up_and_key_changes_are_audited(api: Api, settled: Any) -> None:
+    tenant = api.signup(company="Audit Verwaltung GmbH")
+    first_key = tenant.signup_answer["apiKey"]["id"]
+    created = tenant.ok("apikeys.create", {"apiKey": {"agentName": "invoice-bot", "scopes": ["read"]}})["apiKey"]
+    tenant.ok("apikeys.disable", {"apiKey": created["id"]})
+    settled()
+
+    (signup,) = records_of(tenant, tenant.id)
+    assert signup["entityType"] == "tenant" and signup["action"] == "created" and signup["operation"] == "signup"
+    assert signup["actor"]["keyId"] == first_key and signup["after"]["data"]["companyName"] == "Audit Verwaltung GmbH"
+
+    made, disabled = records_of(tenant, created["id"])
+    assert (made["action"], made["operation"], made["actor"]["keyId"]) == ("created", "apikeys.create", first_key)
+    assert made["after"]["data"]["scopes"] == ["read"] and made["after"]["data"]["lookupPk"] == "[redacted]"
+    assert (disabled["action"], disabled["operation"], disabled["changedFields"]) == ("updated", "apikeys.disable", ["disabled"])
+    text = json.dumps([signup, made, disabled])
+    assert created["key"] not in text and created["key"][12:] not in text  # neither the secret nor its hidden part
+    assert tenant.get("audit.list", {"keyId": first_key, "operation": "apikeys.create", "limit": 10, "offset": 0})["pagination"]["total"] == 1
+
+
+def test_a_revert_never_revives_a_disabled_key(tenant: Tenant, settled: Any) -> None:
+    created = tenant.ok("apikeys.create", {"apiKey": {"agentName": "import-bot", "scopes": ["read"]}})["apiKey"]
+    tenant.ok("apikeys.disable", {"apiKey": created["id"]})
+    settled()
+    disabled = records_of(tenant, created["id"])[-1]
+    refused = tenant.command("audit.revert", {"auditRecord": disabled["id"]})
+    assert refused.status == 400 and refused.body["code"] == "not_revertible"
+    skipped = tenant.ok("audit.revert", {"filter": {"entityId": created["id"]}})["skipped"]
+    assert [s["code"] for s in skipped] == ["not_revertible"]
+    assert tenant.query("info", key=created["key"]).status == 401  # still disabled
+
+
+def test_the_operators_plan_and_throttle_changes_are_audited(tenant: Tenant, settled: Any) -> None:
+    runner = CliRunner()
+    for args in (["tenants", "set-plan", tenant.id, "--plan", "business"], ["tenants", "throttle", tenant.id, "--per-key", "50/100"]):
+        result = runner.invoke(cli, args, catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+    settled()
+    changes = [r for r in records_of(tenant, tenant.id) if r["action"] == "updated"]
+    assert [(r["operation"], r["channel"], r["actor"]["agentName"]) for r in changes] == [
+        ("tenants.plan", "operator", "operator (pmctl)"),
+        ("tenants.throttle", "operator", "operator (pmctl)"),
+    ]
+    assert changes[0]["after"]["data"]["plan"] == "business" and changes[1]["after"]["data"]["throttle"]["perKey"] == {"rate": 50, "burst": 100}
