@@ -23,6 +23,7 @@ _SECRET_FIELDS = {"secret", "authorizationHeader", "key", "password", "token", "
 # tenant an item SK "tenant". The change stream's event filter (infra/resources.py) lets both through.
 TENANT_SK = "tenant"
 ACCOUNT_TYPES = {"apiKey": ENTITY_SK, "tenant": TENANT_SK}
+_USE_FIELDS = {"lastUsedAt", "lastUsedIp"}  # a key's use (store/keys.py touch) is bookkeeping, not a change
 _META = ("version", "createdAt", "updatedAt", "deletedAt")
 
 
@@ -97,6 +98,8 @@ def from_record(record: dict[str, Any]) -> Change | None:
         return None
     at = (new or {}).get("updatedAt") or (old or {}).get("updatedAt") or clock.now_iso()
     before, after = state(old), state(new)
+    if entity_type in ACCOUNT_TYPES and action == "updated" and _only_use_changed(before, after):
+        return None
     aliases_only = action == "updated" and before == after
     return Change(
         tenant_id=str(current["tenantId"]),
@@ -110,6 +113,12 @@ def from_record(record: dict[str, Any]) -> Change | None:
         after=after,
         aliases_only=aliases_only,
     )
+
+
+def _only_use_changed(before: dict[str, Any] | None, after: dict[str, Any] | None) -> bool:
+    old, new = (before or {}).get("data", {}), (after or {}).get("data", {})
+    changed = {name for name in old.keys() | new.keys() if old.get(name) != new.get(name)}
+    return changed <= _USE_FIELDS and (before or {}).get("deletedAt") == (after or {}).get("deletedAt")
 
 
 def _action(event: str, old: dict[str, Any] | None, new: dict[str, Any] | None) -> str | None:

@@ -71,3 +71,19 @@ def test_the_operators_plan_and_throttle_changes_are_audited(tenant: Tenant, set
         ("tenants.throttle", "operator", "operator (pmctl)"),
     ]
     assert changes[0]["after"]["data"]["plan"] == "business" and changes[1]["after"]["data"]["throttle"]["perKey"] == {"rate": 50, "burst": 100}
+
+
+def test_a_keys_use_is_no_audit_record_and_account_changes_reach_no_webhook(tenant: Tenant, settled: Any) -> None:
+    """Using a key stamps its lastUsedAt: bookkeeping, not a change (else every minute of use
+    would write one). A webhook subscribed to every event gets entity events only."""
+    created = tenant.ok("apikeys.create", {"apiKey": {"agentName": "reader", "scopes": ["read"]}})["apiKey"]
+    hook = tenant.ok("webhooks.create", {"name": "Alles", "url": "https://example.org/hooks/all", "events": ["*"], "enabled": True})["webhook"]
+    settled()
+    before = records_of(tenant, created["id"])
+    assert tenant.query("info", key=created["key"]).status == 200  # a first use is stamped at once (auth._touch)
+    tenant.ok("apikeys.disable", {"apiKey": created["id"]})
+    settled()
+    assert [r["action"] for r in records_of(tenant, created["id"])] == [r["action"] for r in before] + ["updated"]
+    assert tenant.get("apikeys.list", {"limit": 100, "offset": 0})["apiKeys"][-1]["lastUsedAt"]  # the use was stamped
+    logged = tenant.get("webhooks.deliveries.list", {"webhook": hook["id"], "limit": 100, "offset": 0})["deliveries"]
+    assert all(not d["eventType"].startswith(("apiKey.", "tenant.")) for d in logged), logged
