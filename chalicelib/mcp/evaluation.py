@@ -125,7 +125,7 @@ def interpreter() -> Any:
             if isinstance(value, str):
                 weight = text_weight(value)
             elif isinstance(value, dict):
-                weight = 2 + sum(text_weight(key) + 2 + self.weigh(item) for key, item in value.items())
+                weight = 2 + sum(_short_text_weight(key) + 2 + self.weigh(item) for key, item in value.items())
             else:
                 weight = 2 + sum(self.weigh(item) + 1 for item in value)
             self.weights[id(value)] = (weight, value)
