@@ -29,7 +29,7 @@ from chalicelib import clock, config
 from tests import serve_process
 from tests.client import Answer, Api, Tenant
 from tests.receiver import Receiver
-from tests.uploads import pdf, post_file
+from tests.uploads import ZIP_CLAIMING_MILLIONS, pdf, post_file
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBLEM = "application/problem+json"
@@ -595,16 +595,6 @@ def _reserve_and_post(tenant: Tenant, content: bytes, file_name: str, content_ty
     return created["batch"]["id"], created["uploads"][0]
 
 
-# A ZIP of a few bytes whose end record (ZIP64) claims 3 million entries in 1 GB of directory:
-# zipfile would try to read and parse all of it.
-CLAIMS_MILLIONS = (
-    b"PK\x03\x04"
-    + b"PK\x06\x06" + (44).to_bytes(8, "little") + bytes(20) + (3_000_000).to_bytes(8, "little") + (10**9).to_bytes(8, "little") + bytes(8)
-    + b"PK\x06\x07" + bytes(4) + (4).to_bytes(8, "little") + (1).to_bytes(4, "little")
-    + b"PK\x05\x06" + bytes(6) + b"\xff\xff" + b"\xff\xff\xff\xff" + bytes(6)
-)  # fmt: skip
-
-
 def test_one_tenants_oversized_zip_is_refused_alone_and_another_tenants_pdf_in_the_batch_registers(
     tenant: Tenant, other_tenant: Tenant, paused_uploads: None
 ) -> None:
@@ -614,7 +604,7 @@ def test_one_tenants_oversized_zip_is_refused_alone_and_another_tenants_pdf_in_t
     from chalicelib.uploads.register import handle_event
     from tests.uploads import object_exists
 
-    bad_batch, bad = _reserve_and_post(tenant, CLAIMS_MILLIONS, "archiv.zip", "application/zip")
+    bad_batch, bad = _reserve_and_post(tenant, ZIP_CLAIMING_MILLIONS, "archiv.zip", "application/zip")
     good_batch, good = _reserve_and_post(other_tenant, pdf("nachbar"), "nachbar.pdf", "application/pdf")
     messages = _notices(bad_batch, 1) + _notices(good_batch, 1)
     records = [_sqs_record(m) for m in messages]
@@ -664,11 +654,11 @@ def test_every_file_a_batch_reads_is_removed_once_it_is_settled(tenant: Tenant, 
 
     obj = tenant.ok("objects.create", {"object": {"name": "Postfach 9", "type": "weg"}})["object"]
     large, short = pdf("gross") + b"%" * files.SPOOL_BYTES, pdf("kurz")  # the large one is spooled to /tmp
-    sizes = [len(large), len(short) + 10, len(CLAIMS_MILLIONS)]  # the short file is smaller than declared
+    sizes = [len(large), len(short) + 10, len(ZIP_CLAIMING_MILLIONS)]  # the short file is smaller than declared
     types = ["application/pdf", "application/pdf", "application/zip"]
     requests = [{"locationId": obj["id"], "fileName": f"f{n}", "contentType": t, "size": size} for n, (t, size) in enumerate(zip(types, sizes, strict=True))]
     created = tenant.ok("documents.uploads.create", {"uploads": requests})
-    for upload, content in zip(created["uploads"], [large, short, CLAIMS_MILLIONS], strict=True):
+    for upload, content in zip(created["uploads"], [large, short, ZIP_CLAIMING_MILLIONS], strict=True):
         assert post_file(upload, content) in (200, 204)
     records = [_sqs_record(m) for m in _notices(created["batch"]["id"], 3)]
     monkeypatch.setattr(files.tempfile, "SpooledTemporaryFile", Recorded)
