@@ -46,7 +46,9 @@ def fan_out(change: Change) -> int:
     change whose items were written but whose messages were not is never lost."""
     if change.entity_type == "webhook":
         subscriptions.forget(change.tenant_id)
-    if change.aliases_only:
+    if change.aliases_only or change.account:
+        # the account's records (keys, tenant, integrations) are audited but no event type of
+        # the interface (webhooks.eventTypes): a "*" webhook must not receive a key's record
         return 0
     body = event_body(change)
     entity_key = f"{change.entity_type}#{change.entity_id}"
