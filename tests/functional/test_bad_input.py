@@ -43,7 +43,9 @@ PROBLEM = "application/problem+json"
 TOTALS = ("contacts", "objects", "processes.list", "documents.list", "webhooks.list", "aliases.list", "audit.list")
 
 
-EMPTY = dict.fromkeys(TOTALS, 0)  # a new tenant's: signing up writes none of these
+# A new tenant's: signing up writes none of these but the audit records of the account (the
+# tenant and its first key); using the key writes none (its lastUsedAt is no change).
+EMPTY = {**dict.fromkeys(TOTALS, 0), "audit.list": 2}
 _pool = ThreadPoolExecutor(max_workers=len(TOTALS))
 
 
