@@ -8,6 +8,7 @@ from chalice import Chalice  # type: ignore[attr-defined]
 
 from chalicelib import http, observability, registry, v1
 from chalicelib.mcp import route as mcp_route
+from chalicelib.uploads import register as upload_worker
 
 app = Chalice(app_name="propertymanagement")
 app.api.binary_types = ["multipart/form-data", "application/octet-stream"]
@@ -55,7 +56,7 @@ def deliver_webhooks(event):  # type: ignore[no-untyped-def]
 _UPLOAD_QUEUE_ARN = os.environ.get("PM_UPLOAD_QUEUE_ARN", "arn:aws:sqs:eu-central-1:000000000000:pm-local-uploads")
 
 
-@app.on_sqs_message(queue_arn=_UPLOAD_QUEUE_ARN, batch_size=10, name="on_upload")
+@app.on_sqs_message(queue_arn=_UPLOAD_QUEUE_ARN, batch_size=upload_worker.BATCH_SIZE, name="on_upload")
 def on_upload(event):  # type: ignore[no-untyped-def]
     from chalicelib.uploads.register import handle_event
 

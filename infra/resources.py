@@ -16,7 +16,7 @@ from typing import Any
 
 from chalicelib.errors import no_route
 from chalicelib.events import changes, delivery_queue
-from chalicelib.uploads import files
+from chalicelib.uploads import files, register
 
 FUNCTIONS = ("APIHandler", "OnTableChange", "DeliverWebhooks", "OnUpload", "SweepUploads")
 
@@ -33,9 +33,11 @@ SIZING = {
 }
 UPLOAD_QUEUE_VISIBILITY = 6 * SIZING["OnUpload"]["Timeout"]  # AWS: at least 6x the function timeout
 # The upload worker handles a batch of notices at once, each file over files.SPOOL_BYTES spooled
-# to /tmp while it is hashed and sniffed: the worst batch is UPLOAD_BATCH files of the bulk limit.
-UPLOAD_BATCH = 10
-UPLOAD_TMP_MB = UPLOAD_BATCH * files.MAX_BULK_BYTES // files.MiB + 512  # + room for the runtime's own use
+# to /tmp while it is hashed and sniffed (and removed once it is settled): the worst batch is
+# UPLOAD_BATCH files of the bulk limit, all read at once (register.PARALLEL).
+UPLOAD_BATCH = register.BATCH_SIZE
+assert register.PARALLEL <= UPLOAD_BATCH
+UPLOAD_TMP_MB = UPLOAD_BATCH * files.MAX_BULK_BYTES // files.MiB + 512  # + Lambda's default, for the runtime's own use
 assert int(delivery_queue.QUEUE_SETTINGS["VisibilityTimeout"]) >= 3 * SIZING["DeliverWebhooks"]["Timeout"]
 
 

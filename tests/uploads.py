@@ -15,6 +15,14 @@ from tests.client import Tenant
 PDF = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n"
 PNG = b"\x89PNG\r\n\x1a\n\x00\x00\x00\rIHDR\x00\x00\x00\x01\x00\x00\x00\x01\x08\x06\x00\x00\x00\x1f\x15\xc4\x89\x00\x00\x00\x00IEND\xaeB`\x82"
 HTML = b"<!DOCTYPE html><html><body><script>alert(1)</script></body></html>"
+# A ZIP of a few bytes whose end record (ZIP64) claims 3 million entries in 1 GB of directory:
+# zipfile would try to read and parse all of it.
+ZIP_CLAIMING_MILLIONS = (
+    b"PK\x03\x04"
+    + b"PK\x06\x06" + (44).to_bytes(8, "little") + bytes(20) + (3_000_000).to_bytes(8, "little") + (10**9).to_bytes(8, "little") + bytes(8)
+    + b"PK\x06\x07" + bytes(4) + (4).to_bytes(8, "little") + (1).to_bytes(4, "little")
+    + b"PK\x05\x06" + bytes(6) + b"\xff\xff" + b"\xff\xff\xff\xff" + bytes(6)
+)  # fmt: skip
 
 
 def pdf(marker: str = "") -> bytes:

@@ -21,7 +21,7 @@ REDACTED = "[redacted]"
 # lookupPk is derived from a key's secret (its hash): kept out of the audit trail like the secret.
 _SECRET_FIELDS = {"secret", "authorizationHeader", "key", "password", "token", "lookupPk"}
 # The account's records (store/keys.py): an API key is an item SK "entity" of type apiKey, the
-# tenant an item SK "tenant". The change stream's event filter (infra/resources.py) lets both through.
+# tenant an item SK "tenant"; the stream's event filter (STREAM_FILTER below) lets them through.
 TENANT_SK = "tenant"
 # An integration's connection to a tenant (store/integrations.py) has SK "tenant#<tenant id>"
 # under the integration's partition: the integration as the tenant sees it.

@@ -177,7 +177,11 @@ EXECUTE = MetaTool(
                 "type": "string",
                 "maxLength": transform.MAX_EXPRESSION_CHARS,
                 "pattern": s.MULTI_LINE,
-                "description": "JMESPath expression applied to the result.",
+                "description": (
+                    "JMESPath expression applied to the result. One evaluation may build at most "
+                    f"{transform.MAX_BUILT_BYTES} bytes of lists, objects and text (transform_too_costly past it): "
+                    "select and narrow rather than repeat, join or stringify."
+                ),
             },
         },
         ["name"],

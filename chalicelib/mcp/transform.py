@@ -1,33 +1,21 @@
 """JMESPath transforms of tool results (`_transform` of meta.tool.execute, `transform` and
-`{"$expr": ...}` of pipeline steps), bounded in expression length, size and time.
-
-A JMESPath expression has no loops, but it can still multiply its input: `{a: @, b: @}`
-doubles it (by reference: cheap to build, not to write out), `[@, @][]` doubles it for real,
-and forty of them in a row outgrow any machine. So every value the expression builds along
-the way is weighed (about its size as JSON, shared parts counted each time they appear) and
-refused over MAX_VALUE_BYTES, and the evaluation stops after MAX_SECONDS. Functions like
-`to_string` or `==` then only ever see values of bounded size.
-
-Weighing a value after it is built is too late for the functions that build new text from
-bounded parts: `join` repeats its separator once per item (`join(to_string([@,@,@]), ids)`
-wrote a megabyte a thousand times before the check saw it). So `join` and `to_string` are
-weighed before they run, and all the text functions build in one evaluation counts against
-MAX_BUILT_BYTES: what an expression allocates stays within a few times that budget."""
+`{"$expr": ...}` of pipeline steps), bounded in expression length, in what one evaluation
+builds, in the size of each value and in time (chalicelib/mcp/evaluation.py), and in the
+size of the answer."""
 
 from __future__ import annotations
 
 import functools
 import json
-import time
 from typing import Any
 
 from chalicelib.errors import Invalid
+from chalicelib.mcp.evaluation import MAX_BUILT_BYTES, MAX_SECONDS, MAX_VALUE_BYTES, interpreter
+
+__all__ = ["MAX_BUILT_BYTES", "MAX_SECONDS", "MAX_VALUE_BYTES", "apply", "as_json", "check_size", "root_names"]
 
 MAX_EXPRESSION_CHARS = 2_000
 MAX_RESULT_BYTES = 1_000_000  # what one tool call may hand back to a model
-MAX_VALUE_BYTES = 8 * MAX_RESULT_BYTES  # any value an expression builds on the way to its result
-MAX_BUILT_BYTES = MAX_VALUE_BYTES  # text built by join / to_string in one evaluation, all calls together
-MAX_SECONDS = 2.0
 
 
 def _compiled(expression: str, where: str) -> Any:
@@ -66,78 +54,12 @@ def apply(expression: str, data: Any, *, where: str = "_transform") -> Any:
             raise
         raise Invalid(f"{where}: {err.detail} (expression: {expression!r})", code="invalid_transform") from None
     try:
-        result = _interpreter()(where).visit(compiled.parsed, data)
+        result = interpreter()(where).visit(compiled.parsed, data)
     except JMESPathError as err:
         raise Invalid(f"{where}: the expression {expression!r} failed on this result: {_reason(err)}", code="invalid_transform") from None
     except RecursionError:
         raise Invalid(f"{where}: the expression {expression!r} builds values nested too deeply.", code="transform_too_costly") from None
     return result
-
-
-@functools.cache
-def _interpreter() -> Any:
-    """jmespath's TreeInterpreter, weighing every value it builds and watching the clock."""
-    from jmespath.visitor import TreeInterpreter
-
-    class Bounded(TreeInterpreter):  # type: ignore[misc]
-        def __init__(self, where: str) -> None:
-            super().__init__()
-            self.where = where
-            self.deadline = time.monotonic() + MAX_SECONDS
-            self.weights: dict[int, tuple[int, Any]] = {}  # id -> (weight, the value, kept alive so its id stays its own)
-            self.built = 0  # bytes of text the string-building functions made so far
-
-        def visit_function_expression(self, node: Any, value: Any) -> Any:
-            args = [self.visit(child, value) for child in node["children"]]
-            self.charge(node["value"], self.text_size(node["value"], args))
-            return self._functions.call_function(node["value"], args)
-
-        def text_size(self, name: str, args: list[Any]) -> int:
-            """What `join` or `to_string` would build, known before it is built (JSON text of
-            a value is about its weight); other functions build no new text."""
-            if name == "join" and len(args) == 2 and isinstance(args[0], str) and isinstance(args[1], list):
-                return len(args[0]) * max(len(args[1]) - 1, 0) + sum(len(item) for item in args[1] if isinstance(item, str))
-            if name == "to_string" and len(args) == 1 and not isinstance(args[0], str):
-                return self.weigh(args[0])
-            return 0
-
-        def charge(self, name: str, size: int) -> None:
-            self.built += size
-            if self.built > MAX_BUILT_BYTES:
-                raise Invalid(
-                    f"{self.where}: {name}() would build text past the budget of {MAX_BUILT_BYTES} bytes for one expression; "
-                    "join or stringify fewer or smaller values.",
-                    code="transform_too_costly",
-                )
-
-        def visit(self, node: Any, *args: Any, **kwargs: Any) -> Any:
-            result = super().visit(node, *args, **kwargs)
-            if self.weigh(result) > MAX_VALUE_BYTES:
-                raise Invalid(
-                    f"{self.where}: the expression builds a value of more than {MAX_VALUE_BYTES} bytes of JSON; "
-                    "select fewer fields or items instead of repeating them.",
-                    code="transform_too_costly",
-                )
-            if time.monotonic() > self.deadline:
-                raise Invalid(f"{self.where}: the expression ran longer than {MAX_SECONDS:g} s; simplify it.", code="transform_too_costly")
-            return result
-
-        def weigh(self, value: Any) -> int:
-            if isinstance(value, str):
-                return len(value) + 2
-            if not isinstance(value, dict | list):
-                return 5
-            known = self.weights.get(id(value))
-            if known is not None:
-                return known[0]
-            if isinstance(value, dict):
-                weight = 2 + sum(len(key) + 3 + self.weigh(item) for key, item in value.items())
-            else:
-                weight = 2 + sum(self.weigh(item) + 1 for item in value)
-            self.weights[id(value)] = (weight, value)
-            return weight
-
-    return Bounded
 
 
 # Nodes whose first child is evaluated against the current value and the others against its result.

@@ -208,7 +208,10 @@ PROGRESS_ITEM = s.obj(
         "locationId": s.string("Where the document is filed."),
         "status": s.enum("What became of the upload: " + STATUS_DOC + ".", list(STATUSES)),
         "failure": s.obj(
-            {"code": s.string("Stable code, e.g. size_mismatch, file_type_mismatch, upload_expired."), "reason": s.string("What was wrong.", max_length=1000)}
+            {
+                "code": s.string("Stable code, e.g. size_mismatch, file_type_mismatch, archive_too_large, upload_expired."),
+                "reason": s.string("What was wrong.", max_length=1000),
+            }
         ),
         "registeredAt": s.timestamp("When the document was registered."),
     },

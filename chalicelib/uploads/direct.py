@@ -21,6 +21,7 @@ from chalicelib.log import logger
 from chalicelib.store import entities as store
 from chalicelib.store.model import Item
 from chalicelib.uploads import files, sniff
+from chalicelib.uploads.zipbounds import MAX_ZIP_DIRECTORY_BYTES, MAX_ZIP_ENTRIES, ArchiveTooLarge
 
 # The fields of an entity that holds a file (documents, UVIs): set by the upload, read-only after.
 FILE_FIELDS: dict[str, Any] = {
@@ -71,6 +72,8 @@ FILE_ERRORS = (
     "400 `file_type_not_allowed`: the file's bytes are not of an allowed type (HTML, scripts, executables are never accepted)",
     "400 `file_type_mismatch`: the declared `contentType` contradicts the file's bytes",
     "400 `empty_file`: the file has no content",
+    f"400 `archive_too_large`: a ZIP (or Office/ODF) file whose directory holds over {MAX_ZIP_ENTRIES:,} entries or "
+    f"{MAX_ZIP_DIRECTORY_BYTES // files.MiB} MiB; it is refused before it is opened",
     "413 `payload_too_large`: the file or body is over the direct limit; use documents.uploads.create",
 )
 
@@ -106,7 +109,10 @@ def accept(resource: dict[str, Any], path: str) -> Accepted:
 def checked_type(received: files.Received, declared: str, path: str) -> str:
     """The media type to store: what the bytes show, refined by a declared type where the
     bytes cannot tell (text/csv is text/plain to a sniffer); 400 where they disagree."""
-    detected = sniff.sniff(received.head, received.reopen)
+    try:
+        detected = sniff.sniff(received.head, received.reopen)
+    except ArchiveTooLarge as err:
+        raise invalid_at(path, str(err), code=err.code) from None
     if detected is None:
         raise invalid_at(path, f"the file's content is not of an allowed type ({', '.join(sorted(sniff.ALLOWED_TYPES))})", code="file_type_not_allowed")
     if declared in UNKNOWN_TYPES:

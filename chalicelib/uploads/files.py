@@ -168,15 +168,19 @@ def digest(chunks: Any, limit: int) -> Received | None:
     sha = hashlib.sha256()
     spool: IO[bytes] = tempfile.SpooledTemporaryFile(max_size=SPOOL_BYTES)
     size, head = 0, b""
-    for chunk in chunks:
-        size += len(chunk)
-        if size > limit:
-            spool.close()
-            return None
-        if len(head) < SNIFF_BYTES:
-            head += chunk[: SNIFF_BYTES - len(head)]
-        sha.update(chunk)
-        spool.write(chunk)
+    try:
+        for chunk in chunks:
+            size += len(chunk)
+            if size > limit:
+                spool.close()
+                return None
+            if len(head) < SNIFF_BYTES:
+                head += chunk[: SNIFF_BYTES - len(head)]
+            sha.update(chunk)
+            spool.write(chunk)
+    except BaseException:  # a read cut short (S3, the network): its part in /tmp goes now, not at garbage collection
+        spool.close()
+        raise
     return Received(size=size, checksum=sha.hexdigest(), head=head, content=spool)
 
 

@@ -25,8 +25,11 @@ from chalicelib.store import entities as store
 from chalicelib.uploads import direct, files, reservations
 
 # Records of one SQS batch are registered side by side: each is a few round trips to S3
-# and DynamoDB, which a Lambda spends waiting.
-PARALLEL = 10
+# and DynamoDB, which a Lambda spends waiting. A batch is at most BATCH_SIZE notices (the
+# event source's BatchSize, app.py and infra/resources.py), so every file of a batch may be
+# read at once: the worker's /tmp (EphemeralStorage) holds BATCH_SIZE files of the bulk limit.
+BATCH_SIZE = 10
+PARALLEL = BATCH_SIZE
 
 
 @dataclass(frozen=True)
@@ -66,7 +69,11 @@ def handle_event(event: dict[str, Any]) -> dict[str, Any]:
             logger.exception("unreadable upload notice", extra={"messageId": record.get("messageId")})
             failed.append(str(record.get("messageId")))
     keys = [key for objects in found.values() for obj in objects if (key := files.parse_upload_key(obj.key)) is not None]
-    known = reservations.get_many(keys)
+    try:
+        known = reservations.get_many(keys)
+    except Exception:  # noqa: BLE001 - a shortcut only: each notice then reads its own reservation, and fails alone
+        logger.warning("reading the batch's reservations together failed; reading them one by one", exc_info=True)
+        known = {}
 
     def one(message_id: str) -> str | None:
         try:
@@ -105,10 +112,11 @@ def register(obj: StoredObject, known: dict[tuple[str, str, str], Any] | None = 
         if err.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
             return _refuse(reservation, obj.key, "file_missing", "the file was gone before it could be registered")
         raise
-    if received is None or received.size != int(wanted["size"]):
-        size = "more" if received is None else str(received.size)
-        return _refuse(reservation, obj.key, "size_mismatch", f"the upload declared {wanted['size']} bytes but the file has {size}")
-    try:
+    if received is None:
+        return _refuse(reservation, obj.key, "size_mismatch", f"the upload declared {wanted['size']} bytes but the file has more")
+    try:  # the spooled copy (in /tmp past files.SPOOL_BYTES) goes as soon as this file is settled, whatever happens
+        if received.size != int(wanted["size"]):
+            return _refuse(reservation, obj.key, "size_mismatch", f"the upload declared {wanted['size']} bytes but the file has {received.size}")
         return _create_document(reservation, obj.key, received, parsed)
     finally:
         received.content.close()

@@ -3,7 +3,8 @@
 `sniff` looks at the first bytes (HEAD_SIZE) and, for ZIP and OLE2 containers only, at the whole file
 through `open_file`. It answers a type of ALLOWED_TYPES or None: None for what it does not recognise, for
 types not allowed, and for anything a browser could run when the file is served back (executables,
-HTML, SVG, XML carrying XHTML or SVG). `accepts` and `stored_type` compare the answer with the
+HTML, SVG, XML carrying XHTML or SVG). A ZIP whose central directory is past the caps of zipbounds
+raises zipbounds.ArchiveTooLarge instead: refused, with its own reason, before it is opened. `accepts` and `stored_type` compare the answer with the
 declared type. The markup screen is a heuristic: serve stored files with `Content-Disposition:
 attachment` and `X-Content-Type-Options: nosniff` all the same."""
 
@@ -16,6 +17,8 @@ import zipfile
 import zlib
 from collections.abc import Callable
 from typing import IO
+
+from chalicelib.uploads import zipbounds
 
 HEAD_SIZE = 8192  # what callers pass as `head` (or the whole file, if smaller)
 
@@ -122,7 +125,7 @@ def sniff(head: bytes, open_file: Callable[[], IO[bytes]] | None = None) -> str 
     if smaller), or None when not recognised or not allowed. `open_file` returns a seekable binary file of the
     WHOLE content; it is called at most once, for ZIP and OLE2 containers only, and the file stays the caller's
     (sniff seeks and reads, never closes). Without it those are told from `head` alone, which only works
-    when head is the whole file."""
+    when head is the whole file. Raises zipbounds.ArchiveTooLarge for a ZIP past the caps."""
     if not head:
         return None
     for magic, media_type in _MAGIC:
@@ -165,40 +168,9 @@ def _normalise(media_type: str) -> str:
     return _ALIASES.get(bare, bare)
 
 
-# An Office or ODF document holds dozens of entries, a large workbook a few thousand. zipfile reads
-# the whole central directory (~380 bytes of objects per entry) when it opens an archive, so the
-# entry count and directory size are read from the end record first: 2 million entries in a
-# 100 MiB upload would need ~0.8 GiB of a worker that handles ten files at once.
-MAX_ZIP_ENTRIES = 10_000
-MAX_ZIP_DIRECTORY_BYTES = 4 * 1024 * 1024
-_EOCD, _ZIP64_LOCATOR, _ZIP64_EOCD = b"PK\x05\x06", b"PK\x06\x07", b"PK\x06\x06"
-_EOCD_SEARCH = 22 + 0xFFFF  # the end record and the longest archive comment
-
-
-def zip_directory(whole: IO[bytes]) -> tuple[int, int] | None:
-    """(entries, central directory bytes) from the end record (ZIP64's where the classic one
-    overflows), reading at most the last 64 KiB; None when there is no end record."""
-    size = whole.seek(0, io.SEEK_END)
-    start = max(0, size - _EOCD_SEARCH)
-    whole.seek(start)
-    tail = whole.read(size - start)
-    at = tail.rfind(_EOCD)
-    if at < 0 or len(tail) - at < 22:
-        return None
-    entries, directory = int.from_bytes(tail[at + 10 : at + 12], "little"), int.from_bytes(tail[at + 12 : at + 16], "little")
-    locator = tail[at - 20 : at] if at >= 20 else b""
-    if (entries == 0xFFFF or directory == 0xFFFFFFFF) and locator.startswith(_ZIP64_LOCATOR):
-        whole.seek(int.from_bytes(locator[8:16], "little"))
-        record = whole.read(56)
-        if record.startswith(_ZIP64_EOCD) and len(record) == 56:
-            entries, directory = int.from_bytes(record[32:40], "little"), int.from_bytes(record[40:48], "little")
-    return entries, directory
-
-
 def _zip(whole: IO[bytes]) -> str | None:
-    directory = zip_directory(whole)
-    if directory is None or directory[0] > MAX_ZIP_ENTRIES or directory[1] > MAX_ZIP_DIRECTORY_BYTES:
-        return None  # not a readable archive, or one whose directory alone would strain the worker
+    if not zipbounds.check(whole):  # raises ArchiveTooLarge before zipfile loads a directory past the caps
+        return None
     whole.seek(0)
     with zipfile.ZipFile(whole) as archive:
         entries = archive.infolist()

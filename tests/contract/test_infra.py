@@ -46,11 +46,13 @@ def test_the_upload_path_is_private_versioned_and_has_a_dead_letter_queue() -> N
 
 def test_the_upload_worker_has_tmp_for_its_worst_batch() -> None:
     """Issue 16, finding 2: ten 100 MiB files spooled at once need ~1 GB of /tmp, twice Lambda's default."""
-    from chalicelib.uploads import files
+    from chalicelib.uploads import files, register
 
     worker = TEMPLATE["Resources"]["OnUpload"]["Properties"]
     batch = worker["Events"]["OnUploadSqsEventSource"]["Properties"]["BatchSize"]
+    assert batch == register.BATCH_SIZE >= register.PARALLEL  # the size the worker (and app.py's event source) was built for
     assert worker["EphemeralStorage"]["Size"] * files.MiB >= batch * files.MAX_BULK_BYTES
+    assert 512 <= worker["EphemeralStorage"]["Size"] <= 10240  # what Lambda allows
 
 
 def test_webhook_deliveries_run_on_a_fifo_queue_with_a_fifo_dead_letter_queue() -> None:

@@ -89,24 +89,6 @@ def test_the_first_key_of_a_sign_up_is_its_own_actor_and_using_a_key_is_no_chang
     assert [r["action"] for r in records_of(tenant, created["id"])] == ["created"]
 
 
-def test_a_wildcard_webhook_gets_no_events_of_the_account(tenant: Tenant, settled: Any) -> None:
-    from tests.receiver import Receiver
-
-    receiver = Receiver().start()
-    try:
-        hook = tenant.ok("webhooks.create", {"name": "everything", "url": receiver.url, "events": ["*"]})["webhook"]
-        created = tenant.ok("apikeys.create", {"apiKey": {"agentName": "hooked", "scopes": ["read"]}})["apiKey"]
-        tenant.ok("apikeys.disable", {"apiKey": created["id"]})
-        tenant.contact(lastName="Nachher")
-        settled()
-        log = tenant.get("webhooks.deliveries.list", {"webhook": hook["id"], "limit": 100, "offset": 0})["deliveries"]
-    finally:
-        receiver.stop()
-    # audited (above), but the account's records are no events of the interface (webhooks.eventTypes)
-    assert sorted(d["eventType"] for d in log) == ["contact.created", "webhook.created"]
-    assert [r["action"] for r in records_of(tenant, created["id"])] == ["created", "updated"]
-
-
 def test_an_integrations_connection_keys_and_disabling_are_audited_in_the_tenant(tenant: Tenant, settled: Any) -> None:
     runner = CliRunner()
 
@@ -141,3 +123,19 @@ def test_an_integrations_connection_keys_and_disabling_are_audited_in_the_tenant
     refused = tenant.command("audit.revert", {"auditRecord": disabled["id"]})
     assert refused.status == 400 and refused.body["code"] == "not_revertible"
     assert tenant.query("info", key=secret).status == 401
+
+
+def test_a_keys_use_is_no_audit_record_and_account_changes_reach_no_webhook(tenant: Tenant, settled: Any) -> None:
+    """Using a key stamps its lastUsedAt: bookkeeping, not a change (else every minute of use
+    would write one). A webhook subscribed to every event gets entity events only."""
+    created = tenant.ok("apikeys.create", {"apiKey": {"agentName": "reader", "scopes": ["read"]}})["apiKey"]
+    hook = tenant.ok("webhooks.create", {"name": "Alles", "url": "https://example.org/hooks/all", "events": ["*"], "enabled": True})["webhook"]
+    settled()
+    before = records_of(tenant, created["id"])
+    assert tenant.query("info", key=created["key"]).status == 200  # a first use is stamped at once (auth._touch)
+    tenant.ok("apikeys.disable", {"apiKey": created["id"]})
+    settled()
+    assert [r["action"] for r in records_of(tenant, created["id"])] == [r["action"] for r in before] + ["updated"]
+    assert tenant.get("apikeys.list", {"limit": 100, "offset": 0})["apiKeys"][-1]["lastUsedAt"]  # the use was stamped
+    logged = tenant.get("webhooks.deliveries.list", {"webhook": hook["id"], "limit": 100, "offset": 0})["deliveries"]
+    assert all(not d["eventType"].startswith(("apiKey.", "tenant.")) for d in logged), logged

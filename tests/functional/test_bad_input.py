@@ -43,8 +43,7 @@ PROBLEM = "application/problem+json"
 TOTALS = ("contacts", "objects", "processes.list", "documents.list", "webhooks.list", "aliases.list", "audit.list")
 
 
-# A new tenant's: signing up writes none of these but the audit records of the account (the
-# tenant and its first key); using the key writes none (its lastUsedAt is no change).
+# A new tenant's: signing up writes none of these but its own two audit records (the tenant and its first key).
 EMPTY = {**dict.fromkeys(TOTALS, 0), "audit.list": 2}
 _pool = ThreadPoolExecutor(max_workers=len(TOTALS))
 

@@ -13,7 +13,7 @@ import urllib.request
 from typing import Any
 
 from tests.client import Tenant
-from tests.uploads import HTML, PNG, multipart, object_exists, pdf, post_file, wait_settled
+from tests.uploads import HTML, PNG, ZIP_CLAIMING_MILLIONS, multipart, object_exists, pdf, post_file, wait_settled
 
 
 def building(tenant: Tenant, alias: str = "haus") -> dict[str, Any]:
@@ -74,6 +74,15 @@ def test_html_and_contradicting_types_are_refused_and_nothing_is_stored(tenant: 
     body = {"locationId": "haus", "resource": {"fileName": "a.pdf", "contentType": "application/pdf", "content": base64.b64encode(PNG).decode()}}
     mismatch = tenant.command("documents.upload", body)
     assert mismatch.status == 400 and mismatch.body["code"] == "file_type_mismatch"
+    assert tenant.get("documents.list", {"limit": 10, "offset": 0})["pagination"]["total"] == 0
+
+
+def test_a_zip_whose_directory_is_past_the_cap_is_refused_with_its_own_code(tenant: Tenant) -> None:
+    """Issue 16, finding 2: the direct path refuses it as the worker does, before it is opened."""
+    building(tenant)
+    answer = upload_json(tenant, ZIP_CLAIMING_MILLIONS, file_name="archiv.zip")
+    assert answer.status == 400 and answer.body["code"] == "archive_too_large", answer.body
+    assert "3,000,000 entries" in answer.body["errors"][0]["message"] and answer.body["errors"][0]["path"] == "resource.content"
     assert tenant.get("documents.list", {"limit": 10, "offset": 0})["pagination"]["total"] == 0
 
 

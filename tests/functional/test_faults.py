@@ -29,7 +29,7 @@ from chalicelib import clock, config
 from tests import serve_process
 from tests.client import Answer, Api, Tenant
 from tests.receiver import Receiver
-from tests.uploads import pdf, post_file
+from tests.uploads import ZIP_CLAIMING_MILLIONS, pdf, post_file
 
 ROOT = Path(__file__).resolve().parents[2]
 PROBLEM = "application/problem+json"
@@ -585,6 +585,101 @@ def test_an_upload_batch_failing_midway_retries_only_the_failed_message_and_regi
     for doc_id in doc_ids:
         trail = tenant.get("audit.list", {"entityId": doc_id, "limit": 10, "offset": 0})["auditRecords"]
         assert [r["action"] for r in trail] == ["created"], doc_id
+
+
+def _reserve_and_post(tenant: Tenant, content: bytes, file_name: str, content_type: str) -> tuple[str, dict[str, Any]]:
+    obj = tenant.ok("objects.create", {"object": {"name": "Postfach 7", "type": "weg"}})["object"]
+    request = {"locationId": obj["id"], "fileName": file_name, "contentType": content_type, "size": len(content)}
+    created = tenant.ok("documents.uploads.create", {"uploads": [request]})
+    assert post_file(created["uploads"][0], content) in (200, 204)
+    return created["batch"]["id"], created["uploads"][0]
+
+
+def test_one_tenants_oversized_zip_is_refused_alone_and_another_tenants_pdf_in_the_batch_registers(
+    tenant: Tenant, other_tenant: Tenant, paused_uploads: None
+) -> None:
+    """Issue 16, finding 2: one batch holds one tenant's crafted ZIP and another's PDF. The ZIP
+    is refused before its directory is read, as that upload's failure (`archive_too_large`,
+    the file removed); the PDF registers; no message of the batch comes back."""
+    from chalicelib.uploads.register import handle_event
+    from tests.uploads import object_exists
+
+    bad_batch, bad = _reserve_and_post(tenant, ZIP_CLAIMING_MILLIONS, "archiv.zip", "application/zip")
+    good_batch, good = _reserve_and_post(other_tenant, pdf("nachbar"), "nachbar.pdf", "application/pdf")
+    messages = _notices(bad_batch, 1) + _notices(good_batch, 1)
+    records = [_sqs_record(m) for m in messages]
+    assert handle_event({"Records": records}) == {"batchItemFailures": []}
+    _settle_uploads(records)
+    (refused,) = tenant.get("documents.uploads.progress", {"batch": bad_batch, "limit": 10, "offset": 0})["uploads"]
+    assert refused["status"] == "failed" and refused["failure"]["code"] == "archive_too_large", refused
+    assert "3,000,000 entries" in refused["failure"]["reason"]
+    assert not object_exists(bad["fields"]["key"])
+    (registered,) = other_tenant.get("documents.uploads.progress", {"batch": good_batch, "limit": 10, "offset": 0})["uploads"]
+    assert registered["status"] == "registered"
+    assert other_tenant.get("documents.show", {"document": good["documentId"]})["document"]["contentType"] == "application/pdf"
+
+
+def test_reservations_that_cannot_be_read_together_are_read_per_notice(tenant: Tenant, faults: Faults, paused_uploads: None) -> None:
+    """The batch's one BatchGetItem failing is no reason to return the whole batch: each notice
+    reads its own reservation and settles (or fails) alone."""
+    from chalicelib.uploads.register import handle_event
+
+    first_batch, _ = _reserve_and_post(tenant, pdf("eins"), "eins.pdf", "application/pdf")
+    second_batch, _ = _reserve_and_post(tenant, pdf("zwei"), "zwei.pdf", "application/pdf")
+    records = [_sqs_record(m) for m in _notices(first_batch, 1) + _notices(second_batch, 1)]
+    rule = faults.fail("BatchGetItem", THROTTLED, first_batch)
+    assert handle_event({"Records": records}) == {"batchItemFailures": []}
+    _settle_uploads(records)
+    assert rule.hits == 1
+    for batch_id in (first_batch, second_batch):
+        counts = tenant.get("documents.uploads.progress", {"batch": batch_id, "limit": 10, "offset": 0})["batch"]["counts"]
+        assert counts["registered"] == 1, counts
+
+
+def test_every_file_a_batch_reads_is_removed_once_it_is_settled(tenant: Tenant, paused_uploads: None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 16, finding 2: /tmp holds at most the batch's files (EphemeralStorage is sized for
+    that), so each file's spooled copy goes once the file is settled, registered or refused."""
+    import tempfile
+
+    from chalicelib.uploads import files
+    from chalicelib.uploads.register import handle_event
+
+    spools: list[Any] = []
+
+    class Recorded(tempfile.SpooledTemporaryFile):  # type: ignore[type-arg]
+        def __init__(self, *args: Any, **kwargs: Any) -> None:
+            super().__init__(*args, **kwargs)
+            if threading.current_thread().name.startswith("upload-register"):  # moto's server in this process spools form posts too
+                spools.append(self)
+
+    obj = tenant.ok("objects.create", {"object": {"name": "Postfach 9", "type": "weg"}})["object"]
+    large, short = pdf("gross") + b"%" * files.SPOOL_BYTES, pdf("kurz")  # the large one is spooled to /tmp
+    sizes = [len(large), len(short) + 10, len(ZIP_CLAIMING_MILLIONS)]  # the short file is smaller than declared
+    types = ["application/pdf", "application/pdf", "application/zip"]
+    requests = [{"locationId": obj["id"], "fileName": f"f{n}", "contentType": t, "size": size} for n, (t, size) in enumerate(zip(types, sizes, strict=True))]
+    created = tenant.ok("documents.uploads.create", {"uploads": requests})
+    for upload, content in zip(created["uploads"], [large, short, ZIP_CLAIMING_MILLIONS], strict=True):
+        assert post_file(upload, content) in (200, 204)
+    records = [_sqs_record(m) for m in _notices(created["batch"]["id"], 3)]
+    monkeypatch.setattr(files.tempfile, "SpooledTemporaryFile", Recorded)
+    assert handle_event({"Records": records}) == {"batchItemFailures": []}
+    monkeypatch.undo()
+    _settle_uploads(records)
+    progress = tenant.get("documents.uploads.progress", {"batch": created["batch"]["id"], "limit": 10, "offset": 0})["uploads"]
+    assert [(u["status"], (u.get("failure") or {}).get("code")) for u in progress] == [
+        ("registered", None),
+        ("failed", "size_mismatch"),
+        ("failed", "archive_too_large"),
+    ]
+    assert len(spools) == 3 and sum(spool._rolled for spool in spools) == 1
+    assert all(spool.closed for spool in spools), [spool.closed for spool in spools]
+
+
+def _settle_uploads(records: list[dict[str, Any]]) -> None:
+    import boto3
+
+    entries = [{"Id": str(n), "ReceiptHandle": r["receiptHandle"]} for n, r in enumerate(records)]
+    boto3.client("sqs").delete_message_batch(QueueUrl=os.environ["PM_UPLOAD_QUEUE_URL"], Entries=entries)
 
 
 # --- 5. `make serve` killed mid-write ------------------------------------------------------

@@ -403,12 +403,35 @@ def test_only_allowed_types_are_accepted() -> None:
     assert TEXT_TYPES <= ALLOWED_TYPES.keys()
 
 
-def _zip_with(entries: int) -> bytes:
+def _zip_with(entries: int, first: tuple[str, bytes] | None = None) -> bytes:
     out = io.BytesIO()
     with zipfile.ZipFile(out, "w", zipfile.ZIP_STORED) as archive:
+        if first:
+            archive.writestr(*first)
         for n in range(entries):
             archive.writestr(f"e{n}", b"")
     return out.getvalue()
+
+
+def _zip64_end(entries: int, directory: int, offset: int) -> bytes:
+    return struct.pack("<4sQ2H2L4Q", b"PK\x06\x06", 44, 45, 45, 0, 0, entries, entries, directory, offset)
+
+
+def _end(entries: int, directory: int, offset: int) -> bytes:
+    return struct.pack("<4s4H2LH", b"PK\x05\x06", 0, 0, entries, entries, directory, offset, 0)
+
+
+def _lying(entries: int, claimed: int, *, zip64: bool) -> bytes:
+    """A real archive of `entries` whose classic end record claims `claimed`; with `zip64`, a
+    ZIP64 end record (the one zipfile reads: just before its locator) holds the truth while the
+    locator points at a decoy ZIP64 record, stored as the first entry, that claims 3 entries."""
+    decoy_at = 30 + len("decoy")  # the first entry's data, after its local header and name
+    real = _zip_with(entries, ("decoy", _zip64_end(3, 46, 0)))
+    *_, size, offset, _ = struct.unpack("<4s4H2LH", real[-22:])
+    if not zip64:
+        return real[:-22] + _end(claimed, size, offset)
+    locator = struct.pack("<4sLQL", b"PK\x06\x07", 0, decoy_at, 1)
+    return real[:-22] + _zip64_end(entries + 1, size, offset) + locator + _end(claimed, size, offset)
 
 
 def test_a_zip_directory_past_the_cap_is_refused_before_it_is_loaded() -> None:
@@ -416,26 +439,68 @@ def test_a_zip_directory_past_the_cap_is_refused_before_it_is_loaded() -> None:
     the whole directory into objects, never opens an archive past MAX_ZIP_ENTRIES."""
     import tracemalloc
 
-    from chalicelib.uploads.sniff import MAX_ZIP_ENTRIES, zip_directory
+    from chalicelib.uploads.zipbounds import MAX_ZIP_ENTRIES, ArchiveTooLarge, zip_directory
 
     many = _zip_with(MAX_ZIP_ENTRIES + 1)
     assert zip_directory(io.BytesIO(many))[0] == MAX_ZIP_ENTRIES + 1
     tracemalloc.start()
     try:
-        assert sniff(many[:HEAD_SIZE], lambda: io.BytesIO(many)) is None
+        with pytest.raises(ArchiveTooLarge) as refused:
+            sniff(many[:HEAD_SIZE], lambda: io.BytesIO(many))
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
     assert peak < 2 * len(many) // 3, f"peaked at {peak} bytes for a {len(many)}-byte archive"  # the directory was never parsed
+    assert refused.value.code == "archive_too_large" and "10,001 entries" in str(refused.value)
     assert sniff(_zip_with(3)[:HEAD_SIZE], lambda: io.BytesIO(_zip_with(3))) == "application/zip"
 
 
 def test_an_end_record_claiming_millions_of_entries_is_refused() -> None:
-    from chalicelib.uploads.sniff import zip_directory
+    from chalicelib.uploads.zipbounds import ArchiveTooLarge, zip_directory
 
     zip64_end = b"PK\x06\x06" + (44).to_bytes(8, "little") + bytes(20) + (3_000_000).to_bytes(8, "little") + (10**9).to_bytes(8, "little") + bytes(8)
     locator = b"PK\x06\x07" + bytes(4) + (4).to_bytes(8, "little") + (1).to_bytes(4, "little")
     classic = b"PK\x05\x06" + bytes(6) + b"\xff\xff" + b"\xff\xff\xff\xff" + bytes(6)
     forged = b"PK\x03\x04" + zip64_end + locator + classic
     assert zip_directory(io.BytesIO(forged)) == (3_000_000, 10**9)
-    assert sniff(forged, lambda: io.BytesIO(forged)) is None
+    with pytest.raises(ArchiveTooLarge):
+        sniff(forged, lambda: io.BytesIO(forged))
+
+
+@pytest.mark.parametrize("claimed", [3, 0xFFFF], ids=["classic-claims-3", "classic-overflows"])
+@pytest.mark.parametrize("zip64", [False, True], ids=["classic", "zip64-decoy"])
+def test_an_end_record_that_understates_the_directory_is_refused(claimed: int, zip64: bool) -> None:
+    """The cap holds for what zipfile would build, not for what a record claims: the ZIP64
+    record zipfile reads (just before its locator, wherever the locator points) and the
+    directory's actual entries. Each of these archives was accepted before, and zipfile built
+    all 20,001 entries."""
+    import tracemalloc
+
+    from chalicelib.uploads.zipbounds import ArchiveTooLarge
+
+    archive = _lying(20_000, claimed, zip64=zip64)
+    assert len(zipfile.ZipFile(io.BytesIO(archive)).infolist()) == 20_001  # what zipfile would load
+    tracemalloc.start()
+    try:
+        with pytest.raises(ArchiveTooLarge):
+            sniff(archive[:HEAD_SIZE], lambda: io.BytesIO(archive))
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < 3 * len(archive), f"peaked at {peak} bytes for a {len(archive)}-byte archive"
+
+
+def test_the_end_record_is_read_as_zipfile_reads_it() -> None:
+    """zip_directory mirrors zipfile's private _EndRecData (Python 3.11): should a new Python
+    read end records otherwise, this fails before the cap can drift from what zipfile loads."""
+    from chalicelib.uploads.zipbounds import zip_directory
+
+    samples = [_zip_with(3), _zip_with(0), _lying(50, 3, zip64=False), _lying(50, 3, zip64=True), _lying(50, 0xFFFF, zip64=True)]
+    commented = io.BytesIO()
+    with zipfile.ZipFile(commented, "w") as archive:
+        archive.writestr("a", b"x")
+        archive.comment = b"PK\x05\x06 a comment that looks like an end record"
+    samples.append(commented.getvalue())
+    for sample in samples:
+        record = zipfile._EndRecData(io.BytesIO(sample))  # type: ignore[attr-defined]
+        assert zip_directory(io.BytesIO(sample)) == (record[4], record[5])

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from chalicelib.errors import Invalid
-from chalicelib.mcp import transform
+from chalicelib.mcp import evaluation, transform
 
 RESULT = {"contacts": [{"id": f"con_{n:026d}", "lastName": "Mustermann"} for n in range(1000)]}
 
@@ -44,6 +44,58 @@ def test_text_building_functions_stay_within_the_budget(expression: str) -> None
     assert str(transform.MAX_BUILT_BYTES) in failure.detail or str(transform.MAX_VALUE_BYTES) in failure.detail
 
 
+# Fresh values that each stay under the 8 MB value cap but pile up before anything weighs
+# their sum: forty reversed copies of a 6.9 MB string (built within the text budget) in one
+# list peaked at 270 MiB; to_string of names made of emoji (12 characters of JSON each, where
+# the weight said 1) at 178 MiB; quotes double.
+SEVEN_MB = "join('-', contacts[*].id) | join(@, [@,@,@,@,@,@,@,@,@]) | join('', [@,@,@,@,@,@,@,@,@,@,@,@,@])"
+FORTY = ",".join(["@"] * 38)
+ESCAPED = {
+    "emoji": {"contacts": [{"id": f"con_{n:026d}", "lastName": "\U0001f600" * 200} for n in range(1000)]},
+    "quotes": {"contacts": [{"id": f"con_{n:026d}", "lastName": '"' * 200} for n in range(1000)]},
+}
+
+
+@pytest.mark.parametrize(
+    "expression",
+    [
+        SEVEN_MB + " | [" + ",".join(["reverse(@)"] * 40) + "]",
+        SEVEN_MB + " | {" + ",".join(f"k{n}: reverse(@)" for n in range(40)) + "}",
+        SEVEN_MB + " | [" + ",".join(["reverse(@)"] * 20) + "] | [0]",
+        "contacts[*].id" + " | [*].[@,@,@,@] | []" * 6,
+        "contacts[*].[@,@,@,@]" + "[*].[@,@,@,@]" * 5,
+        "[" + ",".join(["@"] * 32) + "][*].to_string(contacts[*].to_string([@,@,@,@]))",
+    ],
+)
+def test_every_value_built_counts_against_one_budget(expression: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    # The clock (2 s) is no memory bound: tracemalloc slows the interpreter fivefold, a busy
+    # machine more, so here the budget alone has to stop every one of these.
+    monkeypatch.setattr(evaluation, "MAX_SECONDS", 60.0)
+    peak, failure = peak_bytes(expression, RESULT)
+    assert peak < 64 * 2**20, f"{expression} peaked at {peak / 2**20:.0f} MiB"
+    assert isinstance(failure, Invalid) and failure.code == "transform_too_costly", failure
+    assert f"budget of {transform.MAX_BUILT_BYTES} bytes" in failure.detail, failure.detail
+
+
+@pytest.mark.parametrize("data", ESCAPED.values(), ids=ESCAPED.keys())
+def test_to_string_counts_the_escapes_it_writes(data: dict[str, Any]) -> None:
+    peak, failure = peak_bytes(f"contacts[*].lastName | to_string([{FORTY}])", data)
+    assert peak < 64 * 2**20, f"peaked at {peak / 2**20:.0f} MiB"
+    assert isinstance(failure, Invalid) and failure.code == "transform_too_costly", failure
+    assert str(transform.MAX_BUILT_BYTES) in failure.detail, failure.detail
+    assert len(transform.apply("contacts[:3].lastName | to_string(@)", data)) > 3 * 200
+
+
 def test_ordinary_joins_and_strings_still_work() -> None:
     assert transform.apply("join(', ', contacts[:3].id)", RESULT) == ", ".join(c["id"] for c in RESULT["contacts"][:3])
     assert transform.apply("length(to_string(contacts))", RESULT) > 40_000
+    assert len(transform.apply("to_string(contacts[*].to_string([@,@,@,@]))", RESULT)) > 250_000
+    assert len(transform.apply("contacts[*].[@,@,@,@] | [] | [*].{id: id, name: lastName}", RESULT)) == 4000
+    assert transform.apply("reverse(join('-', contacts[:2].id))", RESULT) == "-".join(c["id"] for c in RESULT["contacts"][:2])[::-1]
+
+
+def test_a_slice_with_step_zero_is_an_invalid_transform_not_a_crash() -> None:
+    with pytest.raises(Invalid) as refused:
+        transform.apply("contacts[::0]", RESULT)
+    assert refused.value.code == "invalid_transform" and "step" in refused.value.detail
+    assert transform.apply("contacts[::-1] | [0].id", RESULT) == RESULT["contacts"][-1]["id"]

@@ -107,3 +107,27 @@ def test_broken_forms_are_refused_with_400(broken: object) -> None:
     bad_body, bad_type = broken(body, content_type)  # type: ignore[operator]
     with pytest.raises(Invalid):
         form.parse(bad_type, bad_body)
+
+
+def test_a_read_cut_short_removes_its_spooled_part(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 16, finding 2: a file's copy in /tmp goes when its read fails, not whenever the
+    garbage collector comes by; the worker's /tmp is sized for one batch of files."""
+    import tempfile
+
+    spools: list[tempfile.SpooledTemporaryFile[bytes]] = []
+
+    class Recorded(tempfile.SpooledTemporaryFile):  # type: ignore[type-arg]
+        def __init__(self, *args: object, **kwargs: object) -> None:
+            super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+            spools.append(self)
+
+    def chunks() -> object:
+        for _ in range(3):
+            yield b"x" * (files.SPOOL_BYTES // 2 + 1)
+        raise ConnectionResetError("the S3 stream broke off")
+
+    monkeypatch.setattr(files.tempfile, "SpooledTemporaryFile", Recorded)
+    with pytest.raises(ConnectionResetError):
+        files.digest(chunks(), files.MAX_BULK_BYTES)
+    (spool,) = spools
+    assert spool._rolled and spool.closed  # it had reached /tmp, and is gone
