@@ -22,6 +22,8 @@ import threading
 import time
 from typing import Any
 
+from chalicelib.local import moto_index
+
 _applied = False
 WRITE_LOCK = threading.RLock()
 
@@ -33,6 +35,18 @@ def _locked(method: Any) -> Any:
             return method(*args, **kwargs)
 
     return write
+
+
+def _indexed(write: Any) -> Any:
+    """A backend write (put_item, update_item) that points the GSI hash index at the item."""
+
+    @functools.wraps(write)
+    def indexed(self: Any, table_name: str, *args: Any, **kwargs: Any) -> Any:
+        item = write(self, table_name, *args, **kwargs)
+        moto_index.written(self.get_table(table_name), item)
+        return item
+
+    return indexed
 
 
 def apply() -> None:
@@ -96,8 +110,9 @@ def apply() -> None:
                 )
 
     DynamoDBBackend.transact_write_items = _locked(transact_write_items)  # type: ignore[method-assign]
-    for name in ("put_item", "update_item", "delete_item"):
-        setattr(DynamoDBBackend, name, _locked(getattr(DynamoDBBackend, name)))
+    for name in ("put_item", "update_item"):
+        setattr(DynamoDBBackend, name, _locked(_indexed(getattr(DynamoDBBackend, name))))
+    DynamoDBBackend.delete_item = _locked(DynamoDBBackend.delete_item)  # type: ignore[method-assign]
     _patch_sqs()
     _patch_table_walk()
     _patch_dispatch()
@@ -204,8 +219,9 @@ def _patch_table_walk() -> None:
     Query: the local stack slowed down as tables grew), and walks the table's dicts while
     other request threads may insert into them ("dictionary changed size during iteration",
     a 500 the client retries). Here a walk takes a snapshot; a Query on the table itself
-    walks only its partition, and a Query on an index skips the sort (both sort what they
-    found themselves); Scan walks in key order as before, which its paging relies on."""
+    walks only its partition, a Query on a global index only the items moto_index finds
+    for its hash key, without the sort (both sort what they found themselves); Scan walks
+    in key order as before, which its paging relies on."""
     import threading
 
     from moto.dynamodb.models.table import Table
@@ -215,6 +231,8 @@ def _patch_table_walk() -> None:
 
     def all_items(self: Any) -> list[Any]:
         mode = getattr(walk, "mode", None)
+        if mode == "index":
+            return list(walk.candidates)
         if mode == "partition":
             partition = self.items.get(walk.hash_key)
             if partition is None:
@@ -233,10 +251,14 @@ def _patch_table_walk() -> None:
     def query(self: Any, hash_key: Any, *args: Any, **kwargs: Any) -> Any:
         index_name = args[6] if len(args) > 6 else kwargs.get("index_name")
         walk.mode, walk.hash_key = ("partition", hash_key) if index_name is None and hash_key is not None else ("unsorted", None)
+        if index_name is not None:
+            found = _index_candidates(self, index_name, hash_key, kwargs.get("hash_key_conditions"))
+            if found is not None:
+                walk.mode, walk.candidates = "index", found
         try:
             return original_query(self, hash_key, *args, **kwargs)
         finally:
-            walk.mode = walk.hash_key = None
+            walk.mode = walk.hash_key = walk.candidates = None
 
     def scan(self: Any, *args: Any, **kwargs: Any) -> Any:
         walk.mode = "sorted"
@@ -244,6 +266,15 @@ def _patch_table_walk() -> None:
             return original_scan(self, *args, **kwargs)
         finally:
             walk.mode = None
+
+    def _index_candidates(table: Any, index_name: str, hash_key: Any, conditions: Any) -> list[Any] | None:
+        """The items a Query on a global secondary index can match (moto_index), None to walk."""
+        index = next((i for i in table.global_indexes if i.name == index_name), None)
+        hashes = [key["AttributeName"] for key in index.schema if key["KeyType"] == "HASH"] if index is not None else []
+        if len(hashes) != 1:
+            return None
+        value = dict(conditions).get(hashes[0]) if conditions else hash_key
+        return None if value is None else moto_index.candidates(table, hashes[0], value)
 
     Table.all_items = all_items  # type: ignore[method-assign]
     Table.query = query  # type: ignore[method-assign]

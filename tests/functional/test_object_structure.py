@@ -141,7 +141,7 @@ def test_object_group_rules(tenant: Tenant) -> None:
     obj = _object(tenant)
     assert tenant.command("objectgroups.create", {"objectGroup": {"description": "ohne Namen"}}).status == 400
     duplicate = tenant.command("objectgroups.create", {"objectGroup": {"name": "Dup", "objectIds": [obj["id"], obj["id"]]}})
-    assert duplicate.status == 400 and duplicate.body["errors"][0]["path"] == "objectGroup.objectIds"
+    assert duplicate.status == 400 and duplicate.body["errors"][0]["path"] == "objectGroup.objectIds[1]"  # the repeated item
     assert tenant.command("objectgroups.create", {"objectGroup": {"name": "X", "type": "family"}}).status == 400
     group = tenant.ok("objectgroups.create", {"objectGroup": {"name": "Leer"}})["objectGroup"]
     cleared = tenant.command("objectgroups.update", {"objectGroup": {"id": group["id"], "name": None}})

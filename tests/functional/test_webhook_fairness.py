@@ -120,8 +120,11 @@ def test_a_receiver_down_with_the_real_schedule_does_not_delay_another_tenant(
 )
 def test_urls_with_whitespace_control_characters_or_credentials_are_refused(tenant: Tenant, url: str, why: str) -> None:
     answer = tenant.command("webhooks.create", {"name": why, "url": url, "events": ["contact.created"]})
+    # control characters fail the schema's one-line rule (validation_failed, the argument's path);
+    # a space and credentials fail the webhook's URL rule (invalid_request, webhook.url)
+    code, path = ("invalid_request", "webhook.url") if why in ("a space", "credentials") else ("validation_failed", "url")
     assert answer.status == 400, (why, answer.body)
-    assert answer.body["code"] == "invalid_request" and answer.body["errors"][0]["path"] == "webhook.url", answer.body
+    assert (answer.body["code"], answer.body["errors"][0]["path"]) == (code, path), answer.body
     hook = _subscribe(tenant, "https://example.org/hook")
     answer = tenant.command("webhooks.update", {"webhook": {"id": hook["id"], "url": url}})
     assert answer.status == 400 and answer.body["errors"][0]["path"] == "webhook.url", (why, answer.body)

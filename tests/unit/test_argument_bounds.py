@@ -192,5 +192,17 @@ def test_one_line_and_multi_line_text() -> None:
     assert _refuses(name, "Hausverwaltung\x1b[2J") and _refuses(name, "line\nbreak") and _refuses(name, "tab\there")
     assert not _refuses(name, "Müller & Söhne GmbH, Straße 1 — 😀")
     assert _refuses(notes, "bell\x07") and not _refuses(notes, "first line\r\nsecond\tline")
+    # a final line break too: Python's `$` matches before it, JSON Schema's (ECMA-262) does not
+    assert _refuses(name, "Hausverwaltung\n") and _refuses(name, "\n") and not _refuses(notes, "Notiz\n")
     errors = find_errors("test:one-line", {"type": "object", "properties": {"companyName": name}}, {"companyName": "x\x1b[31m"})
     assert errors == [{"path": "companyName", "message": "holds a control character (ESC, NUL, TAB, a line break, ...); this field takes one line of text"}]
+
+
+def test_errors_stop_at_the_cap() -> None:
+    """5,000 bad items build 100 errors, not 5,000 (each of jsonschema's errors is costly)."""
+    from chalicelib import schemas as s
+    from chalicelib.validation import MAX_ERRORS
+
+    schema = {"type": "object", "properties": {"names": s.array(s.string("A name.", max_length=5), "Names.", max_items=10_000)}}
+    errors = find_errors("test:error-cap", schema, {"names": ["far too long"] * 5_000})
+    assert len(errors) == MAX_ERRORS and errors[0]["path"] == "names[0]"

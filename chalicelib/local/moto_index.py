@@ -1,0 +1,80 @@
+"""A hash index for moto's global secondary indexes (the local stack only).
+
+moto answers a Query on a global secondary index by walking every item of the table, so
+each such Query costs time in proportion to the whole table: in a long `make serve` session
+or a test process that wrote a few hundred thousand items (request logs, uploads, paging
+tests), every list, audit or webhook lookup slowed to tenths of a second and the suite's
+last quarter took longer than the rest. This index maps each GSI hash key value to the
+primary keys of the items that hold it, so a Query walks only those items.
+
+It is kept from the writes that can set an index attribute (moto_patches wraps the backend's
+put_item and update_item, which transactions and batch writes go through too) and built from
+a full walk the first time a table is queried through an index. It may hold stale keys
+(an item deleted, or its index attribute changed since): those are skipped here or dropped
+by moto's own key condition, which still runs on what the index hands it. So it never
+answers less than the walk would, only faster."""
+
+from __future__ import annotations
+
+import threading
+from typing import Any
+
+_lock = threading.Lock()
+# table name -> (index hash attribute, value) -> primary keys (hash, range) of the items holding it
+_keys: dict[str, dict[tuple[str, Any], set[tuple[Any, Any]]]] = {}
+
+
+def hash_attributes(table: Any) -> set[str]:
+    """The hash key attribute of each global secondary index with a single one."""
+    found = set()
+    for index in table.global_indexes:
+        hashes = [key["AttributeName"] for key in index.schema if key["KeyType"] == "HASH"]
+        if len(hashes) == 1:
+            found.add(hashes[0])
+    return found
+
+
+def _add(entries: dict[tuple[str, Any], set[tuple[Any, Any]]], attributes: set[str], item: Any) -> None:
+    for name in attributes:
+        value = item.attrs.get(name)
+        if value is not None:
+            entries.setdefault((name, value), set()).add((item.hash_key, item.range_key))
+
+
+def written(table: Any, item: Any) -> None:
+    """After a put or update: the item's current index values point at it."""
+    if item is None:
+        return
+    with _lock:
+        entries = _keys.get(table.name)
+        if entries is not None:  # not built yet: the first indexed Query walks the table anyway
+            _add(entries, hash_attributes(table), item)
+
+
+def forget(table_name: str) -> None:
+    """The table was deleted or replaced (a restored state): its index is rebuilt on use."""
+    with _lock:
+        _keys.pop(table_name, None)
+
+
+def candidates(table: Any, attribute: str, value: Any) -> list[Any] | None:
+    """The items that may hold `value` in `attribute`, or None when `attribute` is not an
+    indexed hash key (the caller walks the table as moto does)."""
+    attributes = hash_attributes(table)
+    if attribute not in attributes:
+        return None
+    with _lock:
+        entries = _keys.get(table.name)
+        if entries is None:
+            entries = _keys[table.name] = {}
+            for partition in list(table.items.values()):
+                for item in list(partition.values()) if table.range_key_attr else [partition]:
+                    _add(entries, attributes, item)
+        keys = list(entries.get((attribute, value), ()))
+    found = []
+    for hash_key, range_key in keys:
+        partition = table.items.get(hash_key)
+        item = (partition.get(range_key) if table.range_key_attr else partition) if partition is not None else None
+        if item is not None:
+            found.append(item)
+    return found
