@@ -16,7 +16,6 @@ from typing import Any
 
 from chalicelib.errors import no_route
 from chalicelib.events import changes, delivery_queue
-from chalicelib.store.model import ENTITY_SK
 from chalicelib.uploads import files, register
 
 FUNCTIONS = ("APIHandler", "OnTableChange", "DeliverWebhooks", "OnUpload", "SweepUploads")
@@ -375,9 +374,9 @@ def _functions() -> dict[str, Any]:
                 "BisectBatchOnFunctionError": True,
                 "DestinationConfig": {"OnFailure": {"Destination": _arn("ChangeStreamFailureQueue")}},
                 "FunctionResponseTypes": ["ReportBatchItemFailures"],
-                # only entity writes make audit records and events (events/changes.py from_record):
+                # only entity and account writes make audit records (events/changes.py from_record):
                 # request logs, rate counters and delivery state never invoke the function
-                "FilterCriteria": {"Filters": [{"Pattern": json.dumps({"dynamodb": {"Keys": {"SK": {"S": [ENTITY_SK, changes.TENANT_SK]}}}})}]},
+                "FilterCriteria": {"Filters": [{"Pattern": json.dumps(changes.STREAM_FILTER)}]},
             }
         }
     }

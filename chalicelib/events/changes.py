@@ -1,10 +1,11 @@
 """One entity change, read from a DynamoDB stream record.
 
 Changes are entity items (SK "entity", a type of the entity catalogue) and the account's own
-records: API keys (created, disabled) and the tenant (sign-up, plan and throttle changes),
-audited like entities but never reverted. Key lookups, aliases, reference edges, unique
-claims, idempotency markers, secrets and audit records themselves are bookkeeping and pass
-silently."""
+records: API keys (created, disabled), the tenant (sign-up, plan and throttle changes) and an
+integration's connection to the tenant (connected, disabled). The account's records are
+audited like entities, but they are no events of the interface (no webhook gets them) and
+never reverted. Key lookups, aliases, reference edges, unique claims, idempotency markers,
+secrets and audit records themselves are bookkeeping and pass silently."""
 
 from __future__ import annotations
 
@@ -20,10 +21,17 @@ REDACTED = "[redacted]"
 # lookupPk is derived from a key's secret (its hash): kept out of the audit trail like the secret.
 _SECRET_FIELDS = {"secret", "authorizationHeader", "key", "password", "token", "lookupPk"}
 # The account's records (store/keys.py): an API key is an item SK "entity" of type apiKey, the
-# tenant an item SK "tenant". The change stream's event filter (infra/resources.py) lets both through.
+# tenant an item SK "tenant"; the stream's event filter (STREAM_FILTER below) lets them through.
 TENANT_SK = "tenant"
-ACCOUNT_TYPES = {"apiKey": ENTITY_SK, "tenant": TENANT_SK}
-_USE_FIELDS = {"lastUsedAt", "lastUsedIp"}  # a key's use (store/keys.py touch) is bookkeeping, not a change
+# An integration's connection to a tenant (store/integrations.py) has SK "tenant#<tenant id>"
+# under the integration's partition: the integration as the tenant sees it.
+CONNECTION_SK_PREFIX = "tenant#"
+ACCOUNT_TYPES = frozenset({"apiKey", "tenant", "integration"})  # the audit's entity types of the account
+# What the event source's filter lets through (infra/resources.py); from_record drops the rest anyway.
+STREAM_FILTER = {"dynamodb": {"Keys": {"SK": {"S": [ENTITY_SK, TENANT_SK, {"prefix": CONNECTION_SK_PREFIX}]}}}}
+# Written on a key's record when it is used (store/keys.py record_use): bookkeeping, not a
+# change of the account, so neither in the record's state nor a record of its own.
+_USAGE_FIELDS = {"lastUsedAt", "lastUsedIp"}
 _META = ("version", "createdAt", "updatedAt", "deletedAt")
 
 
@@ -39,6 +47,7 @@ class Change:
     before: dict[str, Any] | None  # the entity's state (data + version + deletedAt), None before a create
     after: dict[str, Any] | None
     aliases_only: bool  # only the aliases changed (no event, still audited)
+    account: bool = False  # a record of the account (key, tenant, integration): audited, no event, never reverted
 
 
 def _deserialise(image: dict[str, Any] | None) -> dict[str, Any] | None:
@@ -69,7 +78,7 @@ def state(item: dict[str, Any] | None) -> dict[str, Any] | None:
     """What the audit keeps of an item: its fields (secrets redacted) and lifecycle meta."""
     if item is None:
         return None
-    data = {k: (REDACTED if k in _SECRET_FIELDS else v) for k, v in _plain(item.get("data") or {}).items()}
+    data = {k: (REDACTED if k in _SECRET_FIELDS else v) for k, v in _plain(item.get("data") or {}).items() if k not in _USAGE_FIELDS}
     return {"data": data, **{k: _plain(item.get(k)) for k in _META}}
 
 
@@ -82,24 +91,33 @@ def audit_id(at: str, sequence: str) -> str:
     return f"aud_{ids.ulid_from(millis, int(digits) % (1 << 80))}"
 
 
+def _audited_type(sk: str, item_type: str) -> str | None:
+    """The audit's entity type of an item, None for bookkeeping."""
+    if item_type in ENTITY_TYPES or item_type == "apiKey":
+        return item_type if sk == ENTITY_SK else None
+    if item_type == "tenant":
+        return item_type if sk == TENANT_SK else None
+    if item_type == "integrationConnection":
+        return "integration" if sk.startswith(CONNECTION_SK_PREFIX) else None
+    return None
+
+
 def from_record(record: dict[str, Any]) -> Change | None:
     stream = record.get("dynamodb") or {}
     keys = _deserialise(stream.get("Keys")) or {}
-    if keys.get("SK") not in (ENTITY_SK, TENANT_SK):
-        return None
     new, old = _deserialise(stream.get("NewImage")), _deserialise(stream.get("OldImage"))
     current = new or old or {}
-    entity_type = current.get("type")
-    audited = (entity_type in ENTITY_TYPES and keys["SK"] == ENTITY_SK) or ACCOUNT_TYPES.get(str(entity_type)) == keys["SK"]
-    if not audited or not current.get("tenantId"):
+    entity_type = _audited_type(str(keys.get("SK", "")), str(current.get("type")))
+    if entity_type is None or not current.get("tenantId"):
         return None
     action = _action(record.get("eventName", ""), old, new)
     if action is None:
         return None
     at = (new or {}).get("updatedAt") or (old or {}).get("updatedAt") or clock.now_iso()
     before, after = state(old), state(new)
-    if entity_type in ACCOUNT_TYPES and action == "updated" and _only_use_changed(before, after):
-        return None
+    account = entity_type in ACCOUNT_TYPES
+    if account and action == "updated" and before == after:
+        return None  # only a key's use was written (lastUsedAt): no change of the account
     aliases_only = action == "updated" and before == after
     return Change(
         tenant_id=str(current["tenantId"]),
@@ -112,13 +130,8 @@ def from_record(record: dict[str, Any]) -> Change | None:
         before=before,
         after=after,
         aliases_only=aliases_only,
+        account=account,
     )
-
-
-def _only_use_changed(before: dict[str, Any] | None, after: dict[str, Any] | None) -> bool:
-    old, new = (before or {}).get("data", {}), (after or {}).get("data", {})
-    changed = {name for name in old.keys() | new.keys() if old.get(name) != new.get(name)}
-    return changed <= _USE_FIELDS and (before or {}).get("deletedAt") == (after or {}).get("deletedAt")
 
 
 def _action(event: str, old: dict[str, Any] | None, new: dict[str, Any] | None) -> str | None:

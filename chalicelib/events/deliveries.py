@@ -18,7 +18,7 @@ from pynamodb.exceptions import PutError
 
 from chalicelib import clock, config, observability
 from chalicelib.events import delivery_queue, subscriptions
-from chalicelib.events.changes import ACCOUNT_TYPES, Change
+from chalicelib.events.changes import Change
 from chalicelib.events.delivery_queue import Delivery
 from chalicelib.events.sender import Outcome
 from chalicelib.store.entities import entity_pk
@@ -46,7 +46,9 @@ def fan_out(change: Change) -> int:
     change whose items were written but whose messages were not is never lost."""
     if change.entity_type == "webhook":
         subscriptions.forget(change.tenant_id)
-    if change.aliases_only or change.entity_type in ACCOUNT_TYPES:  # account changes are audited, never sent
+    if change.aliases_only or change.account:
+        # the account's records (keys, tenant, integrations) are audited but no event type of
+        # the interface (webhooks.eventTypes): a "*" webhook must not receive a key's record
         return 0
     body = event_body(change)
     entity_key = f"{change.entity_type}#{change.entity_id}"

@@ -13,8 +13,8 @@ from chalicelib.errors import ApiError, Conflict, Invalid
 from chalicelib.store import entities as store
 
 ACCOUNT_NOT_REVERTED = (
-    "Changes of the account (API keys, sign-up, plan, throttle) are audited but not reverted: disable a key or "
-    "create a new one with apikeys.disable / apikeys.create."
+    "Changes of the account (API keys, sign-up, plan, throttle, integrations) are audited but not reverted: disable a key "
+    "or create a new one with apikeys.disable / apikeys.create; plan, throttle and integrations are the operator's (pmctl)."
 )
 
 

@@ -160,6 +160,10 @@ def cli(ctx: click.Context, local: bool) -> None:
     Without --local it uses the service's environment: PM_TABLE_NAME, AWS_REGION, AWS
     credentials, AWS_ENDPOINT_URL and PM_KEY_ENVIRONMENT (`live` for production keys).
 
+    What pmctl changes in a tenant (plan, throttle, connecting or disabling an integration,
+    issuing or disabling its keys) is an audit record in that tenant's trail (audit.list),
+    by agent "operator (pmctl)", channel "operator".
+
     \b
     Onboarding a vendor:
       pmctl integrations create --name "Acme Billing" --contact ops@acme.example --scope read --scope write:contacts

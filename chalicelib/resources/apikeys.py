@@ -64,7 +64,10 @@ An agent holds one active key; a second exists only while rotating, a third is r
 at the new key; 3. disable the old key with `apikeys.disable`. Both keys work between steps 1 and 3.
 
 **Expiry**: `expiresAt` is optional; without it a key expires {config.DEFAULT_KEY_DAYS} days after creation, and
-it can be at most {config.MAX_KEY_DAYS} days ahead. An expired key answers 401 `key_expired`; rotate before.""",
+it can be at most {config.MAX_KEY_DAYS} days ahead. An expired key answers 401 `key_expired`; rotate before.
+
+**Audit**: the creation is an audit record (`audit.list` with the key's id as `entityId`): who created it,
+agent, scopes, binding and `expiresAt` (expiry writes nothing, so this is its record); never the secret or its hash.""",
     args=s.obj(
         {
             "apiKey": s.obj(
@@ -171,7 +174,8 @@ def list_requests(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     kind="command",
     summary="Disable an API key; it answers 401 from then on.",
     docs="Disables the key for good (there is no enable). Disabling an already disabled key changes nothing. "
-    "Warm service instances may accept the key for up to 10 seconds longer (their key cache).",
+    "Warm service instances may accept the key for up to 10 seconds longer (their key cache). The disabling is an audit "
+    "record of the key (`changedFields` `disabled`); `audit.revert` refuses it (`not_revertible`), so no revert enables a key.",
     args=s.obj({"apiKey": {**s.string("Id of the key to disable (key_...)."), "pattern": r"^key_[0-9A-Z]{26}$"}}, required=["apiKey"]),
     result=s.obj({"apiKey": KEY_OUT}, required=["apiKey"]),
     scope="admin",

@@ -60,9 +60,17 @@ the time range is served by the index's sort key, the other filters by indexes (
 for `operation`, by reading the records the other filters leave: at most {config.AUDIT_OPERATION_SCAN:,} of them, else 400
 `filter_too_broad` (add from/to, keyId, agentName or entityId).
 
-The account's own changes are records too: the sign-up (entity type `tenant`, entity id the tenant's id),
-API keys created and disabled (`apiKey`; the secret and its hash never appear), and the operator's plan and
-throttle changes (channel `operator`). A key's expiry is no change: its `expiresAt` is in its creation record."""
+The account's own changes are records too, with the same actor, time and before/after:
+- the sign-up: entity type `tenant`, entity id the tenant's id, operation `signup`, actor the first key;
+- API keys created and disabled (`apiKey`, operations `apikeys.create`, `apikeys.disable`, `signup`, or the
+  operator's `pmctl.keys.issue` and `pmctl.integrations.disable`); the secret and its hash never appear
+  (`lookupPk` reads `[redacted]`); using a key (`lastUsedAt`) is no change;
+- the operator's plan and throttle changes (`tenant`, operations `tenants.plan`, `tenants.throttle`);
+- an integration connected to the tenant (`integration`, entity id `int_...`, `created` with its name, contact
+  and allowed scopes) and disabled (`updated`).
+The operator's records say channel `operator` and agent `operator (pmctl)`, with no key. A key's expiry is no
+write and no record: its `expiresAt` is in its creation record. These records are no webhook events, and
+`audit.revert` does not undo them (400 `not_revertible`; a filter skips them)."""
 
 
 @operation(
@@ -141,7 +149,7 @@ narrowing the time range.""",
     errors=(
         "409 `changed_later`: the entity changed after the record; send `force` to overwrite.",
         f"400 `filter_too_broad`: the filter matches more than {config.REVERT_RECORD_LIMIT} changes; narrow it and revert in parts.",
-        "400 `not_revertible`: the record is a change of the account (API key, sign-up, plan); with a filter such records are skipped.",
+        "400 `not_revertible`: the record is a change of the account (API key, sign-up, plan, throttle, integration); with a filter such records are skipped.",
     ),
     example={"filter": {"keyId": "key_01K...", "from": "2026-01-15T09:00:00Z", "to": "2026-01-15T10:00:00Z"}},
 )

@@ -7,6 +7,8 @@ reach every key:
   integration   PK = integration#<id>   SK = "integration"    gsi1pk = "integrations" (list all)
   name claim    PK = integrationname#<casefolded name>  SK = "integrationName"  (names are unique)
   connection    PK = integration#<id>   SK = "tenant#<tenantId>"  gsi1pk = <tenant>#integrationConnection
+                (holds the integration's name, contact, scopes and disabled: its audit record in the
+                tenant's trail, events/changes.py)
   issued key    PK = integration#<id>   SK = "key#<keyId>"   (tenantId, agent, scopes)
 
 Scopes: an integration is created with the scopes it may ever hold (`allowedScopes`); every
@@ -33,7 +35,6 @@ INTEGRATION_SK = "integration"
 NAME_SK = "integrationName"
 LIST_PK = "integrations"
 CONNECTION_TYPE = "integrationConnection"
-OPERATOR = "pmctl"
 MAX_NAME_LENGTH = 100
 
 
@@ -51,12 +52,20 @@ def connection_list_pk(tenant_id: str) -> str:
 
 
 def _stamp(operation: str) -> dict[str, Any]:
-    return {"agentName": OPERATOR, "operation": operation}
+    return {**keys.OPERATOR, "operation": operation}
 
 
 def _ctx(tenant_id: str, integration_id: str, scopes: list[str], operation: str) -> CallContext:
     """The call context pmctl acts under in a tenant: the operator, on behalf of the integration."""
-    return CallContext(tenant_id=tenant_id, key_id="", agent_name=OPERATOR, scopes=frozenset(scopes), integration_id=integration_id, operation=operation)
+    return CallContext(
+        tenant_id=tenant_id,
+        key_id="",
+        agent_name=keys.OPERATOR_AGENT,
+        scopes=frozenset(scopes),
+        integration_id=integration_id,
+        operation=operation,
+        channel=keys.OPERATOR_CHANNEL,
+    )
 
 
 def _scopes(scopes: list[str], path: str) -> list[str]:
@@ -155,11 +164,17 @@ _STILL_ENABLED = Item.pk.exists() & (Item.data["disabled"] == False)  # noqa: E7
 # --- tenants ------------------------------------------------------------------------------
 
 
+def _seen_by_tenant(integration: Item, **changes: Any) -> dict[str, Any]:
+    """What a connection holds of its integration: the tenant's audit trail shows it."""
+    data = integration.data_dict()
+    return {"name": data["name"], "contact": data.get("contact"), "allowedScopes": list(data.get("allowedScopes", [])), "disabled": False, **changes}
+
+
 def connect(integration_id: str, tenant_id: str) -> dict[str, Any]:
     """Connect the integration to a tenant, so keys can be issued for it there. Connecting
     again changes nothing and answers the existing connection."""
     keys.get_tenant(tenant_id)
-    _enabled(integration_id)
+    integration = _enabled(integration_id)
     now = clock.now_iso()
     item = Item(
         integration_pk(integration_id),
@@ -167,6 +182,7 @@ def connect(integration_id: str, tenant_id: str) -> dict[str, Any]:
         type=CONNECTION_TYPE,
         tenantId=tenant_id,
         id=integration_id,
+        data=_seen_by_tenant(integration),
         createdAt=now,
         updatedAt=now,
         changedBy=_stamp("pmctl.integrations.connect"),
@@ -289,23 +305,30 @@ def _keys_carrying(integration_id: str, tenant_id: str) -> list[str]:
     return [item.id for item in fetch_many(pks) if item.id and item.data_dict().get("integrationId") == integration_id]
 
 
+def _disable_connections(integration: Item, stamp: Any) -> None:
+    """Mark every connection disabled: each connected tenant's audit trail records it. Run on
+    every disable, so a sweep cut short completes on the next one."""
+    disabled_at = integration.data_dict().get("disabledAt") or clock.now_iso()
+    for connection in Item.query(integration.pk, Item.sk.startswith("tenant#"), consistent_read=True):
+        if connection.data_dict().get("disabled"):
+            continue
+        seen = _seen_by_tenant(integration, disabled=True, disabledAt=disabled_at)
+        connection.update(actions=[Item.data.set(seen), Item.updatedAt.set(clock.now_iso()), stamp, Item.version.add(1)], condition=Item.pk.exists())
+
+
 def disable(integration_id: str) -> dict[str, Any]:
     """Disable the integration for good and every key that carries its id, in every tenant.
     The keys answer 401 at once here and within the key cache (10 s) on other instances.
     Disabling again changes nothing but sweeps the keys once more."""
     item = _get_item(integration_id)
+    stamp = Item.changedBy.set(_stamp("pmctl.integrations.disable"))
     if not item.data_dict().get("disabled"):
         now = clock.now_iso()
         item.update(
-            actions=[
-                Item.data["disabled"].set(True),
-                Item.data["disabledAt"].set(now),
-                Item.updatedAt.set(now),
-                Item.changedBy.set(_stamp("pmctl.integrations.disable")),
-                Item.version.add(1),
-            ],
+            actions=[Item.data["disabled"].set(True), Item.data["disabledAt"].set(now), Item.updatedAt.set(now), stamp, Item.version.add(1)],
             condition=Item.pk.exists(),
         )
+    _disable_connections(_get_item(integration_id), stamp)
     targets: dict[str, str] = {k["keyId"]: k["tenantId"] for k in issued_keys(integration_id)}
     for connection in connected_tenants(integration_id):
         for key_id in _keys_carrying(integration_id, connection["tenantId"]):

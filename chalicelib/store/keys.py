@@ -45,14 +45,14 @@ def create_tenant(company_name: str, email: str, agent_name: str, trial: dt.time
         data={"companyName": company_name, "email": email, "plan": "enterprise", "trialEndsAt": trial_ends_at},
         createdAt=now,
         updatedAt=now,
-        changedBy={"agentName": agent_name, "operation": "signup"},
         gsi1pk=TENANTS_INDEX,
         gsi1sk=tenant_id,
     )
     guard = Item(_signup_guard_pk(email), "signup", type="signupGuard", tenantId=tenant_id, createdAt=now)
     ctx = CallContext(tenant_id=tenant_id, key_id="", agent_name=agent_name, scopes=frozenset(), operation="signup")
     record, lookup, secret = _key_items(ctx, agent_name, list(auth.ALL_SCOPES), None, expiry(None))
-    tenant.changedBy = {"agentName": agent_name, "operation": "signup", "keyId": record.id}  # the audit's actor: the first key
+    # The audit's actor of a sign-up is its first key, for the tenant and for that key itself.
+    tenant.changedBy = record.changedBy = {**ctx.stamp(), "keyId": record.id}
     try:
         with Transaction() as tx:
             tx.save(guard, condition=Item.pk.does_not_exist(), label="email")
@@ -262,7 +262,10 @@ def key_wire(item: Item) -> dict[str, Any]:
 # --- the operator's changes to a tenant's account (pmctl) --------------------------------------
 
 
-OPERATOR = {"agentName": "operator (pmctl)", "channel": "operator"}  # who changes a tenant from the ops CLI, in the audit trail
+# Who changes an account from the ops CLI (plan, throttle, integrations and their keys), as the
+# audit trail names it: no key, the operator's channel.
+OPERATOR_AGENT, OPERATOR_CHANNEL = "operator (pmctl)", "operator"
+OPERATOR = {"agentName": OPERATOR_AGENT, "channel": OPERATOR_CHANNEL}
 
 
 def _update_tenant(tenant_id: str, actions: list[Any], operation: str) -> dict[str, Any]:

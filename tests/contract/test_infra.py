@@ -145,14 +145,24 @@ def test_no_caller_can_take_the_whole_account() -> None:
 
 
 def test_the_change_stream_invokes_the_function_only_for_what_it_handles() -> None:
-    """The event source's filter passes entity and tenant writes only, the records from_record
-    reads; anything else (request logs, rate counters, delivery state) it would drop anyway."""
-    from chalicelib.events.changes import TENANT_SK, from_record
-    from chalicelib.store.model import ENTITY_SK
+    """The event source's filter passes entity, tenant and integration-connection writes only,
+    the records from_record reads; anything else (request logs, rate counters, delivery state)
+    it would drop anyway."""
+    from chalicelib.events.changes import from_record
 
     source = TEMPLATE["Resources"]["OnTableChange"]["Properties"]["Events"]["OnTableChangeDynamodbEventSource"]["Properties"]
     (only,) = source["FilterCriteria"]["Filters"]
-    assert json.loads(only["Pattern"]) == {"dynamodb": {"Keys": {"SK": {"S": [ENTITY_SK, TENANT_SK]}}}}
+    assert json.loads(only["Pattern"]) == {"dynamodb": {"Keys": {"SK": {"S": ["entity", "tenant", {"prefix": "tenant#"}]}}}}
     image = {"PK": {"S": "ten_1#con_1"}, "SK": {"S": "requests"}, "type": {"S": "contact"}, "tenantId": {"S": "ten_1"}, "id": {"S": "con_1"}}
     record = {"eventName": "INSERT", "dynamodb": {"Keys": {"PK": image["PK"], "SK": image["SK"]}, "NewImage": image, "SequenceNumber": "1"}}
     assert from_record(record) is None
+    # every kind from_record audits passes the filter (exact values or a prefix, as Lambda matches them)
+    allowed = json.loads(only["Pattern"])["dynamodb"]["Keys"]["SK"]["S"]
+    audited = [("ten_1#con_1", "entity", "contact"), ("ten_1#key_1", "entity", "apiKey"), ("ten_1", "tenant", "tenant")]
+    audited.append(("integration#int_1", "tenant#ten_1", "integrationConnection"))
+    for pk, sk, kind in audited:
+        image = {"PK": {"S": pk}, "SK": {"S": sk}, "type": {"S": kind}, "tenantId": {"S": "ten_1"}, "id": {"S": "x_1"}}
+        image["updatedAt"] = {"S": "2026-01-01T00:00:00Z"}
+        record = {"eventName": "INSERT", "dynamodb": {"Keys": {"PK": image["PK"], "SK": image["SK"]}, "NewImage": image, "SequenceNumber": "1"}}
+        assert from_record(record) is not None, kind
+        assert any(sk == a if isinstance(a, str) else sk.startswith(a["prefix"]) for a in allowed), kind

@@ -6,6 +6,7 @@ reverted (a revert must not revive a disabled key). Before, none of them reached
 from __future__ import annotations
 
 import json
+import uuid
 from typing import Any
 
 import pytest
@@ -71,6 +72,57 @@ def test_the_operators_plan_and_throttle_changes_are_audited(tenant: Tenant, set
         ("tenants.throttle", "operator", "operator (pmctl)"),
     ]
     assert changes[0]["after"]["data"]["plan"] == "business" and changes[1]["after"]["data"]["throttle"]["perKey"] == {"rate": 50, "burst": 100}
+
+
+def test_the_first_key_of_a_sign_up_is_its_own_actor_and_using_a_key_is_no_change(api: Api, settled: Any) -> None:
+    tenant = api.signup(company="Nutzung Verwaltung GmbH")
+    first_key = tenant.signup_answer["apiKey"]["id"]
+    created = tenant.ok("apikeys.create", {"apiKey": {"agentName": "reader", "scopes": ["read"]}})["apiKey"]
+    for key in (tenant.key, created["key"]):  # each use writes lastUsedAt on the key's record
+        assert tenant.query("info", key=key).status == 200
+    assert tenant.get("apikeys.list", {"limit": 10, "offset": 0})["apiKeys"][0]["lastUsedAt"]
+    settled()
+
+    (made,) = records_of(tenant, first_key)  # its creation only: a key's use is bookkeeping, not a change
+    assert (made["action"], made["operation"], made["actor"]["keyId"]) == ("created", "signup", first_key)
+    assert made["after"]["data"]["expiresAt"] and made["after"]["data"]["lookupPk"] == "[redacted]"
+    assert [r["action"] for r in records_of(tenant, created["id"])] == ["created"]
+
+
+def test_an_integrations_connection_keys_and_disabling_are_audited_in_the_tenant(tenant: Tenant, settled: Any) -> None:
+    runner = CliRunner()
+
+    def ok(*args: str) -> str:
+        result = runner.invoke(cli, list(args), catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        return result.stdout
+
+    name = f"Audit Sync {uuid.uuid4().hex[:8]}"
+    integration = json.loads(ok("integrations", "create", "--name", name, "--contact", "ops@sync.example", "--scope", "read", "--json"))["integration"]
+    ok("integrations", "connect", integration["id"], "--tenant", tenant.id)
+    secret = ok("keys", "issue", "--integration", integration["id"], "--tenant", tenant.id, "--agent", "sync", "--scope", "read").strip()
+    assert tenant.query("info", key=secret).status == 200
+    ok("integrations", "disable", integration["id"], "--yes")
+    settled()
+
+    connected, disabled = records_of(tenant, integration["id"])
+    assert (connected["entityType"], connected["action"], connected["operation"]) == ("integration", "created", "pmctl.integrations.connect")
+    assert connected["after"]["data"] == {"name": name, "contact": "ops@sync.example", "allowedScopes": ["read"], "disabled": False}
+    assert (disabled["action"], disabled["operation"], disabled["changedFields"]) == ("updated", "pmctl.integrations.disable", ["disabled", "disabledAt"])
+    for record in (connected, disabled):
+        assert (record["channel"], record["actor"]["agentName"]) == ("operator", "operator (pmctl)") and record["at"]
+
+    (key_id,) = [k["id"] for k in tenant.get("apikeys.list", {"limit": 10, "offset": 0})["apiKeys"] if k["integrationId"] == integration["id"]]
+    issued, revoked = records_of(tenant, key_id)
+    assert [(r["action"], r["operation"], r["channel"], r["actor"]["integrationId"]) for r in (issued, revoked)] == [
+        ("created", "pmctl.keys.issue", "operator", integration["id"]),
+        ("updated", "pmctl.integrations.disable", "operator", integration["id"]),
+    ]
+    assert secret not in json.dumps([issued, revoked]) and issued["after"]["data"]["lookupPk"] == "[redacted]"
+
+    refused = tenant.command("audit.revert", {"auditRecord": disabled["id"]})
+    assert refused.status == 400 and refused.body["code"] == "not_revertible"
+    assert tenant.query("info", key=secret).status == 401
 
 
 def test_a_keys_use_is_no_audit_record_and_account_changes_reach_no_webhook(tenant: Tenant, settled: Any) -> None:
