@@ -66,11 +66,21 @@ def run(service: Service, repeat: int) -> str:
     def show() -> None:
         raw.get_item(TableName=table_name, Key=raw_key, ConsistentRead=True)
 
+    def count_rate() -> None:  # the per-key rate counter every authenticated request adds to (store/rates.py)
+        raw.update_item(
+            TableName=table_name,
+            Key={"PK": {"S": f"rate#raw-{tenant_id}"}, "SK": {"S": f"1#{int(time.time())}"}},
+            UpdateExpression="ADD hits :one SET #t = :t",
+            ConditionExpression="attribute_not_exists(hits) OR hits < :quota",
+            ExpressionAttributeNames={"#t": "type"},
+            ExpressionAttributeValues={":one": {"N": "1"}, ":t": {"S": "rate"}, ":quota": {"N": "1000000"}},
+        )
+
     def logged(*calls: Callable[[], None]) -> Callable[[], None]:
-        """The calls, then the request-log write the service makes after each request."""
+        """The rate counter, the calls, then the request-log write the service makes after each request."""
 
         def run() -> None:
-            for call in (*calls, put):
+            for call in (count_rate, *calls, put):
                 call()
 
         return run

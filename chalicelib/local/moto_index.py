@@ -10,9 +10,9 @@ primary keys of the items that hold it, so a Query walks only those items.
 It is kept from the writes that can set an index attribute (moto_patches wraps the backend's
 put_item and update_item, which transactions and batch writes go through too) and built from
 a full walk the first time a table is queried through an index. It may hold stale keys
-(an item deleted, or its index attribute changed since): those are skipped here or dropped
-by moto's own key condition, which still runs on what the index hands it. So it never
-answers less than the walk would, only faster."""
+(an item deleted, its index attribute changed, or its table deleted and made again under the
+same name): those are skipped here or dropped by moto's own key condition, which still runs
+on what the index hands it. So it never answers less than the walk would, only faster."""
 
 from __future__ import annotations
 
@@ -49,12 +49,6 @@ def written(table: Any, item: Any) -> None:
         entries = _keys.get(table.name)
         if entries is not None:  # not built yet: the first indexed Query walks the table anyway
             _add(entries, hash_attributes(table), item)
-
-
-def forget(table_name: str) -> None:
-    """The table was deleted or replaced (a restored state): its index is rebuilt on use."""
-    with _lock:
-        _keys.pop(table_name, None)
 
 
 def candidates(table: Any, attribute: str, value: Any) -> list[Any] | None:
