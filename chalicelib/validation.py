@@ -49,10 +49,11 @@ def _ecma_pattern(pattern: str) -> re.Pattern[str]:
     return re.compile(pattern)
 
 
-def _pattern_within_length(validator: Any, pattern: str, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+def _ecma_pattern_check(validator: Any, pattern: str, instance: Any, schema: dict[str, Any]) -> Iterator[Any]:
+    """jsonschema's `pattern` keyword with the pattern read as ECMA-262 reads it."""
     from jsonschema import ValidationError
 
-    if validator.is_type(instance, "string") and _within_length(instance, schema) and not _ecma_pattern(pattern).search(instance):
+    if validator.is_type(instance, "string") and not _ecma_pattern(pattern).search(instance):
         yield ValidationError(f"{instance!r} does not match {pattern!r}")
 
 
@@ -65,15 +66,13 @@ def _validator_class() -> Any:
     if not _VALIDATOR:
         from jsonschema import Draft7Validator, validators  # imported on first use: keeps cold start small
 
-        def bounded(keyword: str) -> Any:
-            check = Draft7Validator.VALIDATORS[keyword]
-
+        def bounded(check: Any) -> Any:
             def run(validator: Any, value: Any, instance: Any, schema: dict[str, Any]) -> Any:
                 return check(validator, value, instance, schema) if _within_length(instance, schema) else iter(())
 
             return run
 
-        keywords = {"pattern": _pattern_within_length, "format": bounded("format"), "uniqueItems": _unique_by_hashing}
+        keywords = {"pattern": bounded(_ecma_pattern_check), "format": bounded(Draft7Validator.VALIDATORS["format"]), "uniqueItems": _unique_by_hashing}
         _VALIDATOR.append(validators.extend(Draft7Validator, keywords))
     return _VALIDATOR[0]
 

@@ -24,14 +24,15 @@ _lock = threading.Lock()
 _keys: dict[str, dict[tuple[str, Any], set[tuple[Any, Any]]]] = {}
 
 
+def hash_attribute(index: Any) -> str | None:
+    """A global secondary index's hash key attribute; None when it has several (not indexed here)."""
+    hashes = [key["AttributeName"] for key in index.schema if key["KeyType"] == "HASH"]
+    return hashes[0] if len(hashes) == 1 else None
+
+
 def hash_attributes(table: Any) -> set[str]:
     """The hash key attribute of each global secondary index with a single one."""
-    found = set()
-    for index in table.global_indexes:
-        hashes = [key["AttributeName"] for key in index.schema if key["KeyType"] == "HASH"]
-        if len(hashes) == 1:
-            found.add(hashes[0])
-    return found
+    return {name for name in map(hash_attribute, table.global_indexes) if name is not None}
 
 
 def _add(entries: dict[tuple[str, Any], set[tuple[Any, Any]]], attributes: set[str], item: Any) -> None:
@@ -51,16 +52,13 @@ def written(table: Any, item: Any) -> None:
             _add(entries, hash_attributes(table), item)
 
 
-def candidates(table: Any, attribute: str, value: Any) -> list[Any] | None:
-    """The items that may hold `value` in `attribute`, or None when `attribute` is not an
-    indexed hash key (the caller walks the table as moto does)."""
-    attributes = hash_attributes(table)
-    if attribute not in attributes:
-        return None
+def candidates(table: Any, attribute: str, value: Any) -> list[Any]:
+    """The items that may hold `value` in `attribute`, an index's hash_attribute."""
     with _lock:
         entries = _keys.get(table.name)
         if entries is None:
             entries = _keys[table.name] = {}
+            attributes = hash_attributes(table)
             for partition in list(table.items.values()):
                 for item in list(partition.values()) if table.range_key_attr else [partition]:
                     _add(entries, attributes, item)

@@ -270,11 +270,11 @@ def _patch_table_walk() -> None:
     def _index_candidates(table: Any, index_name: str, hash_key: Any, conditions: Any) -> list[Any] | None:
         """The items a Query on a global secondary index can match (moto_index), None to walk."""
         index = next((i for i in table.global_indexes if i.name == index_name), None)
-        hashes = [key["AttributeName"] for key in index.schema if key["KeyType"] == "HASH"] if index is not None else []
-        if len(hashes) != 1:
+        attribute = moto_index.hash_attribute(index) if index is not None else None
+        if attribute is None:
             return None
-        value = dict(conditions).get(hashes[0]) if conditions else hash_key
-        return None if value is None else moto_index.candidates(table, hashes[0], value)
+        value = dict(conditions).get(attribute) if conditions else hash_key
+        return None if value is None else moto_index.candidates(table, attribute, value)
 
     Table.all_items = all_items  # type: ignore[method-assign]
     Table.query = query  # type: ignore[method-assign]

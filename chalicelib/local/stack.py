@@ -141,6 +141,15 @@ class LocalStack:
         paginator = self._client().get_paginator("scan")
         return [item for page in paginator.paginate(TableName=config.table_name()) for item in page["Items"]]
 
+    def moto_table(self) -> Any:
+        """The service's table in moto's memory (moto in this process), None before it exists."""
+        from moto.core import DEFAULT_ACCOUNT_ID
+        from moto.dynamodb.models import dynamodb_backends
+
+        from chalicelib import config
+
+        return dynamodb_backends[DEFAULT_ACCOUNT_ID][os.environ["AWS_REGION"]].tables.get(config.table_name())
+
     def items_text(self, *, except_sk: str | None = None) -> str:
         """The table's items as one DynamoDB JSON text (those with SK `except_sk` left out):
         what a test searches for a value, in seconds where a Scan of a long session's table
@@ -152,17 +161,14 @@ class LocalStack:
         process, read from its memory while its writes wait (moto_patches.WRITE_LOCK), so
         a snapshot holds every transaction whole or not at all; through Scan pages
         otherwise (moto in a child process: its lock is out of reach)."""
-        from chalicelib import config
 
         if self._server is not None:
-            from moto.core import DEFAULT_ACCOUNT_ID
-            from moto.dynamodb.models import dynamodb_backends
             from moto.dynamodb.models.utilities import DynamoJsonEncoder
 
             from chalicelib.local import moto_patches
 
             with moto_patches.WRITE_LOCK:
-                table = dynamodb_backends[DEFAULT_ACCOUNT_ID][os.environ["AWS_REGION"]].tables.get(config.table_name())
+                table = self.moto_table()
                 if table is not None:
                     attrs = [item.attrs for item in table.all_items() if except_sk is None or getattr(item.range_key, "value", None) != except_sk]
                     return len(attrs), json.dumps(attrs, cls=DynamoJsonEncoder)
