@@ -14,7 +14,7 @@ PACKAGE_DIR ?= build/package
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
-$(STAMP): requirements.txt requirements-dev.txt pyproject.toml | $(BIN)/python
+$(STAMP): requirements.txt requirements-mcp.txt requirements-dev.txt pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade "pip<26.3"  # chalice 1.34 packages through pip and needs < 26.3
 	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
 	$(BIN)/python -m pip install --quiet --no-deps -e .

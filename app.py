@@ -1,13 +1,13 @@
-"""The Chalice application: one route per registered operation, plus catch-alls that
-answer unknown names with problem+json, and the table's stream handler. Everything else
-lives in chalicelib/."""
+"""The REST function's Chalice application: one route per registered operation, plus
+catch-alls that answer unknown names with problem+json (version 2 and the deprecated
+version 1), and the workers: the table's stream handler, webhook deliveries, uploads.
+The MCP server is a function of its own (mcp_app.py). Everything else lives in chalicelib/."""
 
 import os
 
 from chalice import Chalice  # type: ignore[attr-defined]
 
 from chalicelib import http, observability, registry, v1
-from chalicelib.mcp import route as mcp_route
 from chalicelib.uploads import register as upload_worker
 
 app = Chalice(app_name="propertymanagement")
@@ -19,7 +19,6 @@ app.register_middleware(http.chalice_refusals_as_problems, "http")
 
 registry.load_all()
 http.register_routes(app)
-mcp_route.register(app)
 v1.register(app)
 
 # The deployment's merge template points this at the table's real stream; locally the

@@ -12,7 +12,7 @@ import tempfile
 
 from bench.harness import table
 
-BENCHMARKS = ("cold_start", "foundation", "catalogue", "webhooks", "uploads", "search", "load")
+BENCHMARKS = ("bundles", "cold_start", "foundation", "catalogue", "webhooks", "uploads", "search", "load")
 
 if __name__ == "__main__":
     failed = 0

@@ -1,13 +1,21 @@
-"""`make package`: the deployment artifact and its template, reproducibly.
+"""`make package`: the deployment artifacts and their template, reproducibly.
 
     python -m infra.package [--stage dev] [--out build/package]
 
-1. Stages what Lambda runs into build/src (app.py, chalicelib without the local stack and the
-   operator CLI, the runtime requirements, .chalice) — nothing of the working tree's state.
-2. Vendors numpy: chalice 1.34 does not recognise numpy's manylinux_2_28 wheel tags, so the
-   Linux wheel is fetched for Python 3.11 and unpacked into vendor/, which chalice packs as is.
-3. Runs `chalice package --merge-template infra/merge-template.json` into the output folder.
-4. Rewrites deployment.zip without what no function imports (gRPC and protobuf, brought by
+Two bundles, one codebase: `deployment.zip` for the REST function and the workers (app.py,
+requirements.txt: no numpy, no search model, no MCP SDK) and `mcp-deployment.zip` for the MCP
+function (mcp_app.py, requirements-mcp.txt). For each:
+
+1. Stages what Lambda runs into build/src/<bundle> (the entry point, chalicelib without the
+   local stack, the operator CLI and what the bundle never imports, its runtime requirements,
+   .chalice) — nothing of the working tree's state.
+2. Vendors numpy (MCP bundle): chalice 1.34 does not recognise numpy's manylinux_2_28 wheel
+   tags, so the Linux wheel is fetched for Python 3.11 and unpacked into vendor/, which
+   chalice packs as is.
+3. Runs `chalice package` (the REST bundle with `--merge-template infra/merge-template.json`:
+   its sam.json is the stack's template, which defines the MCP function as well; the MCP
+   project's own template is not used).
+4. Rewrites the zip without what no function imports (gRPC and protobuf, brought by
    opensearch-py's metadata only), with sorted entries and fixed timestamps, so the same
    sources and pins give the same bytes; reports the unzipped size against Lambda's 250 MB.
 5. Adds bytecode beside every module (see _bytecode): Lambda's /var/task is read-only, so
@@ -28,6 +36,7 @@ import sys
 import tempfile
 import zipfile
 from collections import Counter
+from dataclasses import dataclass
 from pathlib import Path
 
 from infra import resources
@@ -37,26 +46,56 @@ LAMBDA_UNZIPPED_LIMIT = 250 * 1024 * 1024
 # Top-level entries no function imports: dropped from the bundle (checked: `import app`,
 # the MCP server and the OpenSearch client import none of them).
 TRIM = ("grpc", "grpcio", "opensearch_protobufs", "google", "protobuf")
-EXCLUDED_SOURCES = ("chalicelib/local", "chalicelib/ops")
 FIXED_TIME = (2026, 1, 1, 0, 0, 0)
 
 
+@dataclass(frozen=True)
+class Bundle:
+    name: str
+    entry: str  # the entry module's file; Lambda's handler is <module>.app
+    requirements: str
+    excluded: tuple[str, ...]  # source folders the bundle leaves out
+    zip_name: str
+    vendors_numpy: bool
+
+
+# tests/contract/test_bundles.py checks that nothing the REST function imports lives in what
+# its bundle leaves out, and that its requirements hold none of the MCP function's.
+REST = Bundle("rest", "app.py", "requirements.txt", ("chalicelib/local", "chalicelib/ops", "chalicelib/mcp", "chalicelib/search"), "deployment.zip", False)
+MCP = Bundle("mcp", "mcp_app.py", "requirements-mcp.txt", ("chalicelib/local", "chalicelib/ops"), "mcp-deployment.zip", True)
+BUNDLES = (REST, MCP)
+
+
+def requirement_lines(file: str) -> list[str]:
+    """The pins of a requirements file with its `-r` includes inlined (chalice reads one file)."""
+    found: list[str] = []
+    for line in (ROOT / file).read_text().splitlines():
+        text = line.split("#", 1)[0].strip()
+        if text.startswith("-r "):
+            found += requirement_lines(text[3:].strip())
+        elif text:
+            found.append(text)
+    return found
+
+
 def _pinned(name: str) -> str:
-    for line in (ROOT / "requirements.txt").read_text().splitlines():
+    for line in requirement_lines(MCP.requirements):
         if line.lower().startswith(f"{name}=="):
-            return line.strip()
-    raise SystemExit(f"{name} is not pinned in requirements.txt")
+            return line
+    raise SystemExit(f"{name} is not pinned in {MCP.requirements}")
 
 
-def stage_sources(src: Path) -> None:
+def stage_sources(bundle: Bundle, src: Path) -> None:
     if src.exists():
         shutil.rmtree(src)
     src.mkdir(parents=True)
-    shutil.copy2(ROOT / "app.py", src / "app.py")
-    shutil.copy2(ROOT / "requirements.txt", src / "requirements.txt")
+    shutil.copy2(ROOT / bundle.entry, src / bundle.entry)
+    if bundle.entry != "app.py":  # chalice builds a project from its app.py
+        (src / "app.py").write_text(f"from {Path(bundle.entry).stem} import app  # noqa: F401 (chalice's project entry)\n")
+    (src / "requirements.txt").write_text("\n".join(requirement_lines(bundle.requirements)) + "\n")
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     shutil.copytree(ROOT / "chalicelib", src / "chalicelib", ignore=ignore)
-    for excluded in EXCLUDED_SOURCES:
+    for excluded in bundle.excluded:
         shutil.rmtree(src / excluded)
     shutil.copytree(ROOT / ".chalice", src / ".chalice", ignore=shutil.ignore_patterns("deployments", "venv"))
 
@@ -74,13 +113,15 @@ def vendor_numpy(src: Path, wheels: Path) -> None:
         archive.extractall(src / "vendor")
 
 
-def run_chalice(src: Path, out: Path, stage: str) -> None:
+def run_chalice(src: Path, out: Path, stage: str, *, merge: bool) -> None:
     if out.exists():
         shutil.rmtree(out)
     env = {**os.environ, "AWS_DEFAULT_REGION": os.environ.get("AWS_DEFAULT_REGION", "eu-central-1")}
     chalice = Path(sys.executable).with_name("chalice")
-    command = [str(chalice), "package", "--stage", stage, "--merge-template", str(ROOT / "infra" / "merge-template.json"), str(out)]
-    subprocess.run(command, cwd=src, env=env, check=True)
+    command = [str(chalice), "package", "--stage", stage]
+    if merge:
+        command += ["--merge-template", str(ROOT / "infra" / "merge-template.json")]
+    subprocess.run([*command, str(out)], cwd=src, env=env, check=True)
 
 
 def _trimmed(name: str) -> bool:
@@ -133,21 +174,39 @@ def rewrite_zip(path: Path) -> Counter[str]:
     return sizes
 
 
-def report(out: Path, sizes: Counter[str]) -> str:
+FUNCTIONS_OF = {REST.name: resources.FUNCTIONS, MCP.name: (resources.MCP_FUNCTION,)}
+
+
+def report(out: Path, bundle: Bundle, sizes: Counter[str]) -> str:
     total = sum(sizes.values())
-    digest = hashlib.sha256((out / "deployment.zip").read_bytes()).hexdigest()
+    path = out / bundle.zip_name
+    digest = hashlib.sha256(path.read_bytes()).hexdigest()
     lines = [
-        f"deployment.zip: {(out / 'deployment.zip').stat().st_size / 1e6:.1f} MB zipped, {total / 1e6:.1f} MB unzipped "
+        f"{bundle.zip_name}: {path.stat().st_size / 1e6:.1f} MB zipped, {total / 1e6:.1f} MB unzipped "
         f"({100 * total / LAMBDA_UNZIPPED_LIMIT:.0f} % of Lambda's 250 MB), sha256 {digest[:16]}",
-        f"Every function ({', '.join(resources.FUNCTIONS)}) runs this one bundle.",
+        f"Run by: {', '.join(FUNCTIONS_OF[bundle.name])}.",
         "Largest parts (MB unzipped):",
     ]
     lines += [f"  {size / 1e6:7.1f}  {name}" for name, size in sizes.most_common(12)]
     text = "\n".join(lines) + "\n"
-    (out / "size-report.txt").write_text(text)
     if total > LAMBDA_UNZIPPED_LIMIT:
         raise SystemExit(text + "\nOver Lambda's 250 MB unzipped limit.")
     return text
+
+
+def build(bundle: Bundle, out: Path, stage: str) -> str:
+    """Stage, package and rewrite one bundle into out/<zip_name>; its size report."""
+    build_dir = ROOT / "build"
+    src = build_dir / "src" / bundle.name
+    stage_sources(bundle, src)
+    if bundle.vendors_numpy:
+        vendor_numpy(src, build_dir / "wheels")
+    target = out if bundle is REST else build_dir / "package-mcp"
+    run_chalice(src, target, stage, merge=bundle is REST)
+    if target != out:
+        shutil.move(target / "deployment.zip", out / bundle.zip_name)
+        shutil.rmtree(target)
+    return report(out, bundle, rewrite_zip(out / bundle.zip_name))
 
 
 def main() -> None:
@@ -156,12 +215,9 @@ def main() -> None:
     parser.add_argument("--out", default=os.environ.get("PACKAGE_DIR", "build/package"))
     args = parser.parse_args()
     out = (ROOT / args.out).resolve() if not Path(args.out).is_absolute() else Path(args.out)
-    build = ROOT / "build"
-    src = build / "src"
-    stage_sources(src)
-    vendor_numpy(src, build / "wheels")
-    run_chalice(src, out, args.stage)
-    print(report(out, rewrite_zip(out / "deployment.zip")), end="")
+    text = "\n".join(build(bundle, out, args.stage) for bundle in BUNDLES)  # REST first: it makes `out`
+    (out / "size-report.txt").write_text(text)
+    print(text, end="")
     print(f"template: {out / 'sam.json'}")
 
 

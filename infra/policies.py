@@ -1,12 +1,13 @@
 """Least-privilege IAM: one policy per Lambda function, exactly the actions and resources its
 code uses, referencing the template's resources (no literal ARNs, account ids or regions).
 
-With `autogen_policy: false` chalice makes one role per function (`<Function>Role`, below)
+With `autogen_policy: false` chalice makes one role per function of app.py (`<Function>Role`, below)
 whose inline policy is .chalice/policy-replaced-by-merge-template.json: a deny-all
 placeholder, because chalice insists on a policy file and cannot write CloudFormation
 references. `resources()` replaces each role's `Policies` in the merge template (the deep
 merge replaces lists whole), so the placeholder never reaches a stack; a `chalice deploy`
-without the merge template would get roles that can do nothing.
+without the merge template would get roles that can do nothing. The MCP function is not
+chalice's (infra/resources.py): its role is defined here whole.
 
 tests/contract/test_iam_policy.py checks these against the code: every boto3 / pynamodb /
 OpenSearch call a function can reach is granted here on the right resource, and nothing is
@@ -19,13 +20,15 @@ from typing import Any
 
 # Chalice's logical ids: function -> its role (chalice names the role after the function's
 # Python name, `api_handler_role` -> ApiHandlerRole).
-ROLES = {
+CHALICE_ROLES = {
     "APIHandler": "ApiHandlerRole",
     "OnTableChange": "OnTableChangeRole",
     "DeliverWebhooks": "DeliverWebhooksRole",
     "OnUpload": "OnUploadRole",
     "SweepUploads": "SweepUploadsRole",
 }
+MCP_FUNCTION = "McpHandler"
+ROLES = {**CHALICE_ROLES, MCP_FUNCTION: f"{MCP_FUNCTION}Role"}
 
 
 def _sub(text: str) -> dict[str, Any]:
@@ -49,7 +52,7 @@ DELIVERY_DEAD_LETTER_QUEUE = _arn("DeliveryDeadLetterQueue")
 CHANGE_STREAM_FAILURES = _arn("ChangeStreamFailureQueue")
 # every queue whose depth `status` reports (resources/platform.py)
 QUEUES = (UPLOAD_QUEUE, UPLOAD_DEAD_LETTER_QUEUE, DELIVERY_QUEUE, DELIVERY_DEAD_LETTER_QUEUE, CHANGE_STREAM_FAILURES)
-# The indexes the API searches (PM_OPENSEARCH_PREFIX, default "pm"; search/service.py). Only
+# The indexes the MCP function searches (PM_OPENSEARCH_PREFIX, default "pm"; search/service.py). Only
 # the search and count paths: indexing (PUT, _bulk) runs at deploy time from the operator's
 # machine (infra/after_deploy.py), never from a function.
 SEARCH_PREFIX = "pm"
@@ -78,46 +81,54 @@ class Grant:
 
 
 # What the functions' code calls (tests/contract/aws_calls.py finds the calls).
+
+# What the operations call: the REST function runs them, and the MCP function runs them too
+# (meta.tool.execute, pipelines).
+OPERATIONS: list[Grant] = [
+    # store/entities.py, keys.py, aliases.py, idempotency.py, requests.py, integrations.py,
+    # auth.py (Item.get, item.save/update/delete, Transaction: put, update, delete, condition
+    # check), entities.fetch_many and uploads/reservations.py (batch_get, batch_write),
+    # requests.py / deadletters.py / deliveries.py / refs.py (Item.query, Item.count),
+    # resources/platform.py status (Item.describe_table)
+    Grant(
+        "TableReadWrite",
+        (
+            "dynamodb:GetItem",
+            "dynamodb:PutItem",
+            "dynamodb:UpdateItem",
+            "dynamodb:DeleteItem",
+            "dynamodb:ConditionCheckItem",
+            "dynamodb:BatchGetItem",
+            "dynamodb:BatchWriteItem",
+            "dynamodb:Query",
+            "dynamodb:DescribeTable",
+        ),
+        (TABLE,),
+    ),
+    # lists, filters and lookups: INDEXES[n].query in store/entities.py, aliases.py,
+    # integrations.py, events/audit.py
+    Grant("TableIndexes", ("dynamodb:Query",), (TABLE_INDEXES,)),
+    # uploads/files.py: put (direct uploads), presigned_post (bulk uploads: S3 checks the
+    # signer may PutObject), download_url (presigned GET of the registered version), delete
+    # (a direct upload refused after it was stored, with every version)
+    Grant(
+        "UploadObjects",
+        ("s3:PutObject", "s3:GetObject", "s3:GetObjectVersion", "s3:DeleteObject", "s3:DeleteObjectVersion"),
+        (UPLOAD_OBJECTS,),
+    ),
+    # uploads/files.py versions(): the versions files.delete removes
+    Grant("UploadVersions", ("s3:ListBucketVersions",), (UPLOAD_BUCKET,)),
+    # resources/platform.py status: messages waiting in the queues and their dead letters
+    Grant("QueueDepths", ("sqs:GetQueueAttributes",), QUEUES),
+    # webhooks.deliveries.retry (events/deliveries.py retry_now): wake the waiting message
+    # (delivery_queue.wake) or queue a new one (delivery_queue.enqueue)
+    Grant("DeliveryRetry", ("sqs:SendMessage", "sqs:ChangeMessageVisibility"), (DELIVERY_QUEUE,)),
+]
+
 CODE: dict[str, list[Grant]] = {
-    "APIHandler": [
-        # store/entities.py, keys.py, aliases.py, idempotency.py, requests.py, integrations.py,
-        # auth.py (Item.get, item.save/update/delete, Transaction: put, update, delete, condition
-        # check), entities.fetch_many and uploads/reservations.py (batch_get, batch_write),
-        # requests.py / deadletters.py / deliveries.py / refs.py (Item.query, Item.count),
-        # resources/platform.py status (Item.describe_table)
-        Grant(
-            "TableReadWrite",
-            (
-                "dynamodb:GetItem",
-                "dynamodb:PutItem",
-                "dynamodb:UpdateItem",
-                "dynamodb:DeleteItem",
-                "dynamodb:ConditionCheckItem",
-                "dynamodb:BatchGetItem",
-                "dynamodb:BatchWriteItem",
-                "dynamodb:Query",
-                "dynamodb:DescribeTable",
-            ),
-            (TABLE,),
-        ),
-        # lists, filters and lookups: INDEXES[n].query in store/entities.py, aliases.py,
-        # integrations.py, events/audit.py
-        Grant("TableIndexes", ("dynamodb:Query",), (TABLE_INDEXES,)),
-        # uploads/files.py: put (direct uploads), presigned_post (bulk uploads: S3 checks the
-        # signer may PutObject), download_url (presigned GET of the registered version), delete
-        # (a direct upload refused after it was stored, with every version)
-        Grant(
-            "UploadObjects",
-            ("s3:PutObject", "s3:GetObject", "s3:GetObjectVersion", "s3:DeleteObject", "s3:DeleteObjectVersion"),
-            (UPLOAD_OBJECTS,),
-        ),
-        # uploads/files.py versions(): the versions files.delete removes
-        Grant("UploadVersions", ("s3:ListBucketVersions",), (UPLOAD_BUCKET,)),
-        # resources/platform.py status: messages waiting in the queues and their dead letters
-        Grant("QueueDepths", ("sqs:GetQueueAttributes",), QUEUES),
-        # webhooks.deliveries.retry (events/deliveries.py retry_now): wake the waiting message
-        # (delivery_queue.wake) or queue a new one (delivery_queue.enqueue)
-        Grant("DeliveryRetry", ("sqs:SendMessage", "sqs:ChangeMessageVisibility"), (DELIVERY_QUEUE,)),
+    "APIHandler": OPERATIONS,
+    MCP_FUNCTION: [
+        *OPERATIONS,
         # search/opensearch_backend.py (SearchBackend=opensearch): POST <index>/_search for tool,
         # docs and browse searches, POST pm-tools/_count past the last hybrid page
         Grant("SearchRead", ("es:ESHttpPost",), (*SEARCH_PATHS, *COUNT_PATHS), condition="UseOpenSearch"),
@@ -205,6 +216,18 @@ def document(function: str) -> dict[str, Any]:
     return {"Version": "2012-10-17", "Statement": [grant.statement() for grant in grants(function)]}
 
 
+def _policies(function: str) -> list[dict[str, Any]]:
+    role = ROLES[function]
+    return [{"PolicyName": f"{role}Policy", "PolicyDocument": document(function)}]
+
+
 def resources() -> dict[str, Any]:
-    """Each chalice role's inline policy, replaced (the merge replaces the list whole)."""
-    return {role: {"Properties": {"Policies": [{"PolicyName": f"{role}Policy", "PolicyDocument": document(function)}]}} for function, role in ROLES.items()}
+    """Each chalice role's inline policy, replaced (the merge replaces the list whole), and the
+    MCP function's role."""
+    found: dict[str, Any] = {role: {"Properties": {"Policies": _policies(function)}} for function, role in CHALICE_ROLES.items()}
+    assume = {"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}
+    found[ROLES[MCP_FUNCTION]] = {
+        "Type": "AWS::IAM::Role",
+        "Properties": {"AssumeRolePolicyDocument": {"Version": "2012-10-17", "Statement": [assume]}, "Policies": _policies(MCP_FUNCTION)},
+    }
+    return found

@@ -7,7 +7,9 @@ Logical ids of chalice's output (see `chalice package`): APIHandler, OnTableChan
 OnTableChangeDynamodbEventSource), DeliverWebhooks (event DeliverWebhooksSqsEventSource),
 OnUpload (event OnUploadSqsEventSource), SweepUploads; with the roles ApiHandlerRole,
 OnTableChangeRole, DeliverWebhooksRole, OnUploadRole, SweepUploadsRole (policies:
-infra/policies.py)."""
+infra/policies.py). The MCP function (McpHandler, mcp_app.py, its own bundle
+mcp-deployment.zip) is not chalice's: it is defined here whole, with its route on chalice's
+REST API and the permission to invoke it, and its role in infra/policies.py."""
 
 from __future__ import annotations
 
@@ -16,14 +18,19 @@ from typing import Any
 
 from chalicelib.errors import no_route
 from chalicelib.events import changes, delivery_queue
+from chalicelib.mcp.route import PATH as MCP_PATH
 from chalicelib.uploads import files, register
 
-FUNCTIONS = ("APIHandler", "OnTableChange", "DeliverWebhooks", "OnUpload", "SweepUploads")
+FUNCTIONS = ("APIHandler", "OnTableChange", "DeliverWebhooks", "OnUpload", "SweepUploads")  # chalice's (app.py)
+MCP_FUNCTION = "McpHandler"  # mcp_app.py, defined here
+MCP_BUNDLE = "./mcp-deployment.zip"  # infra/package.py writes it beside sam.json
 
-# Memory buys CPU on Lambda. The API loads the search model on its first MCP search (~0.7 s at
-# 1,769 MB = one vCPU); the upload worker hashes files; the others move small JSON.
+# Memory buys CPU on Lambda. The MCP function loads the search model on its first search
+# (~0.7 s at 1,769 MB = one vCPU); the API validates and answers JSON; the upload worker
+# hashes files; the others move small JSON.
 SIZING = {
     "APIHandler": {"MemorySize": 1769, "Timeout": 29},  # API Gateway gives up after 29 s
+    MCP_FUNCTION: {"MemorySize": 1769, "Timeout": 29},
     "OnTableChange": {"MemorySize": 512, "Timeout": 120},
     # a batch's attempts run in parallel, each at most 10 s; the worker starts none after
     # delivery_worker.BUDGET_SECONDS, so a group of ten slow receivers ends in time
@@ -73,6 +80,12 @@ def parameters() -> dict[str, Any]:
             "Description": "API Gateway stage throttle: requests per second over all callers (the account's own default is 10,000).",
         },
         "ApiBurstLimit": {"Type": "Number", "Default": 2000, "MinValue": 1, "Description": "API Gateway stage throttle: requests at once over all callers."},
+        "McpConcurrency": {
+            "Type": "Number",
+            "Default": 100,
+            "MinValue": 0,
+            "Description": "Concurrency reserved for (and capping) the MCP function, beside ApiConcurrency; 0 reserves none.",
+        },
         "ApiConcurrency": {
             "Type": "Number",
             "Default": 400,
@@ -104,6 +117,7 @@ def conditions() -> dict[str, Any]:
         "HasAlarmEmail": {"Fn::Not": [{"Fn::Equals": [{"Ref": "AlarmEmail"}, ""]}]},
         "IsProd": {"Fn::Equals": [{"Ref": "Stage"}, "prod"]},
         "ReservesApiConcurrency": {"Fn::Not": [{"Fn::Equals": [{"Ref": "ApiConcurrency"}, 0]}]},
+        "ReservesMcpConcurrency": {"Fn::Not": [{"Fn::Equals": [{"Ref": "McpConcurrency"}, 0]}]},
         "HasSignupFirewall": {"Fn::Not": [{"Fn::Equals": [{"Ref": "SignupRateLimit"}, 0]}]},
     }
 
@@ -244,7 +258,7 @@ def _search() -> dict[str, Any]:
                 "EncryptionAtRestOptions": {"Enabled": True},
                 "NodeToNodeEncryptionOptions": {"Enabled": True},
                 "DomainEndpointOptions": {"EnforceHTTPS": True, "TLSSecurityPolicy": "Policy-Min-TLS-1-2-2019-07"},
-                # the account may reach the domain; IAM policies (the API function's role, the
+                # the account may reach the domain; IAM policies (the MCP function's role, the
                 # operator who indexes at deploy time) decide who does
                 "AccessPolicies": {
                     "Version": "2012-10-17",
@@ -325,7 +339,7 @@ def _alarms() -> dict[str, Any]:
         0,
         statistic="Maximum",
     )
-    for function in FUNCTIONS:
+    for function in (*FUNCTIONS, MCP_FUNCTION):
         dimension = [{"Name": "FunctionName", "Value": {"Ref": function}}]
         found |= _alarm(f"{function}ErrorsAlarm", f"{function} failed (uncaught errors or timeouts).", "AWS/Lambda", "Errors", dimension, 0)
     stream = [{"Name": "FunctionName", "Value": {"Ref": "OnTableChange"}}]
@@ -398,6 +412,74 @@ def _functions() -> dict[str, Any]:
         }
     }
     found["OnUpload"]["Properties"]["EphemeralStorage"] = {"Size": UPLOAD_TMP_MB}
+    return found
+
+
+def _mcp_function() -> dict[str, Any]:
+    """The MCP function, its route on the REST API (what chalice writes for a route of its own,
+    pointing at this function) and API Gateway's permission to invoke it."""
+    integration = {
+        "responses": {"default": {"statusCode": "200"}},
+        "uri": _sub(f"arn:${{AWS::Partition}}:apigateway:${{AWS::Region}}:lambda:path/2015-03-31/functions/${{{MCP_FUNCTION}.Arn}}/invocations"),
+        "passthroughBehavior": "when_no_match",
+        "httpMethod": "POST",
+        "contentHandling": "CONVERT_TO_TEXT",
+        "type": "aws_proxy",
+    }
+    method = {
+        "consumes": ["application/json", "text/plain", "application/x-www-form-urlencoded"],
+        "produces": ["application/json"],
+        "responses": {"200": {"description": "200 response", "schema": {"$ref": "#/definitions/Empty"}}},
+        "x-amazon-apigateway-integration": integration,
+    }
+    return {
+        MCP_FUNCTION: {
+            "Type": "AWS::Serverless::Function",
+            "Properties": {
+                "Runtime": "python3.11",
+                "Handler": "mcp_app.app",
+                "CodeUri": MCP_BUNDLE,
+                "Architectures": ["x86_64"],
+                "Role": _arn(f"{MCP_FUNCTION}Role"),
+                "Tags": {"app": "propertymanagement-mcp"},
+                **SIZING[MCP_FUNCTION],
+                "Tracing": "Active",
+                "ReservedConcurrentExecutions": {"Fn::If": ["ReservesMcpConcurrency", {"Ref": "McpConcurrency"}, {"Ref": "AWS::NoValue"}]},
+                "Environment": {
+                    "Variables": {
+                        "POWERTOOLS_SERVICE_NAME": "propertymanagement",
+                        "POWERTOOLS_LOG_LEVEL": {"Fn::If": ["IsProd", "WARNING", "INFO"]},
+                        **_environment(),
+                    }
+                },
+            },
+        },
+        f"{MCP_FUNCTION}InvokePermission": {
+            "Type": "AWS::Lambda::Permission",
+            "Properties": {
+                "FunctionName": {"Ref": MCP_FUNCTION},
+                "Action": "lambda:InvokeFunction",
+                "Principal": "apigateway.amazonaws.com",
+                "SourceArn": _sub("arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:${RestAPI}/*"),
+            },
+        },
+        "RestAPI": {"Properties": {"DefinitionBody": {"paths": {MCP_PATH: {verb: method for verb in ("get", "post", "delete")}}}}},
+    }
+
+
+def _merged(*parts: dict[str, Any]) -> dict[str, Any]:
+    """Resource patches merged key by key (two parts may patch RestAPI)."""
+    found: dict[str, Any] = {}
+
+    def merge(into: dict[str, Any], patch: dict[str, Any]) -> None:
+        for key, value in patch.items():
+            if isinstance(value, dict) and isinstance(into.get(key), dict):
+                merge(into[key], value)
+            else:
+                into[key] = value
+
+    for part in parts:
+        merge(found, json.loads(json.dumps(part)))
     return found
 
 
@@ -510,7 +592,7 @@ def _gateway_responses() -> dict[str, Any]:
 
 
 def resources() -> dict[str, Any]:
-    return {**_bucket(), **_queues(), **_search(), **_alarms(), **_functions(), **_gateway_responses(), **_firewall()}
+    return _merged(_bucket(), _queues(), _search(), _alarms(), _functions(), _gateway_responses(), _mcp_function(), _firewall())
 
 
 def outputs() -> dict[str, Any]:

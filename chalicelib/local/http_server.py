@@ -1,4 +1,6 @@
-"""The app on Chalice's local HTTP server, used by `make serve`, the tests and the benches."""
+"""The two Lambda-hosted faces on Chalice's local HTTP server, used by `make serve`, the
+tests and the benches: the MCP path goes to the MCP function's app (mcp_app.py), every
+other path to the REST function's (app.py), as the deployed API Gateway routes them."""
 
 from __future__ import annotations
 
@@ -6,11 +8,28 @@ import threading
 import uuid
 from typing import Any
 
+from chalice import Chalice  # type: ignore[attr-defined]
 from chalice.config import Config
-from chalice.local import ChaliceRequestHandler, ForbiddenError, LocalChalice, LocalDevServer, LocalGatewayException
+from chalice.local import ChaliceRequestHandler, ForbiddenError, LocalChalice, LocalDevServer, LocalGateway, LocalGatewayException
+
+from chalicelib.mcp.route import PATH as MCP_PATH
 
 
 class _Handler(ChaliceRequestHandler):
+    mcp_app: Chalice  # set by create_server
+
+    def __init__(self, request: Any, client_address: Any, server: Any, app_object: Chalice, config: Config) -> None:
+        self.mcp_gateway = LocalGateway(self.mcp_app, config)
+        super().__init__(request, client_address, server, app_object, config)
+
+    def _generic_handle(self) -> None:
+        if self.path.split("?", 1)[0] == MCP_PATH:
+            self.local_gateway = self.mcp_gateway
+        super()._generic_handle()
+
+    # chalice binds every method to its own _generic_handle
+    do_GET = do_PUT = do_POST = do_HEAD = do_DELETE = do_PATCH = do_OPTIONS = _generic_handle
+
     def _parse_payload(self) -> tuple[dict[str, Any], bytes | None]:
         """Chalice keeps the first of a repeated header and drops the others; here they are
         joined with commas (RFC 9110 5.3), so the service sees that there were several."""
@@ -40,17 +59,20 @@ class _QuietHandler(_Handler):
         """The service logs each request itself (structured); no second access log."""
 
 
+def _local(app: Chalice) -> Chalice:
+    """What chalice.local.create_local_server does to an app, once."""
+    if not isinstance(app, LocalChalice):
+        app.__class__ = type("LocalApp", (LocalChalice, app.__class__), {})
+    return app
+
+
 def create_server(port: int, *, quiet: bool = True) -> LocalDevServer:
-    import app as app_module
+    import app as rest_module
+    import mcp_app as mcp_module
 
-    app = app_module.app
-    if not isinstance(app, LocalChalice):  # what chalice.local.create_local_server does, once
-        from chalice.local import CustomLocalChalice
-
-        CustomLocalChalice.__bases__ = (LocalChalice, app.__class__)
-        app.__class__ = CustomLocalChalice
-    handler = _QuietHandler if quiet else _Handler
-    return LocalDevServer(app, Config(chalice_stage="local"), "127.0.0.1", port, handler_cls=handler)
+    base = _QuietHandler if quiet else _Handler
+    handler = type("Handler", (base,), {"mcp_app": _local(mcp_module.app)})
+    return LocalDevServer(_local(rest_module.app), Config(chalice_stage="local"), "127.0.0.1", port, handler_cls=handler)
 
 
 def serve_in_thread(port: int) -> LocalDevServer:

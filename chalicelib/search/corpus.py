@@ -8,7 +8,7 @@ import re
 
 from chalicelib import docs
 from chalicelib.registry import Operation
-from chalicelib.search import gloss
+from chalicelib.search import examples, gloss
 from chalicelib.search.backend import SearchDocument
 
 _CAMEL = re.compile(r"(?<=[a-z])(?=[A-Z])")
@@ -33,12 +33,13 @@ def tool_document(op: Operation) -> SearchDocument:
             op.docs,
             _argument_names(op),
             " ".join(gloss.english_terms(op.name)),
+            ". ".join(examples.of(op.name, "en")),
         ]
     )
     # The German text leads with the gloss; a few thesaurus terms add the domain words without
     # drowning the action (a long list of terms pulled every tool of a resource together).
     german = ". ".join(part for part in (gloss.german(op.name), ", ".join(gloss.german_terms(op.name, 4))) if part)
-    embedded = [summary, german]
+    embedded = [summary, german, *examples.of(op.name, "en"), *examples.of(op.name, "de")]
     return SearchDocument(id=op.name, text=text, embedded_texts=tuple(embedded))
 
 

@@ -1,6 +1,7 @@
 """Search quality on a labelled query set (tests/search_queries.json): recall@5 and mean
 reciprocal rank per language, through the same path meta.tools.search takes (language,
-thesaurus expansion, query embedding, backend ranking)."""
+thesaurus expansion, query embedding, backend ranking). The set has two halves: `dev`, to
+tune on, and `heldout`, only reported."""
 
 from __future__ import annotations
 
@@ -23,8 +24,12 @@ class Score:
     misses: list[dict[str, Any]] = field(default_factory=list)  # first relevant tool not in the top 5
 
 
-def load_queries(path: Path = QUERIES) -> list[dict[str, Any]]:
-    return list(json.loads(path.read_text(encoding="utf-8"))["queries"])
+HALVES = ("dev", "heldout")
+
+
+def load_queries(path: Path = QUERIES, *, half: str | None = None) -> list[dict[str, Any]]:
+    queries = json.loads(path.read_text(encoding="utf-8"))["queries"]
+    return [q for q in queries if half is None or q["half"] == half]
 
 
 def evaluate(search: Search, queries: list[dict[str, Any]]) -> dict[str, Score]:

@@ -1,8 +1,8 @@
 """A static map of the AWS calls the deployed code makes, and of which Lambda function can
 make each one (tests/contract/test_iam_policy.py compares it with infra/policies.py).
 
-What is deployed: app.py and chalicelib/ without chalicelib/local and chalicelib/ops (the
-bundle infra/package.py builds). Nothing here imports that code except the pynamodb model
+What is deployed: app.py, mcp_app.py and chalicelib/ without chalicelib/local and
+chalicelib/ops (the bundles infra/package.py builds). Nothing here imports that code except the pynamodb model
 classes (to learn their index attributes).
 
 1. Units. Every module body, class body, function, method and lambda is a unit. A unit
@@ -39,6 +39,7 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
+ENTRIES = ("app", "mcp_app")  # the Lambda functions' entry modules
 NOT_DEPLOYED = ("chalicelib/local/", "chalicelib/ops/")
 
 # Resource kinds (test_iam_policy.py maps each to the policy's CloudFormation reference).
@@ -239,7 +240,7 @@ def _const(args: list[ast.expr]) -> str | None:
 
 class Program:
     def __init__(self) -> None:
-        self.files: dict[str, Path] = {"app": ROOT / "app.py"}
+        self.files: dict[str, Path] = {entry: ROOT / f"{entry}.py" for entry in ENTRIES}
         for path in sorted((ROOT / "chalicelib").rglob("*.py")):
             rel = path.relative_to(ROOT).as_posix()
             if rel.startswith(NOT_DEPLOYED):
@@ -753,11 +754,11 @@ class Program:
         return bool(resolved and resolved[0] in ("module", "unit", "external", "builtin"))
 
     # -- reach -------------------------------------------------------------------------------
-    def import_time(self) -> set[str]:
-        """Units that run when the app is imported: module bodies (app.py and what it imports,
-        also from functions it calls) and the calls they make."""
+    def import_time(self, entry: str = "app") -> set[str]:
+        """Units that run when an entry point (app.py, mcp_app.py) is imported: module bodies
+        (the entry's and what it imports, also from functions it calls) and the calls they make."""
         seen: set[str] = set()
-        stack = ["app:"]
+        stack = [f"{entry}:"]
         while stack:
             uid = stack.pop()
             if uid in seen:
@@ -775,7 +776,7 @@ class Program:
     def registrations(self) -> list[tuple[str, str | None, str]]:
         """Functions that code running at import (module and class bodies, and what app.py's
         import calls) passes on without calling: (unit, receiving call, file)."""
-        sources = self.import_time() | {u.id for u in self.units.values() if u.kind in ("module", "class")}
+        sources = set().union(*(self.import_time(entry) for entry in ENTRIES)) | {u.id for u in self.units.values() if u.kind in ("module", "class")}
         found = []
         for uid in sorted(sources):
             unit = self.units[uid]
@@ -828,13 +829,14 @@ class Program:
             if not stack:
                 return seen
 
-    def function_reach(self, handler: str | None, *, skip: frozenset[tuple[str, str]] = frozenset()) -> set[str]:
-        """Units a Lambda function may run: app.py's import (the same for every function),
-        then its handler (`app:on_upload`); the API function (handler None) also runs
-        everything registered as a route or operation."""
+    def function_reach(self, entry: str, handler: str | None, *, skip: frozenset[tuple[str, str]] = frozenset()) -> set[str]:
+        """Units a Lambda function may run: its entry point's import (app.py's is the same for
+        every function of app.py), then its handler (`app:on_upload`); a function serving
+        HTTP (handler None: the REST and the MCP function) also runs everything registered as
+        a route or operation."""
         if handler is None:
-            return self.reach(["app:"], api=True, skip=skip)
-        return self.reach(["app:", handler], skip=skip)
+            return self.reach([f"{entry}:"], api=True, skip=skip)
+        return self.reach([f"{entry}:", handler], skip=skip)
 
     def needs(self, units: set[str]) -> list[Need]:
         return [need for uid in sorted(units) for need in self.units[uid].needs]

@@ -21,6 +21,7 @@ from infra import policies, render
 from tests.contract.aws_calls import DISPATCH, ROOT, Need, Program
 
 API = "APIHandler"
+MCP = policies.MCP_FUNCTION
 CHALICE_DECORATORS = {"on_dynamodb_record": "stream", "on_sqs_message": "queue", "schedule": "schedule"}
 
 # What each resource kind of aws_calls.py is in the template.
@@ -49,24 +50,25 @@ def program() -> Program:
 
 
 @cache
-def handlers() -> dict[str, tuple[str | None, str | None]]:
-    """Chalice's function logical id -> (handler unit, event source kind) from app.py."""
+def handlers() -> dict[str, tuple[str, str | None, str | None]]:
+    """Function logical id -> (entry module, handler unit, event source kind): chalice's from
+    app.py, and the MCP function (mcp_app.py, HTTP only)."""
     from chalice.utils import to_cfn_resource_name
 
-    found: dict[str, tuple[str | None, str | None]] = {API: (None, None)}
+    found: dict[str, tuple[str, str | None, str | None]] = {API: ("app", None, None), MCP: ("mcp_app", None, None)}
     for node in ast.parse((ROOT / "app.py").read_text()).body:
         if isinstance(node, ast.FunctionDef):
             for decorator in node.decorator_list:
                 if isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute) and decorator.func.attr in CHALICE_DECORATORS:
-                    found[to_cfn_resource_name(node.name)] = (f"app:{node.name}", CHALICE_DECORATORS[decorator.func.attr])
+                    found[to_cfn_resource_name(node.name)] = ("app", f"app:{node.name}", CHALICE_DECORATORS[decorator.func.attr])
     return found
 
 
 @cache
 def needs_of(function: str) -> tuple[Need, ...]:
-    handler, _ = handlers()[function]
+    entry, handler, _ = handlers()[function]
     prog = program()
-    return tuple(prog.needs(prog.function_reach(handler, skip=NEVER.get(function, frozenset()))))
+    return tuple(prog.needs(prog.function_reach(entry, handler, skip=NEVER.get(function, frozenset()))))
 
 
 def statements(function: str) -> Iterator[dict[str, Any]]:
@@ -91,9 +93,9 @@ def _key(resource: Any) -> str:
 
 
 def test_the_functions_are_the_ones_app_py_declares() -> None:
-    assert set(handlers()) == set(policies.ROLES), "infra/policies.py ROLES must name every function of app.py"
+    assert set(handlers()) == set(policies.ROLES), "infra/policies.py ROLES must name every function of app.py and the MCP function"
     assert set(policies.CODE) == set(policies.ROLES)
-    kinds = {function: kind for function, (_, kind) in handlers().items()}
+    kinds = {function: kind for function, (_, _, kind) in handlers().items()}
     assert {f for f, k in kinds.items() if k in ("stream", "queue")} == set(policies.EVENT_SOURCES)
 
 
@@ -107,9 +109,10 @@ def test_every_aws_call_is_understood() -> None:
     assert dynamic == [], "dynamic imports the analysis cannot follow"
 
 
-def test_nothing_calls_aws_while_the_app_is_imported() -> None:
+@pytest.mark.parametrize("entry", ["app", "mcp_app"])
+def test_nothing_calls_aws_while_an_entry_point_is_imported(entry: str) -> None:
     prog = program()
-    assert [f"{n.where} {n.call}" for n in prog.needs(prog.import_time())] == []
+    assert [f"{n.where} {n.call}" for n in prog.needs(prog.import_time(entry))] == []
 
 
 @pytest.mark.parametrize("function", sorted(policies.ROLES))
@@ -139,7 +142,7 @@ def test_nothing_is_granted_that_no_call_needs(function: str) -> None:
 @pytest.mark.parametrize("function", sorted(policies.ROLES))
 def test_event_source_logs_and_traces(function: str) -> None:
     held = granted(function)
-    _, kind = handlers()[function]
+    _, _, kind = handlers()[function]
     if kind == "stream":
         stream = ("dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator")
         assert {(a, _key(policies.TABLE_STREAM)) for a in stream} <= held
@@ -237,14 +240,14 @@ def merged(stage: str) -> dict[str, Any]:
 def test_chalice_makes_the_roles_the_policies_replace(stage: str) -> None:
     generated = chalice_template(stage)["Resources"]
     functions = {name for name, r in generated.items() if r["Type"] == "AWS::Serverless::Function"}
-    assert functions == set(policies.ROLES)
-    for function, role in policies.ROLES.items():
+    assert functions == set(policies.CHALICE_ROLES)
+    for function, role in policies.CHALICE_ROLES.items():
         assert generated[function]["Properties"]["Role"] == {"Fn::GetAtt": [role, "Arn"]}
         assert generated[role]["Type"] == "AWS::IAM::Role"
         placeholder = generated[role]["Properties"]["Policies"]
         assert [p["PolicyDocument"]["Statement"][0]["Effect"] for p in placeholder] == ["Deny"], "chalice's policy is the deny-all placeholder"
-    for logical_id in policies.resources():
-        assert logical_id in generated, f"{logical_id} is not in chalice's template: the merge would add a resource without a Type"
+    for logical_id, patch in policies.resources().items():
+        assert logical_id in generated or "Type" in patch, f"{logical_id} is not in chalice's template: the merge would add a resource without a Type"
 
 
 @pytest.mark.parametrize("stage", ["dev", "prod"])
@@ -259,6 +262,8 @@ def test_after_the_merge_each_role_holds_exactly_its_policy(stage: str) -> None:
     for text in _strings(policies.resources()):
         for name in re.findall(r"\$\{([A-Za-z0-9:]+)(?:\.[A-Za-z]+)?\}", text):
             assert name.startswith("AWS::") or name in names, f"{name} (in {text}) is not in the template"
+    mcp = resources[MCP]["Properties"]
+    assert mcp["Role"] == {"Fn::GetAtt": [policies.ROLES[MCP], "Arn"]} and mcp["Handler"] == "mcp_app.app"
     for role in policies.ROLES.values():
         for statement in resources[role]["Properties"]["Policies"][0]["PolicyDocument"]["Statement"]:
             if "Fn::If" in statement:

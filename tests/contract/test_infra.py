@@ -22,7 +22,7 @@ def test_no_literal_arns_or_account_ids_in_the_merge_template() -> None:
 
 
 def test_functions_get_their_resources_by_reference() -> None:
-    for name in resources.FUNCTIONS:
+    for name in (*resources.FUNCTIONS, resources.MCP_FUNCTION):
         variables = TEMPLATE["Resources"][name]["Properties"]["Environment"]["Variables"]
         assert variables["PM_TABLE_NAME"] == {"Ref": "Table"}
         assert variables["PM_UPLOAD_BUCKET"] == {"Ref": "UploadBucket"}
@@ -94,6 +94,25 @@ def test_api_gateway_answers_in_problem_json_like_the_app() -> None:
     assert answers["MISSING_AUTHENTICATION_TOKEN"]["statusCode"] == "404"
     assert problems["MISSING_AUTHENTICATION_TOKEN"]["code"] == "no_route" and "PUT /x" in problems["MISSING_AUTHENTICATION_TOKEN"]["detail"]
     assert problems["DEFAULT_4XX"]["detail"] == "Limit Exceeded"
+
+
+def test_the_mcp_path_goes_to_the_mcp_function() -> None:
+    """The REST API (chalice's) serves the MCP path through the MCP function, its own bundle;
+    the REST function's app has no such route."""
+    import app
+    from chalicelib.mcp.route import PATH
+
+    assert PATH not in app.app.routes
+    path = TEMPLATE["Resources"]["RestAPI"]["Properties"]["DefinitionBody"]["paths"][PATH]
+    assert set(path) == {"get", "post", "delete"}
+    for method in path.values():
+        assert "${McpHandler.Arn}" in method["x-amazon-apigateway-integration"]["uri"]["Fn::Sub"]
+    function = TEMPLATE["Resources"][resources.MCP_FUNCTION]
+    assert function["Type"] == "AWS::Serverless::Function" and function["Properties"]["CodeUri"] == resources.MCP_BUNDLE
+    assert function["Properties"]["Handler"] == "mcp_app.app"
+    permission = TEMPLATE["Resources"]["McpHandlerInvokePermission"]["Properties"]
+    assert permission["FunctionName"] == {"Ref": resources.MCP_FUNCTION} and permission["Principal"] == "apigateway.amazonaws.com"
+    assert TEMPLATE["Resources"]["McpHandlerErrorsAlarm"]["Properties"]["Dimensions"][0]["Value"] == {"Ref": resources.MCP_FUNCTION}
 
 
 def test_the_rewritten_bundle_is_trimmed_sorted_timeless_and_compiled(tmp_path: Path) -> None:
