@@ -8,7 +8,7 @@ from __future__ import annotations
 from functools import lru_cache
 from typing import Any
 
-from chalicelib import registry
+from chalicelib import registry, schemas
 from chalicelib.auth import allows
 from chalicelib.context import CallContext
 from chalicelib.registry import Operation
@@ -26,6 +26,32 @@ def _plain(schema: Any) -> Any:
 
 def input_schema(op: Operation) -> dict[str, Any]:
     return _plain(as_json_schema(op.args))  # type: ignore[no-any-return]
+
+
+_CONTROL_CHARACTER_PATTERNS = frozenset({schemas.ONE_LINE, schemas.MULTI_LINE})
+
+
+def _compact(schema: Any) -> Any:
+    """A schema without the control-character patterns of text fields: they only refuse what
+    no agent means to send (and the refusal names the field), yet repeat on every string."""
+    if isinstance(schema, list):
+        return [_compact(item) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    return {key: _compact(value) for key, value in schema.items() if not (key == "pattern" and value in _CONTROL_CHARACTER_PATTERNS)}
+
+
+def search_entry(op: Operation) -> dict[str, Any]:
+    """A tool as meta.tools.search answers it: what an agent needs to pick and call it, small
+    (its full description, output schema and every hint come from meta.tool.describe)."""
+    hints = tool_annotations(op)
+    return {
+        "name": op.name,
+        "description": op.summary,
+        "kind": op.kind,
+        "inputSchema": _compact(input_schema(op)),
+        "annotations": {name: hints[name] for name in ("readOnlyHint", "destructiveHint", "idempotentHint")},
+    }
 
 
 def output_schema(op: Operation) -> dict[str, Any]:

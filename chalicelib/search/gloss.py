@@ -80,7 +80,8 @@ _LIST = "auflisten, suchen, alle anzeigen"  # plural-named queries (`contacts`, 
 _SINGULAR = ("tenant", "info", "status")  # named queries without an action that show one thing
 
 
-def _resource(name: str) -> str:
+def resource_of(name: str) -> str:
+    """The resource a tool is about: its name's longest prefix with a German wording."""
     parts = name.split(".")
     for cut in range(len(parts), 0, -1):
         prefix = ".".join(parts[:cut])
@@ -100,7 +101,7 @@ def _thesaurus_terms() -> dict[str, list[str]]:
 
 def german(name: str) -> str:
     """'Kontakt, Person, Mieter, Eigentümer, Firma anlegen, erstellen, erfassen'."""
-    resource = _resource(name)
+    resource = resource_of(name)
     noun = RESOURCES_DE.get(resource, resource)
     action = name[len(resource) :].lstrip(".").split(".")[0] if name != resource else ""
     verb = ACTIONS_DE.get(action) or ("anzeigen" if name in _SINGULAR else _LIST)

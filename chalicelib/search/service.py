@@ -8,7 +8,7 @@ import os
 import threading
 from functools import lru_cache
 
-from chalicelib.search import embedding, glossary, terms
+from chalicelib.search import embedding, glossary, rerank, terms
 from chalicelib.search.backend import Page, SearchBackend
 
 _lock = threading.Lock()
@@ -20,7 +20,8 @@ _GERMAN_WORDS = frozenset(
     "wo wann warum alle allen als ist sind hat haben wird werden war nicht kein keine noch schon welche welcher welches unser unsere "
     "meine meiner mein sich auch nur anlegen erstellen erfassen eintragen hinterlegen ablegen notieren ergänzen aendern ändern löschen "
     "loeschen entfernen anzeigen suchen finden auflisten hochladen herunterladen zuweisen wiederherstellen zusammenführen neue neuen "
-    "neuer neues zeige zeig liste stand letzte letzten gestern heute".split()
+    "neuer neues zeige zeig liste stand letzte letzten gestern heute ich wir mir mich uns bitte wieder senden schicken testen prüfen "
+    "aktivieren deaktivieren einrichten abrufen nachsehen gibt es hier dort sein seine ihre ihr den erneut ausliefern".split()
 )
 _ENGLISH_WORDS = frozenset(
     "the a an of for to in on at from by with and or all my our their his her its is are was were be been has have had does do did "
@@ -90,9 +91,17 @@ def expanded(query: str, language: str) -> str:
     return f"{query} ({', '.join(english)})" if english else query
 
 
+# The backend's best this many are reordered (rerank.py); a page past them keeps its order.
+POOL = 50
+
+
 def search_tools(query: str, *, language: str, names: list[str], limit: int, offset: int) -> Page:
-    vector = embedding.embed_query(expanded(query, language)).tolist() if query.strip() else None
-    return backend().search_tools(query, language=language, vector=vector, names=names, limit=limit, offset=offset)
+    if not query.strip():
+        return backend().search_tools(query, language=language, vector=None, names=names, limit=limit, offset=offset)
+    vector = embedding.embed_query(expanded(query, language)).tolist()
+    ranked = backend().search_tools(query, language=language, vector=vector, names=names, limit=max(POOL, offset + limit), offset=0)
+    hits = rerank.order(query, ranked.hits[:POOL]) + ranked.hits[POOL:]
+    return Page(hits=hits[offset : offset + limit], total=ranked.total)
 
 
 def search_docs(query: str, *, names: list[str], limit: int, offset: int) -> Page:

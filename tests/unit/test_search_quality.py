@@ -1,7 +1,8 @@
-"""Tool search quality on the labelled query set (tests/search_queries.json: 60 English and
-60 German queries an agent would type, each with the tools that answer it), through the
-embedded backend. The floors sit a little under the figures measured when the set was made
-(README); a change that makes search worse fails here."""
+"""Tool search quality on the labelled query set (tests/search_queries.json: requests in
+users' words, English and German, each with the tools that answer it), through the embedded
+backend and the ranking above it. The floors hold on the held-out half, which nothing is
+tuned on (the development half is what the ranking was tuned with; bench/search.py reports
+both)."""
 
 from __future__ import annotations
 
@@ -9,30 +10,46 @@ import pytest
 
 from chalicelib import registry
 from chalicelib.mcp import catalogue
-from chalicelib.search import quality, service
+from chalicelib.search import examples, quality, service
 
-FLOORS = {"en": (0.80, 0.58), "de": (0.62, 0.47)}  # (recall@5, MRR)
+GOAL = {"recall_at_5": 0.97, "mrr": 0.90}  # issue 17, per language
+# (recall@5, MRR) on the held-out half: a little under what it measures (README), which is
+# still under GOAL
+FLOORS = {"en": (0.87, 0.74), "de": (0.81, 0.64)}
 
 
 @pytest.fixture(scope="module")
-def scores() -> dict[str, quality.Score]:
+def held_out() -> dict[str, quality.Score]:
     registry.load_all()
     names = [op.name for op in catalogue.domain_operations()]
 
     def search(query: str, language: str) -> list[str]:
         return [hit.id for hit in service.search_tools(query, language=language, names=names, limit=10, offset=0).hits]
 
-    return quality.evaluate(search, quality.load_queries())
+    return quality.evaluate(search, quality.load_queries(half="heldout"))
 
 
 @pytest.mark.parametrize("language", ["en", "de"])
-def test_recall_and_mrr_stay_above_their_floors(scores: dict[str, quality.Score], language: str) -> None:
-    score = scores[language]
+def test_recall_and_mrr_on_the_held_out_half(held_out: dict[str, quality.Score], language: str) -> None:
+    score = held_out[language]
     recall_floor, mrr_floor = FLOORS[language]
     print(f"\n{language}: {score.queries} queries, recall@5 {score.recall_at_5:.3f}, MRR {score.mrr:.3f}")
-    assert score.queries == 60
-    assert score.recall_at_5 >= recall_floor, score.misses
-    assert score.mrr >= mrr_floor, score.misses
+    # the misses are not printed: the held-out half is not to be tuned on (the bench lists the development half's)
+    assert score.recall_at_5 >= recall_floor, f"{len(score.misses)} of {score.queries} without a relevant tool in the top 5"
+    assert score.mrr >= mrr_floor
+
+
+def test_the_set_is_big_enough_bilingual_and_covers_every_tool_in_both_halves() -> None:
+    registry.load_all()
+    tools = {op.name for op in catalogue.domain_operations()}
+    queries = quality.load_queries()
+    assert len(queries) >= 400 and sum(q["language"] == "de" for q in queries) >= 200
+    assert all(set(q["relevant"]) <= tools for q in queries), "only existing tools"
+    assert {q["half"] for q in queries} == set(quality.HALVES)
+    for half in quality.HALVES:
+        for language in ("en", "de"):
+            covered = {q["relevant"][0] for q in queries if q["half"] == half and q["language"] == language}
+            assert covered == tools, f"{half}/{language} lacks {sorted(tools - covered)}"
 
 
 def test_the_language_of_each_query_is_recognised() -> None:
@@ -40,7 +57,10 @@ def test_the_language_of_each_query_is_recognised() -> None:
     assert wrong == []
 
 
-def test_the_query_set_names_only_existing_tools() -> None:
+def test_every_tool_has_example_requests_and_none_is_a_labelled_query() -> None:
     registry.load_all()
-    known = {op.name for op in catalogue.domain_operations()}
-    assert all(set(q["relevant"]) <= known for q in quality.load_queries())
+    tools = {op.name for op in catalogue.domain_operations()}
+    assert examples.problems(tools) == []
+    asked = {q["query"].casefold().strip(" ?.!") for q in quality.load_queries()}
+    shown = {e.casefold().strip(" ?.!") for name in tools for language in examples.LANGUAGES for e in examples.of(name, language)}
+    assert sorted(asked & shown) == [], "an example request that is a labelled query measures nothing"

@@ -1,0 +1,30 @@
+"""The order of a tool search above the backends (both rank the candidates, this reorders
+the best of them): the backend's score, then a bonus when the tool's action is what the
+request's verbs ask for and when its resource is what the request's nouns name
+(chalicelib/search/intent.py). Weights tuned on the development half of
+tests/search_queries.json."""
+
+from __future__ import annotations
+
+from chalicelib.search import gloss, intent
+from chalicelib.search.backend import Hit
+
+INTENT_WEIGHT = 0.3
+ENTITY_WEIGHT = 0.3
+
+
+def order(query: str, hits: list[Hit]) -> list[Hit]:
+    if not hits:
+        return hits
+    low, high = min(h.score for h in hits), max(h.score for h in hits)
+    spread = (high - low) or 1.0
+    asked = intent.intents(query)
+    named = intent.entities(query)
+
+    def score(hit: Hit) -> float:
+        base = (hit.score - low) / spread
+        wanted = INTENT_WEIGHT if intent.tool_intents(hit.id) & asked else 0.0
+        return base + wanted + ENTITY_WEIGHT * named.get(gloss.resource_of(hit.id), 0.0)
+
+    rescored = [Hit(hit.id, round(score(hit), 4)) for hit in hits]
+    return sorted(rescored, key=lambda hit: -hit.score)
