@@ -296,7 +296,7 @@ _MAX_RESOURCES = 3
 # Thesaurus terms too general to name an entity type, and intent words
 _NOT_NOUNS = frozenset(
     "status update liste eintrag daten nummer info angaben details stand art titel sprache frist termin geloescht deleted "
-    "verwaltung administration management record protokoll bericht hinweis aufgabe".split()
+    "verwaltung administration management record protokoll bericht hinweis aufgabe zuordnung verknuepfung".split()
 )
 
 
@@ -323,16 +323,26 @@ def _lexicon() -> dict[str, frozenset[str]]:
         for language in ("de", "en"):
             for term in concept.terms(language).all():
                 add(term, resources)
-    cues = {stem.strip() for stems in CUES.values() for stem in stems}
-    return {term: frozenset(resources) for term, resources in found.items() if term not in cues and term not in _NOT_NOUNS}
+    cues = tuple(stem.strip() for stems in CUES.values() for stem in stems if " " not in stem.strip() and len(stem.strip()) >= 5)
+    return {term: frozenset(resources) for term, resources in found.items() if not term.startswith(cues) and term not in _NOT_NOUNS}
+
+
+# Words after which a noun names the context, not the thing asked for ("die Wohnungen *der*
+# WEG", "notes *on the* lease"); the thing asked for comes first.
+_CONTEXT_MARKERS = frozenset("der des eines einer im in beim bei vom von zur zum fuer aus am an auf of for at in on from to about under with".split())
+CONTEXT_WEIGHT = 0.5
 
 
 def entities(query: str) -> dict[str, float]:
     """Resource -> how strongly the query names it (0..1): each matching word gives its
-    resources an equal share; a whole word counts fully, a compound's part half."""
+    resources an equal share; a whole word counts fully, a compound's part less, and a noun
+    that names the context (after "der", "für", "of", ...) or follows the first named one half."""
     lexicon = _lexicon()
     scores: dict[str, float] = defaultdict(float)
-    for word in words(query):
+    query_words = words(query)
+    named = 0
+    for position, word in enumerate(query_words):
+        context = named > 0 or (position > 0 and query_words[position - 1] in _CONTEXT_MARKERS)
         matches: dict[str, float] = {}
         for term, resources in lexicon.items():
             if word == term or (word.startswith(term) and len(word) - len(term) <= 3):
@@ -346,7 +356,9 @@ def entities(query: str) -> dict[str, float]:
             for resource in resources:
                 share = weight / len(resources)
                 matches[resource] = max(matches.get(resource, 0.0), share)
+        if matches:
+            named += 1
         for resource, share in matches.items():
-            scores[resource] += share
+            scores[resource] += share * (CONTEXT_WEIGHT if context else 1.0)
     top = max(scores.values(), default=0.0)
     return {resource: score / top for resource, score in scores.items()} if top else {}
