@@ -21,7 +21,7 @@ RESOURCES_DE: dict[str, str] = {
     "accounting.contract.bankaccountuse": "gültige Kontoverwendung eines Vertrags zum Stichtag",
     "accounting.directdebitmandate": "SEPA-Lastschriftmandat",
     "accounting.directdebitmandates": "SEPA-Lastschriftmandate",
-    "accounting.inboundinvoices": "Eingangsrechnung, Lieferantenrechnung",
+    "accounting.inboundinvoices": "Eingangsrechnung, Lieferantenrechnung, Rechnung eines Dienstleisters",
     "advisors": "Verwaltungsbeirat, Beirat eines Objekts",
     "aliases": "Alias, externe Kennung, Fremdschlüssel",
     "apikeys": "API-Schlüssel, Zugangsschlüssel eines Agenten",
@@ -35,7 +35,7 @@ RESOURCES_DE: dict[str, str] = {
     "documents.uploads": "Massen-Upload vieler Dokumente",
     "info": "eigener Schlüssel: Mandant, Integration und Rechte",
     "objectaddresses": "Objektadresse, Anschrift einer Liegenschaft",
-    "objectgroups": "Objektgruppe, Portfolio, Bestandsgruppe",
+    "objectgroups": "Objektgruppe, Portfolio, Bestandsgruppe, Gruppe von Objekten",
     "objects": "Objekt, Liegenschaft, Immobilie, WEG, Mietshaus, Wohnanlage",
     "openapi": "OpenAPI-Beschreibung der Schnittstelle",
     "posts": "Beitrag, Aushang, Mitteilung",
@@ -49,7 +49,7 @@ RESOURCES_DE: dict[str, str] = {
     "units": "Einheit, Wohnung, Gewerbeeinheit, Stellplatz",
     "uvi": "unterjährige Verbrauchsinformation (UVI)",
     "webhooks": "Webhook, Ereignisbenachrichtigung",
-    "webhooks.deliveries": "Webhook-Zustellungen, Zustellprotokoll",
+    "webhooks.deliveries": "Webhook-Zustellungen, Zustellung eines Webhooks, Zustellprotokoll",
     "webhooks.eventTypes": "Ereignistypen für Webhooks",
 }
 

@@ -45,7 +45,7 @@ CUES: dict[str, tuple[str, ...]] = {
         "start a",
         "anleg",
         "erfass",
-        "eintrag",
+        "eintrage",
         "trag ",
         "hinterleg",
         "hinzufueg",
@@ -157,7 +157,7 @@ CUES: dict[str, tuple[str, ...]] = {
         "oeffn",
         "was steht",
         "wie lautet",
-        "aufruf",
+        "aufrufen",
         "ansicht",
     ),
     "list": (
@@ -178,6 +178,7 @@ CUES: dict[str, tuple[str, ...]] = {
         "auflist",
         "liste",
         "uebersicht",
+        "verlauf",
         "saemtlich",
         "wie viele",
         "such",
@@ -249,6 +250,8 @@ _AUDIT = ("audit.list", "audit.show")
 _DELETED = ("deleted", "removed", "geloescht", "entfernt", "weggeloescht", "revoked", "abberufen")
 _BY_MISTAKE = ("mistake", "accident", "back", "versehen", "wieder", "zurueck", "irrtum", "faelschlich", "error", "wrongly", "irrtuemlich")
 _PARTICIPLE = re.compile(r"(t|te|ten|tes|ter|d|ed)$")
+_MAX_ENDING = 3
+_LIST_HEADS = ("liste", "listen", "uebersicht", "verzeichnis")
 _READS = frozenset({"show", "list"})
 
 
@@ -269,7 +272,16 @@ def _cued(stem: str, query_words: list[str], text: str) -> bool:
     if " " in stem.strip():
         return f" {stem}" in text
     stem = stem.strip()
-    return any(word.startswith(stem) and not _PARTICIPLE.search(word[len(stem) :]) for word in query_words)
+    return any(_inflects(word, stem) for word in query_words)
+
+
+def _inflects(word: str, stem: str) -> bool:
+    """The word is the stem with an ending ("anlegen", "adds"), not a participle nor another
+    word that begins the same ("address", "Neuanlage")."""
+    if not word.startswith(stem):
+        return False
+    ending = word[len(stem) :]
+    return len(ending) <= _MAX_ENDING and not _PARTICIPLE.search(ending)
 
 
 def intents(query: str) -> set[str]:
@@ -277,6 +289,8 @@ def intents(query: str) -> set[str]:
     query_words = words(query)
     text = " " + " ".join(query_words) + " "
     found = {intent for intent, stems in CUES.items() if any(_cued(stem, query_words, text) for stem in stems)}
+    if any(word.endswith(_LIST_HEADS) for word in query_words):
+        found.add("list")  # "Mieterliste", "Objektübersicht"
     deleted = any(word.startswith(_DELETED) for word in query_words)
     if deleted and any(word.startswith(_BY_MISTAKE) for word in query_words):
         found.add("restore")
@@ -296,7 +310,7 @@ _MAX_RESOURCES = 3
 # Thesaurus terms too general to name an entity type, and intent words
 _NOT_NOUNS = frozenset(
     "status update liste eintrag daten nummer info angaben details stand art titel sprache frist termin geloescht deleted "
-    "verwaltung administration management record protokoll bericht hinweis aufgabe zuordnung verknuepfung".split()
+    "verwaltung administration management record protokoll bericht hinweis aufgabe zuordnung verknuepfung mail email".split()
 )
 
 
@@ -316,33 +330,65 @@ def _lexicon() -> dict[str, frozenset[str]]:
             if noun:
                 add(noun, {resource})
         add(resource.split(".")[-1].rstrip("s"), {resource})  # English: "contact", "unit", "webhook"
+    worded = set(found)  # the resources' own wording; the thesaurus adds words, not meanings to these
     for concept in terms.concepts():
         resources = {gloss.resource_of(op) for op in concept.operations}
         if not resources or len(resources) > _MAX_RESOURCES:
             continue  # a concept about many resources ("Konto", "Verwaltung") names none of them
         for language in ("de", "en"):
             for term in concept.terms(language).all():
-                add(term, resources)
+                if not set(words(term)) & worded:
+                    add(term, resources)
     cues = tuple(stem.strip() for stems in CUES.values() for stem in stems if " " not in stem.strip() and len(stem.strip()) >= 5)
     return {term: frozenset(resources) for term, resources in found.items() if not term.startswith(cues) and term not in _NOT_NOUNS}
 
 
+def _without_list_head(word: str) -> str:
+    """ "Wohnungsliste" names flats, not a list: the compound's first part is the thing asked for."""
+    for head in _LIST_HEADS:
+        if word.endswith(head) and len(word) - len(head) >= _MIN_MODIFIER:
+            return word[: -len(head)]
+    return word
+
+
+def _plain(word: str) -> str:
+    """Without the umlaut, so that a plural with one ("Vorgänge", "Häuser") begins with its
+    singular ("Vorgang", "Haus")."""
+    return word.replace("ae", "a").replace("oe", "o").replace("ue", "u")
+
+
+@lru_cache(maxsize=1)
+def _plain_lexicon() -> dict[str, frozenset[str]]:
+    plain: dict[str, frozenset[str]] = {}
+    for term, resources in _lexicon().items():
+        plain[_plain(term)] = plain.get(_plain(term), frozenset()) | resources
+    return plain
+
+
 # Words after which a noun names the context, not the thing asked for ("die Wohnungen *der*
 # WEG", "notes *on the* lease"); the thing asked for comes first.
-_CONTEXT_MARKERS = frozenset("der des eines einer im in beim bei vom von zur zum fuer aus am an auf of for at in on from to about under with".split())
+_CONTEXT_MARKERS = frozenset("der des eines einer im in beim bei vom von zur zum fur aus am an auf of for at in on from to about under with".split())
+_ARTICLES = frozenset("der die das den dem des ein eine einen einem einer eines the a an this that".split())
 CONTEXT_WEIGHT = 0.5
+
+
+def _after_marker(query_words: list[str], position: int) -> bool:
+    before = position - 1
+    while before >= 0 and query_words[before] in _ARTICLES and query_words[before] not in _CONTEXT_MARKERS:
+        before -= 1  # "für *die* WEG"
+    return before >= 0 and query_words[before] in _CONTEXT_MARKERS
 
 
 def entities(query: str) -> dict[str, float]:
     """Resource -> how strongly the query names it (0..1): each matching word gives its
     resources an equal share; a whole word counts fully, a compound's part less, and a noun
     that names the context (after "der", "für", "of", ...) or follows the first named one half."""
-    lexicon = _lexicon()
+    lexicon = _plain_lexicon()
     scores: dict[str, float] = defaultdict(float)
-    query_words = words(query)
+    query_words = [_plain(_without_list_head(word)) for word in words(query)]
     named = 0
     for position, word in enumerate(query_words):
-        context = named > 0 or (position > 0 and query_words[position - 1] in _CONTEXT_MARKERS)
+        context = named > 0 or _after_marker(query_words, position)
         matches: dict[str, float] = {}
         for term, resources in lexicon.items():
             if word == term or (word.startswith(term) and len(word) - len(term) <= 3):
