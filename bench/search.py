@@ -43,7 +43,7 @@ def _latency(backend: SearchBackend, names: list[str], query: str, language: str
     backend's ranking of its pool, the reordering above it."""
 
     def once() -> None:
-        vector = embedding.embed_query(service.expanded(query, language)).tolist()
+        vector = embedding.embed_query(service.expanded(query, language), language).tolist()
         page = backend.search_tools(query, language=language, vector=vector, names=names, limit=service.POOL, offset=0)
         rerank.order(query, page.hits)
 
@@ -59,7 +59,7 @@ def main() -> str:
     backends: dict[str, SearchBackend] = {"embedded": embedded, "opensearch (local part)": _opensearch()}
     rows: list[list[Any]] = []
     for query, language in QUERIES:
-        floor = timed(lambda q=query, lang=language: embedding.embed_query(service.expanded(q, lang)), REPEAT)  # type: ignore[misc]
+        floor = timed(lambda q=query, lang=language: embedding.embed_query(service.expanded(q, lang), lang), REPEAT)  # type: ignore[misc]
         rows.append([f"query expansion + embedding only ({language})", f"{p(floor, 0.5):.2f}", f"{p(floor, 0.95):.2f}", "1.0x"])
         for label, backend in backends.items():
             samples = _latency(backend, names, query, language)

@@ -27,10 +27,16 @@ CUES: dict[str, tuple[str, ...]] = {
         "create",
         "new",
         "register",
-        "record",
+        "record a",
+        "record an",
+        "record the",
+        "record that",
         "set up",
         "enter",
-        "log ",
+        "log a",
+        "log an",
+        "log the",
+        "log that",
         "capture",
         "onboard",
         "publish",
@@ -329,8 +335,9 @@ def _lexicon() -> dict[str, frozenset[str]]:
             noun = next((word for word in phrase.split() if word[:1].isupper()), None)
             if noun:
                 add(noun, {resource})
-        add(resource.split(".")[-1].rstrip("s"), {resource})  # English: "contact", "unit", "webhook"
     worded = set(found)  # the resources' own wording; the thesaurus adds words, not meanings to these
+    for resource in gloss.RESOURCES_DE:
+        add(resource.split(".")[-1].rstrip("s"), {resource})  # English: "contact", "unit", "webhook"
     for concept in terms.concepts():
         resources = {gloss.resource_of(op) for op in concept.operations}
         if not resources or len(resources) > _MAX_RESOURCES:

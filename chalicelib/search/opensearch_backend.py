@@ -4,8 +4,8 @@ hybrid (BM25 + best vector, each min-max normalised, weighted BM25_WEIGHT / VECT
 languages by the best vector alone, an empty query browses by name.
 
 Request shapes follow the OpenSearch documentation; the section each follows is named where it is
-built. opensearch-py and boto3 are imported inside functions only: importing the app must stay light
-(tests/contract/test_cold_start.py)."""
+built. opensearch-py and boto3 are imported inside functions only (cold start): the embedded backend
+never loads them."""
 
 from __future__ import annotations
 

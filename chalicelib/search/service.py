@@ -98,7 +98,7 @@ POOL = 50
 def search_tools(query: str, *, language: str, names: list[str], limit: int, offset: int) -> Page:
     if not query.strip():
         return backend().search_tools(query, language=language, vector=None, names=names, limit=limit, offset=offset)
-    vector = embedding.embed_query(expanded(query, language)).tolist()
+    vector = embedding.embed_query(expanded(query, language), language).tolist()
     ranked = backend().search_tools(query, language=language, vector=vector, names=names, limit=max(POOL, offset + limit), offset=0)
     hits = rerank.order(query, ranked.hits[:POOL]) + ranked.hits[POOL:]
     return Page(hits=hits[offset : offset + limit], total=ranked.total)
