@@ -455,12 +455,13 @@ def test_importing_the_backend_loads_neither_opensearchpy_nor_boto3() -> None:
 
 def test_deployment_indexes_the_whole_catalogue_with_its_vectors() -> None:
     from chalicelib import registry
-    from chalicelib.search import embedding
+    from chalicelib.search import corpus, embedding
     from chalicelib.search.index_opensearch import index_catalogue
 
     client, server = fake_client()
     tools, docs = index_catalogue(OpenSearchBackend(client))
     assert tools == docs == len([op for op in registry.REGISTRY.values() if op.surface == "v2" and op.authenticated])
     stored = server.indices["pm-tools"]["docs"]["contacts.create"]
-    assert len(stored["vectors"]) == 2 and len(stored["vectors"][0]["vector"]) == embedding.DIMENSION
+    texts = corpus.tool_document(registry.REGISTRY["contacts.create"]).embedded_texts  # summary, German gloss, examples
+    assert len(stored["vectors"]) == len(texts) > 2 and len(stored["vectors"][0]["vector"]) == embedding.DIMENSION
     assert server.indices["pm-docs"]["docs"]["contacts.create"]["text"].startswith("# contacts.create")
