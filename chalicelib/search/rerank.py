@@ -1,14 +1,17 @@
 """The order of a tool search above the backends (both rank the candidates, this reorders
-the best of them): the backend's score, then a bonus when the tool's action is what the
-request's verbs ask for and when its resource is what the request's nouns name
-(chalicelib/search/intent.py). Weights tuned on the development half of
-tests/search_queries.json."""
+the best of them): the backend's score, blended with the best score among the tools of the
+same resource (the request matches a resource's tools as a family: "Aushang anzeigen" may
+sit nearest to an example of posts.restore, and posts.show should inherit that), then a
+bonus when the tool's action is what the request's verbs ask for and when its resource is
+what the request's nouns name (chalicelib/search/intent.py). Weights tuned on the
+development half of tests/search_queries.json."""
 
 from __future__ import annotations
 
 from chalicelib.search import gloss, intent
 from chalicelib.search.backend import Hit
 
+FAMILY_WEIGHT = 0.3
 INTENT_WEIGHT = 0.3
 ENTITY_WEIGHT = 0.3
 
@@ -23,8 +26,15 @@ def order(query: str, hits: list[Hit]) -> list[Hit]:
     if "audit" in asked:  # "who changed the lease": the lease is where to look, the audit trail is what is asked
         named = {resource: 0.5 * share for resource, share in named.items()} | {"audit": 1.0}
 
+    family_best: dict[str, float] = {}
+    for hit in hits:
+        resource = gloss.resource_of(hit.id)
+        family_best[resource] = max(family_best.get(resource, low), hit.score)
+
     def score(hit: Hit) -> float:
-        base = (hit.score - low) / spread
+        own = (hit.score - low) / spread
+        family = (family_best[gloss.resource_of(hit.id)] - low) / spread
+        base = (1 - FAMILY_WEIGHT) * own + FAMILY_WEIGHT * family
         wanted = INTENT_WEIGHT if intent.tool_intents(hit.id) & asked else 0.0
         return base + wanted + ENTITY_WEIGHT * named.get(gloss.resource_of(hit.id), 0.0)
 
