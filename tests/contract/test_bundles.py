@@ -99,3 +99,16 @@ def test_importing_an_entry_point_leaves_heavy_modules_unloaded(entry: str) -> N
     code = f"import {entry}, sys; print(','.join(m for m in {heavy!r} if m in sys.modules))"
     loaded = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
     assert loaded == ""
+
+
+@pytest.mark.parametrize("bundle", package.BUNDLES, ids=lambda b: b.name)
+def test_each_bundle_stages_its_handler_module_where_chalice_packs_it(bundle: package.Bundle, tmp_path: Path) -> None:
+    """chalice packs app.py, chalicelib/ and vendor/'s contents, nothing else of the project:
+    the module Lambda's handler names must be one of those (a missing mcp_app.py would fail
+    every MCP request with an import error, which no local run shows)."""
+    src = tmp_path / bundle.name
+    package.stage_sources(bundle, src)
+    module = Path(bundle.entry).name
+    packed = src / module if module == "app.py" else src / "vendor" / module
+    assert packed.read_bytes() == (ROOT / bundle.entry).read_bytes()
+    assert (src / "app.py").exists() and (src / "chalicelib" / "registry.py").exists()
