@@ -27,6 +27,11 @@ def _all() -> dict[str, dict[str, tuple[str, ...]]]:
     return found
 
 
+def tools() -> list[str]:
+    """The tools that have example requests."""
+    return sorted(_all())
+
+
 def of(name: str, language: str) -> tuple[str, ...]:
     return _all().get(name, {}).get(language, ())
 

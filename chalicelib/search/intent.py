@@ -11,10 +11,10 @@ the request asks for, and whose resource it names, moves up. Words are compared 
 from __future__ import annotations
 
 import re
-from collections import defaultdict
+from collections import Counter, defaultdict
 from functools import lru_cache
 
-from chalicelib.search import gloss, terms
+from chalicelib.search import examples, gloss, terms
 from chalicelib.search.glossary import words
 
 # Intent -> cue stems (folded). A query word matches a stem when it starts with it and what
@@ -115,6 +115,11 @@ CUES: dict[str, tuple[str, ...]] = {
         "umzieh",
         "austausch",
         "tausch",
+        "markier",
+        "aktivier",
+        "freischalt",
+        "enable",
+        "activate",
     ),
     "delete": ("delete", "remove", "drop", "erase", "get rid", "discard", "loesch", "entfern", "streich", "rausnehm", "weg damit"),
     "restore": (
@@ -346,8 +351,37 @@ def _lexicon() -> dict[str, frozenset[str]]:
             for term in concept.terms(language).all():
                 if not set(words(term)) & worded:
                     add(term, resources)
+    for noun, resource in _example_nouns().items():
+        if noun not in found:
+            found[noun] = {resource}
     cues = tuple(stem.strip() for stems in CUES.values() for stem in stems if " " not in stem.strip() and len(stem.strip()) >= 5)
     return {term: frozenset(resources) for term, resources in found.items() if not term.startswith(cues) and term not in _NOT_NOUNS}
+
+
+_MINED_SHARE = 0.9  # of a noun's uses in the examples, in one resource's tools
+_MINED_MINIMUM = 3  # uses at least
+
+
+def _example_nouns() -> dict[str, str]:
+    """German nouns (capitalised words) of the example requests that nearly always belong to one
+    resource's tools ("Kautionskonto" in bank account uses, "Aufgang" in unit groups): the
+    words users use beside the resource's own wording (a few names come along; they rarely
+    recur in one resource alone)."""
+
+    counts: dict[str, Counter[str]] = defaultdict(Counter)
+    for name in examples.tools():
+        resource = gloss.resource_of(name)
+        for request in examples.of(name, "de"):
+            for raw in re.findall(r"[A-ZÄÖÜ][\wäöüß-]+", request):
+                for word in words(raw):
+                    if len(word) >= 4:
+                        counts[word][resource] += 1
+    mined: dict[str, str] = {}
+    for word, per_resource in counts.items():
+        resource, top = per_resource.most_common(1)[0]
+        if top >= _MINED_MINIMUM and top / sum(per_resource.values()) >= _MINED_SHARE:
+            mined[word] = resource
+    return mined
 
 
 def _without_list_head(word: str) -> str:
@@ -415,3 +449,17 @@ def entities(query: str) -> dict[str, float]:
             scores[resource] += share * (CONTEXT_WEIGHT if context else 1.0)
     top = max(scores.values(), default=0.0)
     return {resource: score / top for resource, score in scores.items()} if top else {}
+
+
+_PLURAL_ENDINGS = frozenset({"e", "en", "n", "s", "es", "er"})
+
+
+def names_many(query: str) -> bool:
+    """The first noun that names a resource is a plural ("Wohnungen", "Vorgänge", "contacts"):
+    the request is about a list, not one thing."""
+    lexicon = _plain_lexicon()
+    for word in (_plain(word) for word in words(query)):
+        endings = {word[len(term) :] for term in lexicon if word.startswith(term) and len(word) - len(term) <= 3}
+        if endings:
+            return "" not in endings and bool(endings & _PLURAL_ENDINGS)
+    return False

@@ -21,7 +21,9 @@ def order(query: str, hits: list[Hit]) -> list[Hit]:
         return hits
     low, high = min(h.score for h in hits), max(h.score for h in hits)
     spread = (high - low) or 1.0
-    asked = intent.intents(query) or {"show", "list"}
+    asked = intent.intents(query)
+    if not asked:  # no verb: a read, and a list when the thing named is a plural ("Eingangsrechnungen der WEG")
+        asked = {"list"} if intent.names_many(query) else {"show", "list"}
     named = intent.entities(query)
     if "audit" in asked:  # "who changed the lease": the lease is where to look, the audit trail is what is asked
         named = {resource: 0.5 * share for resource, share in named.items()} | {"audit": 1.0}
