@@ -45,8 +45,9 @@ fuzz: $(STAMP)
 	PM_FUZZ_EXAMPLES=$(or $(FUZZ_EXAMPLES),200) PM_FUZZ_STATEFUL=$(or $(FUZZ_STATEFUL),100) \
 	  $(BIN)/python -m pytest -n 2 -q tests/functional/test_fuzz.py
 
-# The deployment artifact (deployment.zip) and its SAM template (sam.json) in PACKAGE_DIR,
-# with a size report; no AWS account needed.
+# The deployment artifacts (deployment.zip for the API and workers, mcp-deployment.zip for
+# the MCP function) and their SAM template (sam.json) in PACKAGE_DIR, with a size report; no
+# AWS account needed.
 package: $(STAMP)
 	$(BIN)/python -m infra.render
 	STAGE=$(STAGE) PACKAGE_DIR=$(PACKAGE_DIR) $(BIN)/python -m infra.package
