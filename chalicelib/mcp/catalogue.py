@@ -31,14 +31,14 @@ def input_schema(op: Operation) -> dict[str, Any]:
 _CONTROL_CHARACTER_PATTERNS = frozenset({schemas.ONE_LINE, schemas.MULTI_LINE})
 
 
-def _compact(schema: Any) -> Any:
+def compact(schema: Any) -> Any:
     """A schema without the control-character patterns of text fields: they only refuse what
     no agent means to send (and the refusal names the field), yet repeat on every string."""
     if isinstance(schema, list):
-        return [_compact(item) for item in schema]
+        return [compact(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    return {key: _compact(value) for key, value in schema.items() if not (key == "pattern" and value in _CONTROL_CHARACTER_PATTERNS)}
+    return {key: compact(value) for key, value in schema.items() if not (key == "pattern" and value in _CONTROL_CHARACTER_PATTERNS)}
 
 
 def search_entry(op: Operation) -> dict[str, Any]:
@@ -49,7 +49,7 @@ def search_entry(op: Operation) -> dict[str, Any]:
         "name": op.name,
         "description": op.summary,
         "kind": op.kind,
-        "inputSchema": _compact(input_schema(op)),
+        "inputSchema": compact(input_schema(op)),
         "annotations": {name: hints[name] for name in ("readOnlyHint", "destructiveHint", "idempotentHint")},
     }
 

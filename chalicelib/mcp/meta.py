@@ -40,7 +40,7 @@ class MetaTool:
         return {
             "name": self.name,
             "description": self.description,
-            "inputSchema": self.input_schema,
+            "inputSchema": catalogue.compact(self.input_schema),  # check_arguments validates with the patterns
             # every hint explicit: MCP assumes a tool that is not read-only is destructive
             "annotations": {"readOnlyHint": self.read_only, "destructiveHint": False, "idempotentHint": self.read_only, "openWorldHint": False},
         }
@@ -83,9 +83,8 @@ SEARCH = MetaTool(
     "Find the domain tools (the platform's operations) for a task, ranked best first. Give `query` in the "
     "user's words, English or German ('create a tenant contact', 'Lastschriftmandat anlegen'); omit it to "
     "browse all tools alphabetically with `limit`/`offset`. `kind` narrows to `queries` (read) or `commands` "
-    "(change data). Only tools the calling key may use are returned. Each result has name, description, "
-    "kind, inputSchema and annotations; call a tool with meta.tool.execute, or read its full description and "
-    "output schema with meta.tool.describe.",
+    "(change data). Only tools the calling key may use are returned. Run one with meta.tool.execute; "
+    "meta.tool.describe adds its output schema.",
     _obj(
         {
             "query": {"type": "string", "maxLength": 500, "pattern": s.ONE_LINE, "description": "What you want to do or find, in words. Empty: browse."},
@@ -161,8 +160,8 @@ EXECUTE = MetaTool(
     "(references take an internal id or an alias). Optional `_transform` is a JMESPath expression applied "
     "to the result before it is returned, to keep answers small: e.g. `contacts[].{id: id, name: lastName}` "
     "or `pagination.total`. Commands change data and are recorded in the audit trail under the key; "
-    "destructive tools (delete, merge, revoke, revert) need the key's destructive scope. Failures come back "
-    "as an error result saying which argument is wrong and what was expected.",
+    "destructive tools (delete, merge, revoke, revert) need the key's destructive scope. An error result "
+    "names the wrong argument.",
     _obj(
         {
             "name": _TOOL_NAME,
@@ -177,9 +176,8 @@ EXECUTE = MetaTool(
                 "maxLength": transform.MAX_EXPRESSION_CHARS,
                 "pattern": s.MULTI_LINE,
                 "description": (
-                    "JMESPath expression applied to the result. One evaluation may build at most "
-                    f"{transform.MAX_BUILT_BYTES} bytes of lists, objects and text (transform_too_costly past it): "
-                    "select and narrow rather than repeat, join or stringify."
+                    f"JMESPath expression applied to the result; it may build at most {transform.MAX_BUILT_BYTES // 1_000_000} MB "
+                    "(transform_too_costly): select and narrow."
                 ),
             },
         },
@@ -313,8 +311,7 @@ THESAURUS_SEARCH = MetaTool(
     "meta.thesaurus.search",
     "Look up German and English property-management terms (WEG, rental, accounting, technical, legal, ...): "
     "what a word means, its preferred term in the other language, synonyms and outdated terms, and which "
-    "tools it concerns. 'Hausgeld' finds the concept with English 'service charge for owners'; 'Nebenkosten' "
-    "leads to the preferred 'Betriebskosten'. `status` searches one term pool (preferred, admitted, "
+    "tools it concerns ('Nebenkosten' leads to the preferred 'Betriebskosten'). `status` searches one term pool (preferred, admitted, "
     "deprecated); `projection` answers in one language.",
     _obj(
         {
@@ -352,9 +349,8 @@ def _domains(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
 
 DOMAINS = MetaTool(
     "meta.thesaurus.domains",
-    "The thesaurus domains (ownership/WEG, rental, accounting, banking, technical, legal, documents, "
-    "communication, organisation, property) with names and descriptions in German and English and the "
-    "number of concepts in each glossary.",
+    "The thesaurus domains (WEG, rental, accounting, banking, technical, legal, ...) with German and "
+    "English names and descriptions and their glossary sizes.",
     _obj({}),
     True,
     _domains,

@@ -56,6 +56,8 @@ def test_meta_tools_carry_schemas_descriptions_and_annotations(api: Api, tenant:
         assert tools[name].annotations.read_only_hint is True, name  # type: ignore[union-attr]
     assert tools["meta.tool.describe"].input_schema["required"] == ["toolNames"]
     assert set(tools["meta.tools.search"].input_schema["properties"]) == {"query", "language", "limit", "kind", "offset"}
+    listed = [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools.values()]
+    assert len(json.dumps(listed, separators=(",", ":")).encode()) < 8 * 1024, "tools/list stays under 8 KB"
 
 
 def test_no_key_is_401_and_get_is_405(api: Api, tenant: Tenant) -> None:
