@@ -349,8 +349,7 @@ def _domains(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
 
 DOMAINS = MetaTool(
     "meta.thesaurus.domains",
-    "The thesaurus domains (WEG, rental, accounting, banking, technical, legal, ...) with German and "
-    "English names and descriptions and their glossary sizes.",
+    "The thesaurus domains (WEG, rental, accounting, banking, technical, legal, ...) with German and English names and descriptions and their glossary sizes.",
     _obj({}),
     True,
     _domains,
