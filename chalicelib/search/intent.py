@@ -1,20 +1,17 @@
-"""What a request asks for, read from its words in English and German: the operation's intent
-(create, change, delete, restore, show, list, ...) from its verbs, and the entity types it
-names from its nouns (through the thesaurus and the German wording of each resource,
-compounds included: "Hausgeldkonto" ends in "konto", "Mieterliste" starts with "mieter").
+"""What a request asks to do, read from its verbs in English and German: the operation's
+intent (create, change, delete, restore, show, list, ...), and the intents each tool serves.
+The entity types a request names, from its nouns, are in nouns.py.
 
 The ranking above the backends (chalicelib/search/rerank.py) uses both: a tool whose action
 the request asks for, and whose resource it names, moves up. Words are compared folded
 (lowercase, umlauts as ae/oe/ue, ß as ss) and by prefix, which covers German inflection
-("anlegen", "anlegt"; "Wohnungen", "Wohnung") without a stemmer."""
+("anlegen", "anlegt") without a stemmer."""
 
 from __future__ import annotations
 
 import re
-from collections import Counter, defaultdict
-from functools import lru_cache
 
-from chalicelib.search import examples, gloss, terms
+from chalicelib.search import gloss
 from chalicelib.search.glossary import words
 
 # Intent -> cue stems (folded). A query word matches a stem when it starts with it and what
@@ -262,7 +259,7 @@ _DELETED = ("deleted", "removed", "geloescht", "entfernt", "weggeloescht", "revo
 _BY_MISTAKE = ("mistake", "accident", "back", "versehen", "wieder", "zurueck", "irrtum", "faelschlich", "error", "wrongly", "irrtuemlich")
 _PARTICIPLE = re.compile(r"(t|te|ten|tes|ter|d|ed)$")
 _MAX_ENDING = 3
-_LIST_HEADS = ("liste", "listen", "uebersicht", "verzeichnis")
+LIST_HEADS = ("liste", "listen", "uebersicht", "verzeichnis")
 _READS = frozenset({"show", "list"})
 
 
@@ -300,7 +297,7 @@ def intents(query: str) -> set[str]:
     query_words = words(query)
     text = " " + " ".join(query_words) + " "
     found = {intent for intent, stems in CUES.items() if any(_cued(stem, query_words, text) for stem in stems)}
-    if any(word.endswith(_LIST_HEADS) for word in query_words):
+    if any(word.endswith(LIST_HEADS) for word in query_words):
         found.add("list")  # "Mieterliste", "Objektübersicht"
     deleted = any(word.startswith(_DELETED) for word in query_words)
     if deleted and any(word.startswith(_BY_MISTAKE) for word in query_words):
@@ -310,156 +307,3 @@ def intents(query: str) -> set[str]:
     if found - _READS - {"audit"}:
         found -= _READS  # "delete the bank details": "details" asks for no read
     return found
-
-
-# ------------------------------------------------------------------------------------ nouns
-
-_SPLIT = re.compile(r"[,()]")
-_MIN_HEAD = 4  # a compound's head ("konto" in "Hausgeldkonto") counts from this length
-_MIN_MODIFIER = 5  # a compound's first part ("mieter" in "Mieterliste") from this length
-_MAX_RESOURCES = 3
-# Thesaurus terms too general to name an entity type, and intent words
-_NOT_NOUNS = frozenset(
-    "status update liste eintrag daten nummer info angaben details stand art titel sprache frist termin geloescht deleted "
-    "verwaltung administration management record protokoll bericht hinweis aufgabe zuordnung verknuepfung mail email".split()
-)
-
-
-@lru_cache(maxsize=1)
-def _lexicon() -> dict[str, frozenset[str]]:
-    """Folded one-word term -> the resources (tool name prefixes) it names."""
-    found: dict[str, set[str]] = defaultdict(set)
-
-    def add(term: str, resources: set[str]) -> None:
-        folded = words(term)
-        if len(folded) == 1 and len(folded[0]) >= 3:  # multi-word terms: their words are terms of their own
-            found[folded[0]] |= resources
-
-    for resource, nouns in gloss.RESOURCES_DE.items():
-        for phrase in _SPLIT.split(nouns):  # "Anschrift einer Liegenschaft": the phrase's first noun
-            noun = next((word for word in phrase.split() if word[:1].isupper()), None)
-            if noun:
-                add(noun, {resource})
-    worded = set(found)  # the resources' own wording; the thesaurus adds words, not meanings to these
-    for resource in gloss.RESOURCES_DE:
-        add(resource.split(".")[-1].rstrip("s"), {resource})  # English: "contact", "unit", "webhook"
-    for concept in terms.concepts():
-        resources = {gloss.resource_of(op) for op in concept.operations}
-        if not resources or len(resources) > _MAX_RESOURCES:
-            continue  # a concept about many resources ("Konto", "Verwaltung") names none of them
-        for language in ("de", "en"):
-            for term in concept.terms(language).all():
-                if not set(words(term)) & worded:
-                    add(term, resources)
-    for noun, resource in _example_nouns().items():
-        if noun not in found:
-            found[noun] = {resource}
-    cues = tuple(stem.strip() for stems in CUES.values() for stem in stems if " " not in stem.strip() and len(stem.strip()) >= 5)
-    return {term: frozenset(resources) for term, resources in found.items() if not term.startswith(cues) and term not in _NOT_NOUNS}
-
-
-_MINED_SHARE = 0.9  # of a noun's uses in the examples, in one resource's tools
-_MINED_MINIMUM = 3  # uses at least
-
-
-def _example_nouns() -> dict[str, str]:
-    """German nouns (capitalised words) of the example requests that nearly always belong to one
-    resource's tools ("Kautionskonto" in bank account uses, "Aufgang" in unit groups): the
-    words users use beside the resource's own wording (a few names come along; they rarely
-    recur in one resource alone)."""
-
-    counts: dict[str, Counter[str]] = defaultdict(Counter)
-    for name in examples.tools():
-        resource = gloss.resource_of(name)
-        for request in examples.of(name, "de"):
-            for raw in re.findall(r"[A-ZÄÖÜ][\wäöüß-]+", request):
-                for word in words(raw):
-                    if len(word) >= 4:
-                        counts[word][resource] += 1
-    mined: dict[str, str] = {}
-    for word, per_resource in counts.items():
-        resource, top = per_resource.most_common(1)[0]
-        if top >= _MINED_MINIMUM and top / sum(per_resource.values()) >= _MINED_SHARE:
-            mined[word] = resource
-    return mined
-
-
-def _without_list_head(word: str) -> str:
-    """ "Wohnungsliste" names flats, not a list: the compound's first part is the thing asked for."""
-    for head in _LIST_HEADS:
-        if word.endswith(head) and len(word) - len(head) >= _MIN_MODIFIER:
-            return word[: -len(head)]
-    return word
-
-
-def _plain(word: str) -> str:
-    """Without the umlaut, so that a plural with one ("Vorgänge", "Häuser") begins with its
-    singular ("Vorgang", "Haus")."""
-    return word.replace("ae", "a").replace("oe", "o").replace("ue", "u")
-
-
-@lru_cache(maxsize=1)
-def _plain_lexicon() -> dict[str, frozenset[str]]:
-    plain: dict[str, frozenset[str]] = {}
-    for term, resources in _lexicon().items():
-        plain[_plain(term)] = plain.get(_plain(term), frozenset()) | resources
-    return plain
-
-
-# Words after which a noun names the context, not the thing asked for ("die Wohnungen *der*
-# WEG", "notes *on the* lease"); the thing asked for comes first.
-_CONTEXT_MARKERS = frozenset("der des eines einer im in beim bei vom von zur zum fur aus am an auf of for at in on from to about under with".split())
-_ARTICLES = frozenset("der die das den dem des ein eine einen einem einer eines the a an this that".split())
-CONTEXT_WEIGHT = 0.5
-
-
-def _after_marker(query_words: list[str], position: int) -> bool:
-    before = position - 1
-    while before >= 0 and query_words[before] in _ARTICLES and query_words[before] not in _CONTEXT_MARKERS:
-        before -= 1  # "für *die* WEG"
-    return before >= 0 and query_words[before] in _CONTEXT_MARKERS
-
-
-def entities(query: str) -> dict[str, float]:
-    """Resource -> how strongly the query names it (0..1): each matching word gives its
-    resources an equal share; a whole word counts fully, a compound's part less, and a noun
-    that names the context (after "der", "für", "of", ...) or follows the first named one half."""
-    lexicon = _plain_lexicon()
-    scores: dict[str, float] = defaultdict(float)
-    query_words = [_plain(_without_list_head(word)) for word in words(query)]
-    named = 0
-    for position, word in enumerate(query_words):
-        context = named > 0 or _after_marker(query_words, position)
-        matches: dict[str, float] = {}
-        for term, resources in lexicon.items():
-            if word == term or (word.startswith(term) and len(word) - len(term) <= 3):
-                weight = 1.0  # the term, or an inflection of it ("wohnungen", "tenants")
-            elif len(term) >= _MIN_HEAD and word.endswith(term):
-                weight = 0.8  # the compound's head: "hausgeldkonto"
-            elif len(term) >= _MIN_MODIFIER and word.startswith(term):
-                weight = 0.4  # its first part: "mieterliste"
-            else:
-                continue
-            for resource in resources:
-                share = weight / len(resources)
-                matches[resource] = max(matches.get(resource, 0.0), share)
-        if matches:
-            named += 1
-        for resource, share in matches.items():
-            scores[resource] += share * (CONTEXT_WEIGHT if context else 1.0)
-    top = max(scores.values(), default=0.0)
-    return {resource: score / top for resource, score in scores.items()} if top else {}
-
-
-_PLURAL_ENDINGS = frozenset({"e", "en", "n", "s", "es", "er"})
-
-
-def names_many(query: str) -> bool:
-    """The first noun that names a resource is a plural ("Wohnungen", "Vorgänge", "contacts"):
-    the request is about a list, not one thing."""
-    lexicon = _plain_lexicon()
-    for word in (_plain(word) for word in words(query)):
-        endings = {word[len(term) :] for term in lexicon if word.startswith(term) and len(word) - len(term) <= 3}
-        if endings:
-            return "" not in endings and bool(endings & _PLURAL_ENDINGS)
-    return False

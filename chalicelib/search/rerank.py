@@ -3,12 +3,12 @@ the best of them): the backend's score, blended with the best score among the to
 same resource (the request matches a resource's tools as a family: "Aushang anzeigen" may
 sit nearest to an example of posts.restore, and posts.show should inherit that), then a
 bonus when the tool's action is what the request's verbs ask for and when its resource is
-what the request's nouns name (chalicelib/search/intent.py). Weights tuned on the
+what the request's nouns name (chalicelib/search/intent.py, nouns.py). Weights tuned on the
 development half of tests/search_queries.json."""
 
 from __future__ import annotations
 
-from chalicelib.search import gloss, intent
+from chalicelib.search import gloss, intent, nouns
 from chalicelib.search.backend import Hit
 
 FAMILY_WEIGHT = 0.3
@@ -23,8 +23,8 @@ def order(query: str, hits: list[Hit]) -> list[Hit]:
     spread = (high - low) or 1.0
     asked = intent.intents(query)
     if not asked:  # no verb: a read, and a list when the thing named is a plural ("Eingangsrechnungen der WEG")
-        asked = {"list"} if intent.names_many(query) else {"show", "list"}
-    named = intent.entities(query)
+        asked = {"list"} if nouns.names_many(query) else {"show", "list"}
+    named = nouns.entities(query)
     if "audit" in asked:  # "who changed the lease": the lease is where to look, the audit trail is what is asked
         named = {resource: 0.5 * share for resource, share in named.items()} | {"audit": 1.0}
 
