@@ -2,11 +2,11 @@
 held-out half), latency per query for both backends' local parts side by side in one run,
 and the size of a 5-tool answer of meta.tools.search.
 
-- embedded: what `make serve` and a Lambda without OpenSearch run: thesaurus expansion,
-  query embedding, BM25 and cosine ranking in process.
-- opensearch: everything this process does for one search against OpenSearch: expansion,
-  query embedding, building the request, the client's serialisation and the parsing of
-  the answer, against the in-process fake of the HTTP API (tests/opensearch_fake.py), so
+- embedded: what `make serve` and the MCP function run by default: query embedding (both
+  models), BM25 and cosine ranking in process, the reordering above the backend.
+- opensearch: everything this process does for one search against OpenSearch: query
+  embedding, building the request, the client's serialisation and the parsing of the answer,
+  the reordering, against the in-process fake of the HTTP API (tests/opensearch_fake.py), so
   the network and the cluster's own time are not in it.
 
 The floor is the query embedding alone: what no backend can skip."""
@@ -39,11 +39,11 @@ def _opensearch() -> OpenSearchBackend:
 
 
 def _latency(backend: SearchBackend, names: list[str], query: str, language: str) -> list[float]:
-    """What service.search_tools does, on the given backend: expansion, embedding, the
+    """What service.search_tools does, on the given backend: embedding, the
     backend's ranking of its pool, the reordering above it."""
 
     def once() -> None:
-        vector = embedding.embed_query(service.expanded(query, language), language).tolist()
+        vector = embedding.embed_query(query, language).tolist()
         page = backend.search_tools(query, language=language, vector=vector, names=names, limit=service.POOL, offset=0)
         rerank.order(query, page.hits)
 
@@ -59,8 +59,8 @@ def main() -> str:
     backends: dict[str, SearchBackend] = {"embedded": embedded, "opensearch (local part)": _opensearch()}
     rows: list[list[Any]] = []
     for query, language in QUERIES:
-        floor = timed(lambda q=query, lang=language: embedding.embed_query(service.expanded(q, lang), lang), REPEAT)  # type: ignore[misc]
-        rows.append([f"query expansion + embedding only ({language})", f"{p(floor, 0.5):.2f}", f"{p(floor, 0.95):.2f}", "1.0x"])
+        floor = timed(lambda q=query, lang=language: embedding.embed_query(q, lang), REPEAT)  # type: ignore[misc]
+        rows.append([f"query embedding only ({language})", f"{p(floor, 0.5):.2f}", f"{p(floor, 0.95):.2f}", "1.0x"])
         for label, backend in backends.items():
             samples = _latency(backend, names, query, language)
             ratio = p(samples, 0.5) / p(floor, 0.5)

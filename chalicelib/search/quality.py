@@ -1,6 +1,6 @@
 """Search quality on a labelled query set (tests/search_queries.json): recall@5 and mean
 reciprocal rank per language, through the same path meta.tools.search takes (language,
-thesaurus expansion, query embedding, backend ranking). The set has two halves: `dev`, to
+query embedding, backend ranking, the reordering above it). The set has two halves: `dev`, to
 tune on, and `heldout`, only reported."""
 
 from __future__ import annotations

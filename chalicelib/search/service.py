@@ -81,16 +81,6 @@ def detect_language(query: str) -> str:
     return "de" if german > english else "en"
 
 
-def expanded(query: str, language: str) -> str:
-    """A non-English query with the English preferred terms of the thesaurus concepts it names
-    ('Rücklagenkonto hinterlegen (reserve account)'): the embedding then meets the English
-    summaries halfway. Only confident term matches count."""
-    if language == "en":
-        return query
-    english = [hit["en"]["preferred"] for hit in glossary.search(query, limit=3) if hit["match"]["score"] >= 0.9]
-    return f"{query} ({', '.join(english)})" if english else query
-
-
 # The backend's best this many are reordered (rerank.py); a page past them keeps its order.
 POOL = 50
 
@@ -98,7 +88,7 @@ POOL = 50
 def search_tools(query: str, *, language: str, names: list[str], limit: int, offset: int) -> Page:
     if not query.strip():
         return backend().search_tools(query, language=language, vector=None, names=names, limit=limit, offset=offset)
-    vector = embedding.embed_query(expanded(query, language), language).tolist()
+    vector = embedding.embed_query(query, language).tolist()
     ranked = backend().search_tools(query, language=language, vector=vector, names=names, limit=max(POOL, offset + limit), offset=0)
     hits = rerank.order(query, ranked.hits[:POOL]) + ranked.hits[POOL:]
     return Page(hits=hits[offset : offset + limit], total=ranked.total)
