@@ -143,12 +143,17 @@ def entity_output(fields: dict[str, Schema], description: str) -> Schema:
 
 
 def update_payload(fields: dict[str, Schema], entity_type: str, description: str) -> Schema:
-    """Update mode: `id` (id or alias) plus at least one field; `null` clears an optional field."""
+    """Update mode: `id` (id or alias) plus at least one field; `null` clears an optional field.
+    `version` is no field: a payload of `id` and `version` alone changes nothing (the `not`)."""
     props: dict[str, Schema] = {"id": ref(entity_type, "The entity to change.")}
     for name, schema in fields.items():
         props[name] = {**schema, "nullable": True}
     props["version"] = integer("Optional: the version you read; a newer stored version answers 409.", minimum=1)
-    return obj(props, required=["id"], description=description, minProperties=2)
+    return obj(props, required=["id"], description=description, minProperties=2, **{"not": ONLY_ID_AND_VERSION})
+
+
+# An Update-mode payload of `id` and `version` and nothing else (refused: validation.py names it).
+ONLY_ID_AND_VERSION: Schema = {"required": ["version"], "maxProperties": 2}
 
 
 def refs_in(schema: Schema, value: Any, path: str) -> Iterator[tuple[str, Any, str]]:

@@ -20,7 +20,7 @@ from typing import Any
 
 from chalicelib.errors import Invalid
 from chalicelib.registry import Operation
-from chalicelib.schemas import MULTI_LINE, ONE_LINE
+from chalicelib.schemas import MULTI_LINE, ONE_LINE, ONLY_ID_AND_VERSION
 
 
 def _within_length(instance: Any, schema: dict[str, Any]) -> bool:
@@ -117,8 +117,8 @@ def _message(error: Any) -> str:
     kind, limit, value = error.validator, error.validator_value, error.instance
     if kind == "additionalProperties":
         message = error.message.replace("Additional properties are not allowed", "unknown field(s)")
-    elif kind == "minProperties" and limit == 2:
-        message = "Update mode needs the id (or alias) and at least one field to change"
+    elif (kind == "minProperties" and limit == 2) or (kind == "not" and limit == ONLY_ID_AND_VERSION):
+        message = "Update mode needs the id (or alias) and at least one field to change (`version` is no field)"
     elif kind in ("maxItems", "minItems") and isinstance(value, list):
         message = f"has {len(value)} item(s); {'at most' if kind == 'maxItems' else 'at least'} {limit} allowed"
     elif kind == "pattern" and limit == ONE_LINE:

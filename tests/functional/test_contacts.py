@@ -56,6 +56,16 @@ def test_stale_version_is_409(tenant: Tenant) -> None:
     assert answer.body["currentVersion"] == 2
 
 
+def test_an_update_of_id_and_version_alone_is_400_and_changes_nothing(tenant: Tenant) -> None:
+    c = tenant.contact()
+    for payload in ({"id": c["id"], "version": 1}, {"id": c["id"]}):
+        answer = tenant.command("contacts.update", {"contact": payload})
+        assert answer.status == 400, payload
+        assert "at least one field to change" in answer.body["errors"][0]["message"]
+    assert tenant.get("contacts.show", {"contact": c["id"]})["contact"]["version"] == 1
+    assert tenant.ok("contacts.update", {"contact": {"id": c["id"], "version": 1, "notes": "n"}})["contact"]["version"] == 2
+
+
 def test_company_reference_must_exist(tenant: Tenant) -> None:
     answer = tenant.command("contacts.create", {"contact": {"personType": "natural", "lastName": "X", "companyId": "con_01K00000000000000000000000"}})
     assert answer.status == 404
