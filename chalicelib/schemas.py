@@ -113,14 +113,18 @@ PAGINATION = obj(
         "limit": integer("Page size asked for."),
         "offset": integer("Results skipped."),
         "capped": boolean("Only when true: counting stopped after 100,000 entries, more results exist than `total`; narrow the filters to reach them."),
+        "nextOffset": integer("Only when more results follow this page: the `offset` of the next one."),
     },
     required=["total", "limit", "offset"],
 )
 
 
 def pagination(total: int, limit: int, offset: int, capped: bool = False) -> dict[str, Any]:
-    """The `pagination` of a list answer; `capped` appears only when counting stopped early."""
-    return {"total": total, "limit": limit, "offset": offset, **({"capped": True} if capped else {})}
+    """The `pagination` of a list answer; `capped` appears only when counting stopped early,
+    `nextOffset` only when results follow this page (a list whose paging is optional answers
+    at most 1,000 and says so here instead of stopping silently)."""
+    more = {"nextOffset": offset + limit} if offset + limit < total else {}
+    return {"total": total, "limit": limit, "offset": offset, **({"capped": True} if capped else {}), **more}
 
 
 def list_result(plural: str, item: Schema) -> Schema:

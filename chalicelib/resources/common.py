@@ -87,7 +87,12 @@ def declare_list(
     optional = [f for f in filters if f not in required_filters]
     filter_note = f" Filter by {', '.join(f'`{f}`' for f in optional)}." if optional else ""
     scope_note = f"of one {' and '.join(required_filters)}" if required_filters else "of the account"
-    paging_note = "" if paging_required else " `limit` (default 1000) and `offset` (default 0) are optional here."
+    paging_note = (
+        ""
+        if paging_required
+        else " `limit` (default 1000) and `offset` (default 0) are optional here: past 1,000 results the answer's "
+        "`pagination.nextOffset` says where the next page begins."
+    )
     return register(
         Operation(
             name=name,
@@ -105,7 +110,8 @@ def declare_list(
 
 
 PAGING_NOTE = (
-    "Paging: `limit` (1 to 1000) and `offset`; `pagination.total` is exact. A list reads the index keys of all "
+    "Paging: `limit` (1 to 1000) and `offset`; `pagination.total` is exact, and `pagination.nextOffset` appears "
+    "when more results follow the page. A list reads the index keys of all "
     "matching entities (one DynamoDB query per roughly 8,000 matches) and then only the requested page, so a deep "
     "offset costs the same as offset 0."
 )

@@ -28,10 +28,10 @@ def test_a_list_total_counts_up_to_the_cap_and_says_so(tenant: Tenant, monkeypat
     for n in range(5):
         tenant.contact(lastName=f"Zähler {n}")
     exact = tenant.get("contacts", {"limit": 2, "offset": 0})["pagination"]
-    assert exact == {"total": 5, "limit": 2, "offset": 0}  # within the cap: exact, no flag
+    assert exact == {"total": 5, "limit": 2, "offset": 0, "nextOffset": 2}  # within the cap: exact, no flag
     monkeypatch.setattr(config, "COUNT_LIMIT", 3)
     capped = tenant.get("contacts", {"limit": 2, "offset": 0})
-    assert capped["pagination"] == {"total": 3, "limit": 2, "offset": 0, "capped": True} and len(capped["contacts"]) == 2
+    assert capped["pagination"] == {"total": 3, "limit": 2, "offset": 0, "capped": True, "nextOffset": 2} and len(capped["contacts"]) == 2
     assert tenant.get("contacts", {"limit": 2, "offset": 2})["contacts"][0]["lastName"] == "Zähler 2"
 
 
@@ -41,7 +41,7 @@ def test_the_request_log_count_stops_at_the_cap(tenant: Tenant, monkeypatch: pyt
     key_id = tenant.signup_answer["apiKey"]["id"]
     monkeypatch.setattr(config, "COUNT_LIMIT", 3)
     page = tenant.get("apikeys.requests.list", {"apiKey": key_id, "limit": 2, "offset": 0})
-    assert page["pagination"] == {"total": 3, "limit": 2, "offset": 0, "capped": True} and len(page["requests"]) == 2
+    assert page["pagination"] == {"total": 3, "limit": 2, "offset": 0, "capped": True, "nextOffset": 2} and len(page["requests"]) == 2
     assert tenant.get("apikeys.requests.list", {"apiKey": key_id, "limit": 2, "offset": 3})["requests"] == []  # past the cap: nothing read
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from chalicelib.context import CallContext
 from chalicelib.resources.contacts import CONTACT
+from chalicelib.resources.objects import OBJECT
 from chalicelib.store import entities
 from tests.client import Tenant
 
@@ -20,7 +21,8 @@ def test_total_is_exact_across_pages_of_2500(tenant: Tenant) -> None:
     seen: list[str] = []
     for offset in range(0, 2500, 1000):
         page = tenant.get("contacts", {"limit": 1000, "offset": offset})
-        assert page["pagination"] == {"total": 2500, "limit": 1000, "offset": offset}
+        more = {"nextOffset": offset + 1000} if offset + 1000 < 2500 else {}
+        assert page["pagination"] == {"total": 2500, "limit": 1000, "offset": offset, **more}
         seen += [c["id"] for c in page["contacts"]]
     assert seen == created  # creation order, every contact once
     tail = tenant.get("contacts", {"limit": 1000, "offset": 2400})
@@ -46,3 +48,16 @@ def test_merged_contacts_leave_lists_and_totals(tenant: Tenant) -> None:
     page = tenant.get("contacts", {"limit": 10, "offset": 0})
     assert page["pagination"]["total"] == 2
     assert [x["id"] for x in page["contacts"]] == [a["id"], c["id"]]
+
+
+def test_a_list_without_paging_arguments_says_when_more_than_1000_follow(tenant: Tenant) -> None:
+    """`objects` takes no paging in the interface: past 1,000 it answers the first 1,000 and
+    `pagination.nextOffset`, never a silent cut."""
+    ctx = CallContext(tenant_id=tenant.id, key_id="key_fill", agent_name="fill", scopes=frozenset(), operation="objects.create")
+    for i in range(1001):
+        entities.create(ctx, OBJECT, {"name": f"Objekt {i:04d}", "type": "weg"}, path="object")
+    first = tenant.get("objects")
+    assert len(first["objects"]) == 1000
+    assert first["pagination"] == {"total": 1001, "limit": 1000, "offset": 0, "nextOffset": 1000}
+    rest = tenant.get("objects", {"offset": first["pagination"]["nextOffset"]})
+    assert [o["name"] for o in rest["objects"]] == ["Objekt 1000"] and "nextOffset" not in rest["pagination"]
