@@ -35,6 +35,7 @@ check: $(STAMP)
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
+	$(BIN)/lint-imports  # layers and cycles (pyproject.toml [tool.importlinter], ARCHITECTURE.md)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
