@@ -89,9 +89,7 @@ def tool(op: Operation) -> dict[str, Any]:
     }
 
 
-def domain_operations() -> list[Operation]:
-    """Every operation that is a domain tool: the v2 operations that need a key."""
-    return sorted((op for op in registry.REGISTRY.values() if op.surface == "v2" and op.authenticated), key=lambda op: op.name)
+domain_operations = registry.domain_operations
 
 
 @lru_cache(maxsize=1)

@@ -8,13 +8,12 @@ Run it after changing an operation's summary or the German glosses; the contract
 from __future__ import annotations
 
 from chalicelib import registry
-from chalicelib.mcp import catalogue
 from chalicelib.search import corpus, embedding
 
 
 def texts_to_embed() -> list[str]:
     registry.load_all()
-    return [text for document in corpus.tool_documents(catalogue.domain_operations()) for text in document.embedded_texts]
+    return [text for document in corpus.tool_documents(registry.domain_operations()) for text in document.embedded_texts]
 
 
 def main() -> None:

@@ -10,7 +10,6 @@ from __future__ import annotations
 import os
 
 from chalicelib import registry
-from chalicelib.mcp import catalogue
 from chalicelib.search import corpus, embedding
 from chalicelib.search.backend import SearchDocument
 from chalicelib.search.opensearch_backend import OpenSearchBackend, client_from_env
@@ -24,7 +23,7 @@ def with_vectors(documents: list[SearchDocument]) -> list[SearchDocument]:
 
 def index_catalogue(backend: OpenSearchBackend) -> tuple[int, int]:
     registry.load_all()
-    ops = catalogue.domain_operations()
+    ops = registry.domain_operations()
     backend.create_indexes(embedding.DIMENSION)
     tools = with_vectors(corpus.tool_documents(ops))
     docs = corpus.docs_documents(ops)

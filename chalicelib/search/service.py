@@ -8,6 +8,7 @@ import os
 import threading
 from functools import lru_cache
 
+from chalicelib import registry
 from chalicelib.search import embedding, glossary, rerank, terms
 from chalicelib.search.backend import Page, SearchBackend
 
@@ -39,8 +40,7 @@ def backend() -> SearchBackend:
 
 
 def _build() -> SearchBackend:
-    from chalicelib.mcp import catalogue
-    from chalicelib.search import corpus
+    from chalicelib.search import corpus  # cold start: the corpus reads the examples and the thesaurus
 
     kind = os.environ.get("PM_SEARCH_BACKEND", "embedded")
     if kind == "opensearch":
@@ -51,7 +51,7 @@ def _build() -> SearchBackend:
         raise ValueError(f"PM_SEARCH_BACKEND must be 'embedded' or 'opensearch', not {kind!r}")
     from chalicelib.search.embedded import EmbeddedBackend
 
-    ops = catalogue.domain_operations()
+    ops = registry.domain_operations()
     return EmbeddedBackend(corpus.tool_documents(ops), corpus.docs_documents(ops))
 
 
