@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from chalicelib import paths
 from chalicelib.context import CallContext
 
 Kind = Literal["query", "command"]
@@ -59,8 +60,7 @@ class Operation:
 
     @property
     def path(self) -> str:
-        prefix = "/propertymanagement/v2" if self.surface == "v2" else "/api/platform/v1"
-        return f"{prefix}/{self.kind}/{self.name}"
+        return f"{paths.SURFACES[self.surface]}/{self.kind}/{self.name}"
 
     @property
     def required_scopes(self) -> tuple[str, ...]:

@@ -11,12 +11,13 @@ from email.utils import format_datetime
 
 from chalice import Chalice, Response  # type: ignore[attr-defined]
 
-from chalicelib import clock, http
+from chalicelib import clock, http, paths
+from chalicelib import error_codes as codes
 from chalicelib.errors import Gone
 
 DEPRECATED_AT = dt.datetime(2026, 1, 1, tzinfo=dt.UTC)  # since the v2 release
 SUNSET_AT = dt.datetime(2027, 1, 1, tzinfo=dt.UTC)
-PREFIX = "/propertymanagement/v1"
+PREFIX = paths.V1
 
 
 def headers(successor: str) -> dict[str, str]:
@@ -28,13 +29,13 @@ def headers(successor: str) -> dict[str, str]:
 
 
 def handle(app: Chalice, name: str, kind: str) -> Response:
-    successor = f"/propertymanagement/v2/{kind}/{name}"
+    successor = f"{paths.V2}/{kind}/{name}"
     request = app.current_request
     if clock.now() >= SUNSET_AT:
         retired = Gone(
             f"Version 1 of this interface was switched off on {SUNSET_AT.date().isoformat()}. Use version 2: {successor} "
-            "(same names and arguments; see GET /propertymanagement/v2/query/openapi.spec).",
-            code="version_retired",
+            f"(same names and arguments; see GET {paths.V2}/query/openapi.spec).",
+            code=codes.VERSION_RETIRED,
             extra={"successor": successor},
             headers={"Link": f'<{successor}>; rel="successor-version"', "Sunset": format_datetime(SUNSET_AT, usegmt=True)},
         )

@@ -18,7 +18,7 @@ from typing import Any
 
 from chalicelib.errors import no_route
 from chalicelib.events import changes, delivery_queue
-from chalicelib.mcp.route import PATH as MCP_PATH
+from chalicelib.paths import MCP as MCP_PATH
 from chalicelib.uploads import files, register
 
 FUNCTIONS = ("APIHandler", "OnTableChange", "DeliverWebhooks", "OnUpload", "SweepUploads")  # chalice's (app.py)

@@ -12,7 +12,7 @@ from chalice import Chalice  # type: ignore[attr-defined]
 from chalice.config import Config
 from chalice.local import ChaliceRequestHandler, ForbiddenError, LocalChalice, LocalDevServer, LocalGateway, LocalGatewayException
 
-from chalicelib.mcp.route import PATH as MCP_PATH
+from chalicelib.paths import MCP as MCP_PATH
 
 
 class _Handler(ChaliceRequestHandler):

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib.context import CallContext
-from chalicelib.mcp.route import PATH
+from chalicelib.paths import MCP as PATH
 
 MAX_BODY_BYTES = 1_048_576
 TIMEOUT_SECONDS = 60.0

@@ -8,11 +8,11 @@ from typing import Any
 
 from chalice import Chalice, Response  # type: ignore[attr-defined]
 
-from chalicelib import config, http
+from chalicelib import config, http, paths
 from chalicelib.context import CallContext
 from chalicelib.errors import MethodNotAllowed, PayloadTooLarge, Unauthorized
 
-PATH = "/propertymanagement/v2/mcp"
+PATH = paths.MCP
 
 
 def register(app: Chalice) -> None:

@@ -100,7 +100,7 @@ def test_the_mcp_path_goes_to_the_mcp_function() -> None:
     """The REST API (chalice's) serves the MCP path through the MCP function, its own bundle;
     the REST function's app has no such route."""
     import app
-    from chalicelib.mcp.route import PATH
+    from chalicelib.paths import MCP as PATH
 
     assert PATH not in app.app.routes
     path = TEMPLATE["Resources"]["RestAPI"]["Properties"]["DefinitionBody"]["paths"][PATH]

@@ -128,7 +128,7 @@ def test_execute_with_a_transform_and_bad_expressions(api: Api, tenant: Tenant) 
         broken = mcp.execute("contacts", {"limit": 1, "offset": 0}, _transform="contacts[?lastName ==")
         wrong_type = mcp.execute("contacts", {"limit": 1, "offset": 0}, _transform="sum(contacts)")
     assert names == {"result": ["Alpha", "Beta"]}
-    assert total == {"total": 2, "limit": 1, "offset": 0}
+    assert total == {"total": 2, "limit": 1, "offset": 0, "nextOffset": 1}
     assert "not a valid JMESPath expression" in error_text(broken)
     assert "failed on this result" in error_text(wrong_type)
 
