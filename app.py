@@ -3,11 +3,9 @@ catch-alls that answer unknown names with problem+json (version 2 and the deprec
 version 1), and the workers: the table's stream handler, webhook deliveries, uploads.
 The MCP server is a function of its own (mcp_app.py). Everything else lives in chalicelib/."""
 
-import os
-
 from chalice import Chalice  # type: ignore[attr-defined]
 
-from chalicelib import http, observability, registry, v1
+from chalicelib import config, http, observability, registry, v1
 from chalicelib.uploads import register as upload_worker
 
 app = Chalice(app_name="propertymanagement")
@@ -23,7 +21,7 @@ v1.register(app)
 
 # The deployment's merge template points this at the table's real stream; locally the
 # stream poller (chalicelib/local/stream_poller.py) calls the same function.
-_STREAM_ARN = os.environ.get("PM_TABLE_STREAM_ARN", "arn:aws:dynamodb:eu-central-1:000000000000:table/pm-local/stream/local")
+_STREAM_ARN = config.table_stream_arn()
 
 
 @app.on_dynamodb_record(stream_arn=_STREAM_ARN, batch_size=100, name="on_table_change")
@@ -37,7 +35,7 @@ def on_table_change(event):  # type: ignore[no-untyped-def]
 # the worker sends them, groups in parallel, each group in order, and keeps what waits for a
 # retry. Placeholder ARN as for the upload queue below: the merge template points it at the
 # stack's queue; locally the queue poller calls the same function.
-_DELIVERY_QUEUE_ARN = os.environ.get("PM_DELIVERY_QUEUE_ARN", "arn:aws:sqs:eu-central-1:000000000000:pm-local-deliveries.fifo")
+_DELIVERY_QUEUE_ARN = config.delivery_queue_arn()
 
 
 @app.on_sqs_message(queue_arn=_DELIVERY_QUEUE_ARN, batch_size=10, name="deliver_webhooks")
@@ -52,7 +50,7 @@ def deliver_webhooks(event):  # type: ignore[no-untyped-def]
 # The ARN is a placeholder that `chalice package` writes and the merge template replaces with a
 # reference to the stack's queue (infra/resources.py); a queue *name* would render as Fn::Sub,
 # which a merge cannot replace.
-_UPLOAD_QUEUE_ARN = os.environ.get("PM_UPLOAD_QUEUE_ARN", "arn:aws:sqs:eu-central-1:000000000000:pm-local-uploads")
+_UPLOAD_QUEUE_ARN = config.upload_queue_arn()
 
 
 @app.on_sqs_message(queue_arn=_UPLOAD_QUEUE_ARN, batch_size=upload_worker.BATCH_SIZE, name="on_upload")

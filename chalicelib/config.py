@@ -118,3 +118,89 @@ def signup_limit() -> tuple[int, int]:
         return SIGNUP_LIMIT, SIGNUP_WINDOW_SECONDS
     count, _, seconds = spec.partition("/")
     return int(count), max(1, int(seconds or SIGNUP_WINDOW_SECONDS))
+
+
+# Where the rest of the settings come from (each read here only: no other module reads the
+# environment; tests/contract/test_settings.py checks).
+
+
+def upload_bucket() -> str:
+    return os.environ.get("PM_UPLOAD_BUCKET", "pm-local-uploads")
+
+
+def aws_endpoint_url() -> str | None:
+    """The one endpoint of every AWS service locally (moto's server); None in AWS."""
+    return os.environ.get("AWS_ENDPOINT_URL") or None
+
+
+def allow_loopback_webhooks() -> bool:
+    """The local stage lets webhooks point at 127.0.0.1 (and plain http)."""
+    return os.environ.get("PM_ALLOW_LOOPBACK_WEBHOOKS") == "1"
+
+
+def search_backend() -> str:
+    return os.environ.get("PM_SEARCH_BACKEND", "embedded")
+
+
+def opensearch_endpoint() -> str:
+    return os.environ.get("PM_OPENSEARCH_ENDPOINT", "")
+
+
+def opensearch_service() -> str:
+    """`es` for a domain, `aoss` for OpenSearch Serverless (SigV4's service name)."""
+    return os.environ.get("PM_OPENSEARCH_SERVICE", "es")
+
+
+def opensearch_prefix() -> str:
+    return os.environ.get("PM_OPENSEARCH_PREFIX", "pm")
+
+
+def mcp_allowed_hosts() -> str:
+    """Host names the MCP endpoint answers, comma-separated; `*` turns the check off; empty: loopback."""
+    return os.environ.get("PM_MCP_ALLOWED_HOSTS", "")
+
+
+def stage() -> str:
+    return os.environ.get("PM_STAGE") or "local"
+
+
+def flag(name: str) -> str | None:
+    """A switch of the Lambda runtime or Powertools (POWERTOOLS_METRICS_DISABLED, ...), as set."""
+    return os.environ.get(name)
+
+
+def in_lambda() -> bool:
+    return bool(os.environ.get("AWS_LAMBDA_FUNCTION_NAME"))
+
+
+def lambda_task_root() -> bool:
+    """Running in Lambda's runtime and not in an emulation of it (SAM local, chalice local)."""
+    local = os.environ.get("AWS_SAM_LOCAL") or os.environ.get("AWS_CHALICE_CLI_MODE")
+    return bool(os.environ.get("LAMBDA_TASK_ROOT")) and not local
+
+
+def metrics_namespace(default: str) -> str:
+    return os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or default
+
+
+# The event sources of the workers (app.py): the merge template wires the real ones; these
+# placeholders let `chalice package` and the local stack build the app.
+def table_stream_arn() -> str:
+    return os.environ.get("PM_TABLE_STREAM_ARN", "arn:aws:dynamodb:eu-central-1:000000000000:table/pm-local/stream/local")
+
+
+def delivery_queue_arn() -> str:
+    return os.environ.get("PM_DELIVERY_QUEUE_ARN", "arn:aws:sqs:eu-central-1:000000000000:pm-local-deliveries.fifo")
+
+
+def upload_queue_arn() -> str:
+    return os.environ.get("PM_UPLOAD_QUEUE_ARN", "arn:aws:sqs:eu-central-1:000000000000:pm-local-uploads")
+
+
+def local_port() -> int:
+    return int(os.environ.get("PM_PORT", "8000"))
+
+
+def state_dir(default: str) -> str:
+    """Where `make serve` keeps its data (and stack.json for pmctl --local)."""
+    return os.environ.get("PM_STATE_DIR", default)

@@ -38,7 +38,6 @@ X-Ray subsegment per invocation and, in Lambda, puts the invocation's keys on th
 from __future__ import annotations
 
 import json
-import os
 import sys
 import threading
 from collections.abc import Callable, Mapping
@@ -47,6 +46,7 @@ from typing import TYPE_CHECKING, Any, cast
 from aws_lambda_powertools.metrics.provider.cloudwatch_emf.cloudwatch import AmazonCloudWatchEMFProvider
 from aws_lambda_powertools.shared.functions import strtobool
 
+from chalicelib import config
 from chalicelib.log import logger
 
 if TYPE_CHECKING:
@@ -58,7 +58,7 @@ _REQUEST_KEYS = ("request_id", "operation", "tenant", "agent")
 
 
 def _flag(name: str) -> bool | None:
-    value = os.environ.get(name)
+    value = config.flag(name)
     if value is None or not value.strip():
         return None
     try:
@@ -68,7 +68,7 @@ def _flag(name: str) -> bool | None:
 
 
 def in_lambda() -> bool:
-    return bool(os.environ.get("AWS_LAMBDA_FUNCTION_NAME"))
+    return config.in_lambda()
 
 
 def metrics_enabled() -> bool:
@@ -83,16 +83,15 @@ def metrics_enabled() -> bool:
 def tracing_enabled() -> bool:
     if _flag("POWERTOOLS_TRACE_DISABLED"):
         return False
-    local = os.environ.get("AWS_SAM_LOCAL") or os.environ.get("AWS_CHALICE_CLI_MODE")
-    return bool(os.environ.get("LAMBDA_TASK_ROOT")) and not local
+    return config.lambda_task_root()
 
 
 def namespace() -> str:
-    return os.environ.get("POWERTOOLS_METRICS_NAMESPACE") or DEFAULT_NAMESPACE
+    return config.metrics_namespace(DEFAULT_NAMESPACE)
 
 
 def stage() -> str:
-    return os.environ.get("PM_STAGE") or "local"
+    return config.stage()
 
 
 # ---------------------------------------------------------------------------------- metrics

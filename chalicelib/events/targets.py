@@ -9,15 +9,16 @@ loopback receivers on any port, for receivers running beside `make serve`."""
 from __future__ import annotations
 
 import ipaddress
-import os
 import socket
 from urllib.parse import urlsplit
+
+from chalicelib import config
 
 ALLOWED_PORTS = (443, 8443)
 
 
 def local_stage() -> bool:
-    return os.environ.get("PM_ALLOW_LOOPBACK_WEBHOOKS") == "1"
+    return config.allow_loopback_webhooks()
 
 
 def url_problem(url: str) -> str | None:

@@ -12,12 +12,12 @@ and the webhook deliveries (many: an invocation waits as long as its slowest rec
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from chalicelib import config
 from chalicelib.log import logger
 
 Handler = Callable[[dict[str, Any]], dict[str, Any]]
@@ -39,7 +39,7 @@ class QueuePoller(threading.Thread):
     def _client(self) -> Any:
         import boto3
 
-        return boto3.client("sqs", region_name=os.environ.get("AWS_REGION"))
+        return boto3.client("sqs", region_name=config.region())
 
     def run(self) -> None:
         sqs = self._client()
@@ -99,18 +99,24 @@ class QueuePoller(threading.Thread):
             "md5OfBody": message.get("MD5OfBody"),
             "eventSource": "aws:sqs",
             "eventSourceARN": f"arn:aws:sqs:local:000000000000:{self.label}",
-            "awsRegion": os.environ.get("AWS_REGION"),
+            "awsRegion": config.region(),
         }
 
     def stop(self) -> None:
         self.stopping.set()
 
 
+def _queue(url: str | None, name: str) -> str:
+    if url is None:
+        raise RuntimeError(f"the {name} queue is not set up: start the local stack first (LocalStack.start)")
+    return url
+
+
 def for_uploads(invocations: int = 2) -> QueuePoller:
     """The upload notices (S3 -> SQS) to the upload handler, as `on_upload` in Lambda."""
     from chalicelib.uploads.register import handle_event
 
-    return QueuePoller(os.environ["PM_UPLOAD_QUEUE_URL"], handle_event, name="uploads", invocations=invocations)
+    return QueuePoller(_queue(config.upload_queue_url(), "uploads"), handle_event, name="uploads", invocations=invocations)
 
 
 # One tenant holds at most MAX_WEBHOOKS x MAX_IN_FLIGHT = 100 attempts at once (events/webhook_health.py);
@@ -122,4 +128,4 @@ def for_deliveries(invocations: int = DELIVERY_INVOCATIONS) -> QueuePoller:
     """The webhook delivery queue to the delivery worker, as `deliver_webhooks` in Lambda."""
     from chalicelib.events.delivery_worker import handle_event
 
-    return QueuePoller(os.environ["PM_DELIVERY_QUEUE_URL"], handle_event, name="deliveries", invocations=invocations)
+    return QueuePoller(_queue(config.delivery_queue_url(), "deliveries"), handle_event, name="deliveries", invocations=invocations)

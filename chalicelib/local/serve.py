@@ -15,22 +15,25 @@ import threading
 from pathlib import Path
 from types import FrameType
 
+from chalicelib import config
+
 ROOT = Path(__file__).resolve().parents[2]
 SNAPSHOT_SECONDS = 5.0
 
 
 def _stage_environment(stage: str) -> None:
     """Apply the stage's environment variables from .chalice/config.json, as `chalice local` would."""
-    config = json.loads((ROOT / ".chalice" / "config.json").read_text())
-    for source in (config.get("environment_variables", {}), config.get("stages", {}).get(stage, {}).get("environment_variables", {})):
+    chalice_config = json.loads((ROOT / ".chalice" / "config.json").read_text())
+    stage_config = chalice_config.get("stages", {}).get(stage, {})
+    for source in (chalice_config.get("environment_variables", {}), stage_config.get("environment_variables", {})):
         for name, value in source.items():
             os.environ.setdefault(name, value)
 
 
 def main() -> None:
     _stage_environment("local")
-    port = int(os.environ.get("PM_PORT", "8000"))
-    state_dir = Path(os.environ.get("PM_STATE_DIR", ROOT / ".local"))
+    port = config.local_port()
+    state_dir = Path(config.state_dir(str(ROOT / ".local")))
 
     from chalicelib.local.stack import LocalStack
 
@@ -70,7 +73,6 @@ def main() -> None:
 
 def _write_connection_file(state_dir: Path, endpoint: str, port: int) -> Path:
     """Where the embedded stack is, for `pmctl --local` (dummy credentials: see stack.LOCAL_ENV)."""
-    from chalicelib import config
 
     target = state_dir / "stack.json"
     facts = {

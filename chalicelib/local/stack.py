@@ -16,6 +16,8 @@ import threading
 from pathlib import Path
 from typing import Any
 
+from chalicelib import config
+
 LOCAL_ENV = {
     "AWS_ACCESS_KEY_ID": "local",
     "AWS_SECRET_ACCESS_KEY": "local",
@@ -86,8 +88,8 @@ class LocalStack:
         deliveries have their own queue."""
         import boto3
 
-        region = os.environ["AWS_REGION"]
-        bucket = os.environ.setdefault("PM_UPLOAD_BUCKET", "pm-local-uploads")
+        region = config.region()
+        bucket = os.environ["PM_UPLOAD_BUCKET"] = config.upload_bucket()
         s3, sqs = boto3.client("s3", region_name=region), boto3.client("sqs", region_name=region)
         if bucket not in {b["Name"] for b in s3.list_buckets().get("Buckets", [])}:  # a second stack in one process shares moto's state
             s3.create_bucket(Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": region})
@@ -120,8 +122,8 @@ class LocalStack:
         """Turned on after the state import, so restored files are not registered again."""
         import boto3
 
-        boto3.client("s3", region_name=os.environ["AWS_REGION"]).put_bucket_notification_configuration(
-            Bucket=os.environ["PM_UPLOAD_BUCKET"],
+        boto3.client("s3", region_name=config.region()).put_bucket_notification_configuration(
+            Bucket=config.upload_bucket(),
             NotificationConfiguration={"QueueConfigurations": [{"QueueArn": self._queue_arn, "Events": ["s3:ObjectCreated:*"]}]},
         )
 
@@ -136,7 +138,6 @@ class LocalStack:
             self._client().meta.events.register(f"after-call.dynamodb.{call}", lambda **_: self._dirty.set())
 
     def items(self) -> list[dict[str, Any]]:
-        from chalicelib import config
 
         paginator = self._client().get_paginator("scan")
         return [item for page in paginator.paginate(TableName=config.table_name()) for item in page["Items"]]
@@ -146,9 +147,7 @@ class LocalStack:
         from moto.core import DEFAULT_ACCOUNT_ID
         from moto.dynamodb.models import dynamodb_backends
 
-        from chalicelib import config
-
-        return dynamodb_backends[DEFAULT_ACCOUNT_ID][os.environ["AWS_REGION"]].tables.get(config.table_name())
+        return dynamodb_backends[DEFAULT_ACCOUNT_ID][config.region()].tables.get(config.table_name())
 
     def items_text(self, *, except_sk: str | None = None) -> str:
         """The table's items as one DynamoDB JSON text (those with SK `except_sk` left out):
@@ -195,7 +194,6 @@ class LocalStack:
         return count
 
     def import_state(self, path: Path) -> int:
-        from chalicelib import config
         from chalicelib.local import file_mirror
 
         restored = file_mirror.load(path.parent / "files")

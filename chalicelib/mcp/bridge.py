@@ -9,13 +9,13 @@ run as the CallContext the bridge puts into the ASGI scope."""
 from __future__ import annotations
 
 import asyncio
-import os
 import threading
 from collections.abc import MutableMapping
 from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
+from chalicelib import config
 from chalicelib.context import CallContext
 from chalicelib.paths import MCP as PATH
 
@@ -37,7 +37,7 @@ def _security() -> Any:
     is what API Gateway's own host checking makes safe)."""
     from mcp.server.transport_security import TransportSecuritySettings
 
-    configured = os.environ.get("PM_MCP_ALLOWED_HOSTS", "")
+    configured = config.mcp_allowed_hosts()
     if configured.strip() == "*":
         return TransportSecuritySettings(enable_dns_rebinding_protection=False)
     hosts = [h.strip() for h in configured.split(",") if h.strip()] or _LOOPBACK

@@ -23,6 +23,7 @@ from urllib.parse import urlparse
 
 import click
 
+from chalicelib import config
 from chalicelib.errors import ApiError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -33,7 +34,7 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def state_dir() -> Path:
-    return Path(os.environ.get("PM_STATE_DIR", ROOT / ".local"))
+    return Path(config.state_dir(str(ROOT / ".local")))
 
 
 # --- connection -----------------------------------------------------------------------

@@ -7,9 +7,7 @@ Idempotent: existing indexes are kept and documents overwritten by id."""
 
 from __future__ import annotations
 
-import os
-
-from chalicelib import registry
+from chalicelib import config, registry
 from chalicelib.search import corpus, embedding
 from chalicelib.search.backend import SearchDocument
 from chalicelib.search.opensearch_backend import OpenSearchBackend, client_from_env
@@ -33,7 +31,7 @@ def index_catalogue(backend: OpenSearchBackend) -> tuple[int, int]:
 
 
 def main() -> None:
-    backend = OpenSearchBackend(client_from_env(), prefix=os.environ.get("PM_OPENSEARCH_PREFIX", "pm"))
+    backend = OpenSearchBackend(client_from_env(), prefix=config.opensearch_prefix())
     tools, docs = index_catalogue(backend)
     print(f"indexed {tools} tools and {docs} docs pages")
 

@@ -9,11 +9,11 @@ never loads them."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Collection, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlparse
 
+from chalicelib import config
 from chalicelib.search.backend import BM25_WEIGHT, VECTOR_WEIGHT, Hit, Page, SearchDocument
 
 if TYPE_CHECKING:
@@ -32,14 +32,14 @@ def client_from_env() -> OpenSearch:
     import boto3
     from opensearchpy import AWSV4SignerAuth, OpenSearch, RequestsHttpConnection
 
-    endpoint = os.environ["PM_OPENSEARCH_ENDPOINT"]
+    endpoint = config.opensearch_endpoint()
     url = urlparse(endpoint)
     if url.scheme != "https" or not url.hostname:
         raise ValueError(f"PM_OPENSEARCH_ENDPOINT must be an https URL, not {endpoint!r}")
     credentials = boto3.Session().get_credentials()
     if credentials is None:
         raise RuntimeError("no AWS credentials to sign OpenSearch requests with")
-    auth = AWSV4SignerAuth(credentials, os.environ.get("AWS_REGION", "eu-central-1"), os.environ.get("PM_OPENSEARCH_SERVICE", "es"))
+    auth = AWSV4SignerAuth(credentials, config.region(), config.opensearch_service())
     return OpenSearch(
         hosts=[{"host": url.hostname, "port": url.port or 443}],
         http_auth=auth,

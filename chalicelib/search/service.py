@@ -4,11 +4,10 @@ caller does not say it."""
 
 from __future__ import annotations
 
-import os
 import threading
 from functools import lru_cache
 
-from chalicelib import registry
+from chalicelib import config, registry
 from chalicelib.search import embedding, glossary, rerank, terms
 from chalicelib.search.backend import Page, SearchBackend
 
@@ -42,11 +41,11 @@ def backend() -> SearchBackend:
 def _build() -> SearchBackend:
     from chalicelib.search import corpus  # cold start: the corpus reads the examples and the thesaurus
 
-    kind = os.environ.get("PM_SEARCH_BACKEND", "embedded")
+    kind = config.search_backend()
     if kind == "opensearch":
         from chalicelib.search.opensearch_backend import OpenSearchBackend, client_from_env
 
-        return OpenSearchBackend(client_from_env(), prefix=os.environ.get("PM_OPENSEARCH_PREFIX", "pm"))
+        return OpenSearchBackend(client_from_env(), prefix=config.opensearch_prefix())
     if kind != "embedded":
         raise ValueError(f"PM_SEARCH_BACKEND must be 'embedded' or 'opensearch', not {kind!r}")
     from chalicelib.search.embedded import EmbeddedBackend

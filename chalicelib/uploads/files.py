@@ -10,7 +10,6 @@ The original file name is metadata (sanitised), used for the download's Content-
 from __future__ import annotations
 
 import hashlib
-import os
 import re
 import tempfile
 import unicodedata
@@ -39,7 +38,7 @@ _clients: dict[tuple[str | None, str], Any] = {}
 
 
 def bucket() -> str:
-    return os.environ.get("PM_UPLOAD_BUCKET", "pm-local-uploads")
+    return config.upload_bucket()
 
 
 def s3() -> Any:
@@ -47,7 +46,7 @@ def s3() -> Any:
     import boto3
     from botocore.config import Config
 
-    key = (os.environ.get("AWS_ENDPOINT_URL"), config.region())
+    key = (config.aws_endpoint_url(), config.region())
     if key not in _clients:
         _clients[key] = boto3.client(
             "s3",
