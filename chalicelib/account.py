@@ -8,6 +8,7 @@ import time
 from typing import Any
 
 from chalicelib import clock, config, throttle
+from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.errors import Forbidden, Unauthorized
 
@@ -54,7 +55,7 @@ def admit(ctx: CallContext, operation: str) -> None:
     if ctx.integration_id and _integration_facts(ctx.integration_id).get("disabled"):
         # disabling an integration disables its keys one by one; this closes the window
         # in which one of them (or one it was minting just then) could still be used
-        raise Unauthorized("The integration this key belongs to has been disabled.", code="integration_disabled")
+        raise Unauthorized("The integration this key belongs to has been disabled.", code=codes.INTEGRATION_DISABLED)
     facts = tenant_facts(ctx.tenant_id)
     trial_end = facts.get("trialEndsAt")
     if trial_end and clock.now_iso() >= trial_end:
@@ -62,7 +63,7 @@ def admit(ctx: CallContext, operation: str) -> None:
             f"The free trial of {facts.get('companyName', 'this account')} ended on {trial_end[:10]}. Your data is kept, "
             f"unchanged. To continue with the enterprise plan, write to {config.sales_contact()}; access returns as soon "
             "as the plan is active.",
-            code="trial_ended",
+            code=codes.TRIAL_ENDED,
             extra={"trialEndsAt": trial_end},
         )
     throttle.take(ctx.key_id, operation, facts.get("throttle"))

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib import clock, config
+from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.errors import Forbidden, Unauthorized
 from chalicelib.registry import AREAS, SCOPE_ADMIN, SCOPE_DESTRUCTIVE, SCOPE_READ, SCOPE_WRITE, Operation
@@ -83,7 +84,7 @@ def authorise(ctx: CallContext, op: Operation) -> None:
     if missing:
         raise Forbidden(
             f"This key lacks the scope {' and '.join(missing)} needed for {op.name}.",
-            code="missing_scope",
+            code=codes.MISSING_SCOPE,
             extra={"requiredScopes": list(op.required_scopes)},
         )
 
@@ -111,22 +112,22 @@ def forget_key(key_id: str) -> None:
 
 def authenticate(header: str | None, *, request_id: str = "", source_ip: str | None = None) -> CallContext:
     if not header:
-        raise Unauthorized("Send the header `Authorization: Bearer <API key>`.", code="missing_key")
+        raise Unauthorized("Send the header `Authorization: Bearer <API key>`.", code=codes.MISSING_KEY)
     if "," in header:  # how a repeated header arrives joined; no key holds a comma
-        raise Unauthorized("The request carries more than one Authorization value; send exactly one `Bearer <API key>`.", code="invalid_key")
+        raise Unauthorized("The request carries more than one Authorization value; send exactly one `Bearer <API key>`.", code=codes.INVALID_KEY)
     scheme, _, secret = header.strip().partition(" ")
     secret = secret.strip()
     if scheme.lower() != "bearer" or not secret:
-        raise Unauthorized("The Authorization header must read `Bearer <API key>`.", code="invalid_key")
+        raise Unauthorized("The Authorization header must read `Bearer <API key>`.", code=codes.INVALID_KEY)
     if not well_formed(secret):
-        raise Unauthorized("This is not a valid API key (format or checksum).", code="invalid_key")
+        raise Unauthorized("This is not a valid API key (format or checksum).", code=codes.INVALID_KEY)
     hashed = secret_hash(secret)
     facts = _facts(hashed)
     if facts.get("disabled"):
-        raise Unauthorized("This API key has been disabled.", code="key_disabled")
+        raise Unauthorized("This API key has been disabled.", code=codes.KEY_DISABLED)
     expires = facts.get("expiresAt")
     if expires and expires <= clock.now_iso():
-        raise Unauthorized("This API key has expired.", code="key_expired")
+        raise Unauthorized("This API key has expired.", code=codes.KEY_EXPIRED)
     _touch(hashed, facts, source_ip)
     return CallContext(
         tenant_id=facts["tenantId"],
@@ -150,11 +151,11 @@ def _facts(hashed: str) -> dict[str, Any]:
     try:
         item = Item.get(lookup_pk(hashed), "lookup")
     except Item.DoesNotExist:
-        raise Unauthorized("Unknown API key.", code="invalid_key") from None
+        raise Unauthorized("Unknown API key.", code=codes.INVALID_KEY) from None
     # The lookup is by hash already; comparing again in constant time keeps the check
     # independent of how the table matched the key.
     if not hmac.compare_digest(item.pk, lookup_pk(hashed)):
-        raise Unauthorized("Unknown API key.", code="invalid_key")
+        raise Unauthorized("Unknown API key.", code=codes.INVALID_KEY)
     facts = item.data_dict()
     with _cache_lock:
         _cache[hashed] = _Cached(facts, now, cached.last_used_written if cached else 0.0)

@@ -7,8 +7,9 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from chalicelib import error_codes as codes
 from chalicelib.entities import ref_types
-from chalicelib.registry import Operation
+from chalicelib.registry import DocumentedError, Operation
 
 
 def _type_of(schema: dict[str, Any]) -> str:
@@ -40,14 +41,24 @@ def fields_table(schema: dict[str, Any], prefix: str = "") -> list[str]:
     return rows
 
 
+def error_line(documented: DocumentedError) -> str:
+    """The docs line `- <status> `<code>`: <meaning>`: status and meaning from the table
+    (error_codes.py), the meaning in the operation's own words where it gives them."""
+    entry, meaning = documented if isinstance(documented, tuple) else (documented, documented.meaning)
+    if entry.status is None:
+        raise ValueError(f"{entry.code} is no HTTP answer; it cannot be documented as an operation's error")
+    return f"- {entry.status} `{entry.code}`: {meaning}"
+
+
 def _errors(op: Operation) -> list[str]:
-    lines = ["- 400 `validation_failed`: an argument is missing, unknown or of the wrong shape; `errors` lists each with its path."]
+    lines = [error_line(codes.VALIDATION_FAILED)]
     if op.authenticated:
-        lines.append("- 401: no key, or an unknown, disabled or expired key.")
-        lines.append("- 403 `missing_scope`: the key lacks " + " and ".join(f"`{s}`" for s in op.required_scopes) + ".")
+        # missing_key, invalid_key, key_disabled, key_expired, integration_disabled: one line for all
+        lines.append(f"- {codes.INVALID_KEY.status}: no key, or an unknown, disabled or expired key.")
+        lines.append(error_line((codes.MISSING_SCOPE, "the key lacks " + " and ".join(f"`{s}`" for s in op.required_scopes) + ".")))
     if _has_refs(op.args):
-        lines.append("- 404 `not_found`: a referenced entity (id or alias) does not exist in this tenant; `errors` names the argument.")
-    lines.extend(f"- {line}" for line in op.errors)
+        lines.append(error_line(codes.NOT_FOUND))
+    lines.extend(error_line(documented) for documented in op.errors)
     return lines
 
 

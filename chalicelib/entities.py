@@ -8,6 +8,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from chalicelib.error_codes import ErrorCode
+
 # Filter slots: a type may name up to this many indexed filter fields (GSIs gsi2..gsi4).
 MAX_FILTERS = 3
 
@@ -21,9 +23,10 @@ class EntityType:
     fields: dict[str, Any] = field(default_factory=dict)  # JSON Schema properties of the stored fields
     filters: tuple[str, ...] = ()  # indexed top-level fields, in slot order
     readonly: tuple[str, ...] = ()  # fields the service sets (derive, uploads): shown, filterable, never sent
-    # fields unique within the tenant, each with the function that makes its comparison key
-    # (a mandate reference, compared without regard to case)
-    unique: dict[str, Callable[[str], str]] = field(default_factory=dict)
+    # fields unique within the tenant (store/uniques.py), each with the function that makes its
+    # comparison key (a mandate reference, compared without regard to case) and the code of the
+    # 409 that refuses a value another entity holds
+    unique: dict[str, tuple[Callable[[str], str], ErrorCode]] = field(default_factory=dict)
     check: Callable[[dict[str, Any], str | None], None] | None = None  # cross-field rules: (record, id or None on create)
     # fills fields that follow from others (a contract's objectId from its unit); may read the store
     derive: Callable[[Any, dict[str, Any]], None] | None = None

@@ -5,25 +5,31 @@ from __future__ import annotations
 
 from typing import Any
 
+from chalicelib import error_codes as codes
+from chalicelib.error_codes import ErrorCode
+
 
 class ApiError(Exception):
+    """`code` names an entry of error_codes.py; without one, the class's own default stands.
+    Each class's status is its default entry's (tests/unit/test_error_codes.py holds them equal)."""
+
     status = 500
-    code = "internal_error"
+    code = codes.INTERNAL_ERROR.code
     title = "Internal error"
 
     def __init__(
         self,
         detail: str,
         *,
-        code: str | None = None,
+        code: ErrorCode | None = None,
         errors: list[dict[str, str]] | None = None,
         headers: dict[str, str] | None = None,
         extra: dict[str, Any] | None = None,
     ) -> None:
         super().__init__(detail)
         self.detail = detail
-        if code:
-            self.code = code
+        if code is not None:
+            self.code = code.code
         self.errors = errors
         self.headers = headers or {}
         self.extra = extra or {}
@@ -45,50 +51,50 @@ class ApiError(Exception):
 
 
 class Invalid(ApiError):
-    status, code, title = 400, "invalid_request", "Invalid request"
+    status, code, title = 400, codes.INVALID_REQUEST.code, "Invalid request"
 
 
 class Unauthorized(ApiError):
-    status, code, title = 401, "unauthorized", "Unauthorized"
+    status, code, title = 401, codes.UNAUTHORIZED.code, "Unauthorized"
 
 
 class Forbidden(ApiError):
-    status, code, title = 403, "forbidden", "Forbidden"
+    status, code, title = 403, codes.FORBIDDEN.code, "Forbidden"
 
 
 class NotFound(ApiError):
-    status, code, title = 404, "not_found", "Not found"
+    status, code, title = 404, codes.NOT_FOUND.code, "Not found"
 
 
 class MethodNotAllowed(ApiError):
-    status, code, title = 405, "method_not_allowed", "Method not allowed"
+    status, code, title = 405, codes.METHOD_NOT_ALLOWED.code, "Method not allowed"
 
 
 class UnsupportedMediaType(ApiError):
-    status, code, title = 415, "unsupported_media_type", "Unsupported media type"
+    status, code, title = 415, codes.UNSUPPORTED_MEDIA_TYPE.code, "Unsupported media type"
 
 
 class Conflict(ApiError):
-    status, code, title = 409, "conflict", "Conflict"
+    status, code, title = 409, codes.CONFLICT.code, "Conflict"
 
 
 class Gone(ApiError):
-    status, code, title = 410, "gone", "Gone"
+    status, code, title = 410, codes.GONE.code, "Gone"
 
 
 class PayloadTooLarge(ApiError):
-    status, code, title = 413, "payload_too_large", "Payload too large"
+    status, code, title = 413, codes.PAYLOAD_TOO_LARGE.code, "Payload too large"
 
 
 class Throttled(ApiError):
-    status, code, title = 429, "throttled", "Too many requests"
+    status, code, title = 429, codes.THROTTLED.code, "Too many requests"
 
 
 class Unavailable(ApiError):
-    status, code, title = 503, "unavailable", "Service unavailable"
+    status, code, title = 503, codes.UNAVAILABLE.code, "Service unavailable"
 
 
-def invalid_at(path: str, message: str, *, code: str = "invalid_request") -> Invalid:
+def invalid_at(path: str, message: str, *, code: ErrorCode = codes.INVALID_REQUEST) -> Invalid:
     """A 400 about one argument, with its path in `errors`."""
     return Invalid(f"{path}: {message}", code=code, errors=[{"path": path, "message": message}])
 
@@ -99,7 +105,7 @@ def no_route(method: str, path: str) -> NotFound:
     return NotFound(
         f"Nothing is served at {method} {path}. Queries are GET /propertymanagement/v2/query/<name>, commands are"
         " POST /propertymanagement/v2/command/<name>; GET /propertymanagement/v2/query/openapi.spec lists them.",
-        code="no_route",
+        code=codes.NO_ROUTE,
     )
 
 

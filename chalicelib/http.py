@@ -15,6 +15,7 @@ from typing import Any
 from chalice import Chalice, Response  # type: ignore[attr-defined]
 
 from chalicelib import account, config, dispatch, observability, registry, throttle
+from chalicelib import error_codes as codes
 from chalicelib.auth import authenticate
 from chalicelib.context import CallContext
 from chalicelib.errors import ApiError, Invalid, MethodNotAllowed, NotFound, PayloadTooLarge, UnsupportedMediaType
@@ -104,11 +105,11 @@ def parse_body(request: Any, op: Operation) -> tuple[dict[str, Any], bytes]:
     try:
         body = json.loads(raw.decode("utf-8"), parse_constant=_not_a_number, parse_float=_finite)
     except (UnicodeDecodeError, ValueError) as err:
-        raise Invalid(f"The body is not valid JSON ({err}); send the arguments as a JSON object.", code="malformed_json") from None
+        raise Invalid(f"The body is not valid JSON ({err}); send the arguments as a JSON object.", code=codes.MALFORMED_JSON) from None
     except RecursionError:  # nested deeper than the parser goes
         raise _too_deep_error() from None
     if not isinstance(body, dict):
-        raise Invalid("The body must be a JSON object whose keys are the argument names.", code="malformed_json")
+        raise Invalid("The body must be a JSON object whose keys are the argument names.", code=codes.MALFORMED_JSON)
     return _checked(body), raw
 
 
@@ -130,7 +131,7 @@ def _checked(args: dict[str, Any]) -> dict[str, Any]:
         json.dumps(args, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:
         raise Invalid(
-            "The body holds a lone UTF-16 surrogate (an escape like \\ud800), which is no character; send valid Unicode.", code="malformed_json"
+            "The body holds a lone UTF-16 surrogate (an escape like \\ud800), which is no character; send valid Unicode.", code=codes.MALFORMED_JSON
         ) from None
     return args
 
@@ -147,7 +148,7 @@ def _finite(text: str) -> float:
 
 
 def _too_deep_error() -> Invalid:
-    return Invalid(f"The body nests arrays and objects more than {MAX_JSON_DEPTH} levels deep.", code="malformed_json")
+    return Invalid(f"The body nests arrays and objects more than {MAX_JSON_DEPTH} levels deep.", code=codes.MALFORMED_JSON)
 
 
 def _query_params(request: Any) -> dict[str, list[str]]:
@@ -220,7 +221,7 @@ def _handle(request: Any, request_id: str, name: str, kind: str, surface: Surfac
     if op is None or op.kind != kind:
         other = "command" if kind == "query" else "query"
         hint = f" It is a {other}: use {op.path}." if op else ""
-        raise NotFound(f"There is no {kind} named {name!r}.{hint}", code="unknown_operation")
+        raise NotFound(f"There is no {kind} named {name!r}.{hint}", code=codes.UNKNOWN_OPERATION)
     if request.method != op.method:
         raise MethodNotAllowed(f"{op.name} is a {op.kind}: send it with {op.method}.", headers={"Allow": op.method})
     ctx = identify(request, request_id, op.name, caller) if op.authenticated else dispatch.ANONYMOUS
@@ -237,9 +238,9 @@ def _handle(request: Any, request_id: str, name: str, kind: str, surface: Surfac
 
 def _idempotent(op: Operation, ctx: CallContext, args: dict[str, Any], raw: bytes, key: str, request_id: str) -> Response:
     if len(key) > 255:
-        raise Invalid("Idempotency-Key is longer than 255 characters.", code="invalid_idempotency_key")
+        raise Invalid("Idempotency-Key is longer than 255 characters.", code=codes.INVALID_IDEMPOTENCY_KEY)
     if any(ord(char) < 0x20 or ord(char) == 0x7F for char in key):  # CR, LF, NUL: RFC 9110 lets no field value hold them
-        raise Invalid("Idempotency-Key holds control characters (CR, LF, NUL, ...); send printable text.", code="invalid_idempotency_key")
+        raise Invalid("Idempotency-Key holds control characters (CR, LF, NUL, ...); send printable text.", code=codes.INVALID_IDEMPOTENCY_KEY)
     fingerprint = idempotency.fingerprint(op.name, raw)
     stored = idempotency.begin(ctx, key, fingerprint)
     if stored is not None:

@@ -13,10 +13,14 @@ from typing import Any, Literal
 
 from chalicelib import paths
 from chalicelib.context import CallContext
+from chalicelib.error_codes import ErrorCode
 
 Kind = Literal["query", "command"]
 Surface = Literal["v2", "platform"]
 Handler = Callable[[CallContext, dict[str, Any]], dict[str, Any]]
+# An error an operation documents: an entry of error_codes.py, rendered with its status and
+# meaning; or (entry, this operation's own words for it) where the operation says more.
+DocumentedError = ErrorCode | tuple[ErrorCode, str]
 
 SCOPE_READ = "read"
 SCOPE_WRITE = "write"
@@ -44,7 +48,7 @@ class Operation:
     surface: Surface = "v2"
     authenticated: bool = True
     example: dict[str, Any] | None = None  # example arguments, shown in the docs
-    errors: tuple[str, ...] = ()  # operation-specific error lines for the docs ("409 `alias_taken`: ...")
+    errors: tuple[DocumentedError, ...] = ()  # operation-specific errors for the docs (codes.ALIAS_TAKEN, ...)
     accepts_files: bool = False  # takes a file: multipart/form-data too, and a larger body
     # Dotted paths of the answer that carry a secret (`apiKey.key`): shown in this answer only,
     # never stored, so an Idempotency-Key replay answers without them (store/idempotency.py).

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib import config
+from chalicelib import error_codes as codes
 from chalicelib.errors import Throttled
 from chalicelib.store import rates
 
@@ -97,7 +98,7 @@ def _spend(subject: str, limit: Limit, *, what: str) -> None:
     seconds = math.ceil(wait)
     raise Throttled(
         f"Too many requests for {what} ({limit.name} limit: {limit.burst} per {limit.window} s). Retry after {seconds} s.",
-        code="throttled",
+        code=codes.THROTTLED,
         headers={
             "Retry-After": str(seconds),
             "RateLimit-Policy": f'"{limit.name}";q={limit.burst};w={limit.window}',

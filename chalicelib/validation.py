@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from chalicelib import error_codes as codes
 from chalicelib.errors import Invalid
 from chalicelib.registry import Operation
 from chalicelib.schemas import MULTI_LINE, ONE_LINE, ONLY_ID_AND_VERSION
@@ -155,7 +156,7 @@ def validate(op: Operation, args: dict[str, Any]) -> None:
     found = find_errors(op.name, op.args, args)
     if found:
         summary = "; ".join(f"{f['path']}: {f['message']}" for f in found[:5])
-        raise Invalid(f"Invalid arguments for {op.name}: {summary}", code="validation_failed", errors=found)
+        raise Invalid(f"Invalid arguments for {op.name}: {summary}", code=codes.VALIDATION_FAILED, errors=found)
 
 
 def decode_query(op: Operation, params: Mapping[str, list[str]]) -> dict[str, Any]:
@@ -180,7 +181,7 @@ def decode_query(op: Operation, params: Mapping[str, list[str]]) -> dict[str, An
             continue
         args[name] = _scalar(kind, values[0], name, errors)
     if errors:
-        raise Invalid("Invalid query string: " + "; ".join(f"{e['path']}: {e['message']}" for e in errors), code="validation_failed", errors=errors)
+        raise Invalid("Invalid query string: " + "; ".join(f"{e['path']}: {e['message']}" for e in errors), code=codes.VALIDATION_FAILED, errors=errors)
     return args
 
 

@@ -11,6 +11,7 @@ import datetime as dt
 from typing import Any
 
 from chalicelib import config, ids
+from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.errors import Invalid, NotFound
 from chalicelib.events.changes import Change
@@ -124,7 +125,7 @@ def operation_filtered(keys: list[str], operation: str) -> list[dict[str, Any]]:
         raise Invalid(
             f"The operation filter reads the records the other filters leave: {len(keys)} here, at most {config.AUDIT_OPERATION_SCAN}."
             " Narrow them with from/to, keyId, agentName or entityId.",
-            code="filter_too_broad",
+            code=codes.FILTER_TOO_BROAD,
             errors=[{"path": "operation", "message": f"the other filters leave {len(keys)} records; at most {config.AUDIT_OPERATION_SCAN} are read"}],
         )
     return [r for r in records(keys) if r.get("operation") == operation]

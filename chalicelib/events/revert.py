@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES
 from chalicelib.errors import ApiError, Conflict, Invalid
@@ -29,7 +30,7 @@ def revert(ctx: CallContext, records: list[dict[str, Any]], *, force: bool, stri
     for (type_name, entity_id), changes in sorted(groups.items(), key=lambda g: g[1][-1]["id"], reverse=True):
         target = {"entityType": type_name, "entityId": entity_id, "auditRecords": [c["id"] for c in changes]}
         if type_name not in ENTITY_TYPES:  # the account's records: a revert must never revive a disabled key
-            refusal = Invalid(ACCOUNT_NOT_REVERTED, code="not_revertible")
+            refusal = Invalid(ACCOUNT_NOT_REVERTED, code=codes.NOT_REVERTIBLE)
             if strict:
                 raise refusal
             skipped.append({**target, "code": refusal.code, "reason": refusal.detail})
@@ -52,7 +53,7 @@ def _revert_one(ctx: CallContext, type_name: str, entity_id: str, earliest: dict
     if expected is not None and int(item.version) != int(expected) and not force:
         raise Conflict(
             f"{type_name} {entity_id} changed after {latest['id']} (now version {int(item.version)}); send force to overwrite that change.",
-            code="changed_later",
+            code=codes.CHANGED_LATER,
             extra={"currentVersion": int(item.version)},
         )
     goal = earliest.get("before")

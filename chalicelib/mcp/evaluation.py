@@ -27,6 +27,7 @@ import functools
 import time
 from typing import Any
 
+from chalicelib import error_codes as codes
 from chalicelib.errors import Invalid
 
 MAX_VALUE_BYTES = 8_000_000  # any one value, as JSON text
@@ -98,7 +99,7 @@ def interpreter() -> Any:
                     f"{self.where}: {what} would take the expression past its budget of {MAX_BUILT_BYTES} bytes "
                     "of values built in one evaluation; select fewer fields or items instead of repeating, "
                     "joining or stringifying them.",
-                    code="transform_too_costly",
+                    code=codes.TRANSFORM_TOO_COSTLY,
                 )
 
         def visit(self, node: Any, *args: Any, **kwargs: Any) -> Any:
@@ -107,10 +108,10 @@ def interpreter() -> Any:
                 raise Invalid(
                     f"{self.where}: the expression builds a value past the budget of {MAX_VALUE_BYTES} bytes of JSON "
                     "for any one value; select fewer fields or items instead of repeating them.",
-                    code="transform_too_costly",
+                    code=codes.TRANSFORM_TOO_COSTLY,
                 )
             if time.monotonic() > self.deadline:
-                raise Invalid(f"{self.where}: the expression ran longer than {MAX_SECONDS:g} s; simplify it.", code="transform_too_costly")
+                raise Invalid(f"{self.where}: the expression ran longer than {MAX_SECONDS:g} s; simplify it.", code=codes.TRANSFORM_TOO_COSTLY)
             return result
 
         def weigh(self, value: Any) -> int:
@@ -194,7 +195,7 @@ def interpreter() -> Any:
                 return None
             part = slice(*node["children"])
             if part.step == 0:  # jmespath lets it through to Python, which raises ValueError
-                raise Invalid(f"{self.where}: a slice's step cannot be 0.", code="invalid_transform")
+                raise Invalid(f"{self.where}: a slice's step cannot be 0.", code=codes.INVALID_TRANSFORM)
             self.charge(BOX + ITEM * len(range(len(value))[part]), "a slice")
             return value[part]
 

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib import account, dispatch
+from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.errors import Invalid, NotFound
@@ -114,7 +115,7 @@ def _describe(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
         else:
             found.append(catalogue.tool(op))
     if not found:
-        raise NotFound("None of the named tools is available: " + "; ".join(f"{u['name']}: {u['reason']}" for u in unknown), code="unknown_tool")
+        raise NotFound("None of the named tools is available: " + "; ".join(f"{u['name']}: {u['reason']}" for u in unknown), code=codes.UNKNOWN_TOOL)
     return {"tools": found, "unavailable": unknown}
 
 
@@ -145,7 +146,7 @@ def run_domain_tool(ctx: CallContext, name: str, arguments: dict[str, Any]) -> d
     """One domain tool, as the key: the REST dispatch checks scopes, validates, resolves aliases."""
     op = catalogue.find(name)
     if op is None:
-        raise NotFound(f"There is no tool named {name!r}; find tool names with meta.tools.search.", code="unknown_tool")
+        raise NotFound(f"There is no tool named {name!r}; find tool names with meta.tools.search.", code=codes.UNKNOWN_TOOL)
     if not isinstance(arguments, dict):
         raise Invalid("arguments must be an object whose keys are the tool's argument names.")
     account.admit_tool(ctx, op.name)
@@ -282,17 +283,17 @@ _DOMAINS = {
 _PROJECTION = {"type": "string", "enum": ["de", "en"], "description": "Show terms and definitions in one language only."}
 
 
-def _known_domains(codes: list[str] | None) -> list[str] | None:
-    if not codes:
+def _known_domains(domains: list[str] | None) -> list[str] | None:
+    if not domains:
         return None
-    unknown = [code for code in codes if code not in terms.domains()]
+    unknown = [domain for domain in domains if domain not in terms.domains()]
     if unknown:
         raise Invalid(
             f"domains: unknown domain(s) {unknown}; known: {sorted(terms.domains())}",
-            code="validation_failed",
+            code=codes.VALIDATION_FAILED,
             errors=[{"path": "domains", "message": f"unknown: {unknown}"}],
         )
-    return codes
+    return domains
 
 
 def _thesaurus_search(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -329,8 +330,8 @@ THESAURUS_SEARCH = MetaTool(
 
 def _glossary(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     language = args.get("projection") or "de"
-    codes = _known_domains(args["domains"]) or []
-    return {"language": language, "domains": [{"domain": code, "entries": glossary.glossary(domain=code, language=language)} for code in codes]}
+    domains = _known_domains(args["domains"]) or []
+    return {"language": language, "domains": [{"domain": code, "entries": glossary.glossary(domain=code, language=language)} for code in domains]}
 
 
 GLOSSARY = MetaTool(
@@ -365,6 +366,6 @@ def check_arguments(tool: MetaTool, args: dict[str, Any]) -> dict[str, Any]:
     found = find_errors(f"meta:{tool.name}", tool.input_schema, args)
     if found:
         raise Invalid(
-            f"Invalid arguments for {tool.name}: " + "; ".join(f"{e['path']}: {e['message']}" for e in found[:5]), code="validation_failed", errors=found
+            f"Invalid arguments for {tool.name}: " + "; ".join(f"{e['path']}: {e['message']}" for e in found[:5]), code=codes.VALIDATION_FAILED, errors=found
         )
     return args

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.errors import ApiError, Invalid, invalid_at
 from chalicelib.mcp import transform
@@ -23,11 +24,10 @@ class StepFailed(ApiError):
         kept = f" The {len(done)} step(s) before it ran and stay done." if done else ""
         super().__init__(
             f"Step {index + 1} of the pipeline ({tool}) failed: {cause.detail}{kept}",
-            code=cause.code,
             errors=[{"path": f"steps[{index}].arguments.{e['path']}", "message": e["message"]} for e in cause.errors or []] or None,
             extra={"failedStep": {"index": index, "tool": tool, "status": cause.status}, "completedSteps": done},
         )
-        self.status, self.title = cause.status, cause.title
+        self.status, self.title, self.code = cause.status, cause.title, cause.code  # the step's own error, as it was
 
 
 def substitute(value: Any, named: dict[str, Any], where: str) -> Any:
@@ -40,7 +40,7 @@ def substitute(value: Any, named: dict[str, Any], where: str) -> Any:
                 raise invalid_at(
                     where,
                     f"$expr refers to {', '.join(sorted(unknown))}, which no earlier step named with `as` (named so far: {so_far})",
-                    code="unknown_result_name",
+                    code=codes.UNKNOWN_RESULT_NAME,
                 )
             return transform.apply(value["$expr"], named, where=where)
         return {key: substitute(item, named, f"{where}.{key}") for key, item in value.items()}
@@ -51,7 +51,7 @@ def substitute(value: Any, named: dict[str, Any], where: str) -> Any:
 
 def run(ctx: CallContext, steps: list[dict[str, Any]], run_tool: RunTool) -> dict[str, Any]:
     if len(steps) > MAX_STEPS:
-        raise Invalid(f"steps: {len(steps)} steps; a pipeline runs at most {MAX_STEPS}.", code="validation_failed")
+        raise Invalid(f"steps: {len(steps)} steps; a pipeline runs at most {MAX_STEPS}.", code=codes.VALIDATION_FAILED)
     named: dict[str, Any] = {}
     done: list[dict[str, Any]] = []
     result: Any = None

@@ -9,6 +9,7 @@ import functools
 import json
 from typing import Any
 
+from chalicelib import error_codes as codes
 from chalicelib.errors import Invalid
 from chalicelib.mcp.evaluation import MAX_BUILT_BYTES, MAX_SECONDS, MAX_VALUE_BYTES, interpreter
 
@@ -20,9 +21,9 @@ MAX_RESULT_BYTES = 1_000_000  # what one tool call may hand back to a model
 
 def _compiled(expression: str, where: str) -> Any:
     if not isinstance(expression, str) or not expression.strip():
-        raise Invalid(f"{where}: a JMESPath expression must be a non-empty string.", code="invalid_transform")
+        raise Invalid(f"{where}: a JMESPath expression must be a non-empty string.", code=codes.INVALID_TRANSFORM)
     if len(expression) > MAX_EXPRESSION_CHARS:
-        raise Invalid(f"{where}: the expression has {len(expression)} characters; at most {MAX_EXPRESSION_CHARS}.", code="invalid_transform")
+        raise Invalid(f"{where}: the expression has {len(expression)} characters; at most {MAX_EXPRESSION_CHARS}.", code=codes.INVALID_TRANSFORM)
     return _compile(expression)
 
 
@@ -34,9 +35,9 @@ def _compile(expression: str) -> Any:
     try:
         return jmespath.compile(expression)
     except JMESPathError as err:
-        raise Invalid(f"not a valid JMESPath expression: {_reason(err)}", code="invalid_transform") from None
+        raise Invalid(f"not a valid JMESPath expression: {_reason(err)}", code=codes.INVALID_TRANSFORM) from None
     except RecursionError:
-        raise Invalid("the expression nests brackets, parentheses or operators too deeply", code="invalid_transform") from None
+        raise Invalid("the expression nests brackets, parentheses or operators too deeply", code=codes.INVALID_TRANSFORM) from None
 
 
 def _reason(err: Exception) -> str:
@@ -52,13 +53,13 @@ def apply(expression: str, data: Any, *, where: str = "_transform") -> Any:
     except Invalid as err:
         if err.detail.startswith(where):
             raise
-        raise Invalid(f"{where}: {err.detail} (expression: {expression!r})", code="invalid_transform") from None
+        raise Invalid(f"{where}: {err.detail} (expression: {expression!r})", code=codes.INVALID_TRANSFORM) from None
     try:
         result = interpreter()(where).visit(compiled.parsed, data)
     except JMESPathError as err:
-        raise Invalid(f"{where}: the expression {expression!r} failed on this result: {_reason(err)}", code="invalid_transform") from None
+        raise Invalid(f"{where}: the expression {expression!r} failed on this result: {_reason(err)}", code=codes.INVALID_TRANSFORM) from None
     except RecursionError:
-        raise Invalid(f"{where}: the expression {expression!r} builds values nested too deeply.", code="transform_too_costly") from None
+        raise Invalid(f"{where}: the expression {expression!r} builds values nested too deeply.", code=codes.TRANSFORM_TOO_COSTLY) from None
     return result
 
 
@@ -95,7 +96,7 @@ def check_size(value: Any, what: str) -> str:
         raise Invalid(
             f"{what} is {len(text.encode('utf-8'))} bytes of JSON, over the limit of {MAX_RESULT_BYTES}: "
             "ask for a smaller page (limit) or select fields with a JMESPath transform.",
-            code="result_too_large",
+            code=codes.RESULT_TOO_LARGE,
         )
     return text
 

@@ -6,11 +6,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.entities import EntityType, declare
 from chalicelib.errors import invalid_at
-from chalicelib.registry import Operation, register
+from chalicelib.registry import DocumentedError, Operation, register
 from chalicelib.resources import sepa
 from chalicelib.resources.common import (
     UPDATE_NOTE,
@@ -126,7 +127,9 @@ in the manager's words ("Hausgeldkonto", "Rücklagenkonto"), `accountType` class
 Contracts point at accounts with bank account uses, mandates may name the account they draw on; an
 account still referenced that way cannot be deleted."""
 
-ERRORS = ("400 `invalid_request`: the IBAN or BIC is not valid (`errors` names `bankAccountInfo.iban` or `bankAccountInfo.bic`).",)
+ERRORS: tuple[DocumentedError, ...] = (
+    (codes.INVALID_REQUEST, "the IBAN or BIC is not valid (`errors` names `bankAccountInfo.iban` or `bankAccountInfo.bic`)."),
+)
 
 _EXAMPLE = {"iban": "DE89 3704 0044 0532 0130 00", "accountHolder": "WEG Musterstraße 12", "label": "Hausgeldkonto", "accountType": "current"}
 
@@ -183,7 +186,7 @@ register(
         result=singular_result(BANK_ACCOUNT_INFO, ARG, "The bank account info after the change."),
         handler=_update,
         scope="write:accounting",
-        errors=(*ERRORS, "409 `stale_version`: the entity changed since the `version` you sent; read it again."),
+        errors=(*ERRORS, codes.STALE_VERSION),
         example={ARG: {"id": "<id or alias>", "label": "Rücklagenkonto", "accountType": "reserve"}},
     )
 )

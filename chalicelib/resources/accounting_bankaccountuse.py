@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES, EntityType, declare
@@ -92,7 +93,7 @@ def for_date(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     items, _, _ = store.list_page(ctx, BANK_ACCOUNT_USE, {"contractId": contract_id}, MAX_USES_PER_CONTRACT, 0)
     use = valid_use([store.to_wire(ctx, item) for item in items], purpose, valid_on)
     if use is None:
-        raise NotFound(f"Contract {contract_id} has no bank account use for {purpose} valid on {valid_on}.", code="no_valid_bank_account_use")
+        raise NotFound(f"Contract {contract_id} has no bank account use for {purpose} valid on {valid_on}.", code=codes.NO_VALID_BANK_ACCOUNT_USE)
     return {ARG: use}
 
 
@@ -116,7 +117,7 @@ register(
         handler=for_date,
         scope="read",
         idempotent=True,
-        errors=("404 `no_valid_bank_account_use`: the contract has no use for this purpose valid on that day.",),
+        errors=(codes.NO_VALID_BANK_ACCOUNT_USE,),
         example={"contract": "<id or alias>", "purpose": "rent", "validOn": "2024-06-01"},
     )
 )

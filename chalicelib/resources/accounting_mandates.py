@@ -12,6 +12,7 @@ import datetime as dt
 from typing import Any
 
 from chalicelib import clock
+from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.entities import EntityType, declare
@@ -102,7 +103,7 @@ DIRECT_DEBIT_MANDATE = declare(
         filters=("iban", "objectId", "contactId"),
         check=_check,
         derive=_derive,
-        unique={"mandateReference": sepa.mandate_reference_key},
+        unique={"mandateReference": (sepa.mandate_reference_key, codes.MANDATE_REFERENCE_TAKEN)},
     )
 )
 
@@ -126,8 +127,7 @@ reference reserved (it can be restored), and SEPA advises against reusing refere
 `OOFF`, `FNAL`. `status`: `active` (the default), `revoked` (widerrufen), `expired` (verfallen: 36 months
 unused, or past `validUntil`)."""
 
-TAKEN_ERROR = "409 `mandate_reference_taken`: another mandate of the tenant holds this reference (case-insensitive)."
-CHECK_ERROR = "400 `invalid_request`: IBAN, BIC, creditor identifier, mandate reference or dates are not valid; `errors` names the field."
+CHECK_ERROR = (codes.INVALID_REQUEST, "IBAN, BIC, creditor identifier, mandate reference or dates are not valid; `errors` names the field.")
 
 
 def generate_reference(ctx: CallContext, mandate_id: str) -> Item:
@@ -139,9 +139,9 @@ def generate_reference(ctx: CallContext, mandate_id: str) -> Item:
         try:
             return store.update(ctx, DIRECT_DEBIT_MANDATE, mandate_id, change, expected_version=None, path=ARG)
         except Conflict as err:
-            if err.code != "mandate_reference_taken":
+            if err.code != codes.MANDATE_REFERENCE_TAKEN.code:
                 raise
-    raise Conflict("Could not find a free mandate reference; retry.", code="write_conflict")
+    raise Conflict("Could not find a free mandate reference; retry.", code=codes.WRITE_CONFLICT)
 
 
 def _generate(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -166,7 +166,7 @@ declare_create(
     DOC,
     required=REQUIRED,
     example=_EXAMPLE,
-    errors=(CHECK_ERROR, TAKEN_ERROR),
+    errors=(CHECK_ERROR, codes.MANDATE_REFERENCE_TAKEN),
     summary="Create a SEPA direct debit mandate (SEPA-Lastschriftmandat).",
 )
 declare_update(
@@ -175,7 +175,7 @@ declare_update(
     ARG,
     DOC + "\n\nChanging `mandateReference` releases the old reference for other mandates.",
     example={"status": "revoked"},
-    errors=(CHECK_ERROR, TAKEN_ERROR),
+    errors=(CHECK_ERROR, codes.MANDATE_REFERENCE_TAKEN),
     summary="Change fields of a SEPA direct debit mandate.",
 )
 register(
@@ -190,7 +190,7 @@ register(
         result=singular_result(DIRECT_DEBIT_MANDATE, ARG, "The mandate with its new reference."),
         handler=_generate,
         scope="write:accounting",
-        errors=("409 `stale_version`: the mandate changed during the call; retry.",),
+        errors=((codes.STALE_VERSION, "the mandate changed during the call; retry."),),
         example={ARG: "<id or alias>"},
     )
 )

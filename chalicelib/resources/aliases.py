@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import config, ids
+from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES
@@ -44,7 +45,7 @@ entries per call. {SCOPE_NOTE}""",
     result=s.obj({"aliases": s.array(ENTRY_OUT, "The entries as stored.", max_items=config.MAX_ALIAS_ENTRIES)}, required=["aliases"]),
     scope="write:aliases",
     idempotent=True,
-    errors=("409 `alias_taken`: an alias already names another entity; `errors` names the entry.",),
+    errors=(codes.ALIAS_TAKEN,),
     example={"entries": [{"alias": "crm-4711", "id": "con_01J...", "type": "contact"}]},
 )
 def upsert(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:

@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import clock, config
+from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.auth import KEY_SCOPES, has_scope
 from chalicelib.context import CallContext
@@ -86,8 +87,8 @@ agent, scopes, binding and `expiresAt` (expiry writes nothing, so this is its re
     scope="admin",
     secrets=("apiKey.key",),
     errors=(
-        "403 `scope_escalation`: the key asks for a scope its creator does not hold.",
-        "409 `agent_has_keys`: the agent has two active keys (one plus a rotation): disable the old one first.",
+        codes.SCOPE_ESCALATION,
+        codes.AGENT_HAS_KEYS,
     ),
     example={"apiKey": {"agentName": "invoice-bot", "scopes": ["read", "write:accounting"]}},
 )
@@ -95,7 +96,7 @@ def create(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     spec = args["apiKey"]
     beyond = [scope for scope in spec["scopes"] if not has_scope(ctx.scopes, scope)]
     if beyond:
-        raise Forbidden(f"A key cannot grant scopes its creator lacks: {', '.join(beyond)}.", code="scope_escalation")
+        raise Forbidden(f"A key cannot grant scopes its creator lacks: {', '.join(beyond)}.", code=codes.SCOPE_ESCALATION)
     expires = spec.get("expiresAt")
     if expires:
         expires = _normalise_time(expires)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import config
+from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.errors import Invalid
@@ -147,9 +148,9 @@ narrowing the time range.""",
     scope="write",
     destructive=True,
     errors=(
-        "409 `changed_later`: the entity changed after the record; send `force` to overwrite.",
-        f"400 `filter_too_broad`: the filter matches more than {config.REVERT_RECORD_LIMIT} changes; narrow it and revert in parts.",
-        "400 `not_revertible`: the record is a change of the account (API key, sign-up, plan, throttle, integration); with a filter such records are skipped.",
+        codes.CHANGED_LATER,
+        (codes.FILTER_TOO_BROAD, f"the filter matches more than {config.REVERT_RECORD_LIMIT} changes; narrow it and revert in parts."),
+        codes.NOT_REVERTIBLE,
     ),
     example={"filter": {"keyId": "key_01K...", "from": "2026-01-15T09:00:00Z", "to": "2026-01-15T10:00:00Z"}},
 )
@@ -174,6 +175,6 @@ def _too_many_to_revert(count: int, capped: bool) -> Invalid:
     return Invalid(
         f"The filter matches {found} changes; one audit.revert undoes at most {config.REVERT_RECORD_LIMIT}. Revert in parts:"
         " narrow the time range (from/to) or the actor, then repeat for the rest.",
-        code="filter_too_broad",
+        code=codes.FILTER_TOO_BROAD,
         errors=[{"path": "filter", "message": f"matches {found} changes; at most {config.REVERT_RECORD_LIMIT} per request"}],
     )

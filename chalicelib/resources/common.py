@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.entities import EntityType
-from chalicelib.registry import Operation, register
+from chalicelib.registry import DocumentedError, Operation, register
 from chalicelib.store import entities as store
 from chalicelib.store.model import Item
 
@@ -126,7 +127,7 @@ def declare_create(
     required: list[str],
     example: dict[str, Any],
     parents: dict[str, str] | None = None,
-    errors: tuple[str, ...] = (),
+    errors: tuple[DocumentedError, ...] = (),
     summary: str | None = None,
 ) -> Operation:
     """A create command. `parents` maps a top-level argument to the field it fills
@@ -172,7 +173,7 @@ def declare_update(
     immutable: tuple[str, ...] = (),
     guard: Guard | None = None,
     write_only: dict[str, Any] | None = None,
-    errors: tuple[str, ...] = (),
+    errors: tuple[DocumentedError, ...] = (),
     summary: str | None = None,
 ) -> Operation:
     """An update command (Update mode). `immutable` fields cannot change after creation.
@@ -204,7 +205,7 @@ def declare_update(
             result=singular_result(etype, arg, f"The {etype.name} after the change."),
             handler=handler,
             scope=f"write:{etype.area}",
-            errors=(*errors, "409 `stale_version`: the entity changed since the `version` you sent; read it again."),
+            errors=(*errors, codes.STALE_VERSION),
             example={arg: {"id": "<id or alias>", **example}},
         )
     )
@@ -239,13 +240,15 @@ def declare_delete(etype: EntityType, name: str, arg: str, *, summary: str | Non
             handler=handler,
             scope=f"write:{etype.area}",
             destructive=True,
-            errors=("409 `still_referenced`: live entities reference it; `referencedBy` lists them (up to 100).",),
+            errors=(codes.STILL_REFERENCED,),
             example={arg: "<id or alias>"},
         )
     )
 
 
-def declare_restore(etype: EntityType, name: str, arg: str, *, guard: Callable[[CallContext], None] | None = None, errors: tuple[str, ...] = ()) -> Operation:
+def declare_restore(
+    etype: EntityType, name: str, arg: str, *, guard: Callable[[CallContext], None] | None = None, errors: tuple[DocumentedError, ...] = ()
+) -> Operation:
     """With a `guard`, the tenant's state may refuse the restore (a limit on live entities)."""
 
     def handler(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -265,9 +268,9 @@ def declare_restore(etype: EntityType, name: str, arg: str, *, guard: Callable[[
             scope=f"write:{etype.area}",
             destructive=True,
             errors=(
-                "409 `not_deleted`: it is not deleted.",
-                "409 `reference_deleted`: it references an entity that is deleted now; restore that first.",
-                "409 `merged`: it was merged into another entity (contacts).",
+                codes.NOT_DELETED,
+                codes.REFERENCE_DELETED,
+                codes.MERGED,
                 *errors,
             ),
             example={arg: "<id or alias>"},
@@ -276,7 +279,7 @@ def declare_restore(etype: EntityType, name: str, arg: str, *, guard: Callable[[
 
 
 def declare_lifecycle(
-    etype: EntityType, prefix: str, arg: str, *, restore_guard: Callable[[CallContext], None] | None = None, restore_errors: tuple[str, ...] = ()
+    etype: EntityType, prefix: str, arg: str, *, restore_guard: Callable[[CallContext], None] | None = None, restore_errors: tuple[DocumentedError, ...] = ()
 ) -> None:
     """`<prefix>.delete` and `<prefix>.restore`."""
     declare_delete(etype, f"{prefix}.delete", arg)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import clock
+from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.entities import EntityType, declare
@@ -105,7 +106,7 @@ declare_lifecycle(CONTACT, "contacts", "contact")
 def merge(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     source_id, target_id = args["sourceContact"], args["targetContact"]
     if source_id == target_id:
-        raise Conflict("A contact cannot be merged into itself.", code="merge_into_self")
+        raise Conflict("A contact cannot be merged into itself.", code=codes.MERGE_INTO_SELF)
     store.get_item(ctx, CONTACT, source_id, path="sourceContact")
     store.get_item(ctx, CONTACT, target_id, path="targetContact")
     moved_refs = store.repoint_inbound(ctx, source_id, target_id)
@@ -114,7 +115,7 @@ def merge(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     try:
         moved_aliases = _merge_final(ctx, source, target)
     except TransactionCancelled as err:
-        raise Conflict("A contact changed during the merge; retry (references moved so far stay moved).", code="stale_version") from err
+        raise Conflict("A contact changed during the merge; retry (references moved so far stay moved).", code=codes.STALE_VERSION) from err
     return {
         "contact": store.to_wire(ctx, store.get_item(ctx, CONTACT, target_id)),
         "merge": {"sourceContact": source_id, "targetContact": target_id, "movedReferences": moved_refs, "movedAliases": moved_aliases},
@@ -182,7 +183,7 @@ Merge payloads are reference-only: ids or aliases, no fields.""",
         handler=merge,
         scope="write:contacts",
         destructive=True,
-        errors=("409 `merge_into_self`: source and target are the same contact.", "409 `stale_version`: either contact changed during the merge; retry."),
+        errors=(codes.MERGE_INTO_SELF, (codes.STALE_VERSION, "either contact changed during the merge; retry.")),
         example={"sourceContact": "<id or alias>", "targetContact": "<id or alias>"},
     )
 )

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import clock, ids
+from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.errors import ApiError, NotFound, invalid_at, not_found_at
@@ -135,7 +136,7 @@ upload's index in the path).""",
         required=["batch", "uploads"],
     ),
     scope="write:documents",
-    errors=("404 `not_found`: a location does not exist in the tenant (path `uploads[i].locationId`)",),
+    errors=((codes.NOT_FOUND, "a location does not exist in the tenant (path `uploads[i].locationId`)."),),
     example={
         "uploads": [
             {
@@ -186,7 +187,7 @@ def _check_batch(ctx: CallContext, requested: list[dict[str, Any]]) -> None:
             error = (err.errors or [{"path": "document", "message": err.detail}])[0]
             field = error["path"].removeprefix("document.")
             path = f"uploads[{i}].locationId" if field == "locationId" else f"uploads[{i}].document.{field}"
-            raise invalid_at(path, error["message"], code=err.code) from None
+            raise invalid_at(path, error["message"], code=codes.of(err.code)) from None
     locations = list(dict.fromkeys(upload["locationId"] for upload in requested))
     live = {item.id for item in store.fetch_many([store.entity_pk(ctx.tenant_id, loc) for loc in locations])}
     for i, upload in enumerate(requested):

@@ -6,6 +6,7 @@ import datetime as dt
 from typing import Any
 
 from chalicelib import __version__, config, openapi
+from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.registry import operation
@@ -55,7 +56,7 @@ shown this once. One sign-up per e-mail address. Vendors cannot sign up here; th
     result=s.obj({"tenant": TENANT_OUT, "apiKey": KEY_OUT}, required=["tenant", "apiKey"]),
     scope="admin",
     secrets=("apiKey.key",),
-    errors=("409 `email_taken`: this e-mail address has signed up already.",),
+    errors=(codes.EMAIL_TAKEN,),
     example={"companyName": "Hausverwaltung Muster GmbH", "email": "it@muster-hv.de", "agentName": "setup"},
 )
 def signup(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:

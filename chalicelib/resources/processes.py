@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import clock
+from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES, EntityType, declare
@@ -56,7 +57,7 @@ def _check_process(data: dict[str, Any], process_id: str | None) -> None:
     if data.get("isArchived") and data.get("status") not in CLOSED:
         raise Conflict(
             f"Only a process with status done or cancelled can be archived (status is {data.get('status')}).",
-            code="process_not_closed",
+            code=codes.PROCESS_NOT_CLOSED,
             errors=[{"path": "process.isArchived", "message": "set status to done or cancelled first"}],
         )
 
@@ -134,7 +135,6 @@ declare_create(
     },
     summary="Open a process (Vorgang) for an object.",
 )
-ARCHIVED_ERROR = "409 `process_archived`: the process is archived; unarchive it (`isArchived: false`) first."
 
 
 def _guard_process(ctx: CallContext, item: Item, payload: dict[str, Any]) -> None:
@@ -142,7 +142,7 @@ def _guard_process(ctx: CallContext, item: Item, payload: dict[str, Any]) -> Non
     if item.data_dict().get("isArchived") and not unarchives:
         raise Conflict(
             f"Process {item.id} is archived: it accepts no change except unarchiving (isArchived: false).",
-            code="process_archived",
+            code=codes.PROCESS_ARCHIVED,
             errors=[{"path": "process.isArchived", "message": "archived: send isArchived false to unarchive"}],
         )
 
@@ -155,7 +155,7 @@ declare_update(
     example={"priority": "high", "assigneeId": "<id or alias>"},
     guard=_guard_process,
     immutable=("objectId",),
-    errors=("409 `process_not_closed`: archiving needs status `done` or `cancelled`.", ARCHIVED_ERROR),
+    errors=(codes.PROCESS_NOT_CLOSED, codes.PROCESS_ARCHIVED),
     summary="Change a process: status, priority, assignee, archive flag.",
 )
 declare_lifecycle(PROCESS, "processes", "process")
@@ -195,7 +195,7 @@ def _derive_update(ctx: CallContext, data: dict[str, Any]) -> None:
     except NotFound:
         return  # the store reports the missing reference (404 at its path)
     if process.data_dict().get("isArchived"):
-        raise Conflict(f"Process {process_id} is archived; its timeline accepts no entries or changes.", code="process_archived")
+        raise Conflict(f"Process {process_id} is archived; its timeline accepts no entries or changes.", code=codes.PROCESS_ARCHIVED)
 
 
 PROCESS_UPDATE = declare(

@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from chalicelib import clock, config, ids
+from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES, EntityType, declare
@@ -66,7 +67,7 @@ def _check(data: dict[str, Any], webhook_id: str | None) -> None:
         data.pop("disabledAt", None)
 
 
-LIMIT_ERROR = f"409 `webhook_limit_reached`: the tenant has {config.MAX_WEBHOOKS} webhooks already; delete one first."
+LIMIT_ERROR = (codes.WEBHOOK_LIMIT_REACHED, f"the tenant has {config.MAX_WEBHOOKS} webhooks already; delete one first.")
 
 
 def _within_limit(ctx: CallContext) -> None:
@@ -74,7 +75,7 @@ def _within_limit(ctx: CallContext) -> None:
     restore; two at the same moment may pass together, by one)."""
     live = sum(1 for _ in INDEXES[1].query(store.list_pk(ctx.tenant_id, "webhook"), attributes_to_get=["PK"], limit=config.MAX_WEBHOOKS + 1))
     if live >= config.MAX_WEBHOOKS:
-        raise Conflict(f"A tenant holds at most {config.MAX_WEBHOOKS} webhooks; delete one first.", code="webhook_limit_reached")
+        raise Conflict(f"A tenant holds at most {config.MAX_WEBHOOKS} webhooks; delete one first.", code=codes.WEBHOOK_LIMIT_REACHED)
 
 
 WEBHOOK = declare(

@@ -8,6 +8,7 @@ so a read by id returns them without a second call. Both change in one transacti
 from __future__ import annotations
 
 from chalicelib import clock, ids
+from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES
 from chalicelib.errors import Conflict, NotFound
@@ -71,7 +72,7 @@ def upsert(ctx: CallContext, entries: list[dict[str, str]]) -> list[dict[str, st
             if what == "alias":
                 raise Conflict(
                     f"{path}: alias {entry['alias']!r} already names another entity.",
-                    code="alias_taken",
+                    code=codes.ALIAS_TAKEN,
                     errors=[{"path": f"{path}.alias", "message": "alias already names another entity"}],
                 ) from err
             raise NotFound(

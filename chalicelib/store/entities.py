@@ -22,6 +22,7 @@ from pynamodb.exceptions import PutError, UpdateError
 from pynamodb.expressions.condition import Condition
 
 from chalicelib import clock, config, ids
+from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.entities import EntityType
 from chalicelib.errors import Conflict, Invalid, NotFound, not_found_at
@@ -205,7 +206,7 @@ def create(
             if err.cause_response_code != "ConditionalCheckFailedException":
                 raise  # throttled or unavailable: store/faults.py answers it
             # an id collision of 80 random bits (or an entity id given twice): report, never overwrite
-            raise Conflict("Could not store the new entity; retry.", code="write_conflict") from err
+            raise Conflict("Could not store the new entity; retry.", code=codes.WRITE_CONFLICT) from err
         return item
 
     def write(tx: Transaction) -> None:
@@ -279,7 +280,7 @@ def soft_delete(ctx: CallContext, etype: EntityType, entity_id: str, *, path: st
         listed = ", ".join(f"{r['type']} {r['id']} ({r['path']})" for r in referrers[:5])
         raise Conflict(
             f"{etype.name} {entity_id} is still referenced by live entities: {listed}{', ...' if len(referrers) > 5 else ''}. Change or delete those first.",
-            code="still_referenced",
+            code=codes.STILL_REFERENCED,
             extra={"referencedBy": referrers},
         )
     actions = [Item.deletedAt.set(clock.now_iso()), *_stamp(ctx, item), *no_index_actions()]
@@ -296,9 +297,9 @@ def restore(ctx: CallContext, etype: EntityType, entity_id: str, *, path: str) -
     """Undo a soft delete. Refused (409) while an entity it references is itself deleted."""
     item = get_item(ctx, etype, entity_id, include_deleted=True, path=path)
     if not item.deletedAt:
-        raise Conflict(f"{etype.name} {entity_id} is not deleted.", code="not_deleted")
+        raise Conflict(f"{etype.name} {entity_id} is not deleted.", code=codes.NOT_DELETED)
     if item.data_dict().get("mergedInto"):
-        raise Conflict(f"{etype.name} {entity_id} was merged into {item.data_dict()['mergedInto']}; it cannot be restored.", code="merged")
+        raise Conflict(f"{etype.name} {entity_id} was merged into {item.data_dict()['mergedInto']}; it cannot be restored.", code=codes.MERGED)
     data = item.data_dict()
     actions = [Item.deletedAt.remove(), *_stamp(ctx, item), *_index_actions(index_keys(ctx.tenant_id, etype, entity_id, data))]
     condition = (Item.version == item.version) & Item.deletedAt.exists()
@@ -309,14 +310,14 @@ def restore(ctx: CallContext, etype: EntityType, entity_id: str, *, path: str) -
     try:
         _write_with_edges(ctx, etype, item, lambda tx: tx.update(item, actions=actions, condition=condition, label="self"), outbound, [], arg=path)
     except NotFound as err:
-        raise Conflict(f"It references a deleted entity; restore that first. {err.detail}", code="reference_deleted", errors=err.errors) from err
+        raise Conflict(f"It references a deleted entity; restore that first. {err.detail}", code=codes.REFERENCE_DELETED, errors=err.errors) from err
     return get_item(ctx, etype, entity_id)
 
 
 def _stale(etype: EntityType, entity_id: str, current: int | float) -> Conflict:
     return Conflict(
         f"{etype.name} {entity_id} changed meanwhile (now version {current}); read it again and retry.",
-        code="stale_version",
+        code=codes.STALE_VERSION,
         extra={"currentVersion": int(current)},
     )
 
@@ -372,7 +373,7 @@ def _write_with_edges(
                 raise not_found_at(where, f"No live {ref.target_type} with id {ref.target_id} in this tenant.") from err
         if "self" in err.failed:
             raise _stale(etype, source_id, int(item.version) + 1) from err
-        raise Conflict("The write collided with another; retry.", code="write_conflict") from err
+        raise Conflict("The write collided with another; retry.", code=codes.WRITE_CONFLICT) from err
 
 
 def repoint_inbound(ctx: CallContext, source_id: str, target_id: str) -> int:
@@ -398,7 +399,9 @@ def repoint_inbound(ctx: CallContext, source_id: str, target_id: str) -> int:
             try:
                 etype.check(data, referrer_id)
             except Invalid as err:
-                raise Conflict(f"Repointing {etype.name} {referrer_id} would break its rules: {err.detail}", code="merge_conflict", errors=err.errors) from err
+                raise Conflict(
+                    f"Repointing {etype.name} {referrer_id} would break its rules: {err.detail}", code=codes.MERGE_CONFLICT, errors=err.errors
+                ) from err
         planned.append((etype, item, before, data))
     for etype, item, before, data in planned:
         _replace_data(ctx, etype, item, before, data, arg="")

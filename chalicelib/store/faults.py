@@ -33,6 +33,7 @@ from typing import Any
 from botocore.exceptions import ClientError, ConnectionError, HTTPClientError
 from pynamodb.exceptions import PynamoDBException, TransactWriteError
 
+from chalicelib import error_codes as codes
 from chalicelib.errors import ApiError, Throttled, Unavailable
 
 THROTTLE_CODES = frozenset(
@@ -66,7 +67,7 @@ def throttled() -> Throttled:
 def conflict() -> Unavailable:
     return Unavailable(
         "The write collided with a concurrent transaction on the same data and was not applied; send the same request again.",
-        code="transaction_conflict",
+        code=codes.TRANSACTION_CONFLICT,
         headers={"Retry-After": str(CONFLICT_RETRY_AFTER)},
     )
 
@@ -88,12 +89,12 @@ def _code_and_status(error: ClientError) -> tuple[str, int]:
 def cancellation(error: TransactWriteError) -> ApiError | None:
     """A refused transaction that no condition refused: throttled or in conflict. None when
     a condition failed (the caller explains which) or the cause is something else."""
-    codes = {reason.code for reason in error.cancellation_reasons if reason is not None}
-    if "ConditionalCheckFailed" in codes:
+    reasons = {reason.code for reason in error.cancellation_reasons if reason is not None}
+    if "ConditionalCheckFailed" in reasons:
         return None
-    if codes & THROTTLE_CODES:
+    if reasons & THROTTLE_CODES:
         return throttled()
-    if codes & CONFLICT_CODES:
+    if reasons & CONFLICT_CODES:
         return conflict()
     return None
 

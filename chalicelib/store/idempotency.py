@@ -21,6 +21,7 @@ from typing import Any
 from pynamodb.exceptions import PutError
 
 from chalicelib import clock, config
+from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.errors import Conflict
 from chalicelib.store.model import Item
@@ -58,7 +59,7 @@ def begin(ctx: CallContext, key: str, request_hash: str) -> dict[str, Any] | Non
             raise  # throttled or unavailable (store/faults.py), not a repeat
     stored = Item.get(_pk(ctx, key), IDEM_SK, consistent_read=True).data_dict()
     if stored["requestHash"] != request_hash:
-        raise Conflict("This Idempotency-Key was used with a different request.", code="idempotency_key_reused")
+        raise Conflict("This Idempotency-Key was used with a different request.", code=codes.IDEMPOTENCY_KEY_REUSED)
     if stored["state"] == "pending":
         raise _still_pending(int(stored.get("claimedAt", 0)), now)
     return json.loads(stored["response"])
@@ -70,14 +71,14 @@ def _still_pending(claimed_at: int, now: int) -> Conflict:
         wait = config.IDEMPOTENCY_RUNNING_SECONDS - running_for
         return Conflict(
             f"A request with this Idempotency-Key is still running; retry in {wait} s.",
-            code="idempotency_in_progress",
+            code=codes.IDEMPOTENCY_IN_PROGRESS,
             headers={"Retry-After": str(wait)},
         )
     return Conflict(
         f"The request that claimed this Idempotency-Key at {clock.iso(dt.datetime.fromtimestamp(claimed_at, dt.UTC))} ended without"
         " an answer: it may or may not have taken effect. Check (a list query or audit.list shows its changes), then send"
         " the request with a new Idempotency-Key if it is still needed.",
-        code="idempotency_outcome_unknown",
+        code=codes.IDEMPOTENCY_OUTCOME_UNKNOWN,
     )
 
 

@@ -25,6 +25,7 @@ import datetime as dt
 from typing import Any
 
 from chalicelib import auth, clock, ids
+from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.errors import Conflict, Forbidden, NotFound, invalid_at
 from chalicelib.store import keys
@@ -124,18 +125,18 @@ def create(name: str, contact: str, allowed_scopes: list[str]) -> dict[str, Any]
             tx.save(item, condition=Item.pk.does_not_exist())
     except TransactionCancelled as err:
         if "name" in err.failed:
-            raise Conflict(f"An integration named {name!r} exists already (names ignore case).", code="integration_name_taken") from err
-        raise Conflict("Creating the integration collided with another write; retry.", code="write_conflict") from err
+            raise Conflict(f"An integration named {name!r} exists already (names ignore case).", code=codes.INTEGRATION_NAME_TAKEN) from err
+        raise Conflict("Creating the integration collided with another write; retry.", code=codes.WRITE_CONFLICT) from err
     return wire(item)
 
 
 def _get_item(integration_id: str) -> Item:
     if ids.prefix_of(integration_id) != "int":
-        raise NotFound(f"No integration {integration_id} (integration ids look like int_01J...).", code="integration_not_found")
+        raise NotFound(f"No integration {integration_id} (integration ids look like int_01J...).", code=codes.INTEGRATION_NOT_FOUND)
     try:
         return Item.get(integration_pk(integration_id), INTEGRATION_SK, consistent_read=True)
     except Item.DoesNotExist:
-        raise NotFound(f"No integration {integration_id}.", code="integration_not_found") from None
+        raise NotFound(f"No integration {integration_id}.", code=codes.INTEGRATION_NOT_FOUND) from None
 
 
 def get(integration_id: str) -> dict[str, Any] | None:
@@ -154,7 +155,7 @@ def list_all() -> list[dict[str, Any]]:
 def _enabled(integration_id: str) -> Item:
     item = _get_item(integration_id)
     if item.data_dict().get("disabled"):
-        raise Forbidden(f"Integration {integration_id} is disabled.", code="integration_disabled")
+        raise Forbidden(f"Integration {integration_id} is disabled.", code=codes.INTEGRATION_DISABLED)
     return item
 
 
@@ -195,12 +196,12 @@ def connect(integration_id: str, tenant_id: str) -> dict[str, Any]:
             tx.save(item, condition=Item.pk.does_not_exist(), label="connection")
     except TransactionCancelled as err:
         if "integration" in err.failed:
-            raise Forbidden(f"Integration {integration_id} is disabled.", code="integration_disabled") from err
+            raise Forbidden(f"Integration {integration_id} is disabled.", code=codes.INTEGRATION_DISABLED) from err
         if "connection" in err.failed:
             existing = _connection(integration_id, tenant_id)
             if existing is not None:
                 return existing
-        raise Conflict("Connecting collided with another write; retry.", code="write_conflict") from err
+        raise Conflict("Connecting collided with another write; retry.", code=codes.WRITE_CONFLICT) from err
     return _connection_wire(item)
 
 
@@ -254,14 +255,14 @@ def issue_key(integration_id: str, tenant_id: str, agent_name: str, scopes: list
         keys.get_tenant(tenant_id)  # an unknown tenant answers 404 rather than "not connected"
         raise Forbidden(
             f"Integration {integration_id} is not connected to tenant {tenant_id}; connect it first (pmctl integrations connect).",
-            code="integration_not_connected",
+            code=codes.INTEGRATION_NOT_CONNECTED,
         )
     allowed = frozenset(integration.data_dict().get("allowedScopes", []))
     beyond = [s for s in wanted if not auth.has_scope(allowed, s)]
     if beyond:
         raise Forbidden(
             f"Integration {integration_id} may not hold {', '.join(beyond)}; its allowed scopes are {', '.join(sorted(allowed))}.",
-            code="scope_escalation",
+            code=codes.SCOPE_ESCALATION,
         )
     ctx = _ctx(tenant_id, integration_id, wanted, "pmctl.keys.issue")
     record, secret = keys.create_key(ctx, agent_name, wanted, None, expires)
@@ -283,7 +284,7 @@ def issue_key(integration_id: str, tenant_id: str, agent_name: str, scopes: list
             tx.save(link)
     except TransactionCancelled as err:
         keys.disable_key(_ctx(tenant_id, integration_id, [], "pmctl.keys.issue"), record["id"])
-        raise Forbidden(f"Integration {integration_id} was disabled while the key was issued; the key is disabled.", code="integration_disabled") from err
+        raise Forbidden(f"Integration {integration_id} was disabled while the key was issued; the key is disabled.", code=codes.INTEGRATION_DISABLED) from err
     except Exception:
         # throttled or unavailable (store/faults.py): a key without its link would escape a
         # later disable of the integration, so it must not stay usable

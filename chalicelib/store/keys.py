@@ -12,6 +12,7 @@ import hashlib
 from typing import Any
 
 from chalicelib import auth, clock, config, ids
+from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.entities import EntityType
 from chalicelib.errors import Conflict, NotFound, invalid_at, not_found_at
@@ -62,8 +63,8 @@ def create_tenant(company_name: str, email: str, agent_name: str, trial: dt.time
             _guard_write(tx, ctx, agent_name, record.id, None, record.data_dict().get("expiresAt"))
     except TransactionCancelled as err:
         if "email" in err.failed:
-            raise Conflict("A tenant with this e-mail address exists already.", code="email_taken") from err
-        raise Conflict("Sign-up collided with another request; retry.", code="write_conflict") from err
+            raise Conflict("A tenant with this e-mail address exists already.", code=codes.EMAIL_TAKEN) from err
+        raise Conflict("Sign-up collided with another request; retry.", code=codes.WRITE_CONFLICT) from err
     return tenant_wire(tenant), key_wire(record), secret
 
 
@@ -144,7 +145,7 @@ def _guard_write(tx: Transaction, ctx: CallContext, agent_name: str, key_id: str
                 f"The agent {agent_name!r} has {len(current)} active keys already ({', '.join(sorted(current))}). "
                 "An agent has one key; a second exists only while rotating: disable the old key "
                 "(apikeys.disable), then create the new one.",
-                code="agent_has_keys",
+                code=codes.AGENT_HAS_KEYS,
             )
         current[key_id] = expires_at or ""
     now = clock.now_iso()
@@ -187,7 +188,7 @@ def create_key(ctx: CallContext, agent_name: str, scopes: list[str], person_id: 
     except TransactionCancelled as err:
         if "person" in err.failed:
             raise not_found_at("apiKey.person", f"No contact with id {person_id} in this tenant.") from err
-        raise Conflict("Creating the key collided with another request for this agent; retry.", code="write_conflict") from err
+        raise Conflict("Creating the key collided with another request for this agent; retry.", code=codes.WRITE_CONFLICT) from err
     return key_wire(record), secret
 
 
@@ -217,7 +218,7 @@ def disable_key(ctx: CallContext, key_id: str) -> dict[str, Any]:
             tx.update(Item(data["lookupPk"], LOOKUP_SK), actions=[Item.data["disabled"].set(True)], condition=Item.pk.exists())
             _guard_write(tx, owner, data["agentName"], None, key_id, None)
     except TransactionCancelled as err:
-        raise Conflict("Disabling the key collided with another change of this agent's keys; retry.", code="write_conflict") from err
+        raise Conflict("Disabling the key collided with another change of this agent's keys; retry.", code=codes.WRITE_CONFLICT) from err
     auth.forget_key(key_id)
     record.data = data
     record.updatedAt = now

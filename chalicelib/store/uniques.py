@@ -5,7 +5,6 @@ soft-deleted entity keeps its claims, so it can be restored."""
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from chalicelib import clock
@@ -18,7 +17,8 @@ CLAIM_SK = "unique"
 
 
 def _key(etype: EntityType, field: str, value: str) -> str:
-    return etype.unique[field](value)
+    key, _ = etype.unique[field]
+    return key(value)
 
 
 def claims(etype: EntityType, before: dict[str, Any], after: dict[str, Any]) -> list[tuple[str, str]]:
@@ -49,10 +49,9 @@ def claim_item(ctx: CallContext, etype: EntityType, field: str, value: str, enti
 
 
 def taken(etype: EntityType, field: str, value: str, arg: str) -> Conflict:
-    code = re.sub(r"(?<!^)(?=[A-Z])", "_", field).lower() + "_taken"
     path = f"{arg}.{field}" if arg else field
     return Conflict(
         f"{field} {value!r} is already used by another {etype.name} of this tenant.",
-        code=code,
+        code=etype.unique[field][1],
         errors=[{"path": path, "message": f"already used by another {etype.name}"}],
     )

@@ -12,12 +12,14 @@ import binascii
 from dataclasses import dataclass
 from typing import Any
 
+from chalicelib import error_codes as codes
 from chalicelib import ids
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.entities import EntityType
 from chalicelib.errors import PayloadTooLarge, invalid_at
 from chalicelib.log import logger
+from chalicelib.registry import DocumentedError
 from chalicelib.store import entities as store
 from chalicelib.store.model import Item
 from chalicelib.uploads import files, sniff
@@ -68,13 +70,16 @@ read from the file's bytes, not taken from the client: allowed are {", ".join(so
 The stored `fileName` is the given name without path parts or control characters; `size` and `checksum`
 (SHA-256) are computed by the service."""
 
-FILE_ERRORS = (
-    "400 `file_type_not_allowed`: the file's bytes are not of an allowed type (HTML, scripts, executables are never accepted)",
-    "400 `file_type_mismatch`: the declared `contentType` contradicts the file's bytes",
-    "400 `empty_file`: the file has no content",
-    f"400 `archive_too_large`: a ZIP (or Office/ODF) file whose directory holds over {MAX_ZIP_ENTRIES:,} entries or "
-    f"{MAX_ZIP_DIRECTORY_BYTES // files.MiB} MiB; it is refused before it is opened",
-    "413 `payload_too_large`: the file or body is over the direct limit; use documents.uploads.create",
+FILE_ERRORS: tuple[DocumentedError, ...] = (
+    codes.FILE_TYPE_NOT_ALLOWED,
+    codes.FILE_TYPE_MISMATCH,
+    codes.EMPTY_FILE,
+    (
+        codes.ARCHIVE_TOO_LARGE,
+        f"a ZIP (or Office/ODF) file whose directory holds over {MAX_ZIP_ENTRIES:,} entries or "
+        f"{MAX_ZIP_DIRECTORY_BYTES // files.MiB} MiB; it is refused before it is opened.",
+    ),
+    (codes.PAYLOAD_TOO_LARGE, "the file or body is over the direct limit; use documents.uploads.create."),
 )
 
 
@@ -98,7 +103,7 @@ def accept(resource: dict[str, Any], path: str) -> Accepted:
     if len(content) > files.MAX_DIRECT_BYTES:
         raise PayloadTooLarge(f"The file has {len(content)} bytes; direct uploads take at most {files.MAX_DIRECT_BYTES}. {files.BULK_HINT}")
     if not content:
-        raise invalid_at(f"{path}.content", "the file is empty", code="empty_file")
+        raise invalid_at(f"{path}.content", "the file is empty", code=codes.EMPTY_FILE)
     received = files.digest([content], files.MAX_DIRECT_BYTES)
     assert received is not None  # the size was checked above
     declared = (resource.get("contentType") or "").split(";")[0].strip().lower()
@@ -112,13 +117,13 @@ def checked_type(received: files.Received, declared: str, path: str) -> str:
     try:
         detected = sniff.sniff(received.head, received.reopen)
     except ArchiveTooLarge as err:
-        raise invalid_at(path, str(err), code=err.code) from None
+        raise invalid_at(path, str(err), code=codes.ARCHIVE_TOO_LARGE) from None
     if detected is None:
-        raise invalid_at(path, f"the file's content is not of an allowed type ({', '.join(sorted(sniff.ALLOWED_TYPES))})", code="file_type_not_allowed")
+        raise invalid_at(path, f"the file's content is not of an allowed type ({', '.join(sorted(sniff.ALLOWED_TYPES))})", code=codes.FILE_TYPE_NOT_ALLOWED)
     if declared in UNKNOWN_TYPES:
         return detected
     if not sniff.accepts(declared, detected):
-        raise invalid_at(path, f"declared as {declared}, but the file's bytes are {detected}", code="file_type_mismatch")
+        raise invalid_at(path, f"declared as {declared}, but the file's bytes are {detected}", code=codes.FILE_TYPE_MISMATCH)
     return sniff.stored_type(declared, detected)
 
 

@@ -8,6 +8,7 @@ import base64
 import json
 from typing import Any
 
+from chalicelib import error_codes as codes
 from chalicelib.errors import Invalid
 
 
@@ -16,17 +17,17 @@ def parse(content_type: str, raw: bytes) -> dict[str, Any]:
     from email.parser import BytesParser
 
     if "boundary=" not in content_type.lower():
-        raise Invalid("The multipart/form-data body has no boundary parameter in its Content-Type.", code="malformed_form")
+        raise Invalid("The multipart/form-data body has no boundary parameter in its Content-Type.", code=codes.MALFORMED_FORM)
     message = BytesParser(policy=policy.HTTP).parsebytes(b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n" + raw)
     if not message.is_multipart() or message.defects:
-        raise Invalid("The multipart/form-data body could not be read; send one part per argument.", code="malformed_form")
+        raise Invalid("The multipart/form-data body could not be read; send one part per argument.", code=codes.MALFORMED_FORM)
     args: dict[str, Any] = {}
     for part in message.iter_parts():
         name = part.get_param("name", header="content-disposition")
         if not isinstance(name, str) or not name:
-            raise Invalid("Every form part needs a name (Content-Disposition: form-data; name=...).", code="malformed_form")
+            raise Invalid("Every form part needs a name (Content-Disposition: form-data; name=...).", code=codes.MALFORMED_FORM)
         if name in args:
-            raise Invalid(f"The form has the part {name!r} twice.", code="malformed_form")
+            raise Invalid(f"The form has the part {name!r} twice.", code=codes.MALFORMED_FORM)
         payload = part.get_payload(decode=True)
         content = payload if isinstance(payload, bytes) else b""
         file_name = part.get_filename()
@@ -43,12 +44,12 @@ def _value(name: str, content: bytes) -> Any:
     try:
         text = content.decode("utf-8")
     except UnicodeDecodeError:
-        raise Invalid(f"The form part {name!r} is not UTF-8 text.", code="malformed_form") from None
+        raise Invalid(f"The form part {name!r} is not UTF-8 text.", code=codes.MALFORMED_FORM) from None
     if text.lstrip()[:1] in ("{", "["):
         try:
             return json.loads(text)
         except ValueError as err:
-            raise Invalid(f"The form part {name!r} is not valid JSON ({err}).", code="malformed_form") from None
+            raise Invalid(f"The form part {name!r} is not valid JSON ({err}).", code=codes.MALFORMED_FORM) from None
         except RecursionError:
-            raise Invalid(f"The form part {name!r} nests arrays and objects too deeply.", code="malformed_form") from None
+            raise Invalid(f"The form part {name!r} nests arrays and objects too deeply.", code=codes.MALFORMED_FORM) from None
     return text

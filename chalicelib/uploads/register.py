@@ -18,6 +18,7 @@ from urllib.parse import unquote_plus
 
 from botocore.exceptions import ClientError
 
+from chalicelib import error_codes as codes
 from chalicelib import observability
 from chalicelib.errors import ApiError, Conflict
 from chalicelib.log import logger
@@ -104,19 +105,19 @@ def register(obj: StoredObject, known: dict[tuple[str, str, str], Any] | None = 
         return _settled_before(reservation, obj.key)
     if obj.event_time and obj.event_time > wanted["urlExpiresAt"]:
         return _refuse(
-            reservation, obj.key, "upload_expired", f"the file arrived at {obj.event_time}, after its upload URL expired at {wanted['urlExpiresAt']}"
+            reservation, obj.key, codes.UPLOAD_EXPIRED.code, f"the file arrived at {obj.event_time}, after its upload URL expired at {wanted['urlExpiresAt']}"
         )
     try:
         received = files.read(obj.key, limit=int(wanted["size"]))
     except ClientError as err:
         if err.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
-            return _refuse(reservation, obj.key, "file_missing", "the file was gone before it could be registered")
+            return _refuse(reservation, obj.key, codes.FILE_MISSING.code, "the file was gone before it could be registered")
         raise
     if received is None:
-        return _refuse(reservation, obj.key, "size_mismatch", f"the upload declared {wanted['size']} bytes but the file has more")
+        return _refuse(reservation, obj.key, codes.SIZE_MISMATCH.code, f"the upload declared {wanted['size']} bytes but the file has more")
     try:  # the spooled copy (in /tmp past files.SPOOL_BYTES) goes as soon as this file is settled, whatever happens
         if received.size != int(wanted["size"]):
-            return _refuse(reservation, obj.key, "size_mismatch", f"the upload declared {wanted['size']} bytes but the file has {received.size}")
+            return _refuse(reservation, obj.key, codes.SIZE_MISMATCH.code, f"the upload declared {wanted['size']} bytes but the file has {received.size}")
         return _create_document(reservation, obj.key, received, parsed)
     finally:
         received.content.close()

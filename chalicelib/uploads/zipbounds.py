@@ -14,6 +14,8 @@ import struct
 from dataclasses import dataclass
 from typing import IO
 
+from chalicelib import error_codes as codes
+
 # An Office or ODF document holds a few dozen entries, a large workbook a few thousand; so do
 # the ZIP archives people file with a property (scans, statements). 10,000 entries cost
 # zipfile ~4 MB, a 4 MiB directory is read twice (here, then by zipfile): per file, well
@@ -29,7 +31,7 @@ _EOCD_SEARCH = _EOCD_SIZE + (1 << 16)  # zipfile's window: the end record and th
 class ArchiveTooLarge(Exception):
     """A ZIP (or Office/ODF) file whose directory is past the caps: not opened."""
 
-    code = "archive_too_large"
+    code = codes.ARCHIVE_TOO_LARGE.code
 
     def __init__(self, entries: int, directory_bytes: int) -> None:
         super().__init__(
