@@ -6,6 +6,8 @@ The MCP server is a function of its own (mcp_app.py). Everything else lives in c
 from chalice import Chalice  # type: ignore[attr-defined]
 
 from chalicelib import config, http, observability, registry, v1
+from chalicelib.events import stream
+from chalicelib.log import logger
 from chalicelib.uploads import register as upload_worker
 
 app = Chalice(app_name="propertymanagement")
@@ -26,9 +28,7 @@ _STREAM_ARN = config.table_stream_arn()
 
 @app.on_dynamodb_record(stream_arn=_STREAM_ARN, batch_size=100, name="on_table_change")
 def on_table_change(event):  # type: ignore[no-untyped-def]
-    from chalicelib.events.stream import handle_event
-
-    return handle_event(event.to_dict())
+    return stream.handle_event(event.to_dict())
 
 
 # The stream handler queues each webhook delivery on this FIFO queue (events/delivery_queue.py);
@@ -40,7 +40,7 @@ _DELIVERY_QUEUE_ARN = config.delivery_queue_arn()
 
 @app.on_sqs_message(queue_arn=_DELIVERY_QUEUE_ARN, batch_size=10, name="deliver_webhooks")
 def deliver_webhooks(event):  # type: ignore[no-untyped-def]
-    from chalicelib.events.delivery_worker import handle_event
+    from chalicelib.events.delivery_worker import handle_event  # cold start: the delivery worker (~2 ms) loads on the first delivery batch
 
     return handle_event(event.to_dict())
 
@@ -55,16 +55,13 @@ _UPLOAD_QUEUE_ARN = config.upload_queue_arn()
 
 @app.on_sqs_message(queue_arn=_UPLOAD_QUEUE_ARN, batch_size=upload_worker.BATCH_SIZE, name="on_upload")
 def on_upload(event):  # type: ignore[no-untyped-def]
-    from chalicelib.uploads.register import handle_event
-
-    return handle_event(event.to_dict())
+    return upload_worker.handle_event(event.to_dict())
 
 
 @app.schedule("rate(1 day)", name="sweep_uploads")
 def sweep_uploads(event):  # type: ignore[no-untyped-def]
     """Reports upload files no entity points at, and entities whose file is missing."""
-    from chalicelib.log import logger
-    from chalicelib.uploads.sweep import sweep
+    from chalicelib.uploads.sweep import sweep  # cold start: the daily sweep (and argparse, ~2 ms) loads on its schedule
 
     report = sweep().as_dict()
     log = logger.error if report["missingFiles"] or report["orphanFiles"] else logger.info

@@ -11,6 +11,7 @@ from chalicelib import clock, config, throttle
 from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.errors import Forbidden, Unauthorized
+from chalicelib.store import integrations, keys
 
 TENANT_CACHE_SECONDS = 10.0
 
@@ -32,14 +33,10 @@ def _cached(name: str, read: Any) -> dict[str, Any]:
 
 def tenant_facts(tenant_id: str) -> dict[str, Any]:
     """The tenant record's data (plan, trial end, throttle), read at most every 10 s."""
-    from chalicelib.store import keys
-
     return _cached(f"tenant:{tenant_id}", lambda: keys.get_tenant(tenant_id).data_dict())
 
 
 def _integration_facts(integration_id: str) -> dict[str, Any]:
-    from chalicelib.store import integrations
-
     return _cached(f"integration:{integration_id}", lambda: integrations.get(integration_id) or {"disabled": True})
 
 

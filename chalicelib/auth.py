@@ -22,6 +22,7 @@ from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.errors import Forbidden, Unauthorized
 from chalicelib.registry import AREAS, SCOPE_ADMIN, SCOPE_DESTRUCTIVE, SCOPE_READ, SCOPE_WRITE, Operation
+from chalicelib.store.model import Item
 
 _BASE62 = string.digits + string.ascii_letters
 _RANDOM_LENGTH = 30
@@ -141,8 +142,6 @@ def authenticate(header: str | None, *, request_id: str = "", source_ip: str | N
 
 
 def _facts(hashed: str) -> dict[str, Any]:
-    from chalicelib.store.model import Item
-
     now = time.monotonic()
     with _cache_lock:
         cached = _cache.get(hashed)
@@ -170,6 +169,6 @@ def _touch(hashed: str, facts: dict[str, Any], source_ip: str | None) -> None:
         if not cached or now - cached.last_used_written < config.LAST_USED_RESOLUTION_SECONDS:
             return
         cached.last_used_written = now
-    from chalicelib.store import keys
+    from chalicelib.store import keys  # cycle: store.keys imports auth at import to evict its cache (known: store.keys -> auth)
 
     keys.record_use(facts["tenantId"], facts["keyId"], clock.now_iso(), source_ip)

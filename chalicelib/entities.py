@@ -8,6 +8,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from chalicelib import ids
 from chalicelib.error_codes import ErrorCode
 
 # Filter slots: a type may name up to this many indexed filter fields (GSIs gsi2..gsi4).
@@ -78,7 +79,5 @@ def ref_types(x_ref: str | list[str]) -> list[str]:
 
 def type_of_id(entity_id: str, x_ref: str | list[str]) -> EntityType | None:
     """The entity type of an id, if it is one the reference allows."""
-    from chalicelib import ids
-
     etype = by_prefix(ids.prefix_of(entity_id))
     return etype if etype is not None and etype.name in ref_types(x_ref) else None

@@ -41,16 +41,15 @@ import json
 import sys
 import threading
 from collections.abc import Callable, Mapping
-from typing import TYPE_CHECKING, Any, cast
+from typing import Any, cast
 
+from aws_lambda_powertools import Tracer
+from aws_lambda_powertools.logging.lambda_context import build_lambda_context_model
 from aws_lambda_powertools.metrics.provider.cloudwatch_emf.cloudwatch import AmazonCloudWatchEMFProvider
 from aws_lambda_powertools.shared.functions import strtobool
 
 from chalicelib import config
 from chalicelib.log import logger
-
-if TYPE_CHECKING:
-    from aws_lambda_powertools import Tracer
 
 SERVICE = "propertymanagement"
 DEFAULT_NAMESPACE = "PropertyManagement"
@@ -173,8 +172,6 @@ def tracer() -> Tracer:
     global _tracer
     with _tracer_lock:
         if _tracer is None:
-            from aws_lambda_powertools import Tracer
-
             _tracer = Tracer(service=SERVICE)
         return _tracer
 
@@ -225,7 +222,5 @@ def _log_invocation(context: Any, cold: bool) -> None:
     logger.remove_keys(_REQUEST_KEYS)
     keys: dict[str, Any] = {"cold_start": cold}
     if context is not None and hasattr(context, "aws_request_id"):
-        from aws_lambda_powertools.logging.lambda_context import build_lambda_context_model
-
         keys.update(build_lambda_context_model(context).__dict__)
     logger.append_keys(**keys)

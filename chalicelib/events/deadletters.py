@@ -8,6 +8,7 @@ import sys
 from typing import Any
 
 from chalicelib import clock
+from chalicelib.events.stream import handle_record
 from chalicelib.store.model import Item
 
 DLQ_PK = "deadletter#stream"
@@ -26,8 +27,6 @@ def pending() -> list[Item]:
 
 def replay() -> tuple[int, int]:
     """Run every dead letter through the stream handler again; those that pass are removed."""
-    from chalicelib.events.stream import handle_record
-
     done = failed = 0
     for item in pending():
         try:

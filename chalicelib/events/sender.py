@@ -27,6 +27,8 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlsplit
 
+from standardwebhooks.webhooks import Webhook
+
 from chalicelib.events import targets
 from chalicelib.log import logger
 
@@ -99,8 +101,6 @@ def send(url: str, payload: str, event_id: str, secret: str, authorization: str 
 
 
 def _headers(payload: str, event_id: str, secret: str, authorization: str | None) -> dict[str, str]:
-    from standardwebhooks.webhooks import Webhook
-
     now = dt.datetime.now(dt.UTC)
     headers = {
         "Content-Type": "application/json",

@@ -19,10 +19,22 @@ table, so a snapshot never holds half of a transaction."""
 
 from __future__ import annotations
 
+import copy
 import functools
+import json
 import threading
 import time
 from typing import Any
+
+from moto.core.utils import unix_time, unix_time_millis
+from moto.dynamodb.comparisons import OpDefault, get_filter_expression
+from moto.dynamodb.exceptions import MultipleTransactionsException, TooManyTransactionsException, TransactionCanceledException, TransactWriteSingleOpException
+from moto.dynamodb.models import DynamoDBBackend
+from moto.dynamodb.models.dynamo_type import Item, LimitedSizeDict
+from moto.dynamodb.models.table import Table
+from moto.dynamodb.responses import DynamoResult
+from moto.moto_server.werkzeug_app import DomainDispatcherApplication
+from moto.sqs.models import Message, Queue, SQSBackend
 
 from chalicelib.local import moto_index
 
@@ -55,14 +67,6 @@ def apply() -> None:
     global _applied
     if _applied:
         return
-    from moto.dynamodb.comparisons import get_filter_expression
-    from moto.dynamodb.exceptions import (
-        MultipleTransactionsException,
-        TooManyTransactionsException,
-        TransactionCanceledException,
-        TransactWriteSingleOpException,
-    )
-    from moto.dynamodb.models import DynamoDBBackend
 
     def transact_write_items(self: Any, transact_items: list[dict[str, Any]]) -> None:
         if len(transact_items) > 100:
@@ -128,8 +132,6 @@ def _patch_dispatch() -> None:
     package directory (a stat per service, ~150) and then trying every service's URL
     patterns: a quarter of the local stack's CPU under load, and every request waits its
     turn for it. The answer depends on the host alone and never changes: kept per host."""
-    from moto.moto_server.werkzeug_app import DomainDispatcherApplication
-
     find = DomainDispatcherApplication.get_backend_for_host
     known: dict[str | None, Any] = {}
 
@@ -164,8 +166,6 @@ def _patch_sqs() -> None:
     visible again out of its in-flight list one by one as it meets them, so when a group's
     messages all came back at once, the group counted as in flight until the last, which
     then went first: each pass cleans them all before it looks."""
-    from moto.core.utils import unix_time, unix_time_millis
-    from moto.sqs.models import Message, Queue, SQSBackend
 
     def is_message_valid_based_on_retention_period(self: Any, queue_name: str, message: Any) -> bool:
         retention = int(self.get_queue(queue_name).message_retention_period)
@@ -226,11 +226,6 @@ def _patch_table_walk() -> None:
     walks only its partition, a Query on a global index only the items moto_index finds
     for its hash key, without the sort (both sort what they found themselves); Scan walks
     in key order as before, which its paging relies on."""
-    import threading
-
-    from moto.dynamodb.comparisons import OpDefault
-    from moto.dynamodb.models.table import Table
-
     walk = threading.local()  # what the current request's walk needs
     original_query, original_scan = Table.query, Table.scan
 
@@ -316,10 +311,6 @@ def _patch_projection() -> None:
     attribute, then serialises the result back: a Query on a global index (KEYS_ONLY, five
     key attributes, then our ProjectionExpression) paid that ten times per matching item,
     half a second for a page of contacts out of 1,000. Nested paths still take moto's way."""
-    import copy
-
-    from moto.dynamodb.models.dynamo_type import Item
-
     original = Item.project
 
     def project(self: Any, projection_expressions: list[list[str]]) -> Any:
@@ -338,10 +329,6 @@ def _patch_item_answers() -> None:
     DynamoDB's wire form (attribute-value maps, numbers as strings), so the JSON text is the
     same (checked against the serialiser's); a binary value, which needs base64, still goes
     the serialiser's way."""
-    import json
-
-    from moto.dynamodb.responses import DynamoResult
-
     original = DynamoResult.execute_result
     reads = frozenset({"GetItem", "BatchGetItem", "Query", "Scan"})
 
@@ -365,8 +352,6 @@ def _item_of(item: Any, attrs: dict[str, Any]) -> Any:
     """A moto item with the same keys and these attributes (DynamoType values), built without
     re-validating its size attribute by attribute (moto's LimitedSizeDict sums the whole
     item on every assignment; a subset of a stored item is within the limit)."""
-    from moto.dynamodb.models.dynamo_type import Item, LimitedSizeDict
-
     made: Any = Item.__new__(Item)
     made.hash_key, made.range_key = item.hash_key, item.range_key
     made.attrs = LimitedSizeDict()

@@ -20,9 +20,9 @@ def main() -> None:
     port = int(sys.argv[1])
     logging.getLogger("werkzeug").setLevel(logging.ERROR)
     os.environ.setdefault("AWS_ACCOUNT_ID_ENDPOINT_MODE", "disabled")
-    from moto.server import ThreadedMotoServer
+    from moto.server import ThreadedMotoServer  # cold start: moto (~100 ms) loads after the environment above is set
 
-    from chalicelib.local import moto_patches
+    from chalicelib.local import moto_patches  # cold start: it loads moto, after the environment above is set
 
     moto_patches.apply()
     server = ThreadedMotoServer(ip_address="127.0.0.1", port=port, verbose=False)

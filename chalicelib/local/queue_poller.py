@@ -17,8 +17,12 @@ from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+import boto3
+
 from chalicelib import config
+from chalicelib.events import delivery_worker
 from chalicelib.log import logger
+from chalicelib.uploads import register as upload_worker
 
 Handler = Callable[[dict[str, Any]], dict[str, Any]]
 
@@ -37,8 +41,6 @@ class QueuePoller(threading.Thread):
         self._count_lock = threading.Lock()
 
     def _client(self) -> Any:
-        import boto3
-
         return boto3.client("sqs", region_name=config.region())
 
     def run(self) -> None:
@@ -114,9 +116,7 @@ def _queue(url: str | None, name: str) -> str:
 
 def for_uploads(invocations: int = 2) -> QueuePoller:
     """The upload notices (S3 -> SQS) to the upload handler, as `on_upload` in Lambda."""
-    from chalicelib.uploads.register import handle_event
-
-    return QueuePoller(_queue(config.upload_queue_url(), "uploads"), handle_event, name="uploads", invocations=invocations)
+    return QueuePoller(_queue(config.upload_queue_url(), "uploads"), upload_worker.handle_event, name="uploads", invocations=invocations)
 
 
 # One tenant holds at most MAX_WEBHOOKS x MAX_IN_FLIGHT = 100 attempts at once (events/webhook_health.py);
@@ -126,6 +126,4 @@ DELIVERY_INVOCATIONS = 128
 
 def for_deliveries(invocations: int = DELIVERY_INVOCATIONS) -> QueuePoller:
     """The webhook delivery queue to the delivery worker, as `deliver_webhooks` in Lambda."""
-    from chalicelib.events.delivery_worker import handle_event
-
-    return QueuePoller(_queue(config.delivery_queue_url(), "deliveries"), handle_event, name="deliveries", invocations=invocations)
+    return QueuePoller(_queue(config.delivery_queue_url(), "deliveries"), delivery_worker.handle_event, name="deliveries", invocations=invocations)

@@ -16,6 +16,8 @@ from pathlib import Path
 from types import FrameType
 
 from chalicelib import config
+from chalicelib.local.http_server import create_server
+from chalicelib.local.stack import LocalStack
 
 ROOT = Path(__file__).resolve().parents[2]
 SNAPSHOT_SECONDS = 5.0
@@ -35,14 +37,11 @@ def main() -> None:
     port = config.local_port()
     state_dir = Path(config.state_dir(str(ROOT / ".local")))
 
-    from chalicelib.local.stack import LocalStack
-
     stack = LocalStack(state_file=state_dir / "state.json").start()
     restored = len(stack.items())
     stack.start_stream()  # audit records from here on; the restored items are not replayed
 
     sys.path.insert(0, str(ROOT))
-    from chalicelib.local.http_server import create_server
 
     server = create_server(port)
     stopping = threading.Event()

@@ -11,12 +11,15 @@ import json
 import logging
 import os
 import socket
+import subprocess
+import sys
 import tempfile
 import threading
 from pathlib import Path
 from typing import Any
 
 from chalicelib import config
+from chalicelib.events import delivery_queue
 
 LOCAL_ENV = {
     "AWS_ACCESS_KEY_ID": "local",
@@ -53,7 +56,7 @@ class LocalStack:
         logging.getLogger("werkzeug").setLevel(logging.ERROR)
         self._start_moto()
         os.environ["AWS_ENDPOINT_URL"] = self.endpoint
-        from chalicelib.store import model
+        from chalicelib.store import model  # cold start: pynamodb (~100 ms) loads when the stack starts, not for free_port or LOCAL_ENV
 
         model.reset_connection()
         model.create_table()
@@ -66,17 +69,14 @@ class LocalStack:
 
     def _start_moto(self) -> None:
         if self.own_process:
-            import subprocess
-            import sys
-
             self._process = subprocess.Popen(
                 [sys.executable, "-m", "chalicelib.local.moto_process", str(self.port)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
             )
             assert self._process.stdout is not None and self._process.stdout.readline().strip() == "ready", "moto did not start"
             return
-        from moto.server import ThreadedMotoServer
+        from moto.server import ThreadedMotoServer  # cold start: moto (~100 ms) loads only where it runs (own_process leaves it to the child)
 
-        from chalicelib.local import moto_patches
+        from chalicelib.local import moto_patches  # cold start: it loads moto, only where moto runs
 
         moto_patches.apply()
         self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
@@ -86,7 +86,7 @@ class LocalStack:
         """The upload bucket notifies the upload queue of every stored file; a message that
         keeps failing moves to the dead-letter queue, as the deployed queues do. The webhook
         deliveries have their own queue."""
-        import boto3
+        import boto3  # cold start: boto3 (~15 ms) loads when the stack starts, not for free_port or LOCAL_ENV
 
         region = config.region()
         bucket = os.environ["PM_UPLOAD_BUCKET"] = config.upload_bucket()
@@ -107,8 +107,6 @@ class LocalStack:
     def _create_delivery_queues(self, sqs: Any) -> None:
         """The webhook delivery queue (FIFO, as deployed: infra/resources.py) and its
         dead-letter queue."""
-        from chalicelib.events import delivery_queue
-
         fifo = {"FifoQueue": "true"}
         dlq = sqs.create_queue(QueueName="pm-local-deliveries-dlq.fifo", Attributes=fifo)["QueueUrl"]
         dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
@@ -120,7 +118,7 @@ class LocalStack:
 
     def _notify_uploads(self) -> None:
         """Turned on after the state import, so restored files are not registered again."""
-        import boto3
+        import boto3  # cold start: boto3 loads when the stack starts
 
         boto3.client("s3", region_name=config.region()).put_bucket_notification_configuration(
             Bucket=config.upload_bucket(),
@@ -128,7 +126,7 @@ class LocalStack:
         )
 
     def _client(self) -> Any:
-        from chalicelib.store.model import Item
+        from chalicelib.store.model import Item  # cold start: pynamodb loads when the stack starts
 
         return Item._get_connection().connection.client
 
@@ -144,8 +142,8 @@ class LocalStack:
 
     def moto_table(self) -> Any:
         """The service's table in moto's memory (moto in this process), None before it exists."""
-        from moto.core import DEFAULT_ACCOUNT_ID
-        from moto.dynamodb.models import dynamodb_backends
+        from moto.core import DEFAULT_ACCOUNT_ID  # cold start: moto loads only where it runs
+        from moto.dynamodb.models import dynamodb_backends  # cold start: moto loads only where it runs
 
         return dynamodb_backends[DEFAULT_ACCOUNT_ID][config.region()].tables.get(config.table_name())
 
@@ -162,9 +160,9 @@ class LocalStack:
         otherwise (moto in a child process: its lock is out of reach)."""
 
         if self._server is not None:
-            from moto.dynamodb.models.utilities import DynamoJsonEncoder
+            from moto.dynamodb.models.utilities import DynamoJsonEncoder  # cold start: moto loads only where it runs
 
-            from chalicelib.local import moto_patches
+            from chalicelib.local import moto_patches  # cold start: it loads moto, only where moto runs
 
             with moto_patches.WRITE_LOCK:
                 table = self.moto_table()
@@ -176,7 +174,7 @@ class LocalStack:
 
     def export_state(self, path: Path | None = None) -> int:
         """The table's items to the state file, the upload bucket's files beside it."""
-        from chalicelib.local import file_mirror
+        from chalicelib.local import file_mirror  # cold start: botocore (~45 ms) loads with the state, not for free_port or LOCAL_ENV
 
         target = path or self.state_file
         if target is None:
@@ -194,7 +192,7 @@ class LocalStack:
         return count
 
     def import_state(self, path: Path) -> int:
-        from chalicelib.local import file_mirror
+        from chalicelib.local import file_mirror  # cold start: as in export_state
 
         restored = file_mirror.load(path.parent / "files")
         items = json.loads(path.read_text())["items"]
@@ -218,9 +216,9 @@ class LocalStack:
         """Feed the table's stream to the stream handler, from now on (after any import), and
         the upload queue to the upload handler (unless a separate worker takes it: the
         upload benchmark)."""
-        from chalicelib.events.stream import handle_event
-        from chalicelib.local import queue_poller
-        from chalicelib.local.stream_poller import StreamPoller
+        from chalicelib.events.stream import handle_event  # cold start: store and logger load on start (after serve.py's environment)
+        from chalicelib.local import queue_poller  # cold start: as above
+        from chalicelib.local.stream_poller import StreamPoller  # cold start: as above
 
         def handle(event: dict[str, Any]) -> dict[str, Any]:
             # Every table write reaches the stream, also those of other processes on the same
@@ -237,8 +235,6 @@ class LocalStack:
         return self.poller
 
     def stop(self) -> None:
-        import subprocess
-
         for worker in (getattr(self, "poller", None), getattr(self, "deliveries", None), getattr(self, "uploads", None)):
             if worker is not None:
                 worker.stop()

@@ -12,6 +12,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import boto3
+
+from chalicelib import config
+from chalicelib.events import deadletters
+from chalicelib.events.stream import handle_event
 from chalicelib.log import logger
 
 
@@ -23,7 +28,6 @@ class StreamPoller(threading.Thread):
 
     def __init__(self, handler: Callable[[dict[str, Any]], dict[str, Any]] | None = None, interval: float = 0.05, max_attempts: int = 5) -> None:
         super().__init__(daemon=True, name="stream-poller")
-        from chalicelib.events.stream import handle_event
 
         self.handler = handler or handle_event
         self.interval = interval
@@ -33,16 +37,10 @@ class StreamPoller(threading.Thread):
         self._iterators: dict[str, str] = {}
 
     def _client(self) -> Any:
-        import boto3
-
         return boto3.client("dynamodbstreams")
 
     def start_at_latest(self) -> StreamPoller:
         """Begin after everything written so far (a restored state is not replayed)."""
-        import boto3
-
-        from chalicelib import config
-
         self._arn = boto3.client("dynamodb").describe_table(TableName=config.table_name())["Table"]["LatestStreamArn"]
         self._streams = self._client()
         self._refresh_shards("LATEST")
@@ -118,7 +116,6 @@ class StreamPoller(threading.Thread):
                 for record in records:
                     self.deliver([record])
                 return
-            from chalicelib.events import deadletters
 
             deadletters.store(records[0], f"failed {attempts} times", attempts)
             logger.error("stream record moved to the dead-letter store", extra={"sequence": records[0]["dynamodb"]["SequenceNumber"]})

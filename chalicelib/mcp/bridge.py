@@ -15,8 +15,11 @@ from concurrent.futures import Future
 from dataclasses import dataclass
 from typing import Any
 
+from mcp.server.transport_security import TransportSecuritySettings
+
 from chalicelib import config
 from chalicelib.context import CallContext
+from chalicelib.mcp.server import CONTEXT_KEY, build_server
 from chalicelib.paths import MCP as PATH
 
 MAX_BODY_BYTES = 1_048_576
@@ -35,8 +38,6 @@ def _security() -> Any:
     """DNS-rebinding protection: only the Host names the service is reached by (loopback
     locally; the API's domain in AWS through PM_MCP_ALLOWED_HOSTS; `*` turns it off, which
     is what API Gateway's own host checking makes safe)."""
-    from mcp.server.transport_security import TransportSecuritySettings
-
     configured = config.mcp_allowed_hosts()
     if configured.strip() == "*":
         return TransportSecuritySettings(enable_dns_rebinding_protection=False)
@@ -47,8 +48,6 @@ def _security() -> Any:
 
 class Bridge:
     def __init__(self) -> None:
-        from chalicelib.mcp.server import build_server
-
         self._server = build_server()
         self._app = self._server.streamable_http_app(
             streamable_http_path=PATH, stateless_http=True, json_response=True, transport_security=_security(), max_request_body_size=MAX_BODY_BYTES
@@ -74,8 +73,6 @@ class Bridge:
         return future.result(timeout=TIMEOUT_SECONDS)
 
     async def _call(self, method: str, headers: dict[str, str], body: bytes, caller: CallContext, client_ip: str | None) -> Answer:
-        from chalicelib.mcp.server import CONTEXT_KEY
-
         host = headers.get("host", "localhost")
         scope = {
             "type": "http",

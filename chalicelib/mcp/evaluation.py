@@ -27,6 +27,8 @@ import functools
 import time
 from typing import Any
 
+from jmespath.visitor import TreeInterpreter
+
 from chalicelib import error_codes as codes
 from chalicelib.errors import Invalid
 
@@ -78,9 +80,7 @@ def number_weight(value: Any) -> int:
 
 @functools.cache
 def interpreter() -> Any:
-    """jmespath's TreeInterpreter with both budgets and the clock (built once: jmespath is
-    imported on first use only)."""
-    from jmespath.visitor import TreeInterpreter
+    """jmespath's TreeInterpreter with both budgets and the clock (built once)."""
 
     class Bounded(TreeInterpreter):  # type: ignore[misc]
         def __init__(self, where: str) -> None:

@@ -9,13 +9,14 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib import account, dispatch
+from chalicelib import account, dispatch, docs
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.errors import Invalid, NotFound
 from chalicelib.mcp import catalogue, pipeline, transform
 from chalicelib.search import glossary, service, terms
+from chalicelib.validation import find_errors
 
 Run = Callable[[CallContext, dict[str, Any]], Any]
 
@@ -193,8 +194,6 @@ EXECUTE = MetaTool(
 
 
 def _docs(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-    from chalicelib import docs
-
     query = (args.get("query") or "").strip()
     limit, offset = args.get("limit", 5), args.get("offset", 0)
     page = service.search_docs(query, names=[op.name for op in catalogue.visible(ctx)], limit=limit, offset=offset)
@@ -361,8 +360,6 @@ META_TOOLS: dict[str, MetaTool] = {t.name: t for t in (SEARCH, DESCRIBE, EXECUTE
 
 def check_arguments(tool: MetaTool, args: dict[str, Any]) -> dict[str, Any]:
     """The meta-tool's arguments against its schema; every problem named with its path."""
-    from chalicelib.validation import find_errors
-
     found = find_errors(f"meta:{tool.name}", tool.input_schema, args)
     if found:
         raise Invalid(

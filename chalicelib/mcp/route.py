@@ -26,7 +26,7 @@ def register(app: Chalice) -> None:
 
 
 def _handle(request: Any, request_id: str, caller: list[CallContext]) -> Response:
-    from chalicelib.mcp.bridge import bridge
+    from chalicelib.mcp.bridge import bridge  # cold start: the MCP SDK (~750 ms) loads on the first MCP request
 
     method = request.method
     if method != "POST":

@@ -9,8 +9,12 @@ import functools
 import json
 from typing import Any
 
+import jmespath
+from jmespath.exceptions import JMESPathError
+
 from chalicelib import error_codes as codes
 from chalicelib.errors import Invalid
+from chalicelib.http import dumps
 from chalicelib.mcp.evaluation import MAX_BUILT_BYTES, MAX_SECONDS, MAX_VALUE_BYTES, interpreter
 
 __all__ = ["MAX_BUILT_BYTES", "MAX_SECONDS", "MAX_VALUE_BYTES", "apply", "as_json", "check_size", "root_names"]
@@ -29,9 +33,6 @@ def _compiled(expression: str, where: str) -> Any:
 
 @functools.lru_cache(maxsize=256)
 def _compile(expression: str) -> Any:
-    import jmespath
-    from jmespath.exceptions import JMESPathError
-
     try:
         return jmespath.compile(expression)
     except JMESPathError as err:
@@ -46,8 +47,6 @@ def _reason(err: Exception) -> str:
 
 def apply(expression: str, data: Any, *, where: str = "_transform") -> Any:
     """The expression evaluated over `data`; a tool error naming `where` when it cannot be."""
-    from jmespath.exceptions import JMESPathError
-
     try:
         compiled = _compiled(expression, where)
     except Invalid as err:
@@ -89,8 +88,6 @@ def root_names(expression: str) -> set[str]:
 
 def check_size(value: Any, what: str) -> str:
     """The value as JSON text, refused when it exceeds what a model should be handed."""
-    from chalicelib.http import dumps
-
     text = dumps(value)
     if len(text.encode("utf-8")) > MAX_RESULT_BYTES:
         raise Invalid(
@@ -103,6 +100,4 @@ def check_size(value: Any, what: str) -> str:
 
 def as_json(value: Any) -> Any:
     """Plain JSON types (Decimals and sets as the REST answer writes them)."""
-    from chalicelib.http import dumps
-
     return json.loads(dumps(value))

@@ -12,6 +12,7 @@ The store modules are imported when a command runs, so `--help` needs nothing bu
 from __future__ import annotations
 
 import datetime as dt
+import functools
 import json
 import os
 import re
@@ -23,7 +24,7 @@ from urllib.parse import urlparse
 
 import click
 
-from chalicelib import config
+from chalicelib import clock, config
 from chalicelib.errors import ApiError
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -54,7 +55,7 @@ def use_local_stack() -> dict[str, Any]:
         socket.create_connection((endpoint.hostname or "127.0.0.1", endpoint.port or 80), timeout=2).close()
     except OSError:
         raise click.ClickException(f"Nothing answers at {stack['endpoint']} ({path}): is `make serve` still running?") from None
-    from chalicelib.local.stack import LOCAL_ENV
+    from chalicelib.local.stack import LOCAL_ENV  # cold start: the local stack module loads for --local only
 
     os.environ.update(LOCAL_ENV)  # the embedded stack's dummy credentials
     for name in [n for n in os.environ if n.startswith("AWS_ENDPOINT_URL_")]:
@@ -64,7 +65,7 @@ def use_local_stack() -> dict[str, Any]:
     os.environ["AWS_REGION"] = os.environ["AWS_DEFAULT_REGION"] = stack["region"]
     os.environ["PM_TABLE_NAME"] = stack["tableName"]
     os.environ["PM_KEY_ENVIRONMENT"] = stack.get("keyEnvironment", "test")
-    from chalicelib.store import model
+    from chalicelib.store import model  # cold start: --help needs nothing but click (the store loads pynamodb)
 
     model.reset_connection()
     return dict(stack)
@@ -82,7 +83,6 @@ def _ready() -> None:
 
 def store_command(func: F) -> F:
     """A command that reads or writes the table."""
-    import functools
 
     @functools.wraps(func)
     def run(*args: Any, **kwargs: Any) -> Any:
@@ -197,7 +197,7 @@ def integrations_group() -> None:
 @store_command
 def integrations_create(name: str, contact: str, scopes: tuple[str, ...], as_json: bool) -> None:
     """Create an integration and the scopes its keys may ever hold."""
-    from chalicelib.store import integrations as store
+    from chalicelib.store import integrations as store  # cold start: the store loads when a command runs, not for --help
 
     created = store.create(name, contact, list(scopes))
     if "admin" in created["allowedScopes"]:
@@ -213,7 +213,7 @@ def integrations_create(name: str, contact: str, scopes: tuple[str, ...], as_jso
 @store_command
 def integrations_list(as_json: bool) -> None:
     """List every integration, oldest first."""
-    from chalicelib.store import integrations as store
+    from chalicelib.store import integrations as store  # cold start: the store loads when a command runs, not for --help
 
     found = store.list_all()
     if as_json:
@@ -231,8 +231,8 @@ def integrations_list(as_json: bool) -> None:
 @store_command
 def integrations_show(integration_id: str, as_json: bool) -> None:
     """Show one integration: its record, connected tenants and issued keys."""
-    from chalicelib.store import integrations as store
-    from chalicelib.store import keys
+    from chalicelib.store import integrations as store  # cold start: the store loads when a command runs, not for --help
+    from chalicelib.store import keys  # cold start: the store loads when a command runs, not for --help
 
     record = store.get(integration_id)
     if record is None:
@@ -265,7 +265,7 @@ def integrations_show(integration_id: str, as_json: bool) -> None:
 @store_command
 def integrations_connect(integration_id: str, tenant_id: str, as_json: bool) -> None:
     """Connect an integration to a tenant, so keys can be issued for it there (repeating it changes nothing)."""
-    from chalicelib.store import integrations as store
+    from chalicelib.store import integrations as store  # cold start: the store loads when a command runs, not for --help
 
     connection = store.connect(integration_id, tenant_id)
     if as_json:
@@ -281,7 +281,7 @@ def integrations_connect(integration_id: str, tenant_id: str, as_json: bool) -> 
 @store_command
 def integrations_disable(integration_id: str, yes: bool, as_json: bool) -> None:
     """Disable an integration for good and every key it holds in every tenant (they answer 401)."""
-    from chalicelib.store import integrations as store
+    from chalicelib.store import integrations as store  # cold start: the store loads when a command runs, not for --help
 
     record = store.get(integration_id)
     if record is None:
@@ -318,7 +318,7 @@ def keys_issue(integration_id: str, tenant_id: str, agent_name: str, scopes: tup
 
     The secret goes to stdout alone (KEY=$(pmctl keys issue ...) captures it); what was
     issued and the warning go to stderr."""
-    from chalicelib.store import integrations as store
+    from chalicelib.store import integrations as store  # cold start: the store loads when a command runs, not for --help
 
     record, secret = store.issue_key(integration_id, tenant_id, agent_name, list(scopes), expires_at)
     _echo(
@@ -346,7 +346,7 @@ def tenants_group() -> None:
 @store_command
 def tenants_list(as_json: bool) -> None:
     """List every tenant, oldest first."""
-    from chalicelib.ops import tenants as reads
+    from chalicelib.ops import tenants as reads  # cold start: the store loads when a command runs, not for --help
 
     found = reads.list_all()
     if as_json:
@@ -364,7 +364,7 @@ def tenants_list(as_json: bool) -> None:
 @store_command
 def tenants_show(tenant_id: str, as_json: bool) -> None:
     """Show a tenant: its record (plan, trial end), its keys and connected integrations."""
-    from chalicelib.ops import tenants as reads
+    from chalicelib.ops import tenants as reads  # cold start: the store loads when a command runs, not for --help
 
     found = reads.show(tenant_id)
     if as_json:
@@ -389,8 +389,7 @@ def tenants_show(tenant_id: str, as_json: bool) -> None:
 @store_command
 def tenants_set_plan(tenant_id: str, plan: str, trial_ends_at: str | None, as_json: bool) -> None:
     """Put a tenant on a plan: without --trial-ends-at a paid plan, and access returns at once after a trial ended."""
-    from chalicelib import clock
-    from chalicelib.store import keys
+    from chalicelib.store import keys  # cold start: the store loads when a command runs, not for --help
 
     ends = clock.iso(dt.datetime.fromisoformat(trial_ends_at.replace("Z", "+00:00"))) if trial_ends_at else None
     tenant = keys.set_plan(tenant_id, plan, ends)
@@ -409,7 +408,7 @@ def tenants_set_plan(tenant_id: str, plan: str, trial_ends_at: str | None, as_js
 @store_command
 def tenants_throttle(tenant_id: str, per_key: str | None, operations: tuple[str, ...], reset: bool, as_json: bool) -> None:
     """Set the tenant's safety throttle (per key, per instance): `--per-key 20/40 --operation contacts.create=2/5`."""
-    from chalicelib.store import keys
+    from chalicelib.store import keys  # cold start: the store loads when a command runs, not for --help
 
     settings: dict[str, Any] = {}
     if per_key is not None:

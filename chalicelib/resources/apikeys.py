@@ -5,6 +5,7 @@ at it, then disable the old key."""
 
 from __future__ import annotations
 
+import datetime as dt
 from typing import Any
 
 from chalicelib import clock, config
@@ -107,8 +108,6 @@ def create(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _normalise_time(value: str) -> str:
-    import datetime as dt
-
     moment = dt.datetime.fromisoformat(value.replace("Z", "+00:00"))
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=dt.UTC)

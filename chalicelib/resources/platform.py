@@ -9,6 +9,7 @@ from chalicelib import __version__, config, openapi
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
+from chalicelib.events import deadletters
 from chalicelib.registry import operation
 from chalicelib.resources.apikeys import AGENT_NAME, KEY_OUT
 from chalicelib.store import integrations, keys
@@ -183,8 +184,6 @@ def _check_table() -> dict[str, Any]:
 def _check_stream_dead_letters() -> dict[str, Any]:
     """Stream records that kept failing: locally in the table's dead-letter store (with the
     records, for replay), in the cloud described on the stream's on-failure queue."""
-    from chalicelib.events import deadletters
-
     try:
         waiting = len(deadletters.pending())
         queue = config.stream_dead_letter_url()
@@ -195,7 +194,7 @@ def _check_stream_dead_letters() -> dict[str, Any]:
 
 
 def _depth(url: str) -> int:
-    import boto3
+    import boto3  # cold start: boto3 (~15 ms) loads on the first queue check
 
     attrs = boto3.client("sqs", region_name=config.region()).get_queue_attributes(QueueUrl=url, AttributeNames=["ApproximateNumberOfMessages"])
     return int(attrs["Attributes"]["ApproximateNumberOfMessages"])

@@ -37,8 +37,8 @@ def compact(value: str) -> str:
 
 def normalise_iban(value: str) -> str:
     """The IBAN in its compact form (DE89370400440532013000), or ValueError naming the defect."""
-    from schwifty import IBAN
-    from schwifty.exceptions import SchwiftyException
+    from schwifty import IBAN  # cold start: schwifty (~16 ms) loads on the first IBAN
+    from schwifty.exceptions import SchwiftyException  # cold start: schwifty loads on first use
 
     try:
         return str(IBAN(compact(value)).compact)
@@ -48,8 +48,8 @@ def normalise_iban(value: str) -> str:
 
 def normalise_bic(value: str) -> str:
     """The BIC in its compact form (8 or 11 characters), or ValueError."""
-    from schwifty import BIC
-    from schwifty.exceptions import SchwiftyException
+    from schwifty import BIC  # cold start: schwifty loads on first use
+    from schwifty.exceptions import SchwiftyException  # cold start: schwifty loads on first use
 
     try:
         return str(BIC(compact(value)).compact)
@@ -65,7 +65,7 @@ class Bank:
 
 def bank_of(iban: str) -> Bank:
     """What schwifty's bank registry knows about the bank of a valid IBAN (either may be None)."""
-    from schwifty import IBAN
+    from schwifty import IBAN  # cold start: schwifty loads on first use
 
     parsed = IBAN(iban)
     bic = parsed.bic

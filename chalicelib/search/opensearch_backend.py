@@ -29,8 +29,8 @@ def client_from_env() -> OpenSearch:
     """A client for PM_OPENSEARCH_ENDPOINT, signing each request with SigV4 (opensearch-py user guide,
     "Authenticating with Amazon OpenSearch Service"). AWSV4SignerAuth is a `requests` auth, hence
     RequestsHttpConnection. PM_OPENSEARCH_SERVICE is "es" for a domain, "aoss" for Serverless."""
-    import boto3
-    from opensearchpy import AWSV4SignerAuth, OpenSearch, RequestsHttpConnection
+    import boto3  # cold start: boto3 loads only for the opensearch backend (module docstring)
+    from opensearchpy import AWSV4SignerAuth, OpenSearch, RequestsHttpConnection  # cold start: opensearch-py loads only for the opensearch backend
 
     endpoint = config.opensearch_endpoint()
     url = urlparse(endpoint)
@@ -185,7 +185,7 @@ class OpenSearchBackend:
         return _page(response, total=min(len(names), _total(response)), score=lambda s: 2 * s - 1)
 
     def _hybrid(self, body: dict[str, Any], names_filter: dict[str, Any]) -> Page:
-        from opensearchpy.exceptions import TransportError
+        from opensearchpy.exceptions import TransportError  # cold start: opensearch-py loads only for the opensearch backend
 
         try:
             # The hybrid scores are only combined by the search pipeline, named as a URL parameter.

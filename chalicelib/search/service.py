@@ -43,12 +43,12 @@ def _build() -> SearchBackend:
 
     kind = config.search_backend()
     if kind == "opensearch":
-        from chalicelib.search.opensearch_backend import OpenSearchBackend, client_from_env
+        from chalicelib.search.opensearch_backend import OpenSearchBackend, client_from_env  # cold start: only PM_SEARCH_BACKEND=opensearch
 
         return OpenSearchBackend(client_from_env(), prefix=config.opensearch_prefix())
     if kind != "embedded":
         raise ValueError(f"PM_SEARCH_BACKEND must be 'embedded' or 'opensearch', not {kind!r}")
-    from chalicelib.search.embedded import EmbeddedBackend
+    from chalicelib.search.embedded import EmbeddedBackend  # cold start: bm25s and the BM25 indexes load on the first search
 
     ops = registry.domain_operations()
     return EmbeddedBackend(corpus.tool_documents(ops), corpus.docs_documents(ops))

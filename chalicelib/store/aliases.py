@@ -13,7 +13,7 @@ from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES
 from chalicelib.errors import Conflict, NotFound
 from chalicelib.store.entities import entity_pk, fetch_many, matching_keys
-from chalicelib.store.model import ENTITY_SK, Item, Transaction, TransactionCancelled
+from chalicelib.store.model import ENTITY_SK, INDEXES, Item, Transaction, TransactionCancelled
 
 ALIAS_SK = "alias"
 
@@ -87,8 +87,6 @@ def list_page(ctx: CallContext, limit: int, offset: int) -> tuple[list[dict[str,
     """The integration's aliases in alphabetical order. Entries whose entity type is not
     (or no longer) known are left out of the page; `total` counts stored entries (up to
     config.COUNT_LIMIT, then capped)."""
-    from chalicelib.store.model import INDEXES
-
     keys, capped = matching_keys(INDEXES[1], alias_list_pk(ctx), None, {})
     items = fetch_many(keys[offset : offset + limit], ALIAS_SK)
     entries = [_entry(item) for item in items]

@@ -24,7 +24,7 @@ from pynamodb.expressions.condition import Condition
 from chalicelib import clock, config, ids
 from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
-from chalicelib.entities import EntityType
+from chalicelib.entities import ENTITY_TYPES, EntityType, by_prefix
 from chalicelib.errors import Conflict, Invalid, NotFound, not_found_at
 from chalicelib.store import refs, uniques
 from chalicelib.store.model import ENTITY_SK, INDEXES, SLOT_COUNT, Item, Transaction, TransactionCancelled
@@ -382,8 +382,6 @@ def repoint_inbound(ctx: CallContext, source_id: str, target_id: str) -> int:
     entity is checked against its rules before the first write, so a merge that would
     break one (a contact listed twice as party of one contract) is refused whole (409).
     Then one transaction per referencing entity; returns how many references moved."""
-    from chalicelib.entities import ENTITY_TYPES
-
     by_entity: dict[str, list[str]] = {}
     for edge in refs.inbound(ctx, source_id):
         by_entity.setdefault(edge["id"], []).append(edge["path"])
@@ -409,8 +407,6 @@ def repoint_inbound(ctx: CallContext, source_id: str, target_id: str) -> int:
 
 
 def refs_type_of(entity_id: str) -> str:
-    from chalicelib.entities import by_prefix
-
     etype = by_prefix(ids.prefix_of(entity_id))
     if etype is None:
         raise NotFound(f"Unknown entity {entity_id}.")

@@ -273,7 +273,7 @@ def _update_tenant(tenant_id: str, actions: list[Any], operation: str) -> dict[s
     tenant = get_tenant(tenant_id)
     stamp = Item.changedBy.set({**OPERATOR, "operation": operation})
     tenant.update(actions=[*actions, Item.updatedAt.set(clock.now_iso()), Item.version.add(1), stamp], condition=Item.pk.exists())
-    from chalicelib import account
+    from chalicelib import account  # cycle: account imports store.keys (known: store.keys -> account in pyproject.toml)
 
     account.forget_tenant(tenant_id)
     return tenant_wire(get_tenant(tenant_id))

@@ -124,7 +124,7 @@ def register(obj: StoredObject, known: dict[tuple[str, str, str], Any] | None = 
 
 
 def _create_document(reservation: Any, key: str, received: files.Received, parsed: tuple[str, str, str]) -> str:
-    from chalicelib.resources.documents import DOCUMENT
+    from chalicelib.resources.documents import DOCUMENT  # cycle: resources.documents imports uploads (known: uploads.register -> resources.documents)
 
     tenant_id, batch_id, document_id = parsed
     wanted = reservation.data_dict()

@@ -13,6 +13,8 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
+from pynamodb.exceptions import UpdateError
+
 from chalicelib import clock
 from chalicelib.context import CallContext
 from chalicelib.store.model import Item
@@ -125,8 +127,6 @@ def registered_actions(checksum: str, version: str | None) -> tuple[list[Any], A
 
 def mark_failed(reservation: Item, code: str, reason: str) -> bool:
     """Record why a file was refused; False when another delivery settled it first."""
-    from pynamodb.exceptions import UpdateError
-
     now = clock.now_iso()
     data: Any = Item.data
     try:
