@@ -9,12 +9,11 @@ import time
 import uuid
 from collections.abc import Mapping
 from dataclasses import replace
-from decimal import Decimal
 from typing import Any
 
 from chalice import Chalice, Response  # type: ignore[attr-defined]
 
-from chalicelib import account, config, dispatch, observability, registry, throttle
+from chalicelib import account, config, dispatch, jsontext, observability, registry, throttle
 from chalicelib import error_codes as codes
 from chalicelib.auth import authenticate
 from chalicelib.context import CallContext
@@ -30,16 +29,7 @@ JSON = "application/json"
 PROBLEM = "application/problem+json"
 
 
-def _default(value: Any) -> Any:
-    if isinstance(value, set | frozenset):
-        return sorted(value)
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else str(value)
-    raise TypeError(f"not JSON serialisable: {type(value).__name__}")
-
-
-def dumps(body: Any) -> str:
-    return json.dumps(body, default=_default, ensure_ascii=False, separators=(",", ":"))
+dumps = jsontext.dumps
 
 
 def json_response(status: int, body: Any, request_id: str, headers: Mapping[str, str] | None = None) -> Response:

@@ -11,10 +11,9 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from decimal import Decimal
 from typing import Any
 
-from chalicelib import clock, ids
+from chalicelib import clock, ids, jsontext
 from chalicelib.entities import ENTITY_TYPES
 from chalicelib.store.model import ENTITY_SK
 
@@ -60,25 +59,12 @@ def _deserialise(image: dict[str, Any] | None) -> dict[str, Any] | None:
     return {name: plain.deserialize(value) for name, value in image.items()}
 
 
-def _plain(value: Any) -> Any:
-    """DynamoDB types to JSON types: Decimal to int (or str), sets to sorted lists."""
-    if isinstance(value, dict):
-        return {k: _plain(v) for k, v in value.items()}
-    if isinstance(value, list):
-        return [_plain(v) for v in value]
-    if isinstance(value, set | frozenset):
-        return sorted(_plain(v) for v in value)
-    if isinstance(value, Decimal):
-        return int(value) if value == value.to_integral_value() else str(value)
-    return value
-
-
 def state(item: dict[str, Any] | None) -> dict[str, Any] | None:
     """What the audit keeps of an item: its fields (secrets redacted) and lifecycle meta."""
     if item is None:
         return None
-    data = {k: (REDACTED if k in _SECRET_FIELDS else v) for k, v in _plain(item.get("data") or {}).items() if k not in _USAGE_FIELDS}
-    return {"data": data, **{k: _plain(item.get(k)) for k in _META}}
+    data = {k: (REDACTED if k in _SECRET_FIELDS else v) for k, v in jsontext.plain(item.get("data") or {}).items() if k not in _USAGE_FIELDS}
+    return {"data": data, **{k: jsontext.plain(item.get(k)) for k in _META}}
 
 
 def audit_id(at: str, sequence: str) -> str:
@@ -125,7 +111,7 @@ def from_record(record: dict[str, Any]) -> Change | None:
         action=action,
         at=str(at),
         audit_id=audit_id(str(at), str(stream.get("SequenceNumber", "0"))),
-        changed_by=_plain((new or old or {}).get("changedBy") or {}),
+        changed_by=jsontext.plain((new or old or {}).get("changedBy") or {}),
         before=before,
         after=after,
         aliases_only=aliases_only,

@@ -14,7 +14,7 @@ from jmespath.exceptions import JMESPathError
 
 from chalicelib import error_codes as codes
 from chalicelib.errors import Invalid
-from chalicelib.http import dumps
+from chalicelib.jsontext import dumps
 from chalicelib.mcp.evaluation import MAX_BUILT_BYTES, MAX_SECONDS, MAX_VALUE_BYTES, interpreter
 
 __all__ = ["MAX_BUILT_BYTES", "MAX_SECONDS", "MAX_VALUE_BYTES", "apply", "as_json", "check_size", "root_names"]
