@@ -115,7 +115,7 @@ def search(ctx: CallContext, filters: dict[str, Any]) -> tuple[list[str], bool]:
 
 
 def records(keys: list[str]) -> list[dict[str, Any]]:
-    return [item.data_dict() for item in fetch_many(keys, AUDIT_SK)]
+    return [item.data_dict() for item in fetch_many([(pk, AUDIT_SK) for pk in keys])]
 
 
 def operation_filtered(keys: list[str], operation: str) -> list[dict[str, Any]]:

@@ -6,7 +6,7 @@ from typing import Any
 
 from chalicelib import clock
 from chalicelib.store import integrations, keys
-from chalicelib.store.entities import fetch_many
+from chalicelib.store.entities import fetch_entities
 from chalicelib.store.model import INDEXES, Item
 
 
@@ -21,7 +21,7 @@ def key_counts(tenant_id: str) -> dict[str, int]:
     pks = [hit.pk for hit in INDEXES[1].query(f"{tenant_id}#{keys.API_KEY.name}", attributes_to_get=["PK"])]
     now = clock.now_iso()
     counts = {"total": 0, "active": 0, "disabled": 0, "expired": 0, "ofIntegrations": 0}
-    for item in fetch_many(pks):
+    for item in fetch_entities(pks):
         data = item.data_dict()
         counts["total"] += 1
         if data.get("integrationId"):

@@ -189,7 +189,7 @@ def _check_batch(ctx: CallContext, requested: list[dict[str, Any]]) -> None:
             path = f"uploads[{i}].locationId" if field == "locationId" else f"uploads[{i}].document.{field}"
             raise invalid_at(path, error["message"], code=codes.of(err.code)) from None
     locations = list(dict.fromkeys(upload["locationId"] for upload in requested))
-    live = {item.id for item in store.fetch_many([store.entity_pk(ctx.tenant_id, loc) for loc in locations])}
+    live = {item.id for item in store.fetch_entities([store.entity_pk(ctx.tenant_id, loc) for loc in locations])}
     for i, upload in enumerate(requested):
         if upload["locationId"] not in live:
             raise not_found_at(f"uploads[{i}].locationId", f"No live location with id {upload['locationId']} in this tenant.")

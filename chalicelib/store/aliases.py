@@ -12,7 +12,7 @@ from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES
 from chalicelib.errors import Conflict, NotFound
-from chalicelib.store.entities import entity_pk, fetch_many, matching_keys
+from chalicelib.store.entities import entity_pk, fetch_entities, fetch_many, matching_keys
 from chalicelib.store.model import ENTITY_SK, INDEXES, Item, Transaction, TransactionCancelled
 
 ALIAS_SK = "alias"
@@ -88,7 +88,7 @@ def list_page(ctx: CallContext, limit: int, offset: int) -> tuple[list[dict[str,
     (or no longer) known are left out of the page; `total` counts stored entries (up to
     config.COUNT_LIMIT, then capped)."""
     keys, capped = matching_keys(INDEXES[1], alias_list_pk(ctx), None, {})
-    items = fetch_many(keys[offset : offset + limit], ALIAS_SK)
+    items = fetch_many([(pk, ALIAS_SK) for pk in keys[offset : offset + limit]])
     entries = [_entry(item) for item in items]
     return [e for e in entries if e["type"] in ENTITY_TYPES], len(keys), capped
 
@@ -103,10 +103,10 @@ def resolve_many(ctx: CallContext, aliases: list[str], entity_ids: list[str]) ->
     that map to nothing (or to a deleted entity, or an unknown type) are left out."""
     results: list[dict[str, str]] = []
     seen: set[tuple[str, str]] = set()
-    alias_items = fetch_many([alias_pk(ctx, a) for a in dict.fromkeys(aliases)], ALIAS_SK)
+    alias_items = fetch_many([(alias_pk(ctx, a), ALIAS_SK) for a in dict.fromkeys(aliases)])
     by_alias = [_entry(item) for item in alias_items]
     wanted_ids = [i for i in dict.fromkeys(entity_ids) if ids.looks_like_id(i)]
-    live = {item.id: item for item in fetch_many([entity_pk(ctx.tenant_id, i) for i in dict.fromkeys(wanted_ids + [e["id"] for e in by_alias])])}
+    live = {item.id: item for item in fetch_entities([entity_pk(ctx.tenant_id, i) for i in dict.fromkeys(wanted_ids + [e["id"] for e in by_alias])])}
     for entry in by_alias:
         if entry["id"] in live and entry["type"] in ENTITY_TYPES and (entry["alias"], entry["id"]) not in seen:
             seen.add((entry["alias"], entry["id"]))

@@ -135,17 +135,22 @@ def list_page(ctx: CallContext, etype: EntityType, filters: dict[str, Any], limi
     checks = {f"gsi{slots[f]}pk": filter_pk(ctx.tenant_id, etype, f, v) for f, v in wanted.items()}
     # Read only what the page needs: the table key and the other filters' index keys.
     matches, capped = matching_keys(INDEXES[slot], hash_key, None, checks)
-    return fetch_many(matches[offset : offset + limit]), len(matches), capped
+    return fetch_entities(matches[offset : offset + limit]), len(matches), capped
 
 
-def fetch_many(pks: list[str], sk: str = ENTITY_SK) -> list[Item]:
-    """BatchGetItem in chunks of 100, answered in the order asked; gone items are skipped."""
-    found: dict[str, Item] = {}
-    for start in range(0, len(pks), BATCH_GET_SIZE):
-        chunk = pks[start : start + BATCH_GET_SIZE]
-        for item in Item.batch_get([(pk, sk) for pk in chunk], consistent_read=True):
-            found[item.pk] = item
-    return [found[pk] for pk in pks if pk in found and not found[pk].deletedAt]
+def fetch_many(keys: list[tuple[str, str]]) -> list[Item]:
+    """The items of these (partition key, sort key) pairs: BatchGetItem in chunks of 100, answered
+    in the order asked; missing and soft-deleted items are skipped."""
+    found: dict[tuple[str, str], Item] = {}
+    for start in range(0, len(keys), BATCH_GET_SIZE):
+        for item in Item.batch_get(keys[start : start + BATCH_GET_SIZE], consistent_read=True):
+            found[(item.pk, item.sk)] = item
+    return [found[key] for key in keys if key in found and not found[key].deletedAt]
+
+
+def fetch_entities(pks: list[str]) -> list[Item]:
+    """fetch_many of entities (their sort key is ENTITY_SK)."""
+    return fetch_many([(pk, ENTITY_SK) for pk in pks])
 
 
 # --- writes ---------------------------------------------------------------------------

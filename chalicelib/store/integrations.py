@@ -29,7 +29,7 @@ from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.errors import Conflict, Forbidden, NotFound, invalid_at
 from chalicelib.store import keys
-from chalicelib.store.entities import fetch_many, get_item
+from chalicelib.store.entities import fetch_entities, fetch_many, get_item
 from chalicelib.store.model import INDEXES, Item, Transaction, TransactionCancelled
 
 INTEGRATION_SK = "integration"
@@ -149,7 +149,7 @@ def get(integration_id: str) -> dict[str, Any] | None:
 def list_all() -> list[dict[str, Any]]:
     """Every integration, in creation order."""
     pks = [hit.pk for hit in INDEXES[1].query(LIST_PK, attributes_to_get=["PK"])]
-    return [wire(item) for item in fetch_many(pks, INTEGRATION_SK)]
+    return [wire(item) for item in fetch_many([(pk, INTEGRATION_SK) for pk in pks])]
 
 
 def _enabled(integration_id: str) -> Item:
@@ -303,7 +303,7 @@ def issued_keys(integration_id: str) -> list[dict[str, Any]]:
 def _keys_carrying(integration_id: str, tenant_id: str) -> list[str]:
     """Ids of the tenant's keys that carry the integration id (also those its own admin keys made)."""
     pks = [hit.pk for hit in INDEXES[1].query(f"{tenant_id}#{keys.API_KEY.name}", attributes_to_get=["PK"])]
-    return [item.id for item in fetch_many(pks) if item.id and item.data_dict().get("integrationId") == integration_id]
+    return [item.id for item in fetch_entities(pks) if item.id and item.data_dict().get("integrationId") == integration_id]
 
 
 def _disable_connections(integration: Item, stamp: Any) -> None:
