@@ -119,4 +119,4 @@ def inside_one_window(window: float, needed: float) -> None:
     `needed` seconds within one window starts in a fresh window if the current one ends sooner."""
     left = window - time.time() % window
     if left < needed:
-        time.sleep(left + 0.05)
+        time.sleep(left + 0.05)  # the current rate window must pass: nothing to poll for, the window is the clock's

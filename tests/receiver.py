@@ -68,7 +68,7 @@ class Receiver:
                     self.close_connection = True
                     return
                 if slow:
-                    time.sleep(receiver.delay)
+                    time.sleep(receiver.delay)  # a slow receiver is what is tested: it answers only after `delay`
                 try:
                     self.send_response(status)
                     if receiver.retry_after is not None and status >= 300:

@@ -7,10 +7,10 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 from tests.client import Api
+from tests.eventually import eventually
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -23,15 +23,20 @@ def start(port: int, state_dir: Path | str, *, capture: bool = True, **env_extra
     output = subprocess.PIPE if capture else subprocess.DEVNULL
     proc = subprocess.Popen([sys.executable, "-m", "chalicelib.local.serve"], cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT, text=True)
     api = Api(f"http://127.0.0.1:{port}")
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if api.request("GET", "/api/platform/v1/query/version").status == 200:
-                return proc
-        except OSError:
-            time.sleep(0.1)
-    proc.kill()
-    raise AssertionError("make serve did not come up: " + (proc.stdout.read() if proc.stdout else ""))
+    try:
+        eventually(lambda: answers(api), timeout=60, message="make serve to answer")
+    except AssertionError as error:
+        proc.kill()
+        raise AssertionError(f"make serve did not come up ({error}): " + (proc.stdout.read() if proc.stdout else "")) from None
+    return proc
+
+
+def answers(api: Api) -> bool:
+    """Whether the server at `api` answers its version query (not yet listening: False)."""
+    try:
+        return api.request("GET", "/api/platform/v1/query/version").status == 200
+    except OSError:
+        return False
 
 
 def stop(proc: subprocess.Popen[str]) -> str:

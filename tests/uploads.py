@@ -3,13 +3,13 @@ S3 (moto's server), sample files, and waiting for registration."""
 
 from __future__ import annotations
 
-import time
 import urllib.error
 import urllib.request
 import uuid
 from typing import Any
 
 from tests.client import Tenant
+from tests.eventually import eventually
 
 # A small but real PDF (header, one object, trailer) and PNG signature + IHDR.
 PDF = b"%PDF-1.4\n%\xe2\xe3\xcf\xd3\n1 0 obj\n<< /Type /Catalog >>\nendobj\ntrailer\n<< /Root 1 0 R >>\n%%EOF\n"
@@ -55,16 +55,22 @@ def post_file(upload: dict[str, Any], content: bytes, *, url: str | None = None,
         return int(err.code)
 
 
+def batch_progress(tenant: Tenant, batch_id: str) -> dict[str, Any]:
+    """The batch's progress as it is now."""
+    return dict(tenant.get("documents.uploads.progress", {"batch": batch_id, "limit": 1000, "offset": 0}))
+
+
 def wait_settled(tenant: Tenant, batch_id: str, timeout: float = 30.0, uploaded: int | None = None) -> dict[str, Any]:
     """The batch's progress once no upload is pending any more (or `uploaded` files arrived)."""
-    deadline = time.monotonic() + timeout
-    while True:
-        answer = tenant.get("documents.uploads.progress", {"batch": batch_id, "limit": 1000, "offset": 0})
+
+    def settled() -> dict[str, Any]:
+        answer = batch_progress(tenant, batch_id)
         counts = answer["batch"]["counts"]
         done = counts["uploaded"] >= uploaded if uploaded is not None else counts["pending"] == 0
-        if done or time.monotonic() > deadline:
-            return answer
-        time.sleep(0.1)
+        assert done, counts
+        return answer
+
+    return eventually(settled, timeout=timeout, message=f"batch {batch_id} to settle" if uploaded is None else f"{uploaded} uploads of batch {batch_id}")
 
 
 def object_exists(key: str) -> bool:

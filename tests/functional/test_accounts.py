@@ -194,7 +194,7 @@ def test_the_throttle_answers_429_and_recovers(api: Api, tenant: Tenant) -> None
         assert limited.headers["ratelimit-policy"] == '"objects";q=2;w=4'
         assert limited.headers["ratelimit"].startswith('"objects";r=0;t=')
         assert tenant.query("contacts", {"limit": 1, "offset": 0}).status == 200  # other operations are not limited
-        time.sleep(float(limited.headers["retry-after"]))  # the window has ended
+        time.sleep(float(limited.headers["retry-after"]))  # the rate window must pass (what Retry-After promises is tested)
         assert tenant.query("objects").status == 200
     finally:
         keys.set_throttle(tenant.id, None)

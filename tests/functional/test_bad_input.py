@@ -32,8 +32,9 @@ import pytest
 
 from chalicelib.events import targets
 from tests.client import Answer, Api, Tenant
+from tests.eventually import eventually
 from tests.mcp_client import MCP_PATH, McpSession
-from tests.uploads import multipart, object_exists, pdf, post_file, wait_settled
+from tests.uploads import batch_progress, multipart, object_exists, pdf, post_file, wait_settled
 
 MiB = 1024 * 1024
 PROBLEM = "application/problem+json"
@@ -604,10 +605,7 @@ def _reserve(tenant: Tenant, content: bytes, count: int = 1) -> tuple[str, list[
 
 
 def _until_removed(key: str, timeout: float = 15) -> bool:
-    deadline = time.monotonic() + timeout
-    while object_exists(key) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    return not object_exists(key)
+    return eventually(lambda: not object_exists(key), timeout=timeout, message=f"{key} to be removed")
 
 
 def test_an_upload_forged_into_another_tenants_prefix_registers_nowhere(stack: Any, tenant: Tenant, other_tenant: Tenant) -> None:
@@ -625,7 +623,7 @@ def test_an_upload_forged_into_another_tenants_prefix_registers_nowhere(stack: A
     for key in forged:
         post_file(upload, content, fields={**upload["fields"], "key": key})  # S3 refuses (policy); moto stores it
     assert all(_until_removed(key) for key in forged)
-    assert wait_settled(tenant, batch_id, timeout=0)["uploads"][0]["status"] == "pending"  # its own reservation untouched
+    assert batch_progress(tenant, batch_id)["uploads"][0]["status"] == "pending"  # its own reservation untouched
     assert totals(stack, other_tenant) == before_other
     assert totals(stack, tenant)["documents.list"] == before["documents.list"] == 0
 
@@ -644,7 +642,7 @@ def test_an_upload_to_a_key_nobody_reserved_is_removed_and_registers_nothing(sta
     for key in strays:
         post_file(upload, content, fields={**upload["fields"], "key": key})
     assert all(_until_removed(key) for key in strays)
-    progress = wait_settled(tenant, batch_id, timeout=0)
+    progress = batch_progress(tenant, batch_id)
     assert progress["batch"]["counts"]["requested"] == 1 and progress["batch"]["counts"]["registered"] == 0
     assert totals(stack, tenant) == before
 
@@ -677,14 +675,11 @@ def test_a_presigned_post_replayed_after_registration_changes_nothing(stack: Any
     key = upload["fields"]["key"]
     for replay in (pdf("zweit"), first + b"longer", b"<html>x</html>"):  # same size, bigger, another type
         post_file(upload, replay)
-        deadline = time.monotonic() + 15
-        while len(files.versions(key)) != 1 and time.monotonic() < deadline:
-            time.sleep(0.1)
-        assert len(files.versions(key)) == 1
+        eventually(lambda: len(files.versions(key)) == 1, timeout=15, message=f"one version of {key}")
     shown = tenant.get("documents.show", {"document": upload["documentId"]})["document"]
     assert shown["checksum"] == hashlib.sha256(first).hexdigest() and shown["size"] == len(first) and shown["version"] == 1
     assert totals(stack, tenant) == before
-    progress = wait_settled(tenant, batch_id, timeout=0)["batch"]["counts"]
+    progress = batch_progress(tenant, batch_id)["batch"]["counts"]
     assert progress["registered"] == progress["requested"] == 1
 
 

@@ -13,7 +13,8 @@ import urllib.request
 from typing import Any
 
 from tests.client import Tenant
-from tests.uploads import HTML, PNG, ZIP_CLAIMING_MILLIONS, multipart, object_exists, pdf, post_file, wait_settled
+from tests.eventually import eventually
+from tests.uploads import HTML, PNG, ZIP_CLAIMING_MILLIONS, batch_progress, multipart, object_exists, pdf, post_file, wait_settled
 
 
 def building(tenant: Tenant, alias: str = "haus") -> dict[str, Any]:
@@ -192,13 +193,10 @@ def test_an_upload_forged_into_another_tenants_prefix_is_removed_and_registers_n
     batch_id, upload = one_upload(other_tenant, content)
     forged_key = upload["fields"]["key"].replace(other_tenant.id, tenant.id)
     post_file(upload, content, fields={**upload["fields"], "key": forged_key})  # S3 refuses: the policy binds the key
-    deadline = time.monotonic() + 10
-    while object_exists(forged_key) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not object_exists(forged_key)
+    eventually(lambda: not object_exists(forged_key), message="the forged upload to be removed")
     assert tenant.get("documents.list", {"limit": 10, "offset": 0})["pagination"]["total"] == 0
     assert other_tenant.get("documents.list", {"limit": 10, "offset": 0})["pagination"]["total"] == 0
-    assert wait_settled(other_tenant, batch_id, timeout=0)["uploads"][0]["status"] == "pending"
+    assert batch_progress(other_tenant, batch_id)["uploads"][0]["status"] == "pending"
     assert tenant.query("documents.uploads.progress", {"batch": batch_id, "limit": 10, "offset": 0}).status == 404
 
 
@@ -222,13 +220,7 @@ def test_a_duplicate_queue_delivery_registers_the_document_once(tenant: Tenant) 
     sqs = boto3.client("sqs")
     for _ in range(2):
         sqs.send_message(QueueUrl=os.environ["PM_UPLOAD_QUEUE_URL"], MessageBody=json.dumps(notice))
-    deadline = time.monotonic() + 10
-    while (
-        int(sqs.get_queue_attributes(QueueUrl=os.environ["PM_UPLOAD_QUEUE_URL"], AttributeNames=["All"])["Attributes"]["ApproximateNumberOfMessages"])
-        and time.monotonic() < deadline
-    ):
-        time.sleep(0.1)
-    time.sleep(0.5)
+    eventually(lambda: queued(sqs) == 0, timeout=30, message="both notices handled (taken off the upload queue)")
     assert tenant.get("documents.list", {"locationId": "haus", "limit": 10, "offset": 0})["pagination"]["total"] == 1
     assert object_exists(upload["fields"]["key"])
     records = audit_of(tenant, upload["documentId"])
@@ -243,13 +235,9 @@ def queued(sqs: Any) -> int:
 
 def audit_of(tenant: Tenant, entity_id: str) -> list[dict[str, Any]]:
     """The entity's audit records, once the stream has delivered them."""
-    deadline = time.monotonic() + 10
-    while True:
-        records = tenant.get("audit.list", {"entityId": entity_id, "limit": 10, "offset": 0})["auditRecords"]
-        if records or time.monotonic() > deadline:
-            time.sleep(0.3)  # anything duplicated would arrive in the same batch or just after
-            return list(tenant.get("audit.list", {"entityId": entity_id, "limit": 10, "offset": 0})["auditRecords"])
-        time.sleep(0.1)
+    eventually(lambda: tenant.get("audit.list", {"entityId": entity_id, "limit": 10, "offset": 0})["auditRecords"], message=f"an audit record of {entity_id}")
+    time.sleep(0.3)  # that no duplicate follows is tested: one would arrive in the same batch or just after
+    return list(tenant.get("audit.list", {"entityId": entity_id, "limit": 10, "offset": 0})["auditRecords"])
 
 
 def test_a_batch_is_checked_whole_before_any_url_is_handed_out(tenant: Tenant) -> None:
@@ -288,10 +276,7 @@ def test_a_second_upload_to_a_registered_key_never_replaces_the_registered_file(
     assert wait_settled(tenant, batch_id)["batch"]["counts"]["registered"] == 1
     post_file(upload, second)  # the presigned POST is still valid
     key = upload["fields"]["key"]
-    deadline = time.monotonic() + 10
-    while len(files.versions(key)) != 1 and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert len(files.versions(key)) == 1
+    eventually(lambda: len(files.versions(key)) == 1, message=f"one version of {key}")
     shown = tenant.get("documents.show", {"document": upload["documentId"]})["document"]
     assert download(shown["downloadUrl"])[0] == first and shown["checksum"] == hashlib.sha256(first).hexdigest()
 
@@ -302,7 +287,4 @@ def test_an_upload_retried_after_a_refusal_leaves_no_file(tenant: Tenant) -> Non
     post_file(upload, HTML)
     assert failure_of(tenant, batch_id)["code"] == "file_type_not_allowed"
     post_file(upload, HTML)
-    deadline = time.monotonic() + 10
-    while object_exists(upload["fields"]["key"]) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert not object_exists(upload["fields"]["key"])
+    eventually(lambda: not object_exists(upload["fields"]["key"]), message="the refused file to be removed")

@@ -28,6 +28,7 @@ from botocore.exceptions import EndpointConnectionError
 from chalicelib import clock, config
 from tests import serve_process
 from tests.client import Answer, Api, Tenant
+from tests.eventually import eventually
 from tests.receiver import Receiver
 from tests.uploads import ZIP_CLAIMING_MILLIONS, pdf, post_file
 
@@ -345,7 +346,7 @@ def test_a_stream_batch_failing_at_record_k_is_redelivered_without_loss_or_dupli
     assert [r["id"] for r in trail["auditRecords"]] == audit_ids  # one per change: none lost, none twice
     assert [r["action"] for r in trail["auditRecords"]] == ["created"] + ["updated"] * 4
     got = receiver.wait_for(5)
-    time.sleep(0.3)
+    time.sleep(0.3)  # that no event comes twice is tested: a duplicate would have by now
     assert [r.event["id"] for r in receiver.delivered()] == event_ids  # each once, in stream order
     assert [r.event["data"]["lastName"] for r in got] == [f"Stand {n}" for n in range(5)]
 
@@ -355,13 +356,6 @@ def test_a_stream_batch_failing_at_record_k_is_redelivered_without_loss_or_dupli
 
 def _deliveries(tenant: Tenant, hook: dict[str, Any]) -> list[dict[str, Any]]:
     return list(tenant.get("webhooks.deliveries.list", {"webhook": hook["id"], "limit": 100, "offset": 0})["deliveries"])
-
-
-def _wait(predicate: Callable[[], bool], timeout: float = 15.0) -> None:
-    deadline = time.monotonic() + timeout
-    while not predicate():
-        assert time.monotonic() < deadline, "timed out"
-        time.sleep(0.05)
 
 
 def test_slow_failing_gone_and_hanging_up_receivers_do_not_affect_each_other(tenant: Tenant, stack: Any, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -384,7 +378,11 @@ def test_slow_failing_gone_and_hanging_up_receivers_do_not_affect_each_other(ten
             hooks[name] = tenant.ok("webhooks.create", {"name": name, "url": rec.url, "events": ["contact.created", "contact.updated"]})["webhook"]
         assert stack.poller.wait_idle(15)
         person = tenant.contact(lastName="Empfang")
-        _wait(lambda: all(d["status"] != "pending" for h in hooks.values() for d in _deliveries(tenant, h)) and len(receivers["healthy"].delivered()) == 1)
+        eventually(
+            lambda: all(d["status"] != "pending" for h in hooks.values() for d in _deliveries(tenant, h)) and len(receivers["healthy"].delivered()) == 1,
+            timeout=15,
+            message="every delivery settled",
+        )
         # a slow receiver holds up nobody: the others had the event before its first attempt timed out
         slow_gave_up = receivers["slow"].requests[0].at + sender.TIMEOUT_SECONDS
         assert all(receivers[name].requests[0].at < slow_gave_up for name in ("flaky", "gone", "hangs-up", "healthy"))
@@ -407,7 +405,7 @@ def test_slow_failing_gone_and_hanging_up_receivers_do_not_affect_each_other(ten
         tenant.ok("contacts.update", {"contact": {"id": person["id"], "lastName": "Danach"}})
         for name in ("slow", "flaky", "hangs-up", "healthy"):
             receivers[name].wait_for(2 if name != "slow" else 3)
-        time.sleep(0.3)
+        time.sleep(0.3)  # that nothing more goes to the disabled webhook is tested: it would have by now
         assert len(receivers["gone"].requests) == 1 and len(_deliveries(tenant, hooks["gone"])) == 1  # stopped: nothing more goes there
     finally:
         for rec in receivers.values():
@@ -436,14 +434,18 @@ def _delivery_records(tenant: Tenant, count: int) -> list[dict[str, Any]]:
 
     sqs, url = boto3.client("sqs"), os.environ["PM_DELIVERY_QUEUE_URL"]
     mine: list[dict[str, Any]] = []
-    deadline = time.monotonic() + 15
-    while len(mine) < count and time.monotonic() < deadline:
+
+    def received_all() -> bool:
         answer = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=1, MessageSystemAttributeNames=["All"])
         for message in answer.get("Messages") or []:
             if json.loads(message["Body"])["tenantId"] == tenant.id:
                 mine.append(message)
             else:
                 sqs.change_message_visibility(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"], VisibilityTimeout=0)
+        assert len(mine) >= count, f"{len(mine)} of {count} messages received"
+        return True
+
+    eventually(received_all, timeout=15, message=f"{count} delivery messages of the tenant")
     assert len(mine) == count, len(mine)
     return [_sqs_record(m, m["MessageId"]) for m in mine]
 
@@ -492,7 +494,7 @@ def test_a_delivery_batch_crashing_midway_and_redelivered_whole_loses_nothing_an
 
     assert handle_event({"Records": records}) == {"batchItemFailures": []}  # redelivered whole
     _settle_as_lambda({"batchItemFailures": []}, records)
-    time.sleep(0.3)
+    time.sleep(0.3)  # that each event id arrives once is tested: a late duplicate would have by now
     got = _received(receiver, tenant)
     assert len(got) == 4 and len({e["id"] for e in got}) == 4  # each event id once
     person0 = [e["data"]["lastName"] for e in got if e["data"]["id"] == people[0]["id"]]
@@ -535,11 +537,15 @@ def _notices(batch_id: str, count: int) -> list[dict[str, Any]]:
 
     sqs, url = boto3.client("sqs"), os.environ["PM_UPLOAD_QUEUE_URL"]
     found: dict[str, dict[str, Any]] = {}
-    deadline = time.monotonic() + 20
-    while len(found) < count and time.monotonic() < deadline:
+
+    def arrived() -> bool:
         for message in sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=1).get("Messages") or []:
             if batch_id in message["Body"]:
                 found[message["MessageId"]] = message
+        assert len(found) >= count, f"{len(found)} of {count} notices arrived"
+        return True
+
+    eventually(arrived, timeout=20, message=f"{count} upload notices of batch {batch_id}")
     assert len(found) == count, f"{len(found)} of {count} notices arrived"
     return list(found.values())
 
@@ -762,8 +768,8 @@ def test_serve_killed_mid_write_restarts_with_a_consistent_snapshot(tmp_path: Pa
         for worker in workers:
             worker.start()
         # a snapshot taken while the writers run, then a little more writing, then the kill
-        _wait(lambda: state_file.exists() and state_file.stat().st_mtime > started + 1 and len(acked) > 10, timeout=30)
-        time.sleep(0.7)
+        eventually(lambda: state_file.exists() and state_file.stat().st_mtime > started + 1 and len(acked) > 10, timeout=30, message="a snapshot while writing")
+        time.sleep(0.7)  # writes after that snapshot are part of the scenario: the kill must lose only those (the next snapshot is 5 s away)
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)
     finally:

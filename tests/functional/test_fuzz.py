@@ -29,7 +29,6 @@ from __future__ import annotations
 import copy
 import json
 import os
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,6 +54,7 @@ from chalicelib.entities import ENTITY_TYPES, ref_types
 from chalicelib.registry import Operation
 from chalicelib.schemas import map_refs
 from tests.client import Api, Tenant
+from tests.eventually import eventually
 from tests.world import World, created_type, is_create
 
 EXAMPLES = int(os.environ.get("PM_FUZZ_EXAMPLES", "5"))
@@ -318,13 +318,13 @@ def _ref_paths(schema: dict[str, Any], at: tuple[str, ...]) -> Iterator[tuple[tu
 def _audit_records(tenant: Tenant, entity_id: str | None = None, at_least: int = 1) -> list[str]:
     """Ids of the tenant's audit records (of one entity), oldest first, once the stream wrote them."""
     params: dict[str, Any] = {"limit": 100, "offset": 0, **({"entityId": entity_id} if entity_id else {})}
-    deadline = time.monotonic() + 15
-    while True:
+
+    def enough() -> list[str]:
         found = [record["id"] for record in tenant.get("audit.list", params)["auditRecords"]]
-        if len(found) >= at_least or time.monotonic() > deadline:
-            assert len(found) >= at_least, f"{len(found)} audit records appeared, {at_least} expected"
-            return found
-        time.sleep(0.1)
+        assert len(found) >= at_least, f"{len(found)} audit records appeared, {at_least} expected"
+        return found
+
+    return eventually(enough, timeout=15, message=f"{at_least} audit records")
 
 
 def _ids(value: Any) -> Iterator[str]:

@@ -25,7 +25,6 @@ import copy
 import json
 import os
 import re
-import time
 from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -42,6 +41,7 @@ from chalicelib.registry import REGISTRY, Operation, load_all
 from chalicelib.resources.aliases import ALIAS as ALIAS_SCHEMA
 from chalicelib.schemas import MULTI_LINE, ONE_LINE, map_refs, refs_in
 from tests.client import Answer, Api, Tenant
+from tests.eventually import eventually
 from tests.functional.test_pmctl import onboard
 from tests.mcp_client import McpSession
 from tests.receiver import Receiver
@@ -417,13 +417,13 @@ class Actor:
         created = self.call("documents.uploads.create", {"uploads": [request]}, 200).body
         batch, upload = created["batch"]["id"], created["uploads"][0]
         assert post_file(upload, content) in (200, 204)
-        deadline = time.monotonic() + 30
-        while True:
+
+        def registered() -> bool:
             counts = self.call("documents.uploads.progress", {"batch": batch, "limit": 10, "offset": 0}, 200).body["batch"]["counts"]
-            if counts["registered"] == 1 or time.monotonic() > deadline:
-                break
-            time.sleep(0.05)
-        assert counts["registered"] == 1, counts
+            assert counts["registered"] == 1, counts
+            return True
+
+        eventually(registered, timeout=30, message=f"{self.name}: the upload of batch {batch} to register")
         self.batches.append(batch)
         self.entities[upload["documentId"]] = Entity("document")
 
@@ -512,15 +512,17 @@ class Actor:
 
     def wait_for_deliveries(self, timeout: float = 30.0) -> None:
         """Until none of its webhooks has a delivery pending."""
-        deadline = time.monotonic() + timeout
-        for hook in self.hooks:
-            while True:
+        waiting = list(self.hooks)  # a webhook found with nothing pending is not asked again
+
+        def none_pending() -> bool:
+            for hook in list(waiting):
                 log = self.call("webhooks.deliveries.list", {"webhook": hook, "limit": 1000, "offset": 0}, 200).body["deliveries"]
                 pending = [d for d in log if d["status"] != "delivered"]
-                if not pending:
-                    break
-                assert time.monotonic() < deadline, f"{self.name}: deliveries still pending: {pending[:3]}"
-                time.sleep(0.05)
+                assert not pending, f"{self.name}: deliveries still pending: {pending[:3]}"
+                waiting.remove(hook)
+            return True
+
+        eventually(none_pending, timeout=timeout, message=f"{self.name}'s webhook deliveries")
 
 
 def all_event_types(actor: Actor) -> list[str]:

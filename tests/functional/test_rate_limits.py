@@ -18,8 +18,9 @@ from chalicelib import account, throttle
 from chalicelib.local.stack import free_port
 from chalicelib.store import keys
 from tests.client import Api, Tenant, inside_one_window
+from tests.eventually import eventually
 from tests.mcp_client import McpSession, error_text
-from tests.serve_process import ROOT
+from tests.serve_process import ROOT, answers
 
 
 @pytest.fixture(scope="module")
@@ -27,19 +28,15 @@ def second_instance(api: Api) -> Iterator[Api]:
     """The app in a process of its own on the same moto (the environment names its endpoint,
     queues and table), as a second Lambda instance."""
     port = free_port()
+    # the child serves from a thread; its main thread only has to stay alive until it is killed
     code = f"import time\nfrom chalicelib.local.http_server import serve_in_thread\nserve_in_thread({port})\ntime.sleep(3600)\n"
     proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     other = Api(f"http://127.0.0.1:{port}")
-    deadline = time.monotonic() + 60
-    while time.monotonic() < deadline:
-        try:
-            if other.request("GET", "/api/platform/v1/query/version").status == 200:
-                break
-        except OSError:
-            time.sleep(0.1)
-    else:
+    try:
+        eventually(lambda: answers(other), timeout=60, message="the second instance to come up")
+    except AssertionError:
         proc.kill()
-        raise AssertionError("the second instance did not come up")
+        raise
     yield other
     proc.kill()
     proc.wait()
