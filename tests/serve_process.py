@@ -24,7 +24,8 @@ def start(port: int, state_dir: Path | str, *, capture: bool = True, **env_extra
     proc = subprocess.Popen([sys.executable, "-m", "chalicelib.local.serve"], cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT, text=True)
     api = Api(f"http://127.0.0.1:{port}")
     try:
-        eventually(lambda: answers(api), timeout=60, message="make serve to answer")
+        # a first start in a fresh clone compiles every module, beside the other test worker: allow for it
+        eventually(lambda: answers(api), timeout=120, message="make serve to answer")
     except AssertionError as error:
         proc.kill()
         raise AssertionError(f"make serve did not come up ({error}): " + (proc.stdout.read() if proc.stdout else "")) from None
