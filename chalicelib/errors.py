@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import error_codes as codes
+from chalicelib import paths
 from chalicelib.error_codes import ErrorCode
 
 
@@ -103,8 +104,8 @@ def no_route(method: str, path: str) -> NotFound:
     """A method and path nothing serves: what the local server and API Gateway (a gateway
     response in the deployment template, infra/resources.py) answer alike."""
     return NotFound(
-        f"Nothing is served at {method} {path}. Queries are GET /propertymanagement/v2/query/<name>, commands are"
-        " POST /propertymanagement/v2/command/<name>; GET /propertymanagement/v2/query/openapi.spec lists them.",
+        f"Nothing is served at {method} {path}. Queries are GET {paths.V2}/query/<name>, commands are"
+        f" POST {paths.V2}/command/<name>; GET {paths.V2}/query/openapi.spec lists them.",
         code=codes.NO_ROUTE,
     )
 

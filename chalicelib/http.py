@@ -13,7 +13,7 @@ from typing import Any
 
 from chalice import Chalice, Response  # type: ignore[attr-defined]
 
-from chalicelib import account, config, dispatch, jsontext, observability, registry, throttle
+from chalicelib import account, config, dispatch, jsontext, observability, paths, registry, throttle
 from chalicelib import error_codes as codes
 from chalicelib.auth import authenticate
 from chalicelib.context import CallContext
@@ -274,7 +274,7 @@ def register_routes(app: Chalice) -> None:
     catch-alls that answer unknown names with a problem+json 404."""
     for op in registry.REGISTRY.values():
         _route(app, op.path, op.name, op.kind, op.surface)
-    for surface, prefix in (("v2", "/propertymanagement/v2"), ("platform", "/api/platform/v1")):
+    for surface, prefix in paths.SURFACES.items():
         for kind in ("query", "command"):
             _route(app, f"{prefix}/{kind}/{{name}}", None, kind, surface)  # type: ignore[arg-type]
 

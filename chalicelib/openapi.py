@@ -6,6 +6,7 @@ from typing import Any
 
 from chalicelib import __version__, docs
 from chalicelib.auth import allows
+from chalicelib.paths import V2
 from chalicelib.registry import REGISTRY, Operation
 
 PROBLEM_SCHEMA = {
@@ -101,7 +102,7 @@ def build(scopes: frozenset[str]) -> dict[str, Any]:
         "info": {
             "title": "Property Management API",
             "version": __version__,
-            "description": "Queries are GET /propertymanagement/v2/query/<name>, commands POST /propertymanagement/v2/command/<name>. "
+            "description": f"Queries are GET {V2}/query/<name>, commands POST {V2}/command/<name>. "
             "This document lists only the operations the calling key may use.",
         },
         "servers": [{"url": "/"}],

@@ -5,7 +5,7 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from chalicelib import __version__, config, openapi
+from chalicelib import __version__, config, openapi, paths
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
@@ -79,7 +79,7 @@ def signup(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     idempotent=True,
 )
 def version(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-    return {"version": __version__, "apiVersions": ["propertymanagement/v2", "api/platform/v1"]}
+    return {"version": __version__, "apiVersions": [paths.V2.lstrip("/"), paths.PLATFORM.lstrip("/")]}
 
 
 @operation(
