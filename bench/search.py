@@ -20,7 +20,7 @@ from bench.harness import p, record, table, timed
 from chalicelib import registry
 from chalicelib.auth import ALL_SCOPES
 from chalicelib.context import CallContext
-from chalicelib.mcp import catalogue, meta
+from chalicelib.mcp import meta
 from chalicelib.search import embedding, quality, rerank, service
 from chalicelib.search.backend import SearchBackend
 from chalicelib.search.index_opensearch import index_catalogue
@@ -53,7 +53,7 @@ def _latency(backend: SearchBackend, names: list[str], query: str, language: str
 
 def main() -> str:
     registry.load_all()
-    ops = catalogue.domain_operations()
+    ops = registry.domain_operations()
     names = [op.name for op in ops]
     embedded = service.backend()
     backends: dict[str, SearchBackend] = {"embedded": embedded, "opensearch (local part)": _opensearch()}

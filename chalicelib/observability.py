@@ -66,17 +66,13 @@ def _flag(name: str) -> bool | None:
         return None
 
 
-def in_lambda() -> bool:
-    return config.in_lambda()
-
-
 def metrics_enabled() -> bool:
     disabled = _flag("POWERTOOLS_METRICS_DISABLED")
     if disabled is not None:
         return not disabled
     if _flag("POWERTOOLS_DEV"):
         return False
-    return in_lambda()
+    return config.in_lambda()
 
 
 def tracing_enabled() -> bool:
@@ -87,10 +83,6 @@ def tracing_enabled() -> bool:
 
 def namespace() -> str:
     return config.metrics_namespace(DEFAULT_NAMESPACE)
-
-
-def stage() -> str:
-    return config.stage()
 
 
 # ---------------------------------------------------------------------------------- metrics
@@ -112,13 +104,13 @@ def emit(
         return
     try:
         # service="" keeps Powertools from adding a `service` dimension (POWERTOOLS_SERVICE_NAME)
-        provider = AmazonCloudWatchEMFProvider(namespace=namespace(), service="", metric_set={}, dimension_set={}, default_dimensions={"stage": stage()})
+        provider = AmazonCloudWatchEMFProvider(namespace=namespace(), service="", metric_set={}, dimension_set={}, default_dimensions={"stage": config.stage()})
         for name, (unit, value) in metrics.items():
             provider.add_metric(name=name, unit=unit, value=value)
         for key, dim in (dimensions or {}).items():
             provider.add_dimension(name=key, value=dim or "none")
         if rollup and dimensions:
-            provider.add_dimensions(stage=stage())
+            provider.add_dimensions(stage=config.stage())
         for key, meta in (metadata or {}).items():
             provider.add_metadata(key=key, value=meta)
         line = json.dumps(provider.serialize_metric_set(), separators=(",", ":")) + "\n"
@@ -205,7 +197,7 @@ def middleware(event: Any, get_response: Callable[[Any], Any]) -> Any:
     global _cold_start
     cold, _cold_start = _cold_start, False
     context = getattr(event, "lambda_context", None) or getattr(event, "context", None)
-    if in_lambda():
+    if config.in_lambda():
         _log_invocation(context, cold)
     if not tracing_enabled():
         return get_response(event)

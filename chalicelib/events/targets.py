@@ -17,10 +17,6 @@ from chalicelib import config
 ALLOWED_PORTS = (443, 8443)
 
 
-def local_stage() -> bool:
-    return config.allow_loopback_webhooks()
-
-
 def url_problem(url: str) -> str | None:
     """Why a receiver URL is refused, in words for the caller; None when it is fine."""
     if any(ch.isspace() or ord(ch) < 0x20 or 0x7F <= ord(ch) < 0xA0 for ch in url):
@@ -37,11 +33,11 @@ def url_problem(url: str) -> str | None:
     host = parts.hostname.rstrip(".")
     address = literal_address(host)
     loopback = host == "localhost" or host.endswith(".localhost") or (address is not None and address.is_loopback)
-    if loopback and not local_stage():
+    if loopback and not config.allow_loopback_webhooks():
         return "loopback receivers are only allowed in the local stage"
     if address is not None and not loopback and not public(address):
         return "private, link-local, metadata and reserved addresses are not allowed"
-    if local_stage():
+    if config.allow_loopback_webhooks():
         return None if parts.scheme == "https" or loopback else "must use https"
     if parts.scheme != "https":
         return "must use https"
@@ -75,4 +71,4 @@ def public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
 def address_allowed(address: str) -> bool:
     """An address a delivery may connect to (loopback too, in the local stage)."""
     ip = ipaddress.ip_address(address.split("%")[0])
-    return public(ip) or (ip.is_loopback and local_stage())
+    return public(ip) or (ip.is_loopback and config.allow_loopback_webhooks())

@@ -89,12 +89,9 @@ def tool(op: Operation) -> dict[str, Any]:
     }
 
 
-domain_operations = registry.domain_operations
-
-
 @lru_cache(maxsize=1)
 def _by_name() -> dict[str, Operation]:
-    return {op.name: op for op in domain_operations()}
+    return {op.name: op for op in registry.domain_operations()}
 
 
 def find(name: str) -> Operation | None:
@@ -103,4 +100,4 @@ def find(name: str) -> Operation | None:
 
 def visible(ctx: CallContext, kind: str | None = None) -> list[Operation]:
     """The tools this key may run (its scopes), optionally only queries or commands."""
-    return [op for op in domain_operations() if allows(ctx.scopes, op) and (kind is None or op.kind == kind)]
+    return [op for op in registry.domain_operations() if allows(ctx.scopes, op) and (kind is None or op.kind == kind)]

@@ -14,7 +14,7 @@ from chalicelib.registry import SCOPE_DESTRUCTIVE, Operation
 from chalicelib.search import build, embedding
 
 registry.load_all()
-TOOLS = catalogue.domain_operations()
+TOOLS = registry.domain_operations()
 DESTRUCTIVE_WORDS = ("delete", "merge", "revoke", "revert", "disable")
 
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 import pytest
 
 from chalicelib import registry
-from chalicelib.mcp import catalogue
 from chalicelib.search import examples, quality, service
 
 # (recall@5, MRR) per language on the held-out half: the goal of issue 17, which the ranking
@@ -21,7 +20,7 @@ FLOORS = {"en": (0.97, 0.90), "de": (0.97, 0.90)}
 @pytest.fixture(scope="module")
 def held_out() -> dict[str, quality.Score]:
     registry.load_all()
-    names = [op.name for op in catalogue.domain_operations()]
+    names = [op.name for op in registry.domain_operations()]
 
     def search(query: str, language: str) -> list[str]:
         return [hit.id for hit in service.search_tools(query, language=language, names=names, limit=10, offset=0).hits]
@@ -41,7 +40,7 @@ def test_recall_and_mrr_on_the_held_out_half(held_out: dict[str, quality.Score],
 
 def test_the_set_is_big_enough_bilingual_and_covers_every_tool_in_both_halves() -> None:
     registry.load_all()
-    tools = {op.name for op in catalogue.domain_operations()}
+    tools = {op.name for op in registry.domain_operations()}
     queries = quality.load_queries()
     assert len(queries) >= 400 and sum(q["language"] == "de" for q in queries) >= 200
     assert all(set(q["relevant"]) <= tools for q in queries), "only existing tools"
@@ -59,7 +58,7 @@ def test_the_language_of_each_query_is_recognised() -> None:
 
 def test_every_tool_has_example_requests_and_none_is_a_labelled_query() -> None:
     registry.load_all()
-    tools = {op.name for op in catalogue.domain_operations()}
+    tools = {op.name for op in registry.domain_operations()}
     assert examples.problems(tools) == []
     asked = {q["query"].casefold().strip(" ?.!") for q in quality.load_queries()}
     shown = {e.casefold().strip(" ?.!") for name in tools for language in examples.LANGUAGES for e in examples.of(name, language)}
