@@ -165,14 +165,23 @@ def _patch_sqs() -> None:
     keeps a group's messages one at a time. And moto cleans a FIFO group's messages that are
     visible again out of its in-flight list one by one as it meets them, so when a group's
     messages all came back at once, the group counted as in flight until the last, which
-    then went first: each pass cleans them all before it looks."""
+    then went first: each pass cleans them all before it looks. A pass reads the clock once:
+    moto's pass, finding a group's last message visible by the time it reached it, freed the
+    group and handed that message out alone, after skipping the group's earlier messages
+    (one in twenty runs of a retried entity's events arrived last first)."""
+
+    pass_clock = threading.local()  # the time of the receive pass this thread is in, if any
+
+    def now_millis() -> float:
+        frozen = getattr(pass_clock, "millis", None)
+        return float(frozen) if frozen is not None else time.time() * 1000
 
     def is_message_valid_based_on_retention_period(self: Any, queue_name: str, message: Any) -> bool:
         retention = int(self.get_queue(queue_name).message_retention_period)
         return bool(retention + message.sent_timestamp / 1000 > unix_time())
 
     def messages(self: Any) -> list[Any]:
-        now = unix_time_millis()
+        now = now_millis()
         return [m for m in self._messages if now > m.visible_at and not now < m.delayed_until]
 
     def delayed(self: Any) -> int:
@@ -190,19 +199,23 @@ def _patch_sqs() -> None:
         deadline = unix_time() + wait_seconds_timeout
         while True:
             with receiving:
-                queue = self.get_queue(queue_name)
-                for message in [m for m in queue.pending_messages if m.visible]:
-                    queue.pending_messages.remove(message)
-                result = receive_once(self, queue_name, count, 0, visibility_timeout, message_attribute_names)
+                pass_clock.millis = time.time() * 1000
+                try:
+                    queue = self.get_queue(queue_name)
+                    for message in [m for m in queue.pending_messages if m.visible]:
+                        queue.pending_messages.remove(message)
+                    result = receive_once(self, queue_name, count, 0, visibility_timeout, message_attribute_names)
+                finally:
+                    pass_clock.millis = None
             if result or unix_time() >= deadline:
                 return result
             self.get_queue(queue_name).wait_for_messages(1)
 
     def message_visible(self: Any) -> bool:  # moto reads the clock through two datetimes per message
-        return bool(time.time() * 1000 > self.visible_at)
+        return bool(now_millis() > self.visible_at)
 
     def message_delayed(self: Any) -> bool:
-        return bool(time.time() * 1000 < self.delayed_until)
+        return bool(now_millis() < self.delayed_until)
 
     def wait_for_messages(self: Any, timeout: int) -> None:
         with self._messages_lock:
