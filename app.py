@@ -40,7 +40,10 @@ _DELIVERY_QUEUE_ARN = config.delivery_queue_arn()
 
 @app.on_sqs_message(queue_arn=_DELIVERY_QUEUE_ARN, batch_size=10, name="deliver_webhooks")
 def deliver_webhooks(event):  # type: ignore[no-untyped-def]
-    from chalicelib.events.delivery_worker import handle_event  # cold start: the delivery worker (~2 ms) loads on the first delivery batch
+    from chalicelib.events.delivery_worker import (  # cold start: the delivery worker (~2 ms) loads
+        # on the first delivery batch
+        handle_event,
+    )
 
     return handle_event(event.to_dict())
 
@@ -61,7 +64,9 @@ def on_upload(event):  # type: ignore[no-untyped-def]
 @app.schedule("rate(1 day)", name="sweep_uploads")
 def sweep_uploads(event):  # type: ignore[no-untyped-def]
     """Reports upload files no entity points at, and entities whose file is missing."""
-    from chalicelib.uploads.sweep import sweep  # cold start: the daily sweep (and argparse, ~2 ms) loads on its schedule
+    from chalicelib.uploads.sweep import (  # cold start: the daily sweep (and argparse, ~2 ms) loads on its schedule
+        sweep,
+    )
 
     report = sweep().as_dict()
     log = logger.error if report["missingFiles"] or report["orphanFiles"] else logger.info

@@ -25,8 +25,15 @@ def main() -> str:
                 unzipped = sum(info.file_size for info in archive.infolist())
             share = f"{100 * unzipped / package.LAMBDA_UNZIPPED_LIMIT:.0f} %"
             functions = ", ".join(package.FUNCTIONS_OF[bundle.name])
-            rows.append([bundle.zip_name, functions, f"{path.stat().st_size / 1e6:.1f}", f"{unzipped / 1e6:.1f}", share])
-            record(f"bundle {bundle.zip_name}", "MB unzipped (share of Lambda's 250 MB)", "< 250 MB", f"{unzipped / 1e6:.1f} MB ({share})")
+            rows.append(
+                [bundle.zip_name, functions, f"{path.stat().st_size / 1e6:.1f}", f"{unzipped / 1e6:.1f}", share]
+            )
+            record(
+                f"bundle {bundle.zip_name}",
+                "MB unzipped (share of Lambda's 250 MB)",
+                "< 250 MB",
+                f"{unzipped / 1e6:.1f} MB ({share})",
+            )
     return "Bundles (make package):\n\n" + table(["bundle", "functions", "MB zipped", "MB unzipped", "of 250 MB"], rows)
 
 

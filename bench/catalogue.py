@@ -26,7 +26,11 @@ from tests.world import OWN_TESTS, World
 
 def list_queries() -> list[str]:
     """Every paged query a world can answer (a batch's progress needs a batch: bench/uploads.py)."""
-    return sorted(name for name, op in REGISTRY.items() if op.kind == "query" and "pagination" in op.result.get("properties", {}) and name not in OWN_TESTS)
+    return sorted(
+        name
+        for name, op in REGISTRY.items()
+        if op.kind == "query" and "pagination" in op.result.get("properties", {}) and name not in OWN_TESTS
+    )
 
 
 def main(units: int = 10_000, repeat: int = 3) -> str:
@@ -43,10 +47,14 @@ def run(service: Service, units: int, repeat: int) -> str:
     world = World(tenant)
     world.build()
     started = time.perf_counter()
-    ctx = CallContext(tenant_id=tenant.id, key_id="key_bench", agent_name="bench", scopes=frozenset(), operation="units.create")
+    ctx = CallContext(
+        tenant_id=tenant.id, key_id="key_bench", agent_name="bench", scopes=frozenset(), operation="units.create"
+    )
     unit_type = ENTITY_TYPES["unit"]
     for i in range(units - 1):
-        entities.create(ctx, unit_type, {"objectId": world.ids["object"], "number": f"{i:05d}", "type": "apartment"}, path="unit")
+        entities.create(
+            ctx, unit_type, {"objectId": world.ids["object"], "number": f"{i:05d}", "type": "apartment"}, path="unit"
+        )
     fill_seconds = time.perf_counter() - started
 
     raw = boto3.client("dynamodb", region_name=config.region())
@@ -54,8 +62,15 @@ def run(service: Service, units: int, repeat: int) -> str:
     floor = median(timed(lambda: raw.get_item(TableName=config.table_name(), Key=raw_key, ConsistentRead=True), 50))
     # moto answers a Query on an index by walking the whole table, so even a one-match
     # Query costs time in proportion to the table: the floor every list shares here.
-    one_match = {"TableName": config.table_name(), "IndexName": "gsi1", "KeyConditionExpression": "gsi1pk = :p", "ProjectionExpression": "PK"}
-    query_floor = median(timed(lambda: raw.query(**one_match, ExpressionAttributeValues={":p": {"S": f"{tenant.id}#object"}}), 5))
+    one_match = {
+        "TableName": config.table_name(),
+        "IndexName": "gsi1",
+        "KeyConditionExpression": "gsi1pk = :p",
+        "ProjectionExpression": "PK",
+    }
+    query_floor = median(
+        timed(lambda: raw.query(**one_match, ExpressionAttributeValues={":p": {"S": f"{tenant.id}#object"}}), 5)
+    )
 
     rows: list[list[Any]] = []
     scans = 0
@@ -77,13 +92,34 @@ def run(service: Service, units: int, repeat: int) -> str:
             calls = sum(seen.values()) / repeat
             kinds = ", ".join(f"{k} {v / repeat:g}" for k, v in sorted(seen.items()))
             p50 = median(samples)
-            rows.append([name, offset, total, f"{calls:g} ({kinds})", f"{p50:.1f}", f"{p50 / floor:.0f}×", f"{p50 / query_floor:.1f}×"])
+            rows.append(
+                [
+                    name,
+                    offset,
+                    total,
+                    f"{calls:g} ({kinds})",
+                    f"{p50:.1f}",
+                    f"{p50 / floor:.0f}×",
+                    f"{p50 / query_floor:.1f}×",
+                ]
+            )
     assert scans == 0, "a list query scanned the table"
 
     def raw_units_page() -> None:
         """What `units` does for one page, straight through boto3: every key of the partition, then the page."""
-        query = {"TableName": config.table_name(), "IndexName": "gsi1", "KeyConditionExpression": "gsi1pk = :p", "ProjectionExpression": "PK"}
-        keys = [k for page in raw.get_paginator("query").paginate(**query, ExpressionAttributeValues={":p": {"S": f"{tenant.id}#unit"}}) for k in page["Items"]]
+        query = {
+            "TableName": config.table_name(),
+            "IndexName": "gsi1",
+            "KeyConditionExpression": "gsi1pk = :p",
+            "ProjectionExpression": "PK",
+        }
+        keys = [
+            k
+            for page in raw.get_paginator("query").paginate(
+                **query, ExpressionAttributeValues={":p": {"S": f"{tenant.id}#unit"}}
+            )
+            for k in page["Items"]
+        ]
         page_keys = [{"PK": k["PK"], "SK": {"S": "entity"}} for k in keys[:100]]
         raw.batch_get_item(RequestItems={config.table_name(): {"Keys": page_keys, "ConsistentRead": True}})
 
@@ -100,16 +136,32 @@ def run(service: Service, units: int, repeat: int) -> str:
             f"{raw_units / query_floor:.1f}×",
         ]
     )
-    intro_units = f" The units list costs {units_p50 / raw_units:.2f}× the same DynamoDB calls made straight through boto3."
-    record("units list, 10,000 matches", "p50 vs the same calls raw", "no scan", f"{units_p50:.0f} ms, {units_p50 / raw_units:.2f}× raw, {scans} scans")
+    intro_units = (
+        f" The units list costs {units_p50 / raw_units:.2f}× the same DynamoDB calls made straight through boto3."
+    )
+    record(
+        "units list, 10,000 matches",
+        "p50 vs the same calls raw",
+        "no scan",
+        f"{units_p50:.0f} ms, {units_p50 / raw_units:.2f}× raw, {scans} scans",
+    )
     worst = max(float(row[6].rstrip("×")) for row in rows[:-1] if row[0] != "units")
     record("every other list query", "p50 vs a raw 1-match Query", "no scan", f"at most {worst:.1f}×")
     intro = (
         f"Catalogue benchmark: every list query at offset 0 and at the last page, tenant of {units:,} units "
-        f"(filled in {fill_seconds:.0f} s through the store) and one of every other entity; {repeat} requests each over HTTP; "
-        f"raw boto3 on the same moto server: GetItem p50 {floor:.2f} ms, one-match index Query p50 {query_floor:.1f} ms. Table scans: {scans}." + intro_units
+        f"(filled in {fill_seconds:.0f} s through the store) and one of every other entity; "
+        f"{repeat} requests each over HTTP; raw boto3 on the same moto server: GetItem p50 {floor:.2f} ms, "
+        f"one-match index Query p50 {query_floor:.1f} ms. Table scans: {scans}." + intro_units
     )
-    header = ["query", "offset", "total", "DynamoDB calls / request", "p50 ms", "vs raw GetItem", "vs raw 1-match Query"]
+    header = [
+        "query",
+        "offset",
+        "total",
+        "DynamoDB calls / request",
+        "p50 ms",
+        "vs raw GetItem",
+        "vs raw 1-match Query",
+    ]
     return intro + "\n\n" + table(header, rows)
 
 

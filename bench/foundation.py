@@ -32,8 +32,13 @@ def main(repeat: int = 200) -> str:
 
 def run(service: Service, repeat: int) -> str:
     tenant_id, key = service.signup()
-    ctx = CallContext(tenant_id=tenant_id, key_id="key_bench", agent_name="bench", scopes=frozenset(), operation="contacts.create")
-    ids = [entities.create(ctx, CONTACT, {"personType": "natural", "lastName": f"N{i}"}, path="contact").id for i in range(TENANT_CONTACTS)]
+    ctx = CallContext(
+        tenant_id=tenant_id, key_id="key_bench", agent_name="bench", scopes=frozenset(), operation="contacts.create"
+    )
+    ids = [
+        entities.create(ctx, CONTACT, {"personType": "natural", "lastName": f"N{i}"}, path="contact").id
+        for i in range(TENANT_CONTACTS)
+    ]
     base = "/propertymanagement/v2"
     service.call("GET", f"{base}/query/info", key=key)  # warm: key cache, last-use write, validators
 
@@ -43,11 +48,23 @@ def run(service: Service, repeat: int) -> str:
     cases = {
         "contacts.show": lambda: service.call("GET", f"{base}/query/contacts.show?contact={ids[0]}", key=key),
         "contacts (100, offset 0)": lambda: service.call("GET", f"{base}/query/contacts?limit=100&offset=0", key=key),
-        "contacts (100, offset 900)": lambda: service.call("GET", f"{base}/query/contacts?limit=100&offset=900", key=key),
-        "contacts.create": lambda: service.call("POST", f"{base}/command/contacts.create", {"contact": {"personType": "natural", "lastName": "Neu"}}, key=key),
+        "contacts (100, offset 900)": lambda: service.call(
+            "GET", f"{base}/query/contacts?limit=100&offset=900", key=key
+        ),
+        "contacts.create": lambda: service.call(
+            "POST",
+            f"{base}/command/contacts.create",
+            {"contact": {"personType": "natural", "lastName": "Neu"}},
+            key=key,
+        ),
     }
     # every authenticated request also writes one entry of its key's request log (PutItem)
-    targets = {"contacts.show": "1 + log", "contacts (100, offset 0)": "≤ 3 + log", "contacts (100, offset 900)": "≤ 3 + log", "contacts.create": "1 + log"}
+    targets = {
+        "contacts.show": "1 + log",
+        "contacts (100, offset 0)": "≤ 3 + log",
+        "contacts (100, offset 900)": "≤ 3 + log",
+        "contacts.create": "1 + log",
+    }
     for case in cases.values():  # warm every path once
         status, body = case()
         assert status == 200, body
@@ -55,13 +72,20 @@ def run(service: Service, repeat: int) -> str:
 
     def raw_list(offset: int) -> None:
         """The same calls a list makes, straight through boto3: all matching keys, then one page."""
-        query = {"TableName": table_name, "IndexName": "gsi1", "KeyConditionExpression": "gsi1pk = :p", "ProjectionExpression": "PK"}
+        query = {
+            "TableName": table_name,
+            "IndexName": "gsi1",
+            "KeyConditionExpression": "gsi1pk = :p",
+            "ProjectionExpression": "PK",
+        }
         keys = raw.query(**query, ExpressionAttributeValues={":p": {"S": f"{tenant_id}#contact"}})["Items"]
         page = [{"PK": k["PK"], "SK": {"S": "entity"}} for k in keys[offset : offset + 100]]
         raw.batch_get_item(RequestItems={table_name: {"Keys": page, "ConsistentRead": True}})
 
     def put() -> None:
-        raw.put_item(TableName=table_name, Item={"PK": {"S": f"{tenant_id}#raw{time.time_ns()}"}, "SK": {"S": "entity"}})
+        raw.put_item(
+            TableName=table_name, Item={"PK": {"S": f"{tenant_id}#raw{time.time_ns()}"}, "SK": {"S": "entity"}}
+        )
 
     def show() -> None:
         raw.get_item(TableName=table_name, Key=raw_key, ConsistentRead=True)
@@ -117,9 +141,19 @@ def run(service: Service, repeat: int) -> str:
                 f"{median(samples) / same_calls:.2f}×",
             ]
         )
-    header = ["operation", "DynamoDB calls / request", "target", "p50 ms", "p95 ms", "vs raw GetItem", "raw same calls p50 ms", "vs raw same calls"]
+    header = [
+        "operation",
+        "DynamoDB calls / request",
+        "target",
+        "p50 ms",
+        "p95 ms",
+        "vs raw GetItem",
+        "raw same calls p50 ms",
+        "vs raw same calls",
+    ]
     intro = (
-        f"Foundation benchmark: {repeat} requests each over HTTP (new connection per request) to the app on the local stack, "
+        f"Foundation benchmark: {repeat} requests each over HTTP (new connection per request) "
+        "to the app on the local stack, "
         f"tenant of {TENANT_CONTACTS} contacts; raw boto3 GetItem p50 on the same moto server: {floor:.2f} ms."
     )
     return intro + "\n\n" + table(header, rows)

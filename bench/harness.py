@@ -19,7 +19,9 @@ os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
 os.environ.setdefault("PM_SIGNUP_LIMIT", "100000/3600")  # benchmarks sign up many tenants from 127.0.0.1
 
 
-def call(port: int, method: str, path: str, body: Any = None, key: str | None = None, timeout: float = 30) -> tuple[int, Any]:
+def call(
+    port: int, method: str, path: str, body: Any = None, key: str | None = None, timeout: float = 30
+) -> tuple[int, Any]:
     """One request on a fresh connection, as curl makes it."""
     conn = http.client.HTTPConnection("127.0.0.1", port, timeout=timeout)
     headers = {"Content-Type": "application/json", "Connection": "close"}
@@ -56,7 +58,9 @@ class Service:
 
     def signup(self) -> tuple[str, str]:
         status, body = self.call(
-            "POST", "/api/platform/v1/command/signup", {"companyName": "Bench GmbH", "email": f"b{time.time_ns()}@example.org", "agentName": "bench"}
+            "POST",
+            "/api/platform/v1/command/signup",
+            {"companyName": "Bench GmbH", "email": f"b{time.time_ns()}@example.org", "agentName": "bench"},
         )
         assert status == 200, body
         return body["tenant"]["id"], body["apiKey"]["key"]

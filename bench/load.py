@@ -58,7 +58,13 @@ def _client(port: int, key: str, ledger: Ledger, until: float, seed: int) -> Non
         started = time.perf_counter()
         if roll < 0.1 or not known:
             name = f"Neu{rng.randrange(10**9)}"
-            status, body = _call(port, "POST", f"{BASE}/command/contacts.create", {"contact": {"personType": "natural", "lastName": name}}, key)
+            status, body = _call(
+                port,
+                "POST",
+                f"{BASE}/command/contacts.create",
+                {"contact": {"personType": "natural", "lastName": name}},
+                key,
+            )
             kind = "contacts.create"
             if status == 200:
                 with ledger.lock:
@@ -74,7 +80,9 @@ def _client(port: int, key: str, ledger: Ledger, until: float, seed: int) -> Non
             if busy:
                 continue
             try:
-                status, _ = _call(port, "POST", f"{BASE}/command/contacts.update", {"contact": {"id": target, "lastName": name}}, key)
+                status, _ = _call(
+                    port, "POST", f"{BASE}/command/contacts.update", {"contact": {"id": target, "lastName": name}}, key
+                )
                 if status == 200:
                     with ledger.lock:
                         ledger.contacts[target] = name
@@ -118,13 +126,18 @@ def main(seconds: float = 30, clients: int = 8) -> str:
         proc = serve_process.start(port, state_dir, capture=False, PM_THROTTLE_RATE="0")
         try:
             status, body = _call(
-                port, "POST", "/api/platform/v1/command/signup", {"companyName": "Last GmbH", "email": "load@example.org", "agentName": "load"}
+                port,
+                "POST",
+                "/api/platform/v1/command/signup",
+                {"companyName": "Last GmbH", "email": "load@example.org", "agentName": "load"},
             )
             assert status == 200, body
             key = body["apiKey"]["key"]
             ledger = Ledger()
             until = time.monotonic() + seconds
-            threads = [threading.Thread(target=_client, args=(port, key, ledger, until, seed)) for seed in range(clients)]
+            threads = [
+                threading.Thread(target=_client, args=(port, key, ledger, until, seed)) for seed in range(clients)
+            ]
             started = time.monotonic()
             for thread in threads:
                 thread.start()
@@ -151,8 +164,9 @@ def main(seconds: float = 30, clients: int = 8) -> str:
     writes = len(ledger.contacts) + sum(ledger.updates.values())
     summary = (
         f"error rate {errors}/{total} ({100 * errors / max(total, 1):.2f} %); acknowledged writes {writes} "
-        f"({len(ledger.contacts)} creates, {sum(ledger.updates.values())} updates): {readable}/{len(ledger.contacts)} contacts readable "
-        f"with their last acknowledged value, audit trail exact for {audited}/{len(ledger.contacts)} (missing {missing}, extra {extra})."
+        f"({len(ledger.contacts)} creates, {sum(ledger.updates.values())} updates): "
+        f"{readable}/{len(ledger.contacts)} contacts readable with their last acknowledged value, "
+        f"audit trail exact for {audited}/{len(ledger.contacts)} (missing {missing}, extra {extra})."
     )
     record(
         f"load, {clients} clients mixed",
@@ -167,7 +181,8 @@ def main(seconds: float = 30, clients: int = 8) -> str:
         f"{readable}/{len(ledger.contacts)} readable, {audited}/{len(ledger.contacts)} audited exactly",
     )
     return (
-        f"Load test: {clients} clients for {seconds:g} s against `make serve` (its own process; moto in-process there), "
+        f"Load test: {clients} clients for {seconds:g} s against `make serve` "
+        "(its own process; moto in-process there), "
         "new connection per request; 60 % show, 10 % page, 20 % update, 10 % create.\n\n"
         + table(["request", "count", "per second", "p50 ms", "p99 ms"], rows)
         + "\n\n"

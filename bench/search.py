@@ -65,18 +65,41 @@ def main() -> str:
             samples = _latency(backend, names, query, language)
             ratio = p(samples, 0.5) / p(floor, 0.5)
             rows.append(
-                [f"{label}, {'hybrid' if language == 'en' else 'embedding'} ({language})", f"{p(samples, 0.5):.2f}", f"{p(samples, 0.95):.2f}", f"{ratio:.1f}x"]
+                [
+                    f"{label}, {'hybrid' if language == 'en' else 'embedding'} ({language})",
+                    f"{p(samples, 0.5):.2f}",
+                    f"{p(samples, 0.95):.2f}",
+                    f"{ratio:.1f}x",
+                ]
             )
     for language in ("en", "de"):  # every labelled request once: the spread of real wording and lengths
         labelled = [q["query"] for q in quality.load_queries() if q["language"] == language]
-        samples = [timed(lambda q=query, lang=language: service.search_tools(q, language=lang, names=names, limit=5, offset=0), 1)[0] for query in labelled]  # type: ignore[misc]
-        rows.append([f"embedded, the {len(labelled)} labelled requests ({language})", f"{p(samples, 0.5):.2f}", f"{p(samples, 0.95):.2f}", ""])
+        samples = [
+            timed(
+                lambda q=query, lang=language: service.search_tools(q, language=lang, names=names, limit=5, offset=0),  # type: ignore[misc]
+                1,
+            )[0]
+            for query in labelled
+        ]
+        rows.append(
+            [
+                f"embedded, the {len(labelled)} labelled requests ({language})",
+                f"{p(samples, 0.5):.2f}",
+                f"{p(samples, 0.95):.2f}",
+                "",
+            ]
+        )
     docs_samples = timed(lambda: embedded.search_docs("IBAN validation", names=names, limit=5, offset=0), REPEAT)
     rows.append(["embedded, docs BM25 (en)", f"{p(docs_samples, 0.5):.2f}", f"{p(docs_samples, 0.95):.2f}", ""])
     latency = table(["search", "p50 ms", "p95 ms", "vs embedding"], rows)
     for row in rows:
         if row[0].startswith(("embedded", "opensearch")):
-            record(f"tool search, {row[0]}", "p50 / p95 vs query embedding", "interactive", f"{row[1]} / {row[2]} ms, {row[3]}")
+            record(
+                f"tool search, {row[0]}",
+                "p50 / p95 vs query embedding",
+                "interactive",
+                f"{row[1]} / {row[2]} ms, {row[3]}",
+            )
 
     def search(query: str, language: str) -> list[str]:
         return [hit.id for hit in service.search_tools(query, language=language, names=names, limit=10, offset=0).hits]
@@ -87,12 +110,21 @@ def main() -> str:
         scores = quality.evaluate(search, quality.load_queries(half=half))
         for language, s in sorted(scores.items(), reverse=True):
             quality_rows.append([half, language, s.queries, f"{s.recall_at_5:.3f}", f"{s.mrr:.3f}"])
-            record(f"tool search quality ({half}, {language})", "recall@5 / MRR", "≥ 0.97 / ≥ 0.90", f"{s.recall_at_5:.3f} / {s.mrr:.3f}")
+            record(
+                f"tool search quality ({half}, {language})",
+                "recall@5 / MRR",
+                "≥ 0.97 / ≥ 0.90",
+                f"{s.recall_at_5:.3f} / {s.mrr:.3f}",
+            )
             if half == "dev":
-                misses += [f"- ({language}) {m['query']!r}: wanted {m['relevant'][0]}, got {', '.join(m['found'])}" for m in s.misses]
+                misses += [
+                    f"- ({language}) {m['query']!r}: wanted {m['relevant'][0]}, got {', '.join(m['found'])}"
+                    for m in s.misses
+                ]
     return (
         f"Tool search over {len(names)} domain tools, {REPEAT} queries each.\n\n{latency}\n\n"
-        f"Quality (embedded backend, tests/search_queries.json):\n\n{table(['half', 'language', 'queries', 'recall@5', 'MRR'], quality_rows)}\n\n"
+        "Quality (embedded backend, tests/search_queries.json):\n\n"
+        f"{table(['half', 'language', 'queries', 'recall@5', 'MRR'], quality_rows)}\n\n"
         f"{_answer_sizes()}\n\nDevelopment half, no relevant tool in the top 5:\n" + ("\n".join(misses) or "(none)")
     )
 

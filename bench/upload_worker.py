@@ -39,7 +39,9 @@ def instrument() -> None:
     from chalicelib.local import queue_poller
     from chalicelib.uploads import direct, register
 
-    register.reservations.get_many = timed("read the batch's reservations (BatchGetItem)", register.reservations.get_many)  # type: ignore[method-assign]
+    register.reservations.get_many = timed(  # type: ignore[method-assign]
+        "read the batch's reservations (BatchGetItem)", register.reservations.get_many
+    )
     register.files.read = timed("read file from S3 + SHA-256", register.files.read)  # type: ignore[method-assign]
     direct.checked_type = timed("sniff media type", direct.checked_type)  # type: ignore[assignment]
     register.store.create = timed("write document + edge + reservation (TransactWriteItems)", register.store.create)  # type: ignore[method-assign]
@@ -69,7 +71,12 @@ def main() -> None:
     worker.stop()
     worker.join(timeout=10)
     usage = resource.getrusage(resource.RUSAGE_SELF)
-    stats = {"handled": worker.handled, "seconds": dict(TIMES), "peakRssMiB": peak_rss_mib(), "cpuSeconds": usage.ru_utime + usage.ru_stime}
+    stats = {
+        "handled": worker.handled,
+        "seconds": dict(TIMES),
+        "peakRssMiB": peak_rss_mib(),
+        "cpuSeconds": usage.ru_utime + usage.ru_stime,
+    }
     print(json.dumps(stats), flush=True)
 
 

@@ -36,7 +36,9 @@ def main(documents: int = DOCUMENTS) -> str:
     own_cpu = _cpu_seconds()
     service = Service(moto_process=True)
     service.stack.start_stream(uploads=False)
-    worker = subprocess.Popen([sys.executable, "-m", "bench.upload_worker"], env=dict(os.environ), stdout=subprocess.PIPE, text=True)
+    worker = subprocess.Popen(
+        [sys.executable, "-m", "bench.upload_worker"], env=dict(os.environ), stdout=subprocess.PIPE, text=True
+    )
     assert worker.stdout is not None and worker.stdout.readline().strip() == "ready"
     try:
         # A batch of 1,000 reservations is 1,000 writes to moto: on a slow machine over 30 s.
@@ -60,12 +62,19 @@ def _cpu_seconds(pid: int | None = None) -> float:
 
 def _locations(tenant: Tenant) -> list[str]:
     obj = tenant.ok("objects.create", {"object": {"name": "Großsiedlung Nord", "type": "rental"}})["object"]
-    units = [tenant.ok("units.create", {"unit": {"objectId": obj["id"], "number": f"{n:03d}", "type": "apartment"}})["unit"]["id"] for n in range(9)]
+    units = [
+        tenant.ok("units.create", {"unit": {"objectId": obj["id"], "number": f"{n:03d}", "type": "apartment"}})["unit"][
+            "id"
+        ]
+        for n in range(9)
+    ]
     return [obj["id"], *units]
 
 
 def _post(upload: dict[str, Any], content: bytes) -> int:
-    body, content_type = multipart(list(upload["fields"].items()), "file", upload["fileName"], content, upload["fields"]["Content-Type"])
+    body, content_type = multipart(
+        list(upload["fields"].items()), "file", upload["fileName"], content, upload["fields"]["Content-Type"]
+    )
     request = urllib.request.Request(upload["url"], data=body, method="POST", headers={"Content-Type": content_type})
     with urllib.request.urlopen(request, timeout=60) as resp:
         return int(resp.status)
@@ -107,7 +116,9 @@ def _wait_registered(tenant: Tenant, batch_ids: list[str], timeout: float = 1800
     totals: dict[str, int] = {}
     for batch_id in reversed(batch_ids):
         while True:
-            counts = tenant.get("documents.uploads.progress", {"batch": batch_id, "limit": 1, "offset": 0})["batch"]["counts"]
+            counts = tenant.get("documents.uploads.progress", {"batch": batch_id, "limit": 1, "offset": 0})["batch"][
+                "counts"
+            ]
             if counts["uploaded"] >= counts["requested"] or time.monotonic() > deadline:
                 break
             time.sleep(2.0)
@@ -119,28 +130,51 @@ def _wait_registered(tenant: Tenant, batch_ids: list[str], timeout: float = 1800
 def _report(result: dict[str, Any], stats: dict[str, Any], documents: int) -> str:
     per_hour = documents / result["total_s"] * 3600
     presign = result["presign_ms"]
-    record("bulk upload, presigned", "documents registered per hour", f"≥ {TARGET_PER_HOUR:,}", f"{per_hour:,.0f} ({result['counts']['failed']} failed)")
+    record(
+        "bulk upload, presigned",
+        "documents registered per hour",
+        f"≥ {TARGET_PER_HOUR:,}",
+        f"{per_hour:,.0f} ({result['counts']['failed']} failed)",
+    )
     rows = [
-        ["documents uploaded and registered", f"{result['counts']['registered']:,} of {documents:,} ({result['counts']['failed']} failed)"],
+        [
+            "documents uploaded and registered",
+            f"{result['counts']['registered']:,} of {documents:,} ({result['counts']['failed']} failed)",
+        ],
         ["end to end (first batch requested → last document registered)", f"{result['total_s']:.1f} s"],
-        ["documents per hour, end to end", f"{per_hour:,.0f} (target ≥ {TARGET_PER_HOUR:,}; {per_hour / 10_000:.0f}× the interface's 10,000)"],
+        [
+            "documents per hour, end to end",
+            f"{per_hour:,.0f} (target ≥ {TARGET_PER_HOUR:,}; {per_hour / 10_000:.0f}× the interface's 10,000)",
+        ],
         ["upload phase (presign + POST of every file, 8 clients)", f"{result['uploaded_s']:.1f} s"],
         ["documents.uploads.create, 1,000 uploads", f"median {sorted(presign)[len(presign) // 2]:.0f} ms"],
         ["worker peak RSS", f"{stats['peakRssMiB']} MiB"],
         [
             "CPU seconds: moto (S3, SQS, DynamoDB) / worker / API + stream + clients",
-            f"{result['cpu']['moto']:.0f} / {stats['cpuSeconds']:.0f} / {result['cpu']['service']:.0f} (wall {result['total_s']:.0f} s, 2 cores)",
+            f"{result['cpu']['moto']:.0f} / {stats['cpuSeconds']:.0f} / {result['cpu']['service']:.0f} "
+            f"(wall {result['total_s']:.0f} s, 2 cores)",
         ],
         ["messages handled by the worker", f"{stats['handled']:,}"],
     ]
     cycle = stats["seconds"].get("queue poll cycle (receive, handle batch, delete)", 0.0) or 1.0
-    stages = [[name, f"{seconds / documents * 1000:.2f} ms", f"{seconds:.1f} s"] for name, seconds in sorted(stats["seconds"].items(), key=lambda kv: -kv[1])]
+    stages = [
+        [name, f"{seconds / documents * 1000:.2f} ms", f"{seconds:.1f} s"]
+        for name, seconds in sorted(stats["seconds"].items(), key=lambda kv: -kv[1])
+    ]
     intro = (
-        f"Bulk upload benchmark: {documents:,} PDFs of ~100 bytes in batches of {BATCH:,}, posted by {UPLOADERS} client threads; "
-        "worker process: 2 pollers, each handling a batch of up to 10 messages with 10 threads. Stage times are summed over "
+        f"Bulk upload benchmark: {documents:,} PDFs of ~100 bytes in batches of {BATCH:,}, "
+        f"posted by {UPLOADERS} client threads; "
+        "worker process: 2 pollers, each handling a batch of up to 10 messages with 10 threads. "
+        "Stage times are summed over "
         f"the worker's threads (the poll cycles' {cycle:.0f} s include the stages run inside them)."
     )
-    return intro + "\n\n" + table(["measure", "value"], rows) + "\n\n" + table(["worker stage", "per document", "total (all threads)"], stages)
+    return (
+        intro
+        + "\n\n"
+        + table(["measure", "value"], rows)
+        + "\n\n"
+        + table(["worker stage", "per document", "total (all threads)"], stages)
+    )
 
 
 if __name__ == "__main__":

@@ -50,7 +50,10 @@ def _scenario(*, attacked: bool) -> dict[str, Any]:
     api = Api(f"http://127.0.0.1:{service.port}")
     try:
         attack = Attack(api, service).start() if attacked else None
-        found: dict[str, Any] = {"latency": _latency(api), "throughput": [_throughput(api, e, n) for e, n in ENDPOINTS_AND_EVENTS]}
+        found: dict[str, Any] = {
+            "latency": _latency(api),
+            "throughput": [_throughput(api, e, n) for e, n in ENDPOINTS_AND_EVENTS],
+        }
         if attack is not None:
             found["attack"] = attack.stop()
         return found
@@ -139,19 +142,36 @@ def _throughput(api: Api, endpoints: int, events: int) -> dict[str, Any]:
 def _report(figures: dict[str, dict[str, Any]]) -> str:
     clean, attacked = figures["clean"]["latency"], figures["attacked"]["latency"]
     ratio = p(attacked, 0.95) / p(clean, 0.95)
-    record("webhook delivery", "commit → receiver p50 / p95", "seconds (at least once)", f"{median(clean):.0f} / {p(clean, 0.95):.0f} ms")
+    record(
+        "webhook delivery",
+        "commit → receiver p50 / p95",
+        "seconds (at least once)",
+        f"{median(clean):.0f} / {p(clean, 0.95):.0f} ms",
+    )
     record(
         "webhook delivery, another tenant tarpitting and answering 429",
         "commit → receiver p95 vs clean",
         "within 20 %",
         f"{p(attacked, 0.95):.0f} vs {p(clean, 0.95):.0f} ms ({ratio:.2f}×)",
     )
-    latency_rows = [[name, f"{median(s):.0f} ms", f"{p(s, 0.95):.0f} ms", str(len(s))] for name, s in (("clean", clean), ("attacked", attacked))]
+    latency_rows = [
+        [name, f"{median(s):.0f} ms", f"{p(s, 0.95):.0f} ms", str(len(s))]
+        for name, s in (("clean", clean), ("attacked", attacked))
+    ]
     rows = []
     for scenario in ("clean", "attacked"):
         for t in figures[scenario]["throughput"]:
             rate = t["delivered"] / t["seconds"]
-            rows.append([scenario, str(t["endpoints"]), str(t["events"]), f"{t['delivered']} of {t['expected']}", f"{t['seconds']:.1f}", f"{rate:.0f}"])
+            rows.append(
+                [
+                    scenario,
+                    str(t["endpoints"]),
+                    str(t["events"]),
+                    f"{t['delivered']} of {t['expected']}",
+                    f"{t['seconds']:.1f}",
+                    f"{rate:.0f}",
+                ]
+            )
             if scenario == "clean":
                 result = f"{rate:.0f}/s, {t['delivered']} of {t['expected']}"
                 record(f"webhook fan-out, {t['endpoints']} endpoints", "deliveries per second", "all delivered", result)
@@ -160,18 +180,22 @@ def _report(figures: dict[str, dict[str, Any]]) -> str:
             f"webhook fan-out, {clean_t['endpoints']} endpoints, under attack",
             "deliveries per second vs clean",
             "within 20 %",
-            f"{attacked_t['delivered'] / attacked_t['seconds']:.0f} vs {clean_t['delivered'] / clean_t['seconds']:.0f}/s",
+            f"{attacked_t['delivered'] / attacked_t['seconds']:.0f} vs "
+            f"{clean_t['delivered'] / clean_t['seconds']:.0f}/s",
         )
     intro = (
-        "Webhook benchmark: loopback receivers answering 200 at once; the stream poller and the delivery worker (FIFO queue on "
-        "moto, 128 concurrent invocations) run in the service's process, as in `make serve`. `attacked`: meanwhile one tenant's "
+        "Webhook benchmark: loopback receivers answering 200 at once; the stream poller and the delivery worker "
+        "(FIFO queue on moto, 128 concurrent invocations) run in the service's process, as in `make serve`. "
+        "`attacked`: meanwhile one tenant's "
         f"6 webhooks tarpit and another's 6 answer 429 with a huge Retry-After "
-        f"({figures['attacked']['attack']['tarpit connections']} tarpit connections, {figures['attacked']['attack']['429 answers']} answers 429)."
+        f"({figures['attacked']['attack']['tarpit connections']} tarpit connections, "
+        f"{figures['attacked']['attack']['429 answers']} answers 429)."
     )
     return "\n\n".join(
         [
             intro,
-            table(["scenario", "commit → receiver p50", "p95", "events"], latency_rows) + f"\n\np95 attacked / clean: {ratio:.2f}×",
+            table(["scenario", "commit → receiver p50", "p95", "events"], latency_rows)
+            + f"\n\np95 attacked / clean: {ratio:.2f}×",
             table(["scenario", "endpoints", "events per tenant", "deliveries", "seconds", "deliveries/s"], rows),
         ]
     )

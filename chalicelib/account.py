@@ -57,9 +57,10 @@ def admit(ctx: CallContext, operation: str) -> None:
     trial_end = facts.get("trialEndsAt")
     if trial_end and clock.now_iso() >= trial_end:
         raise Forbidden(
-            f"The free trial of {facts.get('companyName', 'this account')} ended on {trial_end[:10]}. Your data is kept, "
-            f"unchanged. To continue with the enterprise plan, write to {config.sales_contact()}; access returns as soon "
-            "as the plan is active.",
+            f"The free trial of {facts.get('companyName', 'this account')} ended on {trial_end[:10]}. "
+            "Your data is kept, unchanged. "
+            f"To continue with the enterprise plan, write to {config.sales_contact()}; "
+            "access returns as soon as the plan is active.",
             code=codes.TRIAL_ENDED,
             extra={"trialEndsAt": trial_end},
         )

@@ -115,7 +115,10 @@ def authenticate(header: str | None, *, request_id: str = "", source_ip: str | N
     if not header:
         raise Unauthorized("Send the header `Authorization: Bearer <API key>`.", code=codes.MISSING_KEY)
     if "," in header:  # how a repeated header arrives joined; no key holds a comma
-        raise Unauthorized("The request carries more than one Authorization value; send exactly one `Bearer <API key>`.", code=codes.INVALID_KEY)
+        raise Unauthorized(
+            "The request carries more than one Authorization value; send exactly one `Bearer <API key>`.",
+            code=codes.INVALID_KEY,
+        )
     scheme, _, secret = header.strip().partition(" ")
     secret = secret.strip()
     if scheme.lower() != "bearer" or not secret:
@@ -169,6 +172,9 @@ def _touch(hashed: str, facts: dict[str, Any], source_ip: str | None) -> None:
         if not cached or now - cached.last_used_written < config.LAST_USED_RESOLUTION_SECONDS:
             return
         cached.last_used_written = now
-    from chalicelib.store import keys  # cycle: store.keys imports auth at import to evict its cache (known: store.keys -> auth)
+    from chalicelib.store import (  # cycle: store.keys imports auth at import to evict its cache
+        # (known: store.keys -> auth)
+        keys,
+    )
 
     keys.record_use(facts["tenantId"], facts["keyId"], clock.now_iso(), source_ip)

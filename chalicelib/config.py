@@ -186,7 +186,9 @@ def metrics_namespace(default: str) -> str:
 # The event sources of the workers (app.py): the merge template wires the real ones; these
 # placeholders let `chalice package` and the local stack build the app.
 def table_stream_arn() -> str:
-    return os.environ.get("PM_TABLE_STREAM_ARN", "arn:aws:dynamodb:eu-central-1:000000000000:table/pm-local/stream/local")
+    return os.environ.get(
+        "PM_TABLE_STREAM_ARN", "arn:aws:dynamodb:eu-central-1:000000000000:table/pm-local/stream/local"
+    )
 
 
 def delivery_queue_arn() -> str:

@@ -55,7 +55,11 @@ def _errors(op: Operation) -> list[str]:
     if op.authenticated:
         # missing_key, invalid_key, key_disabled, key_expired, integration_disabled: one line for all
         lines.append(f"- {codes.INVALID_KEY.status}: no key, or an unknown, disabled or expired key.")
-        lines.append(error_line((codes.MISSING_SCOPE, "the key lacks " + " and ".join(f"`{s}`" for s in op.required_scopes) + ".")))
+        lines.append(
+            error_line(
+                (codes.MISSING_SCOPE, "the key lacks " + " and ".join(f"`{s}`" for s in op.required_scopes) + ".")
+            )
+        )
     if _has_refs(op.args):
         lines.append(error_line(codes.NOT_FOUND))
     lines.extend(error_line(documented) for documented in op.errors)
@@ -126,16 +130,38 @@ def render(op: Operation) -> str:
     else:
         parts.append("None.")
     if op.kind == "query" and rows:
-        parts += ["", "Query arguments travel in the query string; arrays as repeated keys, booleans as `true`/`false`."]
+        parts += [
+            "",
+            "Query arguments travel in the query string; arrays as repeated keys, booleans as `true`/`false`.",
+        ]
     elif rows:
         parts += ["", "Send the arguments as a JSON object in the body."]
-    parts += ["", "## Result", "", "| field | type | required | description |", "|---|---|---|---|", *fields_table(op.result)]
+    parts += [
+        "",
+        "## Result",
+        "",
+        "| field | type | required | description |",
+        "|---|---|---|---|",
+        *fields_table(op.result),
+    ]
     if op.example is not None:
-        parts += ["", "## Example", "", example_request(op), "", "Answer (200, abridged to the fields the request names and the required ones):", ""]
+        parts += [
+            "",
+            "## Example",
+            "",
+            example_request(op),
+            "",
+            "Answer (200, abridged to the fields the request names and the required ones):",
+            "",
+        ]
         parts += ["```json", json.dumps(sample(op.result, "result", op.example), indent=2, ensure_ascii=False), "```"]
     parts += ["", "## Access", "", op.scope_line() + (" Destructive." if op.destructive else "")]
     if op.secrets and op.authenticated:
         held = ", ".join(f"`{path}`" for path in op.secrets)
-        parts += ["", f"A repeat with the same `Idempotency-Key` answers the first answer without {held}: the secret is shown once and never stored."]
+        parts += [
+            "",
+            f"A repeat with the same `Idempotency-Key` answers the first answer without {held}: "
+            "the secret is shown once and never stored.",
+        ]
     parts += ["", "## Errors", "", *_errors(op)]
     return "\n".join(parts) + "\n"

@@ -28,7 +28,9 @@ class EntityType:
     # comparison key (a mandate reference, compared without regard to case) and the code of the
     # 409 that refuses a value another entity holds
     unique: dict[str, tuple[Callable[[str], str], ErrorCode]] = field(default_factory=dict)
-    check: Callable[[dict[str, Any], str | None], None] | None = None  # cross-field rules: (record, id or None on create)
+    check: Callable[[dict[str, Any], str | None], None] | None = (
+        None  # cross-field rules: (record, id or None on create)
+    )
     # fills fields that follow from others (a contract's objectId from its unit); may read the store
     derive: Callable[[Any, dict[str, Any]], None] | None = None
     aliasable: bool = True

@@ -24,37 +24,72 @@ class ErrorCode:
 
 # --- the defaults of the error classes (errors.py) -----------------------------------------
 
-INTERNAL_ERROR = ErrorCode("internal_error", 500, "an unexpected failure; the `requestId` identifies it in the service's logs.")
+INTERNAL_ERROR = ErrorCode(
+    "internal_error", 500, "an unexpected failure; the `requestId` identifies it in the service's logs."
+)
 INVALID_REQUEST = ErrorCode(
-    "invalid_request", 400, "an argument breaks a rule beyond its shape (a check digit, an order of dates, a value another field rules out); `errors` names it."
+    "invalid_request",
+    400,
+    "an argument breaks a rule beyond its shape (a check digit, an order of dates, a value another field rules out); "
+    "`errors` names it.",
 )
 UNAUTHORIZED = ErrorCode("unauthorized", 401, "the request is not authenticated.")
 FORBIDDEN = ErrorCode("forbidden", 403, "the key may not do this.")
-NOT_FOUND = ErrorCode("not_found", 404, "a referenced entity (id or alias) does not exist in this tenant; `errors` names the argument.")
-METHOD_NOT_ALLOWED = ErrorCode("method_not_allowed", 405, "the path is served with another HTTP method; `Allow` names it.")
+NOT_FOUND = ErrorCode(
+    "not_found", 404, "a referenced entity (id or alias) does not exist in this tenant; `errors` names the argument."
+)
+METHOD_NOT_ALLOWED = ErrorCode(
+    "method_not_allowed", 405, "the path is served with another HTTP method; `Allow` names it."
+)
 UNSUPPORTED_MEDIA_TYPE = ErrorCode(
-    "unsupported_media_type", 415, "the body's Content-Type is not accepted; send application/json (file uploads: multipart/form-data)."
+    "unsupported_media_type",
+    415,
+    "the body's Content-Type is not accepted; send application/json (file uploads: multipart/form-data).",
 )
 CONFLICT = ErrorCode("conflict", 409, "the request conflicts with the stored state.")
 GONE = ErrorCode("gone", 410, "what the request asks for is no longer served.")
-PAYLOAD_TOO_LARGE = ErrorCode("payload_too_large", 413, "the body (or a file in it) is larger than the operation accepts.")
-THROTTLED = ErrorCode("throttled", 429, "too many requests (of the key, of a sign-up address, or to the data store); retry after `Retry-After` seconds.")
-UNAVAILABLE = ErrorCode("unavailable", 503, "a service the request depends on is unavailable; retry after `Retry-After` seconds.")
+PAYLOAD_TOO_LARGE = ErrorCode(
+    "payload_too_large", 413, "the body (or a file in it) is larger than the operation accepts."
+)
+THROTTLED = ErrorCode(
+    "throttled",
+    429,
+    "too many requests (of the key, of a sign-up address, or to the data store); retry after `Retry-After` seconds.",
+)
+UNAVAILABLE = ErrorCode(
+    "unavailable", 503, "a service the request depends on is unavailable; retry after `Retry-After` seconds."
+)
 
 # --- the request: route, body, arguments, Idempotency-Key (http.py, validation.py, uploads/form.py)
 
 NO_ROUTE = ErrorCode("no_route", 404, "nothing is served at this method and path.")
 UNKNOWN_OPERATION = ErrorCode("unknown_operation", 404, "no query or command of this kind has this name.")
-MALFORMED_JSON = ErrorCode("malformed_json", 400, "the body is not a JSON object (not JSON, a lone UTF-16 surrogate, or nested too deeply).")
-MALFORMED_FORM = ErrorCode("malformed_form", 400, "the multipart/form-data body cannot be read as one part per argument.")
-VALIDATION_FAILED = ErrorCode("validation_failed", 400, "an argument is missing, unknown or of the wrong shape; `errors` lists each with its path.")
-INVALID_IDEMPOTENCY_KEY = ErrorCode("invalid_idempotency_key", 400, "the `Idempotency-Key` is longer than 255 characters or holds control characters.")
-IDEMPOTENCY_KEY_REUSED = ErrorCode("idempotency_key_reused", 409, "this `Idempotency-Key` was used with a different request.")
+MALFORMED_JSON = ErrorCode(
+    "malformed_json", 400, "the body is not a JSON object (not JSON, a lone UTF-16 surrogate, or nested too deeply)."
+)
+MALFORMED_FORM = ErrorCode(
+    "malformed_form", 400, "the multipart/form-data body cannot be read as one part per argument."
+)
+VALIDATION_FAILED = ErrorCode(
+    "validation_failed",
+    400,
+    "an argument is missing, unknown or of the wrong shape; `errors` lists each with its path.",
+)
+INVALID_IDEMPOTENCY_KEY = ErrorCode(
+    "invalid_idempotency_key", 400, "the `Idempotency-Key` is longer than 255 characters or holds control characters."
+)
+IDEMPOTENCY_KEY_REUSED = ErrorCode(
+    "idempotency_key_reused", 409, "this `Idempotency-Key` was used with a different request."
+)
 IDEMPOTENCY_IN_PROGRESS = ErrorCode(
-    "idempotency_in_progress", 409, "a request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds."
+    "idempotency_in_progress",
+    409,
+    "a request with this `Idempotency-Key` is still running; retry after `Retry-After` seconds.",
 )
 IDEMPOTENCY_OUTCOME_UNKNOWN = ErrorCode(
-    "idempotency_outcome_unknown", 409, "the request that claimed this `Idempotency-Key` ended without an answer; check what it did, then use a new key."
+    "idempotency_outcome_unknown",
+    409,
+    "the request that claimed this `Idempotency-Key` ended without an answer; check what it did, then use a new key.",
 )
 
 # --- the key and the account (auth.py, account.py, throttle.py, v1.py, store/keys.py) -------
@@ -64,19 +99,35 @@ INVALID_KEY = ErrorCode("invalid_key", 401, "the Authorization header is malform
 KEY_DISABLED = ErrorCode("key_disabled", 401, "the API key has been disabled.")
 KEY_EXPIRED = ErrorCode("key_expired", 401, "the API key has expired.")
 # 401 to a call with a key of the integration; 403 to the operator (pmctl) connecting it or issuing it a key
-INTEGRATION_DISABLED = ErrorCode("integration_disabled", 401, "the integration the key belongs to has been disabled.", also=(403,))
-MISSING_SCOPE = ErrorCode("missing_scope", 403, "the key lacks a scope the operation needs; `requiredScopes` lists them.")
+INTEGRATION_DISABLED = ErrorCode(
+    "integration_disabled", 401, "the integration the key belongs to has been disabled.", also=(403,)
+)
+MISSING_SCOPE = ErrorCode(
+    "missing_scope", 403, "the key lacks a scope the operation needs; `requiredScopes` lists them."
+)
 SCOPE_ESCALATION = ErrorCode("scope_escalation", 403, "the key asks for a scope its creator does not hold.")
-TRIAL_ENDED = ErrorCode("trial_ended", 403, "the tenant's free trial has ended (`trialEndsAt`); the data is kept, access returns with a plan.")
-VERSION_RETIRED = ErrorCode("version_retired", 410, "version 1 of the interface is switched off; `successor` names the version 2 path.")
+TRIAL_ENDED = ErrorCode(
+    "trial_ended",
+    403,
+    "the tenant's free trial has ended (`trialEndsAt`); the data is kept, access returns with a plan.",
+)
+VERSION_RETIRED = ErrorCode(
+    "version_retired", 410, "version 1 of the interface is switched off; `successor` names the version 2 path."
+)
 EMAIL_TAKEN = ErrorCode("email_taken", 409, "this e-mail address has signed up already.")
-AGENT_HAS_KEYS = ErrorCode("agent_has_keys", 409, "the agent has two active keys (one plus a rotation): disable the old one first.")
+AGENT_HAS_KEYS = ErrorCode(
+    "agent_has_keys", 409, "the agent has two active keys (one plus a rotation): disable the old one first."
+)
 
 # --- integrations, managed by the operator (store/integrations.py through pmctl) ------------
 
-INTEGRATION_NAME_TAKEN = ErrorCode("integration_name_taken", 409, "an integration of this name exists already (names ignore case).")
+INTEGRATION_NAME_TAKEN = ErrorCode(
+    "integration_name_taken", 409, "an integration of this name exists already (names ignore case)."
+)
 INTEGRATION_NOT_FOUND = ErrorCode("integration_not_found", 404, "no integration has this id.")
-INTEGRATION_NOT_CONNECTED = ErrorCode("integration_not_connected", 403, "the integration is not connected to the tenant; connect it first.")
+INTEGRATION_NOT_CONNECTED = ErrorCode(
+    "integration_not_connected", 403, "the integration is not connected to the tenant; connect it first."
+)
 
 # --- writes (store/) ------------------------------------------------------------------------
 
@@ -84,38 +135,65 @@ WRITE_CONFLICT = ErrorCode("write_conflict", 409, "the write collided with a con
 TRANSACTION_CONFLICT = ErrorCode(
     "transaction_conflict",
     503,
-    "the write collided with a concurrent transaction and was not applied; send the same request again after `Retry-After` seconds.",
+    "the write collided with a concurrent transaction and was not applied; "
+    "send the same request again after `Retry-After` seconds.",
 )
 STALE_VERSION = ErrorCode("stale_version", 409, "the entity changed since the `version` you sent; read it again.")
-STILL_REFERENCED = ErrorCode("still_referenced", 409, "live entities reference it; `referencedBy` lists them (up to 100).")
+STILL_REFERENCED = ErrorCode(
+    "still_referenced", 409, "live entities reference it; `referencedBy` lists them (up to 100)."
+)
 NOT_DELETED = ErrorCode("not_deleted", 409, "it is not deleted.")
-REFERENCE_DELETED = ErrorCode("reference_deleted", 409, "it references an entity that is deleted now; restore that first.")
+REFERENCE_DELETED = ErrorCode(
+    "reference_deleted", 409, "it references an entity that is deleted now; restore that first."
+)
 MERGED = ErrorCode("merged", 409, "it was merged into another entity (contacts).")
 MERGE_INTO_SELF = ErrorCode("merge_into_self", 409, "source and target are the same contact.")
-MERGE_CONFLICT = ErrorCode("merge_conflict", 409, "pointing a referrer at the merge target would break its rules; `errors` names them.")
+MERGE_CONFLICT = ErrorCode(
+    "merge_conflict", 409, "pointing a referrer at the merge target would break its rules; `errors` names them."
+)
 ALIAS_TAKEN = ErrorCode("alias_taken", 409, "an alias already names another entity; `errors` names the entry.")
 # Values unique within a tenant (EntityType.unique, store/uniques.py): one code per unique field.
-MANDATE_REFERENCE_TAKEN = ErrorCode("mandate_reference_taken", 409, "another mandate of the tenant holds this reference (case-insensitive).")
+MANDATE_REFERENCE_TAKEN = ErrorCode(
+    "mandate_reference_taken", 409, "another mandate of the tenant holds this reference (case-insensitive)."
+)
 
 # --- rules of particular operations (resources/) -------------------------------------------
 
 PROCESS_NOT_CLOSED = ErrorCode("process_not_closed", 409, "archiving needs status `done` or `cancelled`.")
-PROCESS_ARCHIVED = ErrorCode("process_archived", 409, "the process is archived; unarchive it (`isArchived: false`) first.")
-WEBHOOK_LIMIT_REACHED = ErrorCode("webhook_limit_reached", 409, "the tenant holds as many webhooks as it may; delete one first.")
-NO_VALID_BANK_ACCOUNT_USE = ErrorCode("no_valid_bank_account_use", 404, "the contract has no use for this purpose valid on that day.")
+PROCESS_ARCHIVED = ErrorCode(
+    "process_archived", 409, "the process is archived; unarchive it (`isArchived: false`) first."
+)
+WEBHOOK_LIMIT_REACHED = ErrorCode(
+    "webhook_limit_reached", 409, "the tenant holds as many webhooks as it may; delete one first."
+)
+NO_VALID_BANK_ACCOUNT_USE = ErrorCode(
+    "no_valid_bank_account_use", 404, "the contract has no use for this purpose valid on that day."
+)
 CHANGED_LATER = ErrorCode("changed_later", 409, "the entity changed after the record; send `force` to overwrite.")
-FILTER_TOO_BROAD = ErrorCode("filter_too_broad", 400, "the filter matches more records than one request reads or reverts; narrow it.")
+FILTER_TOO_BROAD = ErrorCode(
+    "filter_too_broad", 400, "the filter matches more records than one request reads or reverts; narrow it."
+)
 NOT_REVERTIBLE = ErrorCode(
-    "not_revertible", 400, "the record is a change of the account (API key, sign-up, plan, throttle, integration); with a filter such records are skipped."
+    "not_revertible",
+    400,
+    "the record is a change of the account (API key, sign-up, plan, throttle, integration); "
+    "with a filter such records are skipped.",
 )
 
 # --- files (uploads/) ------------------------------------------------------------------------
 
-FILE_TYPE_NOT_ALLOWED = ErrorCode("file_type_not_allowed", 400, "the file's bytes are not of an allowed type (HTML, scripts, executables are never accepted).")
+FILE_TYPE_NOT_ALLOWED = ErrorCode(
+    "file_type_not_allowed",
+    400,
+    "the file's bytes are not of an allowed type (HTML, scripts, executables are never accepted).",
+)
 FILE_TYPE_MISMATCH = ErrorCode("file_type_mismatch", 400, "the declared `contentType` contradicts the file's bytes.")
 EMPTY_FILE = ErrorCode("empty_file", 400, "the file has no content.")
 ARCHIVE_TOO_LARGE = ErrorCode(
-    "archive_too_large", 400, "a ZIP (or Office/ODF) file whose directory is past the caps on entries or size; it is refused before it is opened."
+    "archive_too_large",
+    400,
+    "a ZIP (or Office/ODF) file whose directory is past the caps on entries or size; "
+    "it is refused before it is opened.",
 )
 # A bulk upload's file is refused after the fact, in its `failure` (documents.uploads.status), with
 # the codes above or these:
@@ -126,11 +204,19 @@ SIZE_MISMATCH = ErrorCode("size_mismatch", None, "the file's size differs from t
 # --- MCP (mcp/) ------------------------------------------------------------------------------
 
 UNKNOWN_TOOL = ErrorCode("unknown_tool", 404, "no tool has this name; meta.tools.search finds tool names.")
-INVALID_TRANSFORM = ErrorCode("invalid_transform", 400, "a JMESPath transform is not valid, or failed on the result it was applied to.")
-TRANSFORM_TOO_COSTLY = ErrorCode("transform_too_costly", 400, "a JMESPath transform went past its budget of time or of values built; simplify it.")
-UNKNOWN_RESULT_NAME = ErrorCode("unknown_result_name", 400, "a pipeline step's `$expr` names a result no earlier step named with `as`.")
+INVALID_TRANSFORM = ErrorCode(
+    "invalid_transform", 400, "a JMESPath transform is not valid, or failed on the result it was applied to."
+)
+TRANSFORM_TOO_COSTLY = ErrorCode(
+    "transform_too_costly", 400, "a JMESPath transform went past its budget of time or of values built; simplify it."
+)
+UNKNOWN_RESULT_NAME = ErrorCode(
+    "unknown_result_name", 400, "a pipeline step's `$expr` names a result no earlier step named with `as`."
+)
 RESULT_TOO_LARGE = ErrorCode(
-    "result_too_large", 400, "the answer is over the size limit of a tool result; ask for a smaller page or select fields with a transform."
+    "result_too_large",
+    400,
+    "the answer is over the size limit of a tool result; ask for a smaller page or select fields with a transform.",
 )
 
 

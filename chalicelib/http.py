@@ -54,10 +54,14 @@ def chalice_refusals_as_problems(request: Any, get_response: Any) -> Response:
     error: ApiError
     if body["Code"] == "MethodNotAllowedError":
         allowed = response.headers.get("Allow", "")
-        error = MethodNotAllowed(f"{request.method} is not served at {path}; it takes {allowed}.", headers={"Allow": allowed})
+        error = MethodNotAllowed(
+            f"{request.method} is not served at {path}; it takes {allowed}.", headers={"Allow": allowed}
+        )
     elif body["Code"] == "UnsupportedMediaType":
         given = request.headers.get("content-type", "")
-        error = UnsupportedMediaType(f"Content-Type {given!r} is not accepted here; send application/json (file uploads: multipart/form-data).")
+        error = UnsupportedMediaType(
+            f"Content-Type {given!r} is not accepted here; send application/json (file uploads: multipart/form-data)."
+        )
     else:
         return response
     return problem_response(error, request_id_of(request))
@@ -95,7 +99,9 @@ def parse_body(request: Any, op: Operation) -> tuple[dict[str, Any], bytes]:
     try:
         body = json.loads(raw.decode("utf-8"), parse_constant=_not_a_number, parse_float=_finite)
     except (UnicodeDecodeError, ValueError) as err:
-        raise Invalid(f"The body is not valid JSON ({err}); send the arguments as a JSON object.", code=codes.MALFORMED_JSON) from None
+        raise Invalid(
+            f"The body is not valid JSON ({err}); send the arguments as a JSON object.", code=codes.MALFORMED_JSON
+        ) from None
     except RecursionError:  # nested deeper than the parser goes
         raise _too_deep_error() from None
     if not isinstance(body, dict):
@@ -121,7 +127,9 @@ def _checked(args: dict[str, Any]) -> dict[str, Any]:
         json.dumps(args, ensure_ascii=False).encode("utf-8")
     except UnicodeEncodeError:
         raise Invalid(
-            "The body holds a lone UTF-16 surrogate (an escape like \\ud800), which is no character; send valid Unicode.", code=codes.MALFORMED_JSON
+            "The body holds a lone UTF-16 surrogate (an escape like \\ud800), which is no character; "
+            "send valid Unicode.",
+            code=codes.MALFORMED_JSON,
         ) from None
     return args
 
@@ -138,7 +146,9 @@ def _finite(text: str) -> float:
 
 
 def _too_deep_error() -> Invalid:
-    return Invalid(f"The body nests arrays and objects more than {MAX_JSON_DEPTH} levels deep.", code=codes.MALFORMED_JSON)
+    return Invalid(
+        f"The body nests arrays and objects more than {MAX_JSON_DEPTH} levels deep.", code=codes.MALFORMED_JSON
+    )
 
 
 def _query_params(request: Any) -> dict[str, list[str]]:
@@ -172,11 +182,15 @@ def answer(request: Any, operation: str, respond: Any) -> Response:
     except Exception as err:  # noqa: BLE001 - the client gets a problem body, never a stack trace
         fault = faults.translate(err)  # AWS throttling or unavailable: 429 / 503 with Retry-After
         if fault is not None:
-            logger.warning("dependency failure", extra={"error": f"{type(err).__name__}: {err}", "status": fault.status})
+            logger.warning(
+                "dependency failure", extra={"error": f"{type(err).__name__}: {err}", "status": fault.status}
+            )
             status = fault.status
             return problem_response(fault, request_id)
         logger.exception("unhandled error")
-        return problem_response(ApiError("An internal error occurred; the request id identifies it in our logs."), request_id)
+        return problem_response(
+            ApiError("An internal error occurred; the request id identifies it in our logs."), request_id
+        )
     finally:
         ms = (time.perf_counter() - started) * 1000
         logger.info("request", extra={"method": request.method, "status": status, "ms": round(ms, 2)})
@@ -185,13 +199,24 @@ def answer(request: Any, operation: str, respond: Any) -> Response:
         observability.record_request(known, status, ms)
         observability.annotate(operation=known, status=status, tenant=caller[0].tenant_id if caller else None)
         if caller:
-            requests_log.record(caller[0], operation=operation, method=request.method, status=status, ms=ms, source_ip=source_ip_of(request))
+            requests_log.record(
+                caller[0],
+                operation=operation,
+                method=request.method,
+                status=status,
+                ms=ms,
+                source_ip=source_ip_of(request),
+            )
 
 
-def identify(request: Any, request_id: str, operation: str, caller: list[CallContext], channel: str = "rest") -> CallContext:
+def identify(
+    request: Any, request_id: str, operation: str, caller: list[CallContext], channel: str = "rest"
+) -> CallContext:
     """The calling key (401 without a valid one), admitted by its account (403 after the trial,
     429 over the throttle); the caller is remembered for the request log either way."""
-    ctx = replace(authenticate(_authorization(request), request_id=request_id, source_ip=source_ip_of(request)), channel=channel)
+    ctx = replace(
+        authenticate(_authorization(request), request_id=request_id, source_ip=source_ip_of(request)), channel=channel
+    )
     caller.append(ctx)
     logger.append_keys(tenant=ctx.tenant_id, agent=ctx.agent_name)
     account.admit(ctx, operation)
@@ -206,7 +231,9 @@ def _authorization(request: Any) -> str | None:
     return ", ".join(values) if len(values) > 1 else request.headers.get("authorization")
 
 
-def _handle(request: Any, request_id: str, name: str, kind: str, surface: Surface, caller: list[CallContext]) -> Response:
+def _handle(
+    request: Any, request_id: str, name: str, kind: str, surface: Surface, caller: list[CallContext]
+) -> Response:
     op = registry.find(name, surface)
     if op is None or op.kind != kind:
         other = "command" if kind == "query" else "query"
@@ -226,17 +253,28 @@ def _handle(request: Any, request_id: str, name: str, kind: str, surface: Surfac
     return json_response(200, dispatch.run(op, ctx, args), request_id)
 
 
-def _idempotent(op: Operation, ctx: CallContext, args: dict[str, Any], raw: bytes, key: str, request_id: str) -> Response:
+def _idempotent(
+    op: Operation, ctx: CallContext, args: dict[str, Any], raw: bytes, key: str, request_id: str
+) -> Response:
     if len(key) > 255:
         raise Invalid("Idempotency-Key is longer than 255 characters.", code=codes.INVALID_IDEMPOTENCY_KEY)
-    if any(ord(char) < 0x20 or ord(char) == 0x7F for char in key):  # CR, LF, NUL: RFC 9110 lets no field value hold them
-        raise Invalid("Idempotency-Key holds control characters (CR, LF, NUL, ...); send printable text.", code=codes.INVALID_IDEMPOTENCY_KEY)
+    if any(
+        ord(char) < 0x20 or ord(char) == 0x7F for char in key
+    ):  # CR, LF, NUL: RFC 9110 lets no field value hold them
+        raise Invalid(
+            "Idempotency-Key holds control characters (CR, LF, NUL, ...); send printable text.",
+            code=codes.INVALID_IDEMPOTENCY_KEY,
+        )
     fingerprint = idempotency.fingerprint(op.name, raw)
     stored = idempotency.begin(ctx, key, fingerprint)
     if stored is not None:
         replay = {"Idempotent-Replayed": "true"}
         if stored["status"] >= 400:
-            return Response(body=dumps(stored["body"]), status_code=stored["status"], headers={"Content-Type": PROBLEM, "X-Request-Id": request_id, **replay})
+            return Response(
+                body=dumps(stored["body"]),
+                status_code=stored["status"],
+                headers={"Content-Type": PROBLEM, "X-Request-Id": request_id, **replay},
+            )
         return json_response(stored["status"], stored["body"], request_id, replay)
     try:
         result = dispatch.run(op, ctx, args)
@@ -284,6 +322,9 @@ def _route(app: Chalice, path: str, name: str | None, kind: str, surface: Surfac
         return handle(app, name or captured["name"], kind, surface)
 
     view_name = f"{surface}_{kind}_{name or 'unknown'}".replace(".", "_")
-    app.route(path, methods=["GET", "POST"], name=view_name, content_types=[JSON, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data"])(
-        view
-    )
+    app.route(
+        path,
+        methods=["GET", "POST"],
+        name=view_name,
+        content_types=[JSON, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data"],
+    )(view)

@@ -45,7 +45,9 @@ def redact(value: Any) -> Any:
     if isinstance(value, str):
         return redact_text(value)
     if isinstance(value, dict):
-        return {k: REDACTED if isinstance(k, str) and k.lower() in SENSITIVE_NAMES else redact(v) for k, v in value.items()}
+        return {
+            k: REDACTED if isinstance(k, str) and k.lower() in SENSITIVE_NAMES else redact(v) for k, v in value.items()
+        }
     if isinstance(value, list | tuple):
         return [redact(v) for v in value]
     return value

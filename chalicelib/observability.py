@@ -104,7 +104,13 @@ def emit(
         return
     try:
         # service="" keeps Powertools from adding a `service` dimension (POWERTOOLS_SERVICE_NAME)
-        provider = AmazonCloudWatchEMFProvider(namespace=namespace(), service="", metric_set={}, dimension_set={}, default_dimensions={"stage": config.stage()})
+        provider = AmazonCloudWatchEMFProvider(
+            namespace=namespace(),
+            service="",
+            metric_set={},
+            dimension_set={},
+            default_dimensions={"stage": config.stage()},
+        )
         for name, (unit, value) in metrics.items():
             provider.add_metric(name=name, unit=unit, value=value)
         for key, dim in (dimensions or {}).items():
@@ -136,7 +142,10 @@ def record_request(operation: str, status: int, ms: float) -> None:
 
 
 def record_tool_call(tool: str, is_error: bool, ms: float) -> None:
-    emit({"ToolCalls": ("Count", 1), "ToolErrors": ("Count", 1 if is_error else 0), "ToolLatency": ("Milliseconds", ms)}, {"tool": tool})
+    emit(
+        {"ToolCalls": ("Count", 1), "ToolErrors": ("Count", 1 if is_error else 0), "ToolLatency": ("Milliseconds", ms)},
+        {"tool": tool},
+    )
 
 
 def record_delivery(outcome: str) -> None:
@@ -188,7 +197,12 @@ _cold_start = True
 
 def _kind(event: Any) -> str:
     name = type(event).__name__
-    return {"Request": "http", "SQSEvent": "sqs", "DynamoDBEvent": "dynamodb_stream", "CloudWatchEvent": "schedule"}.get(name, name)
+    return {
+        "Request": "http",
+        "SQSEvent": "sqs",
+        "DynamoDBEvent": "dynamodb_stream",
+        "CloudWatchEvent": "schedule",
+    }.get(name, name)
 
 
 def middleware(event: Any, get_response: Callable[[Any], Any]) -> Any:

@@ -21,7 +21,11 @@ PROBLEM_SCHEMA = {
         "requestId": {"type": "string"},
         "errors": {
             "type": "array",
-            "items": {"type": "object", "properties": {"path": {"type": "string"}, "message": {"type": "string"}}, "required": ["path", "message"]},
+            "items": {
+                "type": "object",
+                "properties": {"path": {"type": "string"}, "message": {"type": "string"}},
+                "required": ["path", "message"],
+            },
         },
     },
     "required": ["type", "title", "status", "detail", "code"],
@@ -41,7 +45,10 @@ _ERROR_STATUSES = {
 
 
 def _problem(description: str) -> dict[str, Any]:
-    return {"description": description, "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}}}
+    return {
+        "description": description,
+        "content": {"application/problem+json": {"schema": {"$ref": "#/components/schemas/Problem"}}},
+    }
 
 
 def _operation(op: Operation) -> dict[str, Any]:
@@ -82,8 +89,8 @@ def _operation(op: Operation) -> dict[str, Any]:
                 "in": "header",
                 "required": False,
                 "description": (
-                    "A repeat with the same key and body within 24 h returns the first answer and changes nothing; while the"
-                    " first runs, a repeat is 409 idempotency_in_progress (Retry-After)."
+                    "A repeat with the same key and body within 24 h returns the first answer and changes nothing;"
+                    " while the first runs, a repeat is 409 idempotency_in_progress (Retry-After)."
                 ),
                 "schema": {"type": "string", "maxLength": 255},
             }
@@ -108,7 +115,9 @@ def build(scopes: frozenset[str]) -> dict[str, Any]:
         "servers": [{"url": "/"}],
         "security": [{"bearerAuth": []}],
         "components": {
-            "securitySchemes": {"bearerAuth": {"type": "http", "scheme": "bearer", "description": "API key: pm_live_... or pm_test_..."}},
+            "securitySchemes": {
+                "bearerAuth": {"type": "http", "scheme": "bearer", "description": "API key: pm_live_... or pm_test_..."}
+            },
             "schemas": {"Problem": PROBLEM_SCHEMA},
         },
         "paths": paths,
@@ -123,5 +132,8 @@ def _form_schema(op: Operation) -> dict[str, Any]:
         if name == "resource":
             props[name] = {"type": "string", "format": "binary", "description": "The file."}
         else:
-            props[name] = {"type": "string", "description": described + (" As JSON text." if schema.get("type") == "object" else "")}
+            props[name] = {
+                "type": "string",
+                "description": described + (" As JSON text." if schema.get("type") == "object" else ""),
+            }
     return {"schema": {"type": "object", "properties": props, "required": op.args.get("required", [])}}

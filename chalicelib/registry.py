@@ -75,7 +75,9 @@ class Operation:
         return "limit" in self.args.get("properties", {})
 
     def scope_line(self) -> str:
-        return "Scope: " + " + ".join(f"`{s}`" for s in self.required_scopes) if self.authenticated else "No key needed."
+        return (
+            "Scope: " + " + ".join(f"`{s}`" for s in self.required_scopes) if self.authenticated else "No key needed."
+        )
 
 
 REGISTRY: dict[str, Operation] = {}
@@ -86,7 +88,9 @@ def register(op: Operation) -> Operation:
         raise ValueError(f"operation {op.name} declared twice")
     if op.kind == "query" and op.destructive:
         raise ValueError(f"{op.name}: a query cannot be destructive")
-    scope_ok = op.scope in (SCOPE_READ, SCOPE_ADMIN, SCOPE_WRITE) or (op.scope.startswith("write:") and op.scope.split(":", 1)[1] in AREAS)
+    scope_ok = op.scope in (SCOPE_READ, SCOPE_ADMIN, SCOPE_WRITE) or (
+        op.scope.startswith("write:") and op.scope.split(":", 1)[1] in AREAS
+    )
     if not scope_ok:
         raise ValueError(f"{op.name}: unknown scope {op.scope}")
     REGISTRY[op.name] = op

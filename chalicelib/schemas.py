@@ -50,7 +50,13 @@ def boolean(description: str) -> Schema:
 
 
 def date(description: str) -> Schema:
-    return {"type": "string", "format": "date", "maxLength": 10, "pattern": r"^\d{4}-\d{2}-\d{2}$", "description": description}
+    return {
+        "type": "string",
+        "format": "date",
+        "maxLength": 10,
+        "pattern": r"^\d{4}-\d{2}-\d{2}$",
+        "description": description,
+    }
 
 
 def timestamp(description: str) -> Schema:
@@ -69,7 +75,13 @@ def decimal(description: str, *, places: int = 2, signed: bool = False) -> Schem
 
 
 def email(description: str) -> Schema:
-    return {"type": "string", "format": "email", "maxLength": 254, "pattern": r"^[^@\s]+@[^@\s.]+\.[^@\s]+$", "description": description}
+    return {
+        "type": "string",
+        "format": "email",
+        "maxLength": 254,
+        "pattern": r"^[^@\s]+@[^@\s.]+\.[^@\s]+$",
+        "description": description,
+    }
 
 
 def ref(entity_type: str | list[str], description: str) -> Schema:
@@ -90,7 +102,9 @@ def array(items: Schema, description: str, *, max_items: int = 50) -> Schema:
     return {"type": "array", "items": items, "maxItems": max_items, "description": description}
 
 
-def obj(properties: dict[str, Schema], *, required: list[str] | None = None, description: str = "", **extra: Any) -> Schema:
+def obj(
+    properties: dict[str, Schema], *, required: list[str] | None = None, description: str = "", **extra: Any
+) -> Schema:
     schema: Schema = {"type": "object", "properties": properties, "additionalProperties": False, **extra}
     if required:
         schema["required"] = required
@@ -112,7 +126,10 @@ PAGINATION = obj(
         "total": integer("Number of results across all pages (counted up to 100,000 index entries, see `capped`)."),
         "limit": integer("Page size asked for."),
         "offset": integer("Results skipped."),
-        "capped": boolean("Only when true: counting stopped after 100,000 entries, more results exist than `total`; narrow the filters to reach them."),
+        "capped": boolean(
+            "Only when true: counting stopped after 100,000 entries, more results exist than `total`; "
+            "narrow the filters to reach them."
+        ),
         "nextOffset": integer("Only when more results follow this page: the `offset` of the next one."),
     },
     required=["total", "limit", "offset"],
@@ -128,7 +145,10 @@ def pagination(total: int, limit: int, offset: int, capped: bool = False) -> dic
 
 
 def list_result(plural: str, item: Schema) -> Schema:
-    return obj({"pagination": PAGINATION, plural: array(item, f"One page of {plural}.", max_items=1000)}, required=["pagination", plural])
+    return obj(
+        {"pagination": PAGINATION, plural: array(item, f"One page of {plural}.", max_items=1000)},
+        required=["pagination", plural],
+    )
 
 
 def entity_output(fields: dict[str, Schema], description: str) -> Schema:
@@ -140,10 +160,17 @@ def entity_output(fields: dict[str, Schema], description: str) -> Schema:
             "version": integer("Incremented on every change; send it back on update to refuse stale writes."),
             "createdAt": timestamp("When it was created (UTC)."),
             "updatedAt": timestamp("When it last changed (UTC)."),
-            "aliases": array(string("Alias."), "The calling integration's aliases of this entity, bare.", max_items=1000),
+            "aliases": array(
+                string("Alias."), "The calling integration's aliases of this entity, bare.", max_items=1000
+            ),
         }
     )
-    return {"type": "object", "properties": props, "required": ["id", "version", "createdAt", "updatedAt", "aliases"], "description": description}
+    return {
+        "type": "object",
+        "properties": props,
+        "required": ["id", "version", "createdAt", "updatedAt", "aliases"],
+        "description": description,
+    }
 
 
 def update_payload(fields: dict[str, Schema], entity_type: str, description: str) -> Schema:
@@ -184,7 +211,10 @@ def map_refs(schema: Schema, value: Any, path: str, fn: Callable[[str, Any, str]
         return fn(path, schema["x-ref"], value)
     if schema.get("type") == "object" and isinstance(value, dict):
         props = schema.get("properties", {})
-        return {name: map_refs(props[name], item, f"{path}.{name}" if path else name, fn) if name in props else item for name, item in value.items()}
+        return {
+            name: map_refs(props[name], item, f"{path}.{name}" if path else name, fn) if name in props else item
+            for name, item in value.items()
+        }
     if schema.get("type") == "array" and isinstance(value, list):
         return [map_refs(schema.get("items", {}), item, f"{path}[{i}]", fn) for i, item in enumerate(value)]
     return value

@@ -80,7 +80,11 @@ def take_anonymous(source_ip: str | None, operation: str) -> None:
     """Count an anonymous command (sign-up) against its source address's limit."""
     quota, window = config.signup_limit()
     if quota > 0:
-        _spend(f"source#{source_ip or 'unknown'}#{operation}", Limit("signup", quota / window, quota, window), what="this source address")
+        _spend(
+            f"source#{source_ip or 'unknown'}#{operation}",
+            Limit("signup", quota / window, quota, window),
+            what="this source address",
+        )
 
 
 def _spend(subject: str, limit: Limit, *, what: str) -> None:
@@ -97,7 +101,8 @@ def _spend(subject: str, limit: Limit, *, what: str) -> None:
                 del _full[stale]
     seconds = math.ceil(wait)
     raise Throttled(
-        f"Too many requests for {what} ({limit.name} limit: {limit.burst} per {limit.window} s). Retry after {seconds} s.",
+        f"Too many requests for {what} ({limit.name} limit: {limit.burst} per {limit.window} s). "
+        f"Retry after {seconds} s.",
         code=codes.THROTTLED,
         headers={
             "Retry-After": str(seconds),

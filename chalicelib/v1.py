@@ -33,11 +33,15 @@ def handle(app: Chalice, name: str, kind: str) -> Response:
     request = app.current_request
     if clock.now() >= SUNSET_AT:
         retired = Gone(
-            f"Version 1 of this interface was switched off on {SUNSET_AT.date().isoformat()}. Use version 2: {successor} "
+            f"Version 1 of this interface was switched off on {SUNSET_AT.date().isoformat()}. "
+            f"Use version 2: {successor} "
             f"(same names and arguments; see GET {paths.V2}/query/openapi.spec).",
             code=codes.VERSION_RETIRED,
             extra={"successor": successor},
-            headers={"Link": f'<{successor}>; rel="successor-version"', "Sunset": format_datetime(SUNSET_AT, usegmt=True)},
+            headers={
+                "Link": f'<{successor}>; rel="successor-version"',
+                "Sunset": format_datetime(SUNSET_AT, usegmt=True),
+            },
         )
         return http.problem_response(retired, http.request_id_of(request))
     response = http.handle(app, name, kind, "v2")

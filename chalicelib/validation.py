@@ -65,7 +65,10 @@ def _validator_class() -> Any:
     """Draft 7 with patterns (as ECMA-262 reads them) and formats run only within the length,
     uniqueness by hashing."""
     if not _VALIDATOR:
-        from jsonschema import Draft7Validator, validators  # cold start: jsonschema (~30 ms) loads on the first validation
+        from jsonschema import (  # cold start: jsonschema (~30 ms) loads on the first validation
+            Draft7Validator,
+            validators,
+        )
 
         def bounded(check: Any) -> Any:
             def run(validator: Any, value: Any, instance: Any, schema: dict[str, Any]) -> Any:
@@ -73,7 +76,11 @@ def _validator_class() -> Any:
 
             return run
 
-        keywords = {"pattern": bounded(_ecma_pattern_check), "format": bounded(Draft7Validator.VALIDATORS["format"]), "uniqueItems": _unique_by_hashing}
+        keywords = {
+            "pattern": bounded(_ecma_pattern_check),
+            "format": bounded(Draft7Validator.VALIDATORS["format"]),
+            "uniqueItems": _unique_by_hashing,
+        }
         _VALIDATOR.append(validators.extend(Draft7Validator, keywords))
     return _VALIDATOR[0]
 
@@ -181,7 +188,11 @@ def decode_query(op: Operation, params: Mapping[str, list[str]]) -> dict[str, An
             continue
         args[name] = _scalar(kind, values[0], name, errors)
     if errors:
-        raise Invalid("Invalid query string: " + "; ".join(f"{e['path']}: {e['message']}" for e in errors), code=codes.VALIDATION_FAILED, errors=errors)
+        raise Invalid(
+            "Invalid query string: " + "; ".join(f"{e['path']}: {e['message']}" for e in errors),
+            code=codes.VALIDATION_FAILED,
+            errors=errors,
+        )
     return args
 
 

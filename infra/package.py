@@ -51,7 +51,12 @@ LAMBDA_UNZIPPED_LIMIT = 250 * 1024 * 1024
 TRIM = ("grpc", "grpcio", "opensearch_protobufs", "google", "protobuf")
 TRIM_FOLDERS = ("pycountry/locales/",)  # 22 MB of gettext catalogues: schwifty imports pycountry.db only
 # Packages of which the MCP bundle holds only these files (vendored, without dependencies).
-DATA_ONLY = {"wordllama": ("wordllama/weights/l2_supercat_256.safetensors", "wordllama/tokenizers/l2_supercat_tokenizer_config.json")}
+DATA_ONLY = {
+    "wordllama": (
+        "wordllama/weights/l2_supercat_256.safetensors",
+        "wordllama/tokenizers/l2_supercat_tokenizer_config.json",
+    )
+}
 FIXED_TIME = (2026, 1, 1, 0, 0, 0)
 
 
@@ -67,8 +72,17 @@ class Bundle:
 
 # tests/contract/test_bundles.py checks that nothing the REST function imports lives in what
 # its bundle leaves out, and that its requirements hold none of the MCP function's.
-REST = Bundle("rest", "app.py", "requirements.txt", ("chalicelib/local", "chalicelib/ops", "chalicelib/mcp", "chalicelib/search"), "deployment.zip", False)
-MCP = Bundle("mcp", "mcp_app.py", "requirements-mcp.txt", ("chalicelib/local", "chalicelib/ops"), "mcp-deployment.zip", True)
+REST = Bundle(
+    "rest",
+    "app.py",
+    "requirements.txt",
+    ("chalicelib/local", "chalicelib/ops", "chalicelib/mcp", "chalicelib/search"),
+    "deployment.zip",
+    False,
+)
+MCP = Bundle(
+    "mcp", "mcp_app.py", "requirements-mcp.txt", ("chalicelib/local", "chalicelib/ops"), "mcp-deployment.zip", True
+)
 BUNDLES = (REST, MCP)
 
 
@@ -100,10 +114,14 @@ def stage_sources(bundle: Bundle, src: Path) -> None:
         # chalice builds a project from its app.py and packs only app.py, chalicelib and
         # vendor/: the entry module goes in through vendor/, at the bundle's root, where
         # Lambda's handler (<module>.app) finds it.
-        (src / "app.py").write_text(f"from {Path(bundle.entry).stem} import app  # noqa: F401 (chalice's project entry)\n")
+        (src / "app.py").write_text(
+            f"from {Path(bundle.entry).stem} import app  # noqa: F401 (chalice's project entry)\n"
+        )
         (src / "vendor").mkdir()
         shutil.copy2(ROOT / bundle.entry, src / "vendor" / bundle.entry)
-    installed = [line for line in requirement_lines(bundle.requirements) if line.split("==")[0].lower() not in DATA_ONLY]
+    installed = [
+        line for line in requirement_lines(bundle.requirements) if line.split("==")[0].lower() not in DATA_ONLY
+    ]
     (src / "requirements.txt").write_text("\n".join(installed) + "\n")
     ignore = shutil.ignore_patterns("__pycache__", "*.pyc")
     shutil.copytree(ROOT / "chalicelib", src / "chalicelib", ignore=ignore)
@@ -116,12 +134,32 @@ def _wheel(name: str, wheels: Path) -> Path:
     """The Linux x86_64 (or pure Python) wheel of the pinned version, for Python 3.11."""
     wheels.mkdir(parents=True, exist_ok=True)
     pin = _pinned(name)
-    command = [sys.executable, "-m", "pip", "download", pin, "--no-deps", "--only-binary=:all:", "--dest", str(wheels), "--quiet"]
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        pin,
+        "--no-deps",
+        "--only-binary=:all:",
+        "--dest",
+        str(wheels),
+        "--quiet",
+    ]
     command += ["--python-version", "3.11", "--implementation", "cp", "--abi", "cp311"]
-    command += ["--platform", "manylinux_2_28_x86_64", "--platform", "manylinux_2_17_x86_64", "--platform", "manylinux2014_x86_64"]
+    command += [
+        "--platform",
+        "manylinux_2_28_x86_64",
+        "--platform",
+        "manylinux_2_17_x86_64",
+        "--platform",
+        "manylinux2014_x86_64",
+    ]
     subprocess.run(command, check=True)
     version = pin.split("==")[1]
-    return next(p for p in sorted(wheels.glob(f"{name}-{version}-*.whl")) if "x86_64" in p.name or p.name.endswith("-any.whl"))
+    return next(
+        p for p in sorted(wheels.glob(f"{name}-{version}-*.whl")) if "x86_64" in p.name or p.name.endswith("-any.whl")
+    )
 
 
 def vendor(src: Path, wheels: Path) -> None:
@@ -149,7 +187,9 @@ def _trimmed(name: str) -> bool:
     top = name.split("/", 1)[0]
     if name.startswith(TRIM_FOLDERS):
         return True
-    return any(top == t or top.startswith(f"{t}-") or top.startswith(f"{t}_") for t in TRIM) and not top.startswith("google_")
+    return any(top == t or top.startswith(f"{t}-") or top.startswith(f"{t}_") for t in TRIM) and not top.startswith(
+        "google_"
+    )
 
 
 def _bytecode(name: str, source: bytes, scratch: Path) -> tuple[str, bytes] | None:
@@ -158,11 +198,19 @@ def _bytecode(name: str, source: bytes, scratch: Path) -> tuple[str, bytes] | No
     fixed timestamps would fail, and the same source gives the same bytes. Built by the
     packaging interpreter, so its Python must be the functions' runtime (3.11, .chalice)."""
     if sys.version_info[:2] != (3, 11):
-        raise SystemExit(f"package with Python 3.11 (the functions' runtime), not {sys.version.split()[0]}: bytecode is per version")
+        raise SystemExit(
+            f"package with Python 3.11 (the functions' runtime), not {sys.version.split()[0]}: bytecode is per version"
+        )
     module, compiled = scratch / "module.py", scratch / "module.pyc"
     module.write_bytes(source)
     try:
-        py_compile.compile(str(module), str(compiled), dfile=name, doraise=True, invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH)
+        py_compile.compile(
+            str(module),
+            str(compiled),
+            dfile=name,
+            doraise=True,
+            invalidation_mode=py_compile.PycInvalidationMode.UNCHECKED_HASH,
+        )
     except py_compile.PyCompileError:
         return None  # a file no import can load either (templates, other Pythons' code)
     return importlib.util.cache_from_source(name), compiled.read_bytes()

@@ -56,7 +56,10 @@ QUEUES = (UPLOAD_QUEUE, UPLOAD_DEAD_LETTER_QUEUE, DELIVERY_QUEUE, DELIVERY_DEAD_
 # the search and count paths: indexing (PUT, _bulk) runs at deploy time from the operator's
 # machine (infra/after_deploy.py), never from a function.
 SEARCH_PREFIX = "pm"
-SEARCH_PATHS = [_sub(f"${{SearchDomain.Arn}}/{SEARCH_PREFIX}-tools/_search"), _sub(f"${{SearchDomain.Arn}}/{SEARCH_PREFIX}-docs/_search")]
+SEARCH_PATHS = [
+    _sub(f"${{SearchDomain.Arn}}/{SEARCH_PREFIX}-tools/_search"),
+    _sub(f"${{SearchDomain.Arn}}/{SEARCH_PREFIX}-docs/_search"),
+]
 COUNT_PATHS = [_sub(f"${{SearchDomain.Arn}}/{SEARCH_PREFIX}-tools/_count")]
 ANY = "*"  # only for actions without resource-level permissions (X-Ray)
 
@@ -65,7 +68,9 @@ def log_group(function: str) -> dict[str, Any]:
     """The function's own log group and its streams. Its name is /aws/lambda/<function name>,
     and CloudFormation names a function <stack>-<LogicalId>-<suffix>; a reference to the
     function itself would be circular (function -> role -> policy -> function)."""
-    return _sub(f"arn:${{AWS::Partition}}:logs:${{AWS::Region}}:${{AWS::AccountId}}:log-group:/aws/lambda/${{AWS::StackName}}-{function}-*")
+    return _sub(
+        f"arn:${{AWS::Partition}}:logs:${{AWS::Region}}:${{AWS::AccountId}}:log-group:/aws/lambda/${{AWS::StackName}}-{function}-*"
+    )
 
 
 @dataclass(frozen=True)
@@ -76,7 +81,12 @@ class Grant:
     condition: str | None = None  # a template condition the statement exists under
 
     def statement(self) -> dict[str, Any]:
-        found: dict[str, Any] = {"Sid": self.sid, "Effect": "Allow", "Action": list(self.actions), "Resource": list(self.resources)}
+        found: dict[str, Any] = {
+            "Sid": self.sid,
+            "Effect": "Allow",
+            "Action": list(self.actions),
+            "Resource": list(self.resources),
+        }
         return {"Fn::If": [self.condition, found, {"Ref": "AWS::NoValue"}]} if self.condition else found
 
 
@@ -188,14 +198,24 @@ CODE: dict[str, list[Grant]] = {
 EVENT_SOURCES: dict[str, list[Grant]] = {
     # the DynamoDB stream event source mapping polls the table's stream
     "OnTableChange": [
-        Grant("ChangeStream", ("dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"), (TABLE_STREAM,)),
+        Grant(
+            "ChangeStream",
+            ("dynamodb:DescribeStream", "dynamodb:GetRecords", "dynamodb:GetShardIterator"),
+            (TABLE_STREAM,),
+        ),
         Grant("ChangeStreams", ("dynamodb:ListStreams",), (TABLE_STREAMS,)),
         # records that still fail after the retries are described to the failure queue (on-failure destination)
         Grant("ChangeStreamFailures", ("sqs:SendMessage",), (CHANGE_STREAM_FAILURES,)),
     ],
     # the SQS event source mappings receive and delete the messages
-    "DeliverWebhooks": [Grant("DeliveryMessages", ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"), (DELIVERY_QUEUE,))],
-    "OnUpload": [Grant("UploadNotices", ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"), (UPLOAD_QUEUE,))],
+    "DeliverWebhooks": [
+        Grant(
+            "DeliveryMessages", ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"), (DELIVERY_QUEUE,)
+        )
+    ],
+    "OnUpload": [
+        Grant("UploadNotices", ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"), (UPLOAD_QUEUE,))
+    ],
 }
 
 
@@ -224,10 +244,15 @@ def _policies(function: str) -> list[dict[str, Any]]:
 def resources() -> dict[str, Any]:
     """Each chalice role's inline policy, replaced (the merge replaces the list whole), and the
     MCP function's role."""
-    found: dict[str, Any] = {role: {"Properties": {"Policies": _policies(function)}} for function, role in CHALICE_ROLES.items()}
+    found: dict[str, Any] = {
+        role: {"Properties": {"Policies": _policies(function)}} for function, role in CHALICE_ROLES.items()
+    }
     assume = {"Effect": "Allow", "Principal": {"Service": "lambda.amazonaws.com"}, "Action": "sts:AssumeRole"}
     found[ROLES[MCP_FUNCTION]] = {
         "Type": "AWS::IAM::Role",
-        "Properties": {"AssumeRolePolicyDocument": {"Version": "2012-10-17", "Statement": [assume]}, "Policies": _policies(MCP_FUNCTION)},
+        "Properties": {
+            "AssumeRolePolicyDocument": {"Version": "2012-10-17", "Statement": [assume]},
+            "Policies": _policies(MCP_FUNCTION),
+        },
     }
     return found

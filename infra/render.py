@@ -22,7 +22,10 @@ TARGET = Path(__file__).with_name("merge-template.json")
 
 def table_resource() -> dict[str, Any]:
     schema = Item._get_schema()
-    indexes = [{"IndexName": gsi["index_name"], "KeySchema": gsi["key_schema"], "Projection": gsi["projection"]} for gsi in schema["global_secondary_indexes"]]
+    indexes = [
+        {"IndexName": gsi["index_name"], "KeySchema": gsi["key_schema"], "Projection": gsi["projection"]}
+        for gsi in schema["global_secondary_indexes"]
+    ]
     return {
         "Type": "AWS::DynamoDB::Table",
         "DeletionPolicy": "Retain",
@@ -45,7 +48,12 @@ def table_resource() -> dict[str, Any]:
 def template() -> dict[str, Any]:
     return {
         "Parameters": {
-            "Stage": {"Type": "String", "AllowedValues": ["dev", "prod"], "Default": "dev", "Description": "Deployment stage."},
+            "Stage": {
+                "Type": "String",
+                "AllowedValues": ["dev", "prod"],
+                "Default": "dev",
+                "Description": "Deployment stage.",
+            },
             **resources.parameters(),
         },
         "Conditions": resources.conditions(),

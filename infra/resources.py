@@ -58,47 +58,75 @@ def _arn(logical_id: str) -> dict[str, Any]:
 
 def parameters() -> dict[str, Any]:
     return {
-        "AlarmEmail": {"Type": "String", "Default": "", "Description": "E-mail address alarms go to (empty: no subscription; subscribe to the topic later)."},
+        "AlarmEmail": {
+            "Type": "String",
+            "Default": "",
+            "Description": "E-mail address alarms go to (empty: no subscription; subscribe to the topic later).",
+        },
         "SearchBackend": {
             "Type": "String",
             "AllowedValues": ["embedded", "opensearch"],
             "Default": "embedded",
-            "Description": "Tool and docs search: in the function (embedded) or an OpenSearch domain created by this stack.",
+            "Description": (
+                "Tool and docs search: in the function (embedded) or an OpenSearch domain created by this stack."
+            ),
         },
-        "SearchInstanceType": {"Type": "String", "Default": "t3.small.search", "Description": "OpenSearch data node type (SearchBackend=opensearch)."},
+        "SearchInstanceType": {
+            "Type": "String",
+            "Default": "t3.small.search",
+            "Description": "OpenSearch data node type (SearchBackend=opensearch).",
+        },
         "McpAllowedHosts": {
             "Type": "String",
             "Default": "*",
-            "Description": "Host names the MCP endpoint answers (DNS-rebinding protection); * leaves the check to API Gateway's own host handling.",
+            "Description": "Host names the MCP endpoint answers (DNS-rebinding protection); "
+            "* leaves the check to API Gateway's own host handling.",
         },
-        "SalesContact": {"Type": "String", "Default": "sales@propertymanagement.example", "Description": "Named to tenants whose trial ended."},
-        "UploadCorsOrigin": {"Type": "String", "Default": "*", "Description": "Origin allowed to POST files to presigned upload URLs from a browser."},
+        "SalesContact": {
+            "Type": "String",
+            "Default": "sales@propertymanagement.example",
+            "Description": "Named to tenants whose trial ended.",
+        },
+        "UploadCorsOrigin": {
+            "Type": "String",
+            "Default": "*",
+            "Description": "Origin allowed to POST files to presigned upload URLs from a browser.",
+        },
         "ApiRateLimit": {
             "Type": "Number",
             "Default": 1000,
             "MinValue": 1,
-            "Description": "API Gateway stage throttle: requests per second over all callers (the account's own default is 10,000).",
+            "Description": "API Gateway stage throttle: requests per second over all callers "
+            "(the account's own default is 10,000).",
         },
-        "ApiBurstLimit": {"Type": "Number", "Default": 2000, "MinValue": 1, "Description": "API Gateway stage throttle: requests at once over all callers."},
+        "ApiBurstLimit": {
+            "Type": "Number",
+            "Default": 2000,
+            "MinValue": 1,
+            "Description": "API Gateway stage throttle: requests at once over all callers.",
+        },
         "McpConcurrency": {
             "Type": "Number",
             "Default": 100,
             "MinValue": 0,
-            "Description": "Concurrency reserved for (and capping) the MCP function, beside ApiConcurrency; 0 reserves none.",
+            "Description": (
+                "Concurrency reserved for (and capping) the MCP function, beside ApiConcurrency; 0 reserves none."
+            ),
         },
         "ApiConcurrency": {
             "Type": "Number",
             "Default": 400,
             "MinValue": 0,
-            "Description": "Concurrency reserved for (and capping) the API function, so the stream, delivery and upload functions always "
-            "have room; 0 reserves none (an account whose Lambda quota is under 1,000 must leave 100 unreserved).",
+            "Description": "Concurrency reserved for (and capping) the API function, "
+            "so the stream, delivery and upload functions always have room; "
+            "0 reserves none (an account whose Lambda quota is under 1,000 must leave 100 unreserved).",
         },
         "SignupRateLimit": {
             "Type": "Number",
             "Default": 0,
             "MinValue": 0,
-            "Description": "A WAF rate-based rule: sign-ups per source address in 5 minutes (at least 10); 0 creates no WAF "
-            "(a web ACL costs about $5 a month, its rule $1, and $0.60 per million requests).",
+            "Description": "A WAF rate-based rule: sign-ups per source address in 5 minutes (at least 10); "
+            "0 creates no WAF (a web ACL costs about $5 a month, its rule $1, and $0.60 per million requests).",
         },
         "DeliveryConcurrency": {
             "Type": "Number",
@@ -132,21 +160,46 @@ def _bucket() -> dict[str, Any]:
             "Properties": {
                 "VersioningConfiguration": {"Status": "Enabled"},  # registration pins the version it hashed
                 "BucketEncryption": {
-                    "ServerSideEncryptionConfiguration": [{"ServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}, "BucketKeyEnabled": True}]
+                    "ServerSideEncryptionConfiguration": [
+                        {"ServerSideEncryptionByDefault": {"SSEAlgorithm": "AES256"}, "BucketKeyEnabled": True}
+                    ]
                 },
-                "PublicAccessBlockConfiguration": {"BlockPublicAcls": True, "BlockPublicPolicy": True, "IgnorePublicAcls": True, "RestrictPublicBuckets": True},
+                "PublicAccessBlockConfiguration": {
+                    "BlockPublicAcls": True,
+                    "BlockPublicPolicy": True,
+                    "IgnorePublicAcls": True,
+                    "RestrictPublicBuckets": True,
+                },
                 "OwnershipControls": {"Rules": [{"ObjectOwnership": "BucketOwnerEnforced"}]},
                 "LifecycleConfiguration": {
                     "Rules": [
-                        {"Id": "abort-incomplete-multipart", "Status": "Enabled", "AbortIncompleteMultipartUpload": {"DaysAfterInitiation": 1}},
-                        # a refused or replaced upload leaves a noncurrent version behind (deleted by the worker; this is the backstop)
-                        {"Id": "expire-noncurrent", "Status": "Enabled", "NoncurrentVersionExpiration": {"NoncurrentDays": 30}},
+                        {
+                            "Id": "abort-incomplete-multipart",
+                            "Status": "Enabled",
+                            "AbortIncompleteMultipartUpload": {"DaysAfterInitiation": 1},
+                        },
+                        # a refused or replaced upload leaves a noncurrent version behind (deleted by the
+                        # worker; this is the backstop)
+                        {
+                            "Id": "expire-noncurrent",
+                            "Status": "Enabled",
+                            "NoncurrentVersionExpiration": {"NoncurrentDays": 30},
+                        },
                     ]
                 },
                 "CorsConfiguration": {
-                    "CorsRules": [{"AllowedMethods": ["POST", "GET"], "AllowedOrigins": [{"Ref": "UploadCorsOrigin"}], "AllowedHeaders": ["*"], "MaxAge": 3000}]
+                    "CorsRules": [
+                        {
+                            "AllowedMethods": ["POST", "GET"],
+                            "AllowedOrigins": [{"Ref": "UploadCorsOrigin"}],
+                            "AllowedHeaders": ["*"],
+                            "MaxAge": 3000,
+                        }
+                    ]
                 },
-                "NotificationConfiguration": {"QueueConfigurations": [{"Event": "s3:ObjectCreated:*", "Queue": _arn("UploadQueue")}]},
+                "NotificationConfiguration": {
+                    "QueueConfigurations": [{"Event": "s3:ObjectCreated:*", "Queue": _arn("UploadQueue")}]
+                },
             },
         },
         "UploadBucketPolicy": {
@@ -175,7 +228,11 @@ def _queues() -> dict[str, Any]:
     return {
         "UploadDeadLetterQueue": {
             "Type": "AWS::SQS::Queue",
-            "Properties": {"QueueName": _sub("pm-${Stage}-uploads-dlq"), "MessageRetentionPeriod": 1209600, "SqsManagedSseEnabled": True},
+            "Properties": {
+                "QueueName": _sub("pm-${Stage}-uploads-dlq"),
+                "MessageRetentionPeriod": 1209600,
+                "SqsManagedSseEnabled": True,
+            },
         },
         "UploadQueue": {
             "Type": "AWS::SQS::Queue",
@@ -207,7 +264,10 @@ def _queues() -> dict[str, Any]:
                 **{name: int(value) for name, value in delivery_queue.QUEUE_SETTINGS.items()},
                 **delivery_queue.FIFO_SETTINGS,
                 "SqsManagedSseEnabled": True,
-                "RedrivePolicy": {"deadLetterTargetArn": _arn("DeliveryDeadLetterQueue"), "maxReceiveCount": delivery_queue.MAX_RECEIVES},
+                "RedrivePolicy": {
+                    "deadLetterTargetArn": _arn("DeliveryDeadLetterQueue"),
+                    "maxReceiveCount": delivery_queue.MAX_RECEIVES,
+                },
             },
         },
         # Change-stream batches that still fail after the retries are not dropped: Lambda writes
@@ -215,7 +275,11 @@ def _queues() -> dict[str, Any]:
         # stream's 24 hours (alarm below).
         "ChangeStreamFailureQueue": {
             "Type": "AWS::SQS::Queue",
-            "Properties": {"QueueName": _sub("pm-${Stage}-change-stream-failures"), "MessageRetentionPeriod": 1209600, "SqsManagedSseEnabled": True},
+            "Properties": {
+                "QueueName": _sub("pm-${Stage}-change-stream-failures"),
+                "MessageRetentionPeriod": 1209600,
+                "SqsManagedSseEnabled": True,
+            },
         },
         "UploadQueuePolicy": {
             "Type": "AWS::SQS::QueuePolicy",
@@ -277,7 +341,14 @@ def _search() -> dict[str, Any]:
 
 
 def _alarm(
-    name: str, description: str, namespace: str, metric: str, dimensions: list[dict[str, Any]], threshold: float, *, statistic: str = "Sum"
+    name: str,
+    description: str,
+    namespace: str,
+    metric: str,
+    dimensions: list[dict[str, Any]],
+    threshold: float,
+    *,
+    statistic: str = "Sum",
 ) -> dict[str, Any]:
     return {
         name: {
@@ -341,7 +412,14 @@ def _alarms() -> dict[str, Any]:
     )
     for function in (*FUNCTIONS, MCP_FUNCTION):
         dimension = [{"Name": "FunctionName", "Value": {"Ref": function}}]
-        found |= _alarm(f"{function}ErrorsAlarm", f"{function} failed (uncaught errors or timeouts).", "AWS/Lambda", "Errors", dimension, 0)
+        found |= _alarm(
+            f"{function}ErrorsAlarm",
+            f"{function} failed (uncaught errors or timeouts).",
+            "AWS/Lambda",
+            "Errors",
+            dimension,
+            0,
+        )
     stream = [{"Name": "FunctionName", "Value": {"Ref": "OnTableChange"}}]
     found |= _alarm(
         "ChangeStreamLagAlarm",
@@ -352,8 +430,18 @@ def _alarms() -> dict[str, Any]:
         60000,
         statistic="Maximum",
     )
-    api: list[dict[str, Any]] = [{"Name": "ApiName", "Value": "propertymanagement"}, {"Name": "Stage", "Value": {"Ref": "Stage"}}]
-    found |= _alarm("Api5xxAlarm", "The API answered 5xx (internal error or unavailable dependency).", "AWS/ApiGateway", "5XXError", api, 5)
+    api: list[dict[str, Any]] = [
+        {"Name": "ApiName", "Value": "propertymanagement"},
+        {"Name": "Stage", "Value": {"Ref": "Stage"}},
+    ]
+    found |= _alarm(
+        "Api5xxAlarm",
+        "The API answered 5xx (internal error or unavailable dependency).",
+        "AWS/ApiGateway",
+        "5XXError",
+        api,
+        5,
+    )
     return found
 
 
@@ -378,7 +466,10 @@ def _environment() -> dict[str, Any]:
 def _functions() -> dict[str, Any]:
     """Chalice's functions, completed: sizes, environment, and event sources by reference
     (chalice writes the placeholder ARNs of app.py; these replace them)."""
-    found = {name: {"Properties": {**SIZING[name], "Tracing": "Active", "Environment": {"Variables": _environment()}}} for name in FUNCTIONS}
+    found = {
+        name: {"Properties": {**SIZING[name], "Tracing": "Active", "Environment": {"Variables": _environment()}}}
+        for name in FUNCTIONS
+    }
     found["OnTableChange"]["Properties"]["Events"] = {
         "OnTableChangeDynamodbEventSource": {
             "Properties": {
@@ -408,7 +499,11 @@ def _functions() -> dict[str, Any]:
     }
     found["OnUpload"]["Properties"]["Events"] = {
         "OnUploadSqsEventSource": {
-            "Properties": {"Queue": _arn("UploadQueue"), "BatchSize": UPLOAD_BATCH, "FunctionResponseTypes": ["ReportBatchItemFailures"]}
+            "Properties": {
+                "Queue": _arn("UploadQueue"),
+                "BatchSize": UPLOAD_BATCH,
+                "FunctionResponseTypes": ["ReportBatchItemFailures"],
+            }
         }
     }
     found["OnUpload"]["Properties"]["EphemeralStorage"] = {"Size": UPLOAD_TMP_MB}
@@ -420,7 +515,9 @@ def _mcp_function() -> dict[str, Any]:
     pointing at this function) and API Gateway's permission to invoke it."""
     integration = {
         "responses": {"default": {"statusCode": "200"}},
-        "uri": _sub(f"arn:${{AWS::Partition}}:apigateway:${{AWS::Region}}:lambda:path/2015-03-31/functions/${{{MCP_FUNCTION}.Arn}}/invocations"),
+        "uri": _sub(
+            f"arn:${{AWS::Partition}}:apigateway:${{AWS::Region}}:lambda:path/2015-03-31/functions/${{{MCP_FUNCTION}.Arn}}/invocations"
+        ),
         "passthroughBehavior": "when_no_match",
         "httpMethod": "POST",
         "contentHandling": "CONVERT_TO_TEXT",
@@ -444,7 +541,9 @@ def _mcp_function() -> dict[str, Any]:
                 "Tags": {"app": "propertymanagement-mcp"},
                 **SIZING[MCP_FUNCTION],
                 "Tracing": "Active",
-                "ReservedConcurrentExecutions": {"Fn::If": ["ReservesMcpConcurrency", {"Ref": "McpConcurrency"}, {"Ref": "AWS::NoValue"}]},
+                "ReservedConcurrentExecutions": {
+                    "Fn::If": ["ReservesMcpConcurrency", {"Ref": "McpConcurrency"}, {"Ref": "AWS::NoValue"}]
+                },
                 "Environment": {
                     "Variables": {
                         "POWERTOOLS_SERVICE_NAME": "propertymanagement",
@@ -463,7 +562,11 @@ def _mcp_function() -> dict[str, Any]:
                 "SourceArn": _sub("arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:${RestAPI}/*"),
             },
         },
-        "RestAPI": {"Properties": {"DefinitionBody": {"paths": {MCP_PATH: {verb: method for verb in ("get", "post", "delete")}}}}},
+        "RestAPI": {
+            "Properties": {
+                "DefinitionBody": {"paths": {MCP_PATH: {verb: method for verb in ("get", "post", "delete")}}}
+            }
+        },
     }
 
 
@@ -562,7 +665,13 @@ def _gateway_responses() -> dict[str, Any]:
     routed = json.dumps(no_route("$context.httpMethod", "$context.path").problem("$context.requestId"))
 
     def passed_on(code: str, title: str) -> str:
-        body = {"type": f"urn:pm:problem:{code}", "title": title, "detail": "MESSAGE", "code": code, "requestId": "$context.requestId"}
+        body = {
+            "type": f"urn:pm:problem:{code}",
+            "title": title,
+            "detail": "MESSAGE",
+            "code": code,
+            "requestId": "$context.requestId",
+        }
         return json.dumps(body).replace('"MESSAGE"', "$context.error.messageString")  # already a quoted JSON string
 
     def response(template: str, status: str | None = None) -> dict[str, Any]:
@@ -577,7 +686,12 @@ def _gateway_responses() -> dict[str, Any]:
             "Properties": {
                 # the stage's own throttle, over all callers (429 from API Gateway, in problem+json below)
                 "MethodSettings": [
-                    {"ResourcePath": "/*", "HttpMethod": "*", "ThrottlingRateLimit": {"Ref": "ApiRateLimit"}, "ThrottlingBurstLimit": {"Ref": "ApiBurstLimit"}}
+                    {
+                        "ResourcePath": "/*",
+                        "HttpMethod": "*",
+                        "ThrottlingRateLimit": {"Ref": "ApiRateLimit"},
+                        "ThrottlingBurstLimit": {"Ref": "ApiBurstLimit"},
+                    }
                 ],
                 "DefinitionBody": {
                     "x-amazon-apigateway-gateway-responses": {
@@ -592,7 +706,9 @@ def _gateway_responses() -> dict[str, Any]:
 
 
 def resources() -> dict[str, Any]:
-    return _merged(_bucket(), _queues(), _search(), _alarms(), _functions(), _gateway_responses(), _mcp_function(), _firewall())
+    return _merged(
+        _bucket(), _queues(), _search(), _alarms(), _functions(), _gateway_responses(), _mcp_function(), _firewall()
+    )
 
 
 def outputs() -> dict[str, Any]:

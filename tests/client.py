@@ -30,7 +30,9 @@ class Api:
         self.base = base
         self.timeout = timeout  # seconds per request
 
-    def request(self, method: str, path: str, *, body: bytes | None = None, headers: dict[str, str] | None = None) -> Answer:
+    def request(
+        self, method: str, path: str, *, body: bytes | None = None, headers: dict[str, str] | None = None
+    ) -> Answer:
         req = urllib.request.Request(self.base + path, data=body, method=method, headers=headers or {})
         try:
             with urllib.request.urlopen(req, timeout=self.timeout) as resp:
@@ -44,7 +46,14 @@ class Api:
             parsed = None
         return Answer(status, lowered, parsed, raw)
 
-    def query(self, name: str, params: dict[str, Any] | list[tuple[str, Any]] | None = None, *, key: str | None = None, method: str = "GET") -> Answer:
+    def query(
+        self,
+        name: str,
+        params: dict[str, Any] | list[tuple[str, Any]] | None = None,
+        *,
+        key: str | None = None,
+        method: str = "GET",
+    ) -> Answer:
         pairs = params.items() if isinstance(params, dict) else (params or [])
         flat: list[tuple[str, str]] = []
         for k, v in pairs:
@@ -53,7 +62,15 @@ class Api:
         qs = ("?" + urllib.parse.urlencode(flat)) if flat else ""
         return self.request(method, f"/propertymanagement/v2/query/{name}{qs}", headers=_auth(key))
 
-    def command(self, name: str, body: Any = None, *, key: str | None = None, raw: bytes | None = None, headers: dict[str, str] | None = None) -> Answer:
+    def command(
+        self,
+        name: str,
+        body: Any = None,
+        *,
+        key: str | None = None,
+        raw: bytes | None = None,
+        headers: dict[str, str] | None = None,
+    ) -> Answer:
         data = raw if raw is not None else json.dumps(body if body is not None else {}).encode()
         hdrs = {"Content-Type": "application/json", **_auth(key), **(headers or {})}
         return self.request("POST", f"/propertymanagement/v2/command/{name}", body=data, headers=hdrs)
@@ -101,7 +118,10 @@ class Tenant:
 
     def new_key(self, scopes: list[str], agent: str | None = None, **extra: Any) -> str:
         """A key for `agent` (a fresh agent name when none is given: an agent holds one key)."""
-        body = self.ok("apikeys.create", {"apiKey": {"agentName": agent or f"agent-{uuid.uuid4().hex[:8]}", "scopes": scopes, **extra}})
+        body = self.ok(
+            "apikeys.create",
+            {"apiKey": {"agentName": agent or f"agent-{uuid.uuid4().hex[:8]}", "scopes": scopes, **extra}},
+        )
         return str(body["apiKey"]["key"])
 
     def alias(self, name: str, entity_id: str, kind: str) -> str:

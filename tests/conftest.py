@@ -15,7 +15,9 @@ sys.path.insert(0, str(ROOT))
 os.environ.setdefault("PM_TABLE_NAME", "pm-test")
 os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
 os.environ.setdefault("PM_ALLOW_LOOPBACK_WEBHOOKS", "1")  # as in the local stage: test receivers listen on loopback
-os.environ.setdefault("PM_SIGNUP_LIMIT", "100000/3600")  # every test signs up from 127.0.0.1; tests/functional/test_rate_limits.py lowers it
+os.environ.setdefault(
+    "PM_SIGNUP_LIMIT", "100000/3600"
+)  # every test signs up from 127.0.0.1; tests/functional/test_rate_limits.py lowers it
 os.environ.setdefault("PM_WEBHOOK_RETRY_SCALE", "0.001")  # 5 s, 5 min, 30 min become 5 ms, 300 ms, 1.8 s
 
 from tests.client import Api, Tenant  # noqa: E402

@@ -22,10 +22,23 @@ MAX_RESULT_WINDOW = 10_000  # index.max_result_window default: bounds from+size,
 # --- The documented request shapes ---------------------------------------------------------------
 
 # "Methods and engines": the spaces each engine's hnsw supports (nmslib is deprecated; ivf needs training).
-ENGINE_SPACES = {"lucene": {"l2", "cosinesimil", "innerproduct"}, "faiss": {"l2", "innerproduct", "cosinesimil", "hamming"}}
+ENGINE_SPACES = {
+    "lucene": {"l2", "cosinesimil", "innerproduct"},
+    "faiss": {"l2", "innerproduct", "cosinesimil", "hamming"},
+}
 BUILTIN_ANALYZERS = {"standard", "simple", "whitespace", "stop", "keyword", "pattern", "english", "german"}
 NESTED_SCORE_MODES = {"avg", "max", "min", "sum", "none"}  # "Nested query"
-KNN_PARAMETERS = {"vector", "k", "filter", "boost", "min_score", "max_distance", "method_parameters", "rescore", "expand_nested_docs"}
+KNN_PARAMETERS = {
+    "vector",
+    "k",
+    "filter",
+    "boost",
+    "min_score",
+    "max_distance",
+    "method_parameters",
+    "rescore",
+    "expand_nested_docs",
+}
 NORMALIZATIONS = {"min_max", "l2", "z_score"}  # "Normalization processor" > "Request body fields"
 COMBINATIONS = {"arithmetic_mean", "geometric_mean", "harmonic_mean"}
 SEARCH_BODY_KEYS = {"query", "from", "size", "sort", "_source"}
@@ -38,9 +51,13 @@ def check_index_body(body: dict[str, Any]) -> None:
     vectors = [spec for spec in _fields(properties) if spec["type"] == "knn_vector"]
     if vectors:
         settings = body.get("settings", {})
-        assert settings.get("index", {}).get("knn") is True or settings.get("index.knn") is True, "knn_vector fields need index.knn: true"
+        assert settings.get("index", {}).get("knn") is True or settings.get("index.knn") is True, (
+            "knn_vector fields need index.knn: true"
+        )
     for spec in _fields(properties):
-        assert spec["type"] in {"keyword", "text", "nested", "object", "knn_vector"}, f"unexpected field type {spec['type']}"
+        assert spec["type"] in {"keyword", "text", "nested", "object", "knn_vector"}, (
+            f"unexpected field type {spec['type']}"
+        )
         if spec["type"] == "text":
             assert spec.get("analyzer", "standard") in BUILTIN_ANALYZERS, f"unknown analyzer {spec.get('analyzer')}"
         if spec["type"] == "knn_vector":
@@ -51,7 +68,9 @@ def check_knn_vector_mapping(spec: dict[str, Any]) -> None:
     dimension, method = spec.get("dimension"), spec.get("method")
     assert isinstance(dimension, int) and 1 <= dimension <= 16_000, f"knn_vector dimension {dimension!r}"
     assert isinstance(method, dict), "knn_vector needs a method"
-    assert method.get("name") == "hnsw", f"method {method.get('name')!r}: ivf needs a trained model, only hnsw is built in"
+    assert method.get("name") == "hnsw", (
+        f"method {method.get('name')!r}: ivf needs a trained model, only hnsw is built in"
+    )
     engine = method.get("engine", "faiss")
     assert engine in ENGINE_SPACES, f"engine {engine!r} (nmslib is deprecated)"
     space = method.get("space_type", spec.get("space_type", "l2"))
@@ -70,7 +89,9 @@ def check_pipeline_body(body: dict[str, Any]) -> None:
     assert normalization != "z_score" or combination == "arithmetic_mean", "z_score supports only arithmetic_mean"
     weights = processor.get("combination", {}).get("parameters", {}).get("weights")
     if weights is not None:
-        assert all(isinstance(w, float | int) and 0.0 <= w <= 1.0 for w in weights), f"weights {weights} must lie in [0, 1]"
+        assert all(isinstance(w, float | int) and 0.0 <= w <= 1.0 for w in weights), (
+            f"weights {weights} must lie in [0, 1]"
+        )
         assert math.isclose(sum(weights), 1.0), f"weights {weights} must sum to 1"
 
 
@@ -89,20 +110,28 @@ def check_source(source: dict[str, Any], properties: dict[str, Any]) -> None:
         assert key in properties, f"field {key!r} is not in the mapping"
         spec = properties[key]
         if spec["type"] == "nested":
-            assert isinstance(value, list) and all(isinstance(item, dict) for item in value), f"{key}: nested values are a list of objects"
+            assert isinstance(value, list) and all(isinstance(item, dict) for item in value), (
+                f"{key}: nested values are a list of objects"
+            )
             for item in value:
                 check_source(item, spec["properties"])
         elif spec["type"] == "knn_vector":
-            assert isinstance(value, list) and len(value) == spec["dimension"], f"{key}: a vector of {spec['dimension']} numbers"
+            assert isinstance(value, list) and len(value) == spec["dimension"], (
+                f"{key}: a vector of {spec['dimension']} numbers"
+            )
         else:
             assert isinstance(value, str), f"{key}: a string"
 
 
-def check_search(body: dict[str, Any], params: dict[str, str], properties: dict[str, Any], pipelines: dict[str, Any]) -> None:
+def check_search(
+    body: dict[str, Any], params: dict[str, str], properties: dict[str, Any], pipelines: dict[str, Any]
+) -> None:
     """Per "Search" request body, plus `search_pipeline` as a URL parameter ("Using a search pipeline")."""
     assert set(body) <= SEARCH_BODY_KEYS, f"unexpected search body keys {set(body) - SEARCH_BODY_KEYS}"
     offset, size = body.get("from", 0), body.get("size", 10)
-    assert isinstance(offset, int) and isinstance(size, int) and offset >= 0 and size >= 0, "from and size are non-negative integers"
+    assert isinstance(offset, int) and isinstance(size, int) and offset >= 0 and size >= 0, (
+        "from and size are non-negative integers"
+    )
     assert offset + size <= MAX_RESULT_WINDOW, "from + size exceeds index.max_result_window"
     for order in body.get("sort", []):
         ((field, direction),) = order.items()
@@ -115,7 +144,9 @@ def check_search(body: dict[str, Any], params: dict[str, str], properties: dict[
         name = params.get("search_pipeline")
         assert name, "a hybrid query needs search_pipeline as a URL parameter to combine its scores"
         assert name in pipelines, f"search pipeline {name!r} does not exist"
-        weights = pipelines[name]["phase_results_processors"][0]["normalization-processor"]["combination"]["parameters"]["weights"]
+        weights = pipelines[name]["phase_results_processors"][0]["normalization-processor"]["combination"][
+            "parameters"
+        ]["weights"]
         assert len(weights) == len(query["hybrid"]["queries"]), "one weight per hybrid sub-query"
     if "search_pipeline" in params:
         assert params["search_pipeline"] in pipelines, "unknown search pipeline"
@@ -125,13 +156,17 @@ def check_hybrid(spec: dict[str, Any], offset: int) -> None:
     """Per "Hybrid query": 2..5 sub-queries; "Paginating hybrid query results": pagination_depth when from > 0."""
     assert set(spec) <= {"queries", "filter", "pagination_depth"}, f"unexpected hybrid keys {set(spec)}"
     queries = spec["queries"]
-    assert isinstance(queries, list) and 2 <= len(queries) <= 5, "a hybrid query combines a list of 2 to 5 query clauses"
+    assert isinstance(queries, list) and 2 <= len(queries) <= 5, (
+        "a hybrid query combines a list of 2 to 5 query clauses"
+    )
     depth = spec.get("pagination_depth")
     assert offset == 0 or depth is not None, "pagination_depth is missing in the search request"
     assert depth is None or (isinstance(depth, int) and 0 < depth <= MAX_RESULT_WINDOW), f"pagination_depth {depth!r}"
 
 
-def check_query(clause: dict[str, Any], properties: dict[str, Any], *, top_level: bool = False, nested_path: str | None = None) -> None:
+def check_query(
+    clause: dict[str, Any], properties: dict[str, Any], *, top_level: bool = False, nested_path: str | None = None
+) -> None:
     assert isinstance(clause, dict) and len(clause) == 1, f"a query clause has exactly one type: {clause}"
     ((kind, spec),) = clause.items()
     if kind == "hybrid":
@@ -178,12 +213,16 @@ def check_knn(spec: dict[str, Any], properties: dict[str, Any], nested_path: str
     assert parent == nested_path, f"knn on {field} must sit in a nested query with path {parent!r}"
     assert set(params) <= KNN_PARAMETERS, f"unexpected knn parameters {set(params) - KNN_PARAMETERS}"
     vector, k = params.get("vector"), params.get("k")
-    assert isinstance(vector, list) and len(vector) == mapping["dimension"], f"knn vector must have {mapping['dimension']} values"
+    assert isinstance(vector, list) and len(vector) == mapping["dimension"], (
+        f"knn vector must have {mapping['dimension']} values"
+    )
     assert any(v != 0 for v in vector), "cosinesimil rejects the zero vector"
     assert isinstance(k, int) and not isinstance(k, bool) and 0 < k <= MAX_RESULT_WINDOW, f"knn k {k!r}"
     assert not {"min_score", "max_distance"} & set(params), "k, min_score and max_distance exclude each other"
     if "filter" in params:
-        check_query(params["filter"], properties)  # filters may name top-level fields ("Vector search with filtering on nested fields")
+        check_query(
+            params["filter"], properties
+        )  # filters may name top-level fields ("Vector search with filtering on nested fields")
 
 
 def _fields(properties: dict[str, Any]) -> list[dict[str, Any]]:
@@ -219,7 +258,12 @@ def find(clause: Any, kind: str) -> list[Any]:
 
 PAST_THE_END = {
     "error": {
-        "root_cause": [{"type": "illegal_argument_exception", "reason": "Reached end of search result, increase pagination_depth value to see more results"}],
+        "root_cause": [
+            {
+                "type": "illegal_argument_exception",
+                "reason": "Reached end of search result, increase pagination_depth value to see more results",
+            }
+        ],
         "type": "search_phase_execution_exception",
         "reason": "all shards failed",
     },
@@ -247,7 +291,16 @@ class FakeOpenSearch(Connection):
         self.canned: dict[str, Any] | None = None  # a whole search response to answer instead
         self.failing_ids: set[str] = set()  # bulk items that fail
 
-    def perform_request(self, method: str, url: str, params: Any = None, body: Any = None, timeout: Any = None, ignore: Any = (), headers: Any = None) -> Any:
+    def perform_request(
+        self,
+        method: str,
+        url: str,
+        params: Any = None,
+        body: Any = None,
+        timeout: Any = None,
+        ignore: Any = (),
+        headers: Any = None,
+    ) -> Any:
         params = {k: v.decode() if isinstance(v, bytes) else str(v) for k, v in (params or {}).items()}
         text = body.decode() if isinstance(body, bytes) else body
         parts = url.strip("/").split("/")
@@ -293,7 +346,16 @@ class FakeOpenSearch(Connection):
         for action, source in zip(lines[::2], lines[1::2], strict=True):
             doc_id = action["index"]["_id"]
             if doc_id in self.failing_ids:
-                items.append({"index": {"_index": index, "_id": doc_id, "status": 400, "error": {"type": "mapper_parsing_exception"}}})
+                items.append(
+                    {
+                        "index": {
+                            "_index": index,
+                            "_id": doc_id,
+                            "status": 400,
+                            "error": {"type": "mapper_parsing_exception"},
+                        }
+                    }
+                )
                 continue
             self.indices[index]["docs"][doc_id] = source
             items.append({"index": {"_index": index, "_id": doc_id, "result": "created", "status": 201}})
@@ -304,7 +366,10 @@ class FakeOpenSearch(Connection):
         assert set(body) == {"query"}, f"a count body holds only a query: {body}"
         check_query(body["query"], self._properties(index))
         allowed = set(find(body["query"], "terms")[0]["name"])
-        return {"count": sum(doc["name"] in allowed for doc in self.indices[index]["docs"].values()), "_shards": {"total": 1, "successful": 1}}
+        return {
+            "count": sum(doc["name"] in allowed for doc in self.indices[index]["docs"].values()),
+            "_shards": {"total": 1, "successful": 1},
+        }
 
     def _search(self, index: str, params: dict[str, str], body: dict[str, Any]) -> tuple[int, dict[str, Any]]:
         check_search(body, params, self._properties(index), self.pipelines)
@@ -329,7 +394,11 @@ class FakeOpenSearch(Connection):
         if "hybrid" in query and start > len(ranked):  # the normalization workflow's end-of-results check
             return 400, PAST_THE_END
         hits = [{"_index": index, "_id": doc_id, "_score": score} for doc_id, score in ranked[start : start + size]]
-        return 200, {"took": 2, "timed_out": False, "hits": {"total": {"value": len(ranked), "relation": "eq"}, "max_score": None, "hits": hits}}
+        return 200, {
+            "took": 2,
+            "timed_out": False,
+            "hits": {"total": {"value": len(ranked), "relation": "eq"}, "max_score": None, "hits": hits},
+        }
 
 
 def fake_client() -> tuple[OpenSearch, FakeOpenSearch]:

@@ -96,7 +96,9 @@ class Receiver:
         with self.lock:
             if self.lock.wait_for(lambda: len([r for r in self.requests if r.status == 200]) >= count, timeout):
                 return [r for r in self.requests if r.status == 200]
-        raise AssertionError(f"receiver got {len(self.delivered())} of {count} deliveries: {[r.status for r in self.requests]}")
+        raise AssertionError(
+            f"receiver got {len(self.delivered())} of {count} deliveries: {[r.status for r in self.requests]}"
+        )
 
     def first(self, match: Callable[[Received], bool], timeout: float = 30.0) -> Received | None:
         """The first delivered request that matches, waiting for it up to `timeout` seconds."""

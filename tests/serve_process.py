@@ -21,14 +21,23 @@ def start(port: int, state_dir: Path | str, *, capture: bool = True, **env_extra
     env.update(PM_PORT=str(port), PM_STATE_DIR=str(state_dir), POWERTOOLS_LOG_LEVEL="WARNING")
     env.update(env_extra)
     output = subprocess.PIPE if capture else subprocess.DEVNULL
-    proc = subprocess.Popen([sys.executable, "-m", "chalicelib.local.serve"], cwd=ROOT, env=env, stdout=output, stderr=subprocess.STDOUT, text=True)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "chalicelib.local.serve"],
+        cwd=ROOT,
+        env=env,
+        stdout=output,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
     api = Api(f"http://127.0.0.1:{port}")
     try:
         # a first start in a fresh clone compiles every module, beside the other test worker: allow for it
         eventually(lambda: answers(api), timeout=120, message="make serve to answer")
     except AssertionError as error:
         proc.kill()
-        raise AssertionError(f"make serve did not come up ({error}): " + (proc.stdout.read() if proc.stdout else "")) from None
+        raise AssertionError(
+            f"make serve did not come up ({error}): " + (proc.stdout.read() if proc.stdout else "")
+        ) from None
     return proc
 
 

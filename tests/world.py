@@ -71,7 +71,9 @@ class World:
             return
         self.ids[type_name] = entity_id
         if ENTITY_TYPES[type_name].aliasable:
-            self.tenant.ok("aliases.upsert", {"entries": [{"alias": f"world-{type_name}", "id": entity_id, "type": type_name}]})
+            self.tenant.ok(
+                "aliases.upsert", {"entries": [{"alias": f"world-{type_name}", "id": entity_id, "type": type_name}]}
+            )
 
     def build(self) -> None:
         pending = [op for op in REGISTRY.values() if is_create(op) and op.name not in OWN_TESTS]
@@ -91,7 +93,9 @@ class World:
 
     def fresh(self, type_name: str) -> str:
         """A new entity of the type that nothing depends on."""
-        creator = next(o for o in REGISTRY.values() if is_create(o) and o.name not in OWN_TESTS and created_type(o) == type_name)
+        creator = next(
+            o for o in REGISTRY.values() if is_create(o) and o.name not in OWN_TESTS and created_type(o) == type_name
+        )
         return self.create(creator)
 
 

@@ -56,7 +56,9 @@ def _item(change: Change) -> Item:
             "keyId": actor.get("keyId"),
             "agentName": actor.get("agentName"),
             "integrationId": actor.get("integrationId"),
-            "binding": {"type": "person", "contactId": actor["personId"]} if actor.get("personId") else {"type": "company"},
+            "binding": {"type": "person", "contactId": actor["personId"]}
+            if actor.get("personId")
+            else {"type": "company"},
         },
         "before": change.before,
         "after": change.after,
@@ -68,7 +70,14 @@ def _item(change: Change) -> Item:
         if value:
             slots[f"gsi{slot}pk"], slots[f"gsi{slot}sk"] = _slot_pk(change.tenant_id, name, value), change.audit_id
     return Item(
-        f"{change.tenant_id}#{change.audit_id}", AUDIT_SK, type="audit", tenantId=change.tenant_id, id=change.audit_id, data=data, createdAt=change.at, **slots
+        f"{change.tenant_id}#{change.audit_id}",
+        AUDIT_SK,
+        type="audit",
+        tenantId=change.tenant_id,
+        id=change.audit_id,
+        data=data,
+        createdAt=change.at,
+        **slots,
     )
 
 
@@ -110,7 +119,11 @@ def search(ctx: CallContext, filters: dict[str, Any]) -> tuple[list[str], bool]:
         condition = sort_attr >= lo
     elif hi:
         condition = sort_attr <= hi
-    checks = {f"gsi{FILTER_SLOTS[n]}pk": _slot_pk(ctx.tenant_id, n, filters[n]) for n in FILTER_SLOTS if filters.get(n) and n != chosen}
+    checks = {
+        f"gsi{FILTER_SLOTS[n]}pk": _slot_pk(ctx.tenant_id, n, filters[n])
+        for n in FILTER_SLOTS
+        if filters.get(n) and n != chosen
+    }
     return matching_keys(index, hash_key, condition, checks)
 
 
@@ -123,10 +136,18 @@ def operation_filtered(keys: list[str], operation: str) -> list[dict[str, Any]]:
     records themselves are read: at most config.AUDIT_OPERATION_SCAN of them, else 400."""
     if len(keys) > config.AUDIT_OPERATION_SCAN:
         raise Invalid(
-            f"The operation filter reads the records the other filters leave: {len(keys)} here, at most {config.AUDIT_OPERATION_SCAN}."
+            "The operation filter reads the records the other filters leave: "
+            f"{len(keys)} here, at most {config.AUDIT_OPERATION_SCAN}."
             " Narrow them with from/to, keyId, agentName or entityId.",
             code=codes.FILTER_TOO_BROAD,
-            errors=[{"path": "operation", "message": f"the other filters leave {len(keys)} records; at most {config.AUDIT_OPERATION_SCAN} are read"}],
+            errors=[
+                {
+                    "path": "operation",
+                    "message": (
+                        f"the other filters leave {len(keys)} records; at most {config.AUDIT_OPERATION_SCAN} are read"
+                    ),
+                }
+            ],
         )
     return [r for r in records(keys) if r.get("operation") == operation]
 

@@ -63,7 +63,11 @@ def state(item: dict[str, Any] | None) -> dict[str, Any] | None:
     """What the audit keeps of an item: its fields (secrets redacted) and lifecycle meta."""
     if item is None:
         return None
-    data = {k: (REDACTED if k in _SECRET_FIELDS else v) for k, v in jsontext.plain(item.get("data") or {}).items() if k not in _USAGE_FIELDS}
+    data = {
+        k: (REDACTED if k in _SECRET_FIELDS else v)
+        for k, v in jsontext.plain(item.get("data") or {}).items()
+        if k not in _USAGE_FIELDS
+    }
     return {"data": data, **{k: jsontext.plain(item.get(k)) for k in _META}}
 
 

@@ -17,7 +17,11 @@ DLQ_PK = "deadletter#stream"
 def store(record: dict[str, Any], error: str, attempts: int) -> None:
     sequence = str((record.get("dynamodb") or {}).get("SequenceNumber", clock.now_iso()))
     Item(
-        DLQ_PK, sequence, type="deadLetter", data={"record": json.dumps(record, default=str), "error": error, "attempts": attempts}, createdAt=clock.now_iso()
+        DLQ_PK,
+        sequence,
+        type="deadLetter",
+        data={"record": json.dumps(record, default=str), "error": error, "attempts": attempts},
+        createdAt=clock.now_iso(),
     ).save()
 
 

@@ -36,8 +36,18 @@ def event_id(change: Change) -> str:
 
 def event_body(change: Change) -> dict[str, Any]:
     state = change.after or change.before or {}
-    data = {"id": change.entity_id, **state.get("data", {}), **{k: state.get(k) for k in ("version", "createdAt", "updatedAt", "deletedAt")}}
-    return {"id": event_id(change), "type": f"{change.entity_type}.{change.action}", "timestamp": change.at, "tenantId": change.tenant_id, "data": data}
+    data = {
+        "id": change.entity_id,
+        **state.get("data", {}),
+        **{k: state.get(k) for k in ("version", "createdAt", "updatedAt", "deletedAt")},
+    }
+    return {
+        "id": event_id(change),
+        "type": f"{change.entity_type}.{change.action}",
+        "timestamp": change.at,
+        "tenantId": change.tenant_id,
+        "data": data,
+    }
 
 
 def fan_out(change: Change) -> int:
@@ -75,7 +85,17 @@ def create(tenant_id: str, webhook_id: str, body: dict[str, Any], *, entity_key:
         "nextAttemptAt": now,
     }
     expires = int(time.time()) + config.WEBHOOK_LOG_DAYS * 86400
-    item = Item(pk, sk, type="delivery", tenantId=tenant_id, id=webhook_id, data=data, createdAt=now, updatedAt=now, expiresAt=expires)
+    item = Item(
+        pk,
+        sk,
+        type="delivery",
+        tenantId=tenant_id,
+        id=webhook_id,
+        data=data,
+        createdAt=now,
+        updatedAt=now,
+        expiresAt=expires,
+    )
     try:
         item.save(condition=Item.pk.does_not_exist())
     except PutError as err:
@@ -125,7 +145,9 @@ def settle(item: Item, outcome: Outcome, *, receipt: str | None = None) -> float
         data.pop("nextAttemptAt", None)
         data.pop("receipt", None)
     _save(item, data)
-    observability.record_delivery("gone" if outcome.status_code == 410 else "retry" if wait is not None else data["status"])
+    observability.record_delivery(
+        "gone" if outcome.status_code == 410 else "retry" if wait is not None else data["status"]
+    )
     return wait
 
 
@@ -140,7 +162,9 @@ def give_up(item: Item, reason: str) -> None:
 
 
 def _save(item: Item, data: dict[str, Any]) -> None:
-    item.update(actions=[Item.data.set({k: v for k, v in data.items() if v is not None}), Item.updatedAt.set(clock.now_iso())])
+    item.update(
+        actions=[Item.data.set({k: v for k, v in data.items() if v is not None}), Item.updatedAt.set(clock.now_iso())]
+    )
 
 
 def log(tenant_id: str, webhook_id: str, limit: int, offset: int) -> tuple[list[dict[str, Any]], int, bool]:
@@ -150,14 +174,26 @@ def log(tenant_id: str, webhook_id: str, limit: int, offset: int) -> tuple[list[
     pk, in_log = entity_pk(tenant_id, webhook_id), Item.sk.startswith(DELIVERY_PREFIX)
     page: list[Item] = []
     if offset < config.COUNT_LIMIT:
-        page = list(Item.query(pk, in_log, scan_index_forward=False, consistent_read=True, limit=offset + limit))[offset:]
+        page = list(Item.query(pk, in_log, scan_index_forward=False, consistent_read=True, limit=offset + limit))[
+            offset:
+        ]
     counted = Item.count(pk, in_log, limit=config.COUNT_LIMIT + 1)
     return [wire(i) for i in page], min(counted, config.COUNT_LIMIT), counted > config.COUNT_LIMIT
 
 
 def wire(item: Item) -> dict[str, Any]:
     data = item.data_dict()
-    shown = ("eventType", "status", "attempts", "nextAttemptAt", "lastAttemptAt", "lastStatusCode", "lastError", "lastDurationMs", "deliveredAt")
+    shown = (
+        "eventType",
+        "status",
+        "attempts",
+        "nextAttemptAt",
+        "lastAttemptAt",
+        "lastStatusCode",
+        "lastError",
+        "lastDurationMs",
+        "deliveredAt",
+    )
     return {"id": data["eventId"], **{k: data.get(k) for k in shown}, "createdAt": item.createdAt}
 
 

@@ -88,22 +88,38 @@ def enqueue(deliveries: list[Delivery], *, again: bool = False) -> None:
         entries = [
             {
                 "Id": str(n),
-                "MessageBody": json.dumps({"tenantId": d.tenant_id, "webhookId": d.webhook_id, "eventId": d.event_id, "entityKey": d.entity_key}),
+                "MessageBody": json.dumps(
+                    {
+                        "tenantId": d.tenant_id,
+                        "webhookId": d.webhook_id,
+                        "eventId": d.event_id,
+                        "entityKey": d.entity_key,
+                    }
+                ),
                 "MessageGroupId": group_of(d),
-                "MessageDeduplicationId": _token(f"{d.webhook_id}:{d.event_id}" + (f":{uuid.uuid4().hex}" if again else "")),
+                "MessageDeduplicationId": _token(
+                    f"{d.webhook_id}:{d.event_id}" + (f":{uuid.uuid4().hex}" if again else "")
+                ),
             }
             for n, d in enumerate(chunk)
         ]
         answer = sqs().send_message_batch(QueueUrl=_queue(), Entries=entries)
         if answer.get("Failed"):
-            raise RuntimeError(f"{len(answer['Failed'])} delivery messages were not queued: {[f.get('Code') for f in answer['Failed']]}")
+            raise RuntimeError(
+                f"{len(answer['Failed'])} delivery messages were not queued: "
+                f"{[f.get('Code') for f in answer['Failed']]}"
+            )
 
 
 def wait(receipts: list[tuple[str, float]]) -> None:
     """Make received messages invisible for their waits (seconds, at most 12 h)."""
     for start in range(0, len(receipts), 10):
         entries = [
-            {"Id": str(n), "ReceiptHandle": receipt, "VisibilityTimeout": max(0, min(MAX_VISIBILITY_SECONDS, int(seconds + 0.999)))}
+            {
+                "Id": str(n),
+                "ReceiptHandle": receipt,
+                "VisibilityTimeout": max(0, min(MAX_VISIBILITY_SECONDS, int(seconds + 0.999))),
+            }
             for n, (receipt, seconds) in enumerate(receipts[start : start + 10])
         ]
         sqs().change_message_visibility_batch(QueueUrl=_queue(), Entries=entries)

@@ -55,7 +55,9 @@ def _group(record: dict[str, Any]) -> str:
     if group:
         return str(group)
     body = json.loads(record["body"])
-    return delivery_queue.group_of(delivery_queue.Delivery(body["tenantId"], body["webhookId"], body["eventId"], body["entityKey"]))
+    return delivery_queue.group_of(
+        delivery_queue.Delivery(body["tenantId"], body["webhookId"], body["eventId"], body["entityKey"])
+    )
 
 
 def _run_group(records: list[dict[str, Any]], *, deadline: float) -> list[Kept]:
@@ -95,6 +97,8 @@ def _attempt(record: dict[str, Any]) -> float | None:
     admission = webhook_health.admit(tenant_id, webhook_id, deferred=max(0, deferred - int(data.get("attempts", 0))))
     if admission.slot is None:
         return admission.wait
-    outcome = sender.send(target["url"], data["payload"], data["eventId"], target["secret"], target.get("authorizationHeader"))
+    outcome = sender.send(
+        target["url"], data["payload"], data["eventId"], target["secret"], target.get("authorizationHeader")
+    )
     webhook_health.record(tenant_id, webhook_id, admission, outcome)
     return deliveries.settle(item, outcome, receipt=record.get("receiptHandle"))

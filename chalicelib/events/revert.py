@@ -14,8 +14,9 @@ from chalicelib.errors import ApiError, Conflict, Invalid
 from chalicelib.store import entities as store
 
 ACCOUNT_NOT_REVERTED = (
-    "Changes of the account (API keys, sign-up, plan, throttle, integrations) are audited but not reverted: disable a key "
-    "or create a new one with apikeys.disable / apikeys.create; plan, throttle and integrations are the operator's (pmctl)."
+    "Changes of the account (API keys, sign-up, plan, throttle, integrations) are audited but not reverted: "
+    "disable a key or create a new one with apikeys.disable / apikeys.create; "
+    "plan, throttle and integrations are the operator's (pmctl)."
 )
 
 
@@ -46,13 +47,16 @@ def revert(ctx: CallContext, records: list[dict[str, Any]], *, force: bool, stri
     return {"reverted": reverted, "skipped": skipped}
 
 
-def _revert_one(ctx: CallContext, type_name: str, entity_id: str, earliest: dict[str, Any], latest: dict[str, Any], *, force: bool) -> str:
+def _revert_one(
+    ctx: CallContext, type_name: str, entity_id: str, earliest: dict[str, Any], latest: dict[str, Any], *, force: bool
+) -> str:
     etype = ENTITY_TYPES[type_name]
     item = store.get_item(ctx, etype, entity_id, include_deleted=True)
     expected = (latest.get("after") or {}).get("version")
     if expected is not None and int(item.version) != int(expected) and not force:
         raise Conflict(
-            f"{type_name} {entity_id} changed after {latest['id']} (now version {int(item.version)}); send force to overwrite that change.",
+            f"{type_name} {entity_id} changed after {latest['id']} (now version {int(item.version)}); "
+            "send force to overwrite that change.",
             code=codes.CHANGED_LATER,
             extra={"currentVersion": int(item.version)},
         )

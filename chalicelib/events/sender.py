@@ -203,7 +203,9 @@ def _reason_of(err: BaseException) -> str:
         return "tls_error"
     if isinstance(err, ConnectionRefusedError):
         return "connection_refused"
-    if isinstance(err, ConnectionResetError | BrokenPipeError | http.client.RemoteDisconnected | ConnectionAbortedError):
+    if isinstance(
+        err, ConnectionResetError | BrokenPipeError | http.client.RemoteDisconnected | ConnectionAbortedError
+    ):
         return "connection_closed"
     if isinstance(err, http.client.HTTPException):
         return "invalid_response"
@@ -213,4 +215,10 @@ def _reason_of(err: BaseException) -> str:
 
 
 def ping_body(event_id: str, tenant_id: str, webhook_id: str, at: str) -> dict[str, Any]:
-    return {"id": event_id, "type": "webhook.ping", "timestamp": at, "tenantId": tenant_id, "data": {"webhookId": webhook_id}}
+    return {
+        "id": event_id,
+        "type": "webhook.ping",
+        "timestamp": at,
+        "tenantId": tenant_id,
+        "data": {"webhookId": webhook_id},
+    }

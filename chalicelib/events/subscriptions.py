@@ -34,7 +34,11 @@ def subscribers(tenant_id: str) -> list[dict[str, Any]]:
     if cached and time.monotonic() - cached[0] < CACHE_SECONDS:
         return cached[1]
     keys = [hit.pk for hit in INDEXES[1].query(list_pk(tenant_id, "webhook"), attributes_to_get=["PK"])]
-    hooks = [{"id": h.id or "", "events": set(h.data_dict().get("events", []))} for h in fetch_entities(keys) if h.data_dict().get("enabled", True)]
+    hooks = [
+        {"id": h.id or "", "events": set(h.data_dict().get("events", []))}
+        for h in fetch_entities(keys)
+        if h.data_dict().get("enabled", True)
+    ]
     with _lock:
         _subscribers[tenant_id] = (time.monotonic(), hooks)
     return hooks

@@ -65,7 +65,17 @@ def public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     mapped = getattr(ip, "ipv4_mapped", None)
     if mapped is not None:
         return public(mapped)
-    return bool(ip.is_global and not (ip.is_private or ip.is_link_local or ip.is_multicast or ip.is_reserved or ip.is_unspecified or ip.is_loopback))
+    return bool(
+        ip.is_global
+        and not (
+            ip.is_private
+            or ip.is_link_local
+            or ip.is_multicast
+            or ip.is_reserved
+            or ip.is_unspecified
+            or ip.is_loopback
+        )
+    )
 
 
 def address_allowed(address: str) -> bool:

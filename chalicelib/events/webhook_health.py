@@ -134,7 +134,15 @@ def record(tenant_id: str, webhook_id: str, admission: Admission, outcome: Outco
     scale = config.webhook_retry_scale()
     rest = min(REST_MAX_SECONDS * scale, max(REST_MIN_SECONDS * scale, failing_for))
     rest = max(rest, float(min(outcome.retry_after or 0, RETRY_AFTER_CAP_SECONDS)))
-    store.record(tenant_id, webhook_id, release=slot, set_fields={"restUntil": time.time() + rest}, keep_first={"failingSince": failing_since})
+    store.record(
+        tenant_id,
+        webhook_id,
+        release=slot,
+        set_fields={"restUntil": time.time() + rest},
+        keep_first={"failingSince": failing_since},
+    )
     _memory.note(_memory.rests, (tenant_id, webhook_id), time.time() + rest)
     if failing_for > DISABLE_AFTER.total_seconds():
-        store.disable(tenant_id, webhook_id, f"Deliveries failed for more than 5 days without a success (last: {outcome.reason}).")
+        store.disable(
+            tenant_id, webhook_id, f"Deliveries failed for more than 5 days without a success (last: {outcome.reason})."
+        )

@@ -15,7 +15,9 @@ from typing import Any
 
 from chalicelib.uploads import files
 
-_SAFE_KEY = re.compile(r"^[a-z]{2,5}_[0-9A-Z]{26}/(documents/[a-z]{2,5}_[0-9A-Z]{26}|uploads/[a-z]{2,5}_[0-9A-Z]{26}/[a-z]{2,5}_[0-9A-Z]{26})$")
+_SAFE_KEY = re.compile(
+    r"^[a-z]{2,5}_[0-9A-Z]{26}/(documents/[a-z]{2,5}_[0-9A-Z]{26}|uploads/[a-z]{2,5}_[0-9A-Z]{26}/[a-z]{2,5}_[0-9A-Z]{26})$"
+)
 
 
 def save(folder: Path) -> int:

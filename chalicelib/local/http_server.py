@@ -10,7 +10,14 @@ from typing import Any
 
 from chalice import Chalice  # type: ignore[attr-defined]
 from chalice.config import Config
-from chalice.local import ChaliceRequestHandler, ForbiddenError, LocalChalice, LocalDevServer, LocalGateway, LocalGatewayException
+from chalice.local import (
+    ChaliceRequestHandler,
+    ForbiddenError,
+    LocalChalice,
+    LocalDevServer,
+    LocalGateway,
+    LocalGatewayException,
+)
 
 from chalicelib.errors import no_route
 from chalicelib.paths import MCP as MCP_PATH
@@ -46,7 +53,10 @@ class _Handler(ChaliceRequestHandler):
         gives (API Gateway itself says 403 "Missing Authentication Token"). The app has no
         authorizers, so chalice's local gateway raises ForbiddenError for nothing else."""
         if isinstance(error, ForbiddenError):
-            from chalicelib.http import problem_response  # cold start: the REST face (and its logger) loads with the apps, see create_server
+            from chalicelib.http import (  # cold start: the REST face (and its logger) loads with the apps,
+                # see create_server
+                problem_response,
+            )
 
             answer = problem_response(no_route(self.command, self.path.split("?", 1)[0]), str(uuid.uuid4()))
             self._send_http_response(answer.status_code, dict(answer.headers), answer.body)
@@ -67,12 +77,16 @@ def _local(app: Chalice) -> Chalice:
 
 
 def create_server(port: int, *, quiet: bool = True) -> LocalDevServer:
-    import app as rest_module  # cold start: the apps load when a server is made (serve.py first sets sys.path and the stage environment)
+    # cold start: the apps load when a server is made (serve.py first sets sys.path and the stage
+    # environment)
+    import app as rest_module  # cold start: as above
     import mcp_app as mcp_module  # cold start: as above
 
     base = _QuietHandler if quiet else _Handler
     handler = type("Handler", (base,), {"mcp_app": _local(mcp_module.app)})
-    return LocalDevServer(_local(rest_module.app), Config(chalice_stage="local"), "127.0.0.1", port, handler_cls=handler)
+    return LocalDevServer(
+        _local(rest_module.app), Config(chalice_stage="local"), "127.0.0.1", port, handler_cls=handler
+    )
 
 
 def serve_in_thread(port: int) -> LocalDevServer:

@@ -28,7 +28,12 @@ from typing import Any
 
 from moto.core.utils import unix_time, unix_time_millis
 from moto.dynamodb.comparisons import OpDefault, get_filter_expression
-from moto.dynamodb.exceptions import MultipleTransactionsException, TooManyTransactionsException, TransactionCanceledException, TransactWriteSingleOpException
+from moto.dynamodb.exceptions import (
+    MultipleTransactionsException,
+    TooManyTransactionsException,
+    TransactionCanceledException,
+    TransactWriteSingleOpException,
+)
 from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.dynamo_type import Item, LimitedSizeDict
 from moto.dynamodb.models.table import Table
@@ -94,9 +99,15 @@ def apply() -> None:
             current = self.get_item(op["TableName"], key)
             condition = op.get("ConditionExpression")
             if condition is not None:
-                check = get_filter_expression(condition, op.get("ExpressionAttributeNames"), op.get("ExpressionAttributeValues"))
+                check = get_filter_expression(
+                    condition, op.get("ExpressionAttributeNames"), op.get("ExpressionAttributeValues")
+                )
                 if not check.expr(current):
-                    old = current.to_json()["Attributes"] if current and op.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD" else None
+                    old = (
+                        current.to_json()["Attributes"]
+                        if current and op.get("ReturnValuesOnConditionCheckFailure") == "ALL_OLD"
+                        else None
+                    )
                     errors.append(("ConditionalCheckFailed", "The conditional request failed", old))
                     continue
             errors.append((None, None, None))
@@ -107,12 +118,20 @@ def apply() -> None:
             names = op.get("ExpressionAttributeNames")
             values = op.get("ExpressionAttributeValues")
             if op_type == "Put":
-                self.put_item(op["TableName"], op["Item"], expression_attribute_names=names, expression_attribute_values=values)
+                self.put_item(
+                    op["TableName"], op["Item"], expression_attribute_names=names, expression_attribute_values=values
+                )
             elif op_type == "Delete":
-                self.delete_item(op["TableName"], key, expression_attribute_names=names, expression_attribute_values=values)
+                self.delete_item(
+                    op["TableName"], key, expression_attribute_names=names, expression_attribute_values=values
+                )
             elif op_type == "Update":
                 self.update_item(
-                    op["TableName"], key, update_expression=op["UpdateExpression"], expression_attribute_names=names, expression_attribute_values=values
+                    op["TableName"],
+                    key,
+                    update_expression=op["UpdateExpression"],
+                    expression_attribute_names=names,
+                    expression_attribute_values=values,
                 )
 
     DynamoDBBackend.transact_write_items = _locked(transact_write_items)  # type: ignore[method-assign]
@@ -195,7 +214,14 @@ def _patch_sqs() -> None:
     receive_once = SQSBackend.receive_message
     receiving = threading.Lock()
 
-    def receive_message(self: Any, queue_name: str, count: int, wait_seconds_timeout: int, visibility_timeout: int, message_attribute_names: Any = None) -> Any:
+    def receive_message(
+        self: Any,
+        queue_name: str,
+        count: int,
+        wait_seconds_timeout: int,
+        visibility_timeout: int,
+        message_attribute_names: Any = None,
+    ) -> Any:
         deadline = unix_time() + wait_seconds_timeout
         while True:
             with receiving:
@@ -263,13 +289,21 @@ def _patch_table_walk() -> None:
 
     def query(self: Any, hash_key: Any, *args: Any, **kwargs: Any) -> Any:
         index_name = args[6] if len(args) > 6 else kwargs.get("index_name")
-        walk.mode, walk.hash_key = ("partition", hash_key) if index_name is None and hash_key is not None else ("unsorted", None)
+        walk.mode, walk.hash_key = (
+            ("partition", hash_key) if index_name is None and hash_key is not None else ("unsorted", None)
+        )
         if index_name is not None:
             found = _index_candidates(self, index_name, hash_key, kwargs.get("hash_key_conditions"))
             if found is not None:
                 projection = args[5] if len(args) > 5 else kwargs.get("projection_expressions")
                 expression = args[8] if len(args) > 8 else kwargs.get("filter_expression")
-                other = set(kwargs) - {"hash_key_conditions", "range_key_conditions", "filter_expression", "index_name", "consistent_read"}
+                other = set(kwargs) - {
+                    "hash_key_conditions",
+                    "range_key_conditions",
+                    "filter_expression",
+                    "index_name",
+                    "consistent_read",
+                }
                 filtering = (expression is not None and not isinstance(expression, OpDefault)) or bool(other)
                 walk.mode, walk.candidates = "index", found if filtering else _slim(self, index_name, found, projection)
         try:
@@ -292,7 +326,12 @@ def _patch_table_walk() -> None:
         if not projection or not all(len(path) == 1 for path in projection):
             return items
         index = next(i for i in table.global_indexes if i.name == index_name)
-        keep = {table.hash_key_attr, table.range_key_attr, *(key["AttributeName"] for key in index.schema), *(path[0] for path in projection)}
+        keep = {
+            table.hash_key_attr,
+            table.range_key_attr,
+            *(key["AttributeName"] for key in index.schema),
+            *(path[0] for path in projection),
+        }
         return [_item_of(item, {k: v for k, v in item.attrs.items() if k in keep}) for item in items]
 
     def _index_candidates(table: Any, index_name: str, hash_key: Any, conditions: Any) -> list[Any] | None:
@@ -304,7 +343,9 @@ def _patch_table_walk() -> None:
         value = dict(conditions).get(attribute) if conditions else hash_key
         return None if value is None else moto_index.candidates(table, attribute, value)
 
-    def sorted_items(self: Any, hash_key_attrs: list[str], range_key_attrs: list[str | None], items: list[Any]) -> list[Any]:
+    def sorted_items(
+        self: Any, hash_key_attrs: list[str], range_key_attrs: list[str | None], items: list[Any]
+    ) -> list[Any]:
         """moto's order (the index's keys, then the table's), keyed by the attributes' values once
         per item: its tuples of DynamoType compared by converting both sides on every comparison
         (280,000 conversions to sort 1,000 index entries)."""

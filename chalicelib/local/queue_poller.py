@@ -28,7 +28,9 @@ Handler = Callable[[dict[str, Any]], dict[str, Any]]
 
 
 class QueuePoller(threading.Thread):
-    def __init__(self, queue_url: str, handler: Handler, *, name: str, invocations: int = 2, receivers: int = 2) -> None:
+    def __init__(
+        self, queue_url: str, handler: Handler, *, name: str, invocations: int = 2, receivers: int = 2
+    ) -> None:
         super().__init__(daemon=True, name=f"{name}-poller")
         self.queue_url = queue_url
         self.handler = handler
@@ -45,7 +47,10 @@ class QueuePoller(threading.Thread):
 
     def run(self) -> None:
         sqs = self._client()
-        threads = [threading.Thread(target=self._loop, args=(sqs,), daemon=True, name=f"{self.label}-receiver-{n}") for n in range(self.receivers)]
+        threads = [
+            threading.Thread(target=self._loop, args=(sqs,), daemon=True, name=f"{self.label}-receiver-{n}")
+            for n in range(self.receivers)
+        ]
         for thread in threads:
             thread.start()
         for thread in threads:
@@ -69,7 +74,9 @@ class QueuePoller(threading.Thread):
             self.pool.submit(self._invoke, sqs, messages)
 
     def _receive(self, sqs: Any) -> list[dict[str, Any]]:
-        answer = sqs.receive_message(QueueUrl=self.queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=1, MessageSystemAttributeNames=["All"])
+        answer = sqs.receive_message(
+            QueueUrl=self.queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=1, MessageSystemAttributeNames=["All"]
+        )
         return list(answer.get("Messages") or [])
 
     def _invoke(self, sqs: Any, messages: list[dict[str, Any]]) -> None:
@@ -81,7 +88,11 @@ class QueuePoller(threading.Thread):
                 logger.exception("queue handler failed", extra={"queue": self.label})
                 return
             failed = {f["itemIdentifier"] for f in answer.get("batchItemFailures", [])}
-            done = [{"Id": str(n), "ReceiptHandle": m["ReceiptHandle"]} for n, m in enumerate(messages) if m["MessageId"] not in failed]
+            done = [
+                {"Id": str(n), "ReceiptHandle": m["ReceiptHandle"]}
+                for n, m in enumerate(messages)
+                if m["MessageId"] not in failed
+            ]
             if done:
                 sqs.delete_message_batch(QueueUrl=self.queue_url, Entries=done)
             with self._count_lock:
@@ -116,7 +127,12 @@ def _queue(url: str | None, name: str) -> str:
 
 def for_uploads(invocations: int = 2) -> QueuePoller:
     """The upload notices (S3 -> SQS) to the upload handler, as `on_upload` in Lambda."""
-    return QueuePoller(_queue(config.upload_queue_url(), "uploads"), upload_worker.handle_event, name="uploads", invocations=invocations)
+    return QueuePoller(
+        _queue(config.upload_queue_url(), "uploads"),
+        upload_worker.handle_event,
+        name="uploads",
+        invocations=invocations,
+    )
 
 
 # One tenant holds at most MAX_WEBHOOKS x MAX_IN_FLIGHT = 100 attempts at once (events/webhook_health.py);
@@ -126,4 +142,9 @@ DELIVERY_INVOCATIONS = 128
 
 def for_deliveries(invocations: int = DELIVERY_INVOCATIONS) -> QueuePoller:
     """The webhook delivery queue to the delivery worker, as `deliver_webhooks` in Lambda."""
-    return QueuePoller(_queue(config.delivery_queue_url(), "deliveries"), delivery_worker.handle_event, name="deliveries", invocations=invocations)
+    return QueuePoller(
+        _queue(config.delivery_queue_url(), "deliveries"),
+        delivery_worker.handle_event,
+        name="deliveries",
+        invocations=invocations,
+    )

@@ -56,7 +56,10 @@ class LocalStack:
         logging.getLogger("werkzeug").setLevel(logging.ERROR)
         self._start_moto()
         os.environ["AWS_ENDPOINT_URL"] = self.endpoint
-        from chalicelib.store import model  # cold start: pynamodb (~100 ms) loads when the stack starts, not for free_port or LOCAL_ENV
+        from chalicelib.store import (  # cold start: pynamodb (~100 ms) loads when the stack starts,
+            # not for free_port or LOCAL_ENV
+            model,
+        )
 
         model.reset_connection()
         model.create_table()
@@ -70,11 +73,19 @@ class LocalStack:
     def _start_moto(self) -> None:
         if self.own_process:
             self._process = subprocess.Popen(
-                [sys.executable, "-m", "chalicelib.local.moto_process", str(self.port)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+                [sys.executable, "-m", "chalicelib.local.moto_process", str(self.port)],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                text=True,
             )
-            assert self._process.stdout is not None and self._process.stdout.readline().strip() == "ready", "moto did not start"
+            assert self._process.stdout is not None and self._process.stdout.readline().strip() == "ready", (
+                "moto did not start"
+            )
             return
-        from moto.server import ThreadedMotoServer  # cold start: moto (~100 ms) loads only where it runs (own_process leaves it to the child)
+        from moto.server import (  # cold start: moto (~100 ms) loads only where it runs
+            # (own_process leaves it to the child)
+            ThreadedMotoServer,
+        )
 
         from chalicelib.local import moto_patches  # cold start: it loads moto, only where moto runs
 
@@ -91,17 +102,23 @@ class LocalStack:
         region = config.region()
         bucket = os.environ["PM_UPLOAD_BUCKET"] = config.upload_bucket()
         s3, sqs = boto3.client("s3", region_name=region), boto3.client("sqs", region_name=region)
-        if bucket not in {b["Name"] for b in s3.list_buckets().get("Buckets", [])}:  # a second stack in one process shares moto's state
+        if bucket not in {
+            b["Name"] for b in s3.list_buckets().get("Buckets", [])
+        }:  # a second stack in one process shares moto's state
             s3.create_bucket(Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": region})
         # versioned, as deployed: a registered file is pinned to its version (uploads/register.py)
         s3.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Enabled"})
         dlq = sqs.create_queue(QueueName="pm-local-uploads-dlq")["QueueUrl"]
         dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
         redrive = json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": 5})
-        queue = sqs.create_queue(QueueName="pm-local-uploads", Attributes={"VisibilityTimeout": "5", "RedrivePolicy": redrive})["QueueUrl"]
+        queue = sqs.create_queue(
+            QueueName="pm-local-uploads", Attributes={"VisibilityTimeout": "5", "RedrivePolicy": redrive}
+        )["QueueUrl"]
         os.environ["PM_UPLOAD_QUEUE_URL"] = queue
         os.environ["PM_UPLOAD_DLQ_URL"] = dlq
-        self._queue_arn = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        self._queue_arn = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])["Attributes"][
+            "QueueArn"
+        ]
         self._create_delivery_queues(sqs)
 
     def _create_delivery_queues(self, sqs: Any) -> None:
@@ -112,7 +129,9 @@ class LocalStack:
         dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
         redrive = json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": delivery_queue.MAX_RECEIVES})
         attributes = {**fifo, **delivery_queue.QUEUE_SETTINGS, **delivery_queue.FIFO_SETTINGS, "RedrivePolicy": redrive}
-        os.environ["PM_DELIVERY_QUEUE_URL"] = sqs.create_queue(QueueName="pm-local-deliveries.fifo", Attributes=attributes)["QueueUrl"]
+        os.environ["PM_DELIVERY_QUEUE_URL"] = sqs.create_queue(
+            QueueName="pm-local-deliveries.fifo", Attributes=attributes
+        )["QueueUrl"]
         os.environ["PM_DELIVERY_DLQ_URL"] = dlq
         delivery_queue.reset_client()
 
@@ -122,7 +141,9 @@ class LocalStack:
 
         boto3.client("s3", region_name=config.region()).put_bucket_notification_configuration(
             Bucket=config.upload_bucket(),
-            NotificationConfiguration={"QueueConfigurations": [{"QueueArn": self._queue_arn, "Events": ["s3:ObjectCreated:*"]}]},
+            NotificationConfiguration={
+                "QueueConfigurations": [{"QueueArn": self._queue_arn, "Events": ["s3:ObjectCreated:*"]}]
+            },
         )
 
     def _client(self) -> Any:
@@ -167,14 +188,21 @@ class LocalStack:
             with moto_patches.WRITE_LOCK:
                 table = self.moto_table()
                 if table is not None:
-                    attrs = [item.attrs for item in table.all_items() if except_sk is None or getattr(item.range_key, "value", None) != except_sk]
+                    attrs = [
+                        item.attrs
+                        for item in table.all_items()
+                        if except_sk is None or getattr(item.range_key, "value", None) != except_sk
+                    ]
                     return len(attrs), json.dumps(attrs, cls=DynamoJsonEncoder)
         items = [item for item in self.items() if except_sk is None or item["SK"]["S"] != except_sk]
         return len(items), json.dumps(items)
 
     def export_state(self, path: Path | None = None) -> int:
         """The table's items to the state file, the upload bucket's files beside it."""
-        from chalicelib.local import file_mirror  # cold start: botocore (~45 ms) loads with the state, not for free_port or LOCAL_ENV
+        from chalicelib.local import (  # cold start: botocore (~45 ms) loads with the state,
+            # not for free_port or LOCAL_ENV
+            file_mirror,
+        )
 
         target = path or self.state_file
         if target is None:
@@ -216,7 +244,10 @@ class LocalStack:
         """Feed the table's stream to the stream handler, from now on (after any import), and
         the upload queue to the upload handler (unless a separate worker takes it: the
         upload benchmark)."""
-        from chalicelib.events.stream import handle_event  # cold start: store and logger load on start (after serve.py's environment)
+        from chalicelib.events.stream import (  # cold start: store and logger load on start
+            # (after serve.py's environment)
+            handle_event,
+        )
         from chalicelib.local import queue_poller  # cold start: as above
         from chalicelib.local.stream_poller import StreamPoller  # cold start: as above
 
@@ -235,7 +266,11 @@ class LocalStack:
         return self.poller
 
     def stop(self) -> None:
-        for worker in (getattr(self, "poller", None), getattr(self, "deliveries", None), getattr(self, "uploads", None)):
+        for worker in (
+            getattr(self, "poller", None),
+            getattr(self, "deliveries", None),
+            getattr(self, "uploads", None),
+        ):
             if worker is not None:
                 worker.stop()
                 worker.join(timeout=5)

@@ -26,7 +26,12 @@ class StreamPoller(threading.Thread):
     BATCH_WINDOW_SECONDS = 0.1
     BATCH_SIZE = 100
 
-    def __init__(self, handler: Callable[[dict[str, Any]], dict[str, Any]] | None = None, interval: float = 0.05, max_attempts: int = 5) -> None:
+    def __init__(
+        self,
+        handler: Callable[[dict[str, Any]], dict[str, Any]] | None = None,
+        interval: float = 0.05,
+        max_attempts: int = 5,
+    ) -> None:
         super().__init__(daemon=True, name="stream-poller")
 
         self.handler = handler or handle_event
@@ -51,9 +56,9 @@ class StreamPoller(threading.Thread):
         shards = self._streams.describe_stream(StreamArn=self._arn)["StreamDescription"]["Shards"]
         for shard in shards:
             if shard["ShardId"] not in self._iterators:
-                self._iterators[shard["ShardId"]] = self._streams.get_shard_iterator(StreamArn=self._arn, ShardId=shard["ShardId"], ShardIteratorType=position)[
-                    "ShardIterator"
-                ]
+                self._iterators[shard["ShardId"]] = self._streams.get_shard_iterator(
+                    StreamArn=self._arn, ShardId=shard["ShardId"], ShardIteratorType=position
+                )["ShardIterator"]
 
     def run(self) -> None:
         while not self.stopping.is_set():
@@ -118,7 +123,10 @@ class StreamPoller(threading.Thread):
                 return
 
             deadletters.store(records[0], f"failed {attempts} times", attempts)
-            logger.error("stream record moved to the dead-letter store", extra={"sequence": records[0]["dynamodb"]["SequenceNumber"]})
+            logger.error(
+                "stream record moved to the dead-letter store",
+                extra={"sequence": records[0]["dynamodb"]["SequenceNumber"]},
+            )
             return
 
     def _failures(self, records: list[dict[str, Any]]) -> set[str]:

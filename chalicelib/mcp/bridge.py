@@ -50,7 +50,11 @@ class Bridge:
     def __init__(self) -> None:
         self._server = build_server()
         self._app = self._server.streamable_http_app(
-            streamable_http_path=PATH, stateless_http=True, json_response=True, transport_security=_security(), max_request_body_size=MAX_BODY_BYTES
+            streamable_http_path=PATH,
+            stateless_http=True,
+            json_response=True,
+            transport_security=_security(),
+            max_request_body_size=MAX_BODY_BYTES,
         )
         self._loop = asyncio.new_event_loop()
         threading.Thread(target=self._loop.run_forever, name="mcp-loop", daemon=True).start()
@@ -68,11 +72,17 @@ class Bridge:
         self._holder = asyncio.ensure_future(hold())
         await ready.wait()
 
-    def handle(self, method: str, headers: dict[str, str], body: bytes, caller: CallContext, client_ip: str | None) -> Answer:
-        future: Future[Answer] = asyncio.run_coroutine_threadsafe(self._call(method, headers, body, caller, client_ip), self._loop)
+    def handle(
+        self, method: str, headers: dict[str, str], body: bytes, caller: CallContext, client_ip: str | None
+    ) -> Answer:
+        future: Future[Answer] = asyncio.run_coroutine_threadsafe(
+            self._call(method, headers, body, caller, client_ip), self._loop
+        )
         return future.result(timeout=TIMEOUT_SECONDS)
 
-    async def _call(self, method: str, headers: dict[str, str], body: bytes, caller: CallContext, client_ip: str | None) -> Answer:
+    async def _call(
+        self, method: str, headers: dict[str, str], body: bytes, caller: CallContext, client_ip: str | None
+    ) -> Answer:
         host = headers.get("host", "localhost")
         scope = {
             "type": "http",

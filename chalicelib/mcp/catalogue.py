@@ -38,7 +38,11 @@ def compact(schema: Any) -> Any:
         return [compact(item) for item in schema]
     if not isinstance(schema, dict):
         return schema
-    return {key: compact(value) for key, value in schema.items() if not (key == "pattern" and value in _CONTROL_CHARACTER_PATTERNS)}
+    return {
+        key: compact(value)
+        for key, value in schema.items()
+        if not (key == "pattern" and value in _CONTROL_CHARACTER_PATTERNS)
+    }
 
 
 def search_entry(op: Operation) -> dict[str, Any]:

@@ -87,7 +87,9 @@ def interpreter() -> Any:
             super().__init__()
             self.where = where
             self.deadline = time.monotonic() + MAX_SECONDS
-            self.weights: dict[int, tuple[int, Any]] = {}  # id -> (weight, the value, kept alive so its id stays its own)
+            self.weights: dict[
+                int, tuple[int, Any]
+            ] = {}  # id -> (weight, the value, kept alive so its id stays its own)
             self.built = 0
 
         # --- the budgets -------------------------------------------------------------
@@ -111,7 +113,10 @@ def interpreter() -> Any:
                     code=codes.TRANSFORM_TOO_COSTLY,
                 )
             if time.monotonic() > self.deadline:
-                raise Invalid(f"{self.where}: the expression ran longer than {MAX_SECONDS:g} s; simplify it.", code=codes.TRANSFORM_TOO_COSTLY)
+                raise Invalid(
+                    f"{self.where}: the expression ran longer than {MAX_SECONDS:g} s; simplify it.",
+                    code=codes.TRANSFORM_TOO_COSTLY,
+                )
             return result
 
         def weigh(self, value: Any) -> int:

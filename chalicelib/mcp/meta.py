@@ -21,7 +21,13 @@ from chalicelib.validation import find_errors
 Run = Callable[[CallContext, dict[str, Any]], Any]
 
 _MAX_ARGUMENTS = 50  # a tool's own schema checks them in detail; no operation takes more top-level arguments
-_TOOL_NAME = {"type": "string", "minLength": 1, "maxLength": 100, "pattern": s.ONE_LINE, "description": "A domain tool's name, e.g. `contacts.create`."}
+_TOOL_NAME = {
+    "type": "string",
+    "minLength": 1,
+    "maxLength": 100,
+    "pattern": s.ONE_LINE,
+    "description": "A domain tool's name, e.g. `contacts.create`.",
+}
 _LANGUAGE = {
     "type": "string",
     "maxLength": 2,
@@ -44,7 +50,12 @@ class MetaTool:
             "description": self.description,
             "inputSchema": catalogue.compact(self.input_schema),  # check_arguments validates with the patterns
             # every hint explicit: MCP assumes a tool that is not read-only is destructive
-            "annotations": {"readOnlyHint": self.read_only, "destructiveHint": False, "idempotentHint": self.read_only, "openWorldHint": False},
+            "annotations": {
+                "readOnlyHint": self.read_only,
+                "destructiveHint": False,
+                "idempotentHint": self.read_only,
+                "openWorldHint": False,
+            },
         }
 
 
@@ -89,11 +100,31 @@ SEARCH = MetaTool(
     "meta.tool.describe adds its output schema.",
     _obj(
         {
-            "query": {"type": "string", "maxLength": 500, "pattern": s.ONE_LINE, "description": "What you want to do or find, in words. Empty: browse."},
+            "query": {
+                "type": "string",
+                "maxLength": 500,
+                "pattern": s.ONE_LINE,
+                "description": "What you want to do or find, in words. Empty: browse.",
+            },
             "language": _LANGUAGE,
-            "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10, "description": "How many tools to return (1-50, default 10)."},
-            "kind": {"type": "string", "enum": ["queries", "commands"], "description": "Only queries (reads) or only commands (changes)."},
-            "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "How many results to skip (paging)."},
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 50,
+                "default": 10,
+                "description": "How many tools to return (1-50, default 10).",
+            },
+            "kind": {
+                "type": "string",
+                "enum": ["queries", "commands"],
+                "description": "Only queries (reads) or only commands (changes).",
+            },
+            "offset": {
+                "type": "integer",
+                "minimum": 0,
+                "default": 0,
+                "description": "How many results to skip (paging).",
+            },
         }
     ),
     True,
@@ -112,11 +143,19 @@ def _describe(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
         if op is None:
             unknown.append({"name": name, "reason": "no such tool; find names with meta.tools.search"})
         elif name not in allowed:
-            unknown.append({"name": name, "reason": "the calling key's scopes do not allow it (needs " + " + ".join(op.required_scopes) + ")"})
+            unknown.append(
+                {
+                    "name": name,
+                    "reason": "the calling key's scopes do not allow it (needs " + " + ".join(op.required_scopes) + ")",
+                }
+            )
         else:
             found.append(catalogue.tool(op))
     if not found:
-        raise NotFound("None of the named tools is available: " + "; ".join(f"{u['name']}: {u['reason']}" for u in unknown), code=codes.UNKNOWN_TOOL)
+        raise NotFound(
+            "None of the named tools is available: " + "; ".join(f"{u['name']}: {u['reason']}" for u in unknown),
+            code=codes.UNKNOWN_TOOL,
+        )
     return {"tools": found, "unavailable": unknown}
 
 
@@ -126,7 +165,15 @@ DESCRIBE = MetaTool(
     "(readOnlyHint, destructiveHint) and the scopes each needs. Use it before meta.tool.execute when the "
     "search result's schema is not enough. Names the key may not use are listed under `unavailable` with why.",
     _obj(
-        {"toolNames": {"type": "array", "items": _TOOL_NAME, "minItems": 1, "maxItems": 20, "description": 'Tool names, e.g. ["contacts.create"].'}},
+        {
+            "toolNames": {
+                "type": "array",
+                "items": _TOOL_NAME,
+                "minItems": 1,
+                "maxItems": 20,
+                "description": 'Tool names, e.g. ["contacts.create"].',
+            }
+        },
         ["toolNames"],
     ),
     True,
@@ -147,7 +194,9 @@ def run_domain_tool(ctx: CallContext, name: str, arguments: dict[str, Any]) -> d
     """One domain tool, as the key: the REST dispatch checks scopes, validates, resolves aliases."""
     op = catalogue.find(name)
     if op is None:
-        raise NotFound(f"There is no tool named {name!r}; find tool names with meta.tools.search.", code=codes.UNKNOWN_TOOL)
+        raise NotFound(
+            f"There is no tool named {name!r}; find tool names with meta.tools.search.", code=codes.UNKNOWN_TOOL
+        )
     if not isinstance(arguments, dict):
         raise Invalid("arguments must be an object whose keys are the tool's argument names.")
     account.admit_tool(ctx, op.name)
@@ -178,7 +227,8 @@ EXECUTE = MetaTool(
                 "maxLength": transform.MAX_EXPRESSION_CHARS,
                 "pattern": s.MULTI_LINE,
                 "description": (
-                    f"JMESPath expression applied to the result; it may build at most {transform.MAX_BUILT_BYTES // 1_000_000} MB "
+                    "JMESPath expression applied to the result; "
+                    f"it may build at most {transform.MAX_BUILT_BYTES // 1_000_000} MB "
                     "(transform_too_costly): select and narrow."
                 ),
             },
@@ -201,7 +251,15 @@ def _docs(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     for hit in page.hits:
         op = catalogue.find(hit.id)
         if op is not None:
-            found.append({"name": op.name, "summary": op.summary, "path": op.path, "score": hit.score, "markdown": docs.render(op)})
+            found.append(
+                {
+                    "name": op.name,
+                    "summary": op.summary,
+                    "path": op.path,
+                    "score": hit.score,
+                    "markdown": docs.render(op),
+                }
+            )
     return {"docs": found, "total": page.total, "limit": limit, "offset": offset}
 
 
@@ -212,8 +270,19 @@ DOCS = MetaTool(
     "appear in the docs ('IBAN validation', 'Idempotency-Key', 'soft delete restore'). Empty query browses.",
     _obj(
         {
-            "query": {"type": "string", "maxLength": 500, "pattern": s.ONE_LINE, "description": "Keywords to look for."},
-            "limit": {"type": "integer", "minimum": 1, "maximum": 20, "default": 5, "description": "Pages to return (1-20, default 5)."},
+            "query": {
+                "type": "string",
+                "maxLength": 500,
+                "pattern": s.ONE_LINE,
+                "description": "Keywords to look for.",
+            },
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 20,
+                "default": 5,
+                "description": "Pages to return (1-20, default 5).",
+            },
             "offset": {"type": "integer", "minimum": 0, "default": 0, "description": "How many results to skip."},
         }
     ),
@@ -279,7 +348,11 @@ _DOMAINS = {
     "maxItems": 20,
     "description": 'Domain codes from meta.thesaurus.domains, e.g. ["rental"].',
 }
-_PROJECTION = {"type": "string", "enum": ["de", "en"], "description": "Show terms and definitions in one language only."}
+_PROJECTION = {
+    "type": "string",
+    "enum": ["de", "en"],
+    "description": "Show terms and definitions in one language only.",
+}
 
 
 def _known_domains(domains: list[str] | None) -> list[str] | None:
@@ -311,15 +384,26 @@ THESAURUS_SEARCH = MetaTool(
     "meta.thesaurus.search",
     "Look up German and English property-management terms (WEG, rental, accounting, technical, legal, ...): "
     "what a word means, its preferred term in the other language, synonyms and outdated terms, and which "
-    "tools it concerns ('Nebenkosten' leads to the preferred 'Betriebskosten'). `status` searches one term pool (preferred, admitted, "
-    "deprecated); `projection` answers in one language.",
+    "tools it concerns ('Nebenkosten' leads to the preferred 'Betriebskosten'). "
+    "`status` searches one term pool (preferred, admitted, deprecated); `projection` answers in one language.",
     _obj(
         {
-            "query": {"type": "string", "maxLength": 200, "pattern": s.ONE_LINE, "description": "A term or words, German or English."},
+            "query": {
+                "type": "string",
+                "maxLength": 200,
+                "pattern": s.ONE_LINE,
+                "description": "A term or words, German or English.",
+            },
             "domains": _DOMAINS,
             "status": {"type": "string", "enum": list(glossary.STATUSES), "description": "Match only this term pool."},
             "projection": _PROJECTION,
-            "limit": {"type": "integer", "minimum": 1, "maximum": 50, "default": 10, "description": "Concepts to return (1-50)."},
+            "limit": {
+                "type": "integer",
+                "minimum": 1,
+                "maximum": 50,
+                "default": 10,
+                "description": "Concepts to return (1-50).",
+            },
         }
     ),
     True,
@@ -330,7 +414,10 @@ THESAURUS_SEARCH = MetaTool(
 def _glossary(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     language = args.get("projection") or "de"
     domains = _known_domains(args["domains"]) or []
-    return {"language": language, "domains": [{"domain": code, "entries": glossary.glossary(domain=code, language=language)} for code in domains]}
+    return {
+        "language": language,
+        "domains": [{"domain": code, "entries": glossary.glossary(domain=code, language=language)} for code in domains],
+    }
 
 
 GLOSSARY = MetaTool(
@@ -349,13 +436,16 @@ def _domains(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
 
 DOMAINS = MetaTool(
     "meta.thesaurus.domains",
-    "The thesaurus domains (WEG, rental, accounting, banking, technical, legal, ...) with German and English names and descriptions and their glossary sizes.",
+    "The thesaurus domains (WEG, rental, accounting, banking, technical, legal, ...) "
+    "with German and English names and descriptions and their glossary sizes.",
     _obj({}),
     True,
     _domains,
 )
 
-META_TOOLS: dict[str, MetaTool] = {t.name: t for t in (SEARCH, DESCRIBE, EXECUTE, DOCS, PIPELINE, THESAURUS_SEARCH, GLOSSARY, DOMAINS)}
+META_TOOLS: dict[str, MetaTool] = {
+    t.name: t for t in (SEARCH, DESCRIBE, EXECUTE, DOCS, PIPELINE, THESAURUS_SEARCH, GLOSSARY, DOMAINS)
+}
 
 
 def check_arguments(tool: MetaTool, args: dict[str, Any]) -> dict[str, Any]:
@@ -363,6 +453,8 @@ def check_arguments(tool: MetaTool, args: dict[str, Any]) -> dict[str, Any]:
     found = find_errors(f"meta:{tool.name}", tool.input_schema, args)
     if found:
         raise Invalid(
-            f"Invalid arguments for {tool.name}: " + "; ".join(f"{e['path']}: {e['message']}" for e in found[:5]), code=codes.VALIDATION_FAILED, errors=found
+            f"Invalid arguments for {tool.name}: " + "; ".join(f"{e['path']}: {e['message']}" for e in found[:5]),
+            code=codes.VALIDATION_FAILED,
+            errors=found,
         )
     return args

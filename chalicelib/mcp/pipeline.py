@@ -24,7 +24,10 @@ class StepFailed(ApiError):
         kept = f" The {len(done)} step(s) before it ran and stay done." if done else ""
         super().__init__(
             f"Step {index + 1} of the pipeline ({tool}) failed: {cause.detail}{kept}",
-            errors=[{"path": f"steps[{index}].arguments.{e['path']}", "message": e["message"]} for e in cause.errors or []] or None,
+            errors=[
+                {"path": f"steps[{index}].arguments.{e['path']}", "message": e["message"]} for e in cause.errors or []
+            ]
+            or None,
             extra={"failedStep": {"index": index, "tool": tool, "status": cause.status}, "completedSteps": done},
         )
         self.status, self.title, self.code = cause.status, cause.title, cause.code  # the step's own error, as it was
@@ -39,7 +42,8 @@ def substitute(value: Any, named: dict[str, Any], where: str) -> Any:
                 so_far = ", ".join(sorted(named)) or "none yet"
                 raise invalid_at(
                     where,
-                    f"$expr refers to {', '.join(sorted(unknown))}, which no earlier step named with `as` (named so far: {so_far})",
+                    f"$expr refers to {', '.join(sorted(unknown))}, which no earlier step named with `as` "
+                    f"(named so far: {so_far})",
                     code=codes.UNKNOWN_RESULT_NAME,
                 )
             return transform.apply(value["$expr"], named, where=where)

@@ -18,7 +18,12 @@ PATH = paths.MCP
 def register(app: Chalice) -> None:
     """The route; the bridge (and with it asyncio and the SDK) is imported on the first request."""
 
-    @app.route(PATH, methods=["GET", "POST", "DELETE"], name="mcp", content_types=[http.JSON, "text/plain", "application/x-www-form-urlencoded"])
+    @app.route(
+        PATH,
+        methods=["GET", "POST", "DELETE"],
+        name="mcp",
+        content_types=[http.JSON, "text/plain", "application/x-www-form-urlencoded"],
+    )
     def mcp() -> Response:  # type: ignore[no-untyped-def]
         request = app.current_request
         assert request is not None
@@ -30,7 +35,10 @@ def _handle(request: Any, request_id: str, caller: list[CallContext]) -> Respons
 
     method = request.method
     if method != "POST":
-        raise MethodNotAllowed("The MCP endpoint is stateless Streamable HTTP: send JSON-RPC messages with POST.", headers={"Allow": "POST"})
+        raise MethodNotAllowed(
+            "The MCP endpoint is stateless Streamable HTTP: send JSON-RPC messages with POST.",
+            headers={"Allow": "POST"},
+        )
     headers = {k.lower(): v for k, v in request.headers.items()}
     try:
         ctx = http.identify(request, request_id, "mcp", caller, channel="mcp")
@@ -39,12 +47,16 @@ def _handle(request: Any, request_id: str, caller: list[CallContext]) -> Respons
         raise
     raw = request.raw_body or b""
     if len(raw) > config.MAX_BODY_BYTES:
-        raise PayloadTooLarge(f"The body has {len(raw)} bytes; the MCP endpoint accepts at most {config.MAX_BODY_BYTES}.")
+        raise PayloadTooLarge(
+            f"The body has {len(raw)} bytes; the MCP endpoint accepts at most {config.MAX_BODY_BYTES}."
+        )
     headers.pop("authorization", None)  # the SDK needs no secret
     answer = bridge().handle(method, headers, raw, ctx, http.source_ip_of(request))
     # Chalice writes Content-Type and Content-Length itself: passing the SDK's lowercase copies
     # as well would send both (a client then reads "application/json, application/json").
-    headers = {name: value for name, value in answer.headers.items() if name.lower() not in ("content-type", "content-length")}
+    headers = {
+        name: value for name, value in answer.headers.items() if name.lower() not in ("content-type", "content-length")
+    }
     headers["Content-Type"] = answer.headers.get("content-type", http.JSON)
     headers["X-Request-Id"] = request_id
     return Response(body=answer.body.decode("utf-8"), status_code=int(answer.status), headers=headers)

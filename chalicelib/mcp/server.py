@@ -43,8 +43,12 @@ def _caller(ctx: ServerRequestContext[Any, Any]) -> CallContext:
     return caller
 
 
-async def _list_tools(ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None) -> types.ListToolsResult:
-    return types.ListToolsResult(tools=[types.Tool.model_validate(tool.definition()) for tool in meta.META_TOOLS.values()])
+async def _list_tools(
+    ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
+) -> types.ListToolsResult:
+    return types.ListToolsResult(
+        tools=[types.Tool.model_validate(tool.definition()) for tool in meta.META_TOOLS.values()]
+    )
 
 
 async def _call_tool(ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> types.CallToolResult:
@@ -62,7 +66,15 @@ async def _call_tool(ctx: ServerRequestContext[Any, Any], params: types.CallTool
 def call(tool: meta.MetaTool, caller: CallContext, arguments: dict[str, Any]) -> types.CallToolResult:
     started = time.perf_counter()
     result = _call(tool, caller, arguments)
-    logger.info("mcp tool", extra={"tool": tool.name, "target": arguments.get("name"), "isError": bool(result.is_error), "request_id": caller.request_id})
+    logger.info(
+        "mcp tool",
+        extra={
+            "tool": tool.name,
+            "target": arguments.get("name"),
+            "isError": bool(result.is_error),
+            "request_id": caller.request_id,
+        },
+    )
     record_tool_call(tool.name, bool(result.is_error), (time.perf_counter() - started) * 1000)
     return result
 
@@ -79,8 +91,12 @@ def _call(tool: meta.MetaTool, caller: CallContext, arguments: dict[str, Any]) -
         if fault is not None:
             return _error_result(tool.name, fault, caller)
         logger.exception("mcp tool failed", extra={"tool": tool.name})
-        return _error_result(tool.name, ApiError("An internal error occurred; the request id identifies it in our logs."), caller)
-    return types.CallToolResult(content=[types.TextContent(type="text", text=text)], structured_content=structured, is_error=False)
+        return _error_result(
+            tool.name, ApiError("An internal error occurred; the request id identifies it in our logs."), caller
+        )
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text=text)], structured_content=structured, is_error=False
+    )
 
 
 def _error_result(tool_name: str, error: ApiError, caller: CallContext) -> types.CallToolResult:
@@ -92,7 +108,11 @@ def _error_result(tool_name: str, error: ApiError, caller: CallContext) -> types
     hint = _HINTS.get(error.status)
     if hint:
         lines.append(hint)
-    return types.CallToolResult(content=[types.TextContent(type="text", text="\n".join(lines))], structured_content={"error": problem}, is_error=True)
+    return types.CallToolResult(
+        content=[types.TextContent(type="text", text="\n".join(lines))],
+        structured_content={"error": problem},
+        is_error=True,
+    )
 
 
 _HINTS = {
@@ -106,4 +126,10 @@ _HINTS = {
 
 
 def build_server() -> Server[Any]:
-    return Server("propertymanagement", version=__version__, instructions=INSTRUCTIONS, on_list_tools=_list_tools, on_call_tool=_call_tool)
+    return Server(
+        "propertymanagement",
+        version=__version__,
+        instructions=INSTRUCTIONS,
+        on_list_tools=_list_tools,
+        on_call_tool=_call_tool,
+    )

@@ -27,7 +27,10 @@ def _compiled(expression: str, where: str) -> Any:
     if not isinstance(expression, str) or not expression.strip():
         raise Invalid(f"{where}: a JMESPath expression must be a non-empty string.", code=codes.INVALID_TRANSFORM)
     if len(expression) > MAX_EXPRESSION_CHARS:
-        raise Invalid(f"{where}: the expression has {len(expression)} characters; at most {MAX_EXPRESSION_CHARS}.", code=codes.INVALID_TRANSFORM)
+        raise Invalid(
+            f"{where}: the expression has {len(expression)} characters; at most {MAX_EXPRESSION_CHARS}.",
+            code=codes.INVALID_TRANSFORM,
+        )
     return _compile(expression)
 
 
@@ -38,7 +41,9 @@ def _compile(expression: str) -> Any:
     except JMESPathError as err:
         raise Invalid(f"not a valid JMESPath expression: {_reason(err)}", code=codes.INVALID_TRANSFORM) from None
     except RecursionError:
-        raise Invalid("the expression nests brackets, parentheses or operators too deeply", code=codes.INVALID_TRANSFORM) from None
+        raise Invalid(
+            "the expression nests brackets, parentheses or operators too deeply", code=codes.INVALID_TRANSFORM
+        ) from None
 
 
 def _reason(err: Exception) -> str:
@@ -56,14 +61,27 @@ def apply(expression: str, data: Any, *, where: str = "_transform") -> Any:
     try:
         result = interpreter()(where).visit(compiled.parsed, data)
     except JMESPathError as err:
-        raise Invalid(f"{where}: the expression {expression!r} failed on this result: {_reason(err)}", code=codes.INVALID_TRANSFORM) from None
+        raise Invalid(
+            f"{where}: the expression {expression!r} failed on this result: {_reason(err)}",
+            code=codes.INVALID_TRANSFORM,
+        ) from None
     except RecursionError:
-        raise Invalid(f"{where}: the expression {expression!r} builds values nested too deeply.", code=codes.TRANSFORM_TOO_COSTLY) from None
+        raise Invalid(
+            f"{where}: the expression {expression!r} builds values nested too deeply.", code=codes.TRANSFORM_TOO_COSTLY
+        ) from None
     return result
 
 
 # Nodes whose first child is evaluated against the current value and the others against its result.
-_CHAINS = {"subexpression", "index_expression", "projection", "value_projection", "filter_projection", "pipe", "flatten"}
+_CHAINS = {
+    "subexpression",
+    "index_expression",
+    "projection",
+    "value_projection",
+    "filter_projection",
+    "pipe",
+    "flatten",
+}
 
 
 def root_names(expression: str) -> set[str]:

@@ -47,14 +47,18 @@ def use_local_stack() -> dict[str, Any]:
     try:
         stack = json.loads(path.read_text())
     except FileNotFoundError:
-        raise click.ClickException(f"No running `make serve` found ({path} is missing). Start it with `make serve`, then retry.") from None
+        raise click.ClickException(
+            f"No running `make serve` found ({path} is missing). Start it with `make serve`, then retry."
+        ) from None
     except ValueError:
         raise click.ClickException(f"{path} is not readable JSON; restart `make serve`.") from None
     endpoint = urlparse(stack["endpoint"])
     try:
         socket.create_connection((endpoint.hostname or "127.0.0.1", endpoint.port or 80), timeout=2).close()
     except OSError:
-        raise click.ClickException(f"Nothing answers at {stack['endpoint']} ({path}): is `make serve` still running?") from None
+        raise click.ClickException(
+            f"Nothing answers at {stack['endpoint']} ({path}): is `make serve` still running?"
+        ) from None
     from chalicelib.local.stack import LOCAL_ENV  # cold start: the local stack module loads for --local only
 
     os.environ.update(LOCAL_ENV)  # the embedded stack's dummy credentials
@@ -140,7 +144,10 @@ def _status(disabled: bool) -> str:
 
 
 def _integration_line(i: dict[str, Any]) -> str:
-    return f"{i['id']}  {_status(i['disabled']):8}  {i['name']}  (contact: {i['contact']}; allowed scopes: {', '.join(i['allowedScopes'])})"
+    return (
+        f"{i['id']}  {_status(i['disabled']):8}  {i['name']}  "
+        f"(contact: {i['contact']}; allowed scopes: {', '.join(i['allowedScopes'])})"
+    )
 
 
 def _tenant_line(t: dict[str, Any]) -> str:
@@ -152,7 +159,11 @@ def _tenant_line(t: dict[str, Any]) -> str:
 
 
 @click.group(cls=_Root, context_settings={"help_option_names": ["-h", "--help"]})
-@click.option("--local", is_flag=True, help="Use the stack of a running `make serve` (reads .local/stack.json, or $PM_STATE_DIR/stack.json).")
+@click.option(
+    "--local",
+    is_flag=True,
+    help="Use the stack of a running `make serve` (reads .local/stack.json, or $PM_STATE_DIR/stack.json).",
+)
 @click.pass_context
 def cli(ctx: click.Context, local: bool) -> None:
     """Operator tool of the property-management platform: onboard vendor integrations,
@@ -197,15 +208,23 @@ def integrations_group() -> None:
 @store_command
 def integrations_create(name: str, contact: str, scopes: tuple[str, ...], as_json: bool) -> None:
     """Create an integration and the scopes its keys may ever hold."""
-    from chalicelib.store import integrations as store  # cold start: the store loads when a command runs, not for --help
+    from chalicelib.store import (  # cold start: the store loads when a command runs, not for --help
+        integrations as store,
+    )
 
     created = store.create(name, contact, list(scopes))
     if "admin" in created["allowedScopes"]:
-        _echo("Note: admin lets the integration's keys create and disable keys in the tenants it is connected to.", err=True)
+        _echo(
+            "Note: admin lets the integration's keys create and disable keys in the tenants it is connected to.",
+            err=True,
+        )
     if as_json:
         _json({"integration": created})
         return
-    _echo(f"Created integration {created['id']} {created['name']!r} (allowed scopes: {', '.join(created['allowedScopes'])}).")
+    _echo(
+        f"Created integration {created['id']} {created['name']!r} "
+        f"(allowed scopes: {', '.join(created['allowedScopes'])})."
+    )
 
 
 @integrations_group.command("list")
@@ -213,7 +232,9 @@ def integrations_create(name: str, contact: str, scopes: tuple[str, ...], as_jso
 @store_command
 def integrations_list(as_json: bool) -> None:
     """List every integration, oldest first."""
-    from chalicelib.store import integrations as store  # cold start: the store loads when a command runs, not for --help
+    from chalicelib.store import (  # cold start: the store loads when a command runs, not for --help
+        integrations as store,
+    )
 
     found = store.list_all()
     if as_json:
@@ -231,12 +252,16 @@ def integrations_list(as_json: bool) -> None:
 @store_command
 def integrations_show(integration_id: str, as_json: bool) -> None:
     """Show one integration: its record, connected tenants and issued keys."""
-    from chalicelib.store import integrations as store  # cold start: the store loads when a command runs, not for --help
+    from chalicelib.store import (  # cold start: the store loads when a command runs, not for --help
+        integrations as store,
+    )
     from chalicelib.store import keys  # cold start: the store loads when a command runs, not for --help
 
     record = store.get(integration_id)
     if record is None:
-        raise click.ClickException(f"No integration {integration_id}. `pmctl integrations list` shows them all. [integration_not_found]")
+        raise click.ClickException(
+            f"No integration {integration_id}. `pmctl integrations list` shows them all. [integration_not_found]"
+        )
     tenants = []
     for connection in store.connected_tenants(integration_id):
         try:
@@ -255,17 +280,24 @@ def integrations_show(integration_id: str, as_json: bool) -> None:
         _echo(f"  {t['tenantId']}  {t['companyName']}  connected {t['connectedAt']}")
     _echo(f"keys issued ({len(issued)}):")
     for k in issued:
-        _echo(f"  {k['keyId']}  tenant {k['tenantId']}  agent {k['agentName']}  scopes {', '.join(k['scopes'])}  issued {k['issuedAt']}")
+        _echo(
+            f"  {k['keyId']}  tenant {k['tenantId']}  agent {k['agentName']}  "
+            f"scopes {', '.join(k['scopes'])}  issued {k['issuedAt']}"
+        )
 
 
 @integrations_group.command("connect")
 @click.argument("integration_id", metavar="ID")
-@click.option("--tenant", "tenant_id", required=True, help="Tenant id (ten_...): from the signup answer or `pmctl tenants list`.")
+@click.option(
+    "--tenant", "tenant_id", required=True, help="Tenant id (ten_...): from the signup answer or `pmctl tenants list`."
+)
 @JSON_OPTION
 @store_command
 def integrations_connect(integration_id: str, tenant_id: str, as_json: bool) -> None:
     """Connect an integration to a tenant, so keys can be issued for it there (repeating it changes nothing)."""
-    from chalicelib.store import integrations as store  # cold start: the store loads when a command runs, not for --help
+    from chalicelib.store import (  # cold start: the store loads when a command runs, not for --help
+        integrations as store,
+    )
 
     connection = store.connect(integration_id, tenant_id)
     if as_json:
@@ -281,14 +313,20 @@ def integrations_connect(integration_id: str, tenant_id: str, as_json: bool) -> 
 @store_command
 def integrations_disable(integration_id: str, yes: bool, as_json: bool) -> None:
     """Disable an integration for good and every key it holds in every tenant (they answer 401)."""
-    from chalicelib.store import integrations as store  # cold start: the store loads when a command runs, not for --help
+    from chalicelib.store import (  # cold start: the store loads when a command runs, not for --help
+        integrations as store,
+    )
 
     record = store.get(integration_id)
     if record is None:
         raise click.ClickException(f"No integration {integration_id}. [integration_not_found]")
     if not yes:
         tenants = len(store.connected_tenants(integration_id))
-        click.confirm(f"Disable integration {integration_id} {record['name']!r} and all its keys in {tenants} tenant(s)? There is no enable", abort=True)
+        click.confirm(
+            f"Disable integration {integration_id} {record['name']!r} and all its keys in {tenants} tenant(s)? "
+            "There is no enable",
+            abort=True,
+        )
     result = store.disable(integration_id)
     if as_json:
         _json(result)
@@ -308,25 +346,48 @@ def keys_group() -> None:
 @keys_group.command("issue")
 @click.option("--integration", "integration_id", required=True, help="Integration id (int_...).")
 @click.option("--tenant", "tenant_id", required=True, help="Tenant id (ten_...) the integration is connected to.")
-@click.option("--agent", "agent_name", required=True, help="Agent name of the key, e.g. acme-sync (one key per agent; a second only while rotating).")
-@click.option("--scope", "scopes", multiple=True, required=True, help="Scope of the key (repeat); within the integration's allowed scopes.")
-@click.option("--expires-at", default=None, help="Expiry, ISO 8601 (e.g. 2027-06-30T00:00:00Z); default: the service's default key lifetime.")
+@click.option(
+    "--agent",
+    "agent_name",
+    required=True,
+    help="Agent name of the key, e.g. acme-sync (one key per agent; a second only while rotating).",
+)
+@click.option(
+    "--scope",
+    "scopes",
+    multiple=True,
+    required=True,
+    help="Scope of the key (repeat); within the integration's allowed scopes.",
+)
+@click.option(
+    "--expires-at",
+    default=None,
+    help="Expiry, ISO 8601 (e.g. 2027-06-30T00:00:00Z); default: the service's default key lifetime.",
+)
 @JSON_OPTION
 @store_command
-def keys_issue(integration_id: str, tenant_id: str, agent_name: str, scopes: tuple[str, ...], expires_at: str | None, as_json: bool) -> None:
+def keys_issue(
+    integration_id: str, tenant_id: str, agent_name: str, scopes: tuple[str, ...], expires_at: str | None, as_json: bool
+) -> None:
     """Issue a key of a tenant for an integration's agent. Prints the secret once.
 
     The secret goes to stdout alone (KEY=$(pmctl keys issue ...) captures it); what was
     issued and the warning go to stderr."""
-    from chalicelib.store import integrations as store  # cold start: the store loads when a command runs, not for --help
+    from chalicelib.store import (  # cold start: the store loads when a command runs, not for --help
+        integrations as store,
+    )
 
     record, secret = store.issue_key(integration_id, tenant_id, agent_name, list(scopes), expires_at)
     _echo(
-        f"Issued key {record['id']} for agent {record['agentName']!r} of integration {integration_id} in tenant {tenant_id}; "
+        f"Issued key {record['id']} for agent {record['agentName']!r} of integration {integration_id} "
+        f"in tenant {tenant_id}; "
         f"scopes {', '.join(record['scopes'])}; expires {record.get('expiresAt') or 'never'}.",
         err=True,
     )
-    _echo("Warning: the secret below is shown only this once (only its hash is stored). Hand it to the vendor now.", err=True)
+    _echo(
+        "Warning: the secret below is shown only this once (only its hash is stored). Hand it to the vendor now.",
+        err=True,
+    )
     if as_json:
         _json({"apiKey": {**record, "key": secret}})
     else:
@@ -374,7 +435,8 @@ def tenants_show(tenant_id: str, as_json: bool) -> None:
     _echo(_tenant_line(tenant))
     _echo(f"created {tenant['createdAt']}")
     _echo(
-        f"keys: {counts['total']} ({counts['active']} active, {counts['disabled']} disabled, {counts['expired']} expired; "
+        f"keys: {counts['total']} ({counts['active']} active, {counts['disabled']} disabled, "
+        f"{counts['expired']} expired; "
         f"{counts['ofIntegrations']} of integrations)"
     )
     names = ", ".join(f"{i['name']} ({i['id']}{', disabled' if i['disabled'] else ''})" for i in found["integrations"])
@@ -384,7 +446,9 @@ def tenants_show(tenant_id: str, as_json: bool) -> None:
 @tenants_group.command("set-plan")
 @click.argument("tenant_id", metavar="TENANT_ID")
 @click.option("--plan", default="enterprise", show_default=True, help="The plan the tenant is on.")
-@click.option("--trial-ends-at", default=None, help="Keep (or set) a trial ending at this ISO time instead of a paid plan.")
+@click.option(
+    "--trial-ends-at", default=None, help="Keep (or set) a trial ending at this ISO time instead of a paid plan."
+)
 @JSON_OPTION
 @store_command
 def tenants_set_plan(tenant_id: str, plan: str, trial_ends_at: str | None, as_json: bool) -> None:
@@ -401,12 +465,28 @@ def tenants_set_plan(tenant_id: str, plan: str, trial_ends_at: str | None, as_js
 
 @tenants_group.command("throttle")
 @click.argument("tenant_id", metavar="TENANT_ID")
-@click.option("--per-key", "per_key", default=None, metavar="RATE[/BURST]", help="Every key's overall limit, calls per second (0 turns it off).")
-@click.option("--operation", "operations", multiple=True, metavar="NAME=RATE[/BURST]", help="A limit per key for one operation (repeatable).")
-@click.option("--reset", is_flag=True, help="Back to the defaults: 100/s, 200 at once per key; no per-operation limits.")
+@click.option(
+    "--per-key",
+    "per_key",
+    default=None,
+    metavar="RATE[/BURST]",
+    help="Every key's overall limit, calls per second (0 turns it off).",
+)
+@click.option(
+    "--operation",
+    "operations",
+    multiple=True,
+    metavar="NAME=RATE[/BURST]",
+    help="A limit per key for one operation (repeatable).",
+)
+@click.option(
+    "--reset", is_flag=True, help="Back to the defaults: 100/s, 200 at once per key; no per-operation limits."
+)
 @JSON_OPTION
 @store_command
-def tenants_throttle(tenant_id: str, per_key: str | None, operations: tuple[str, ...], reset: bool, as_json: bool) -> None:
+def tenants_throttle(
+    tenant_id: str, per_key: str | None, operations: tuple[str, ...], reset: bool, as_json: bool
+) -> None:
     """Set the tenant's safety throttle (per key, per instance): `--per-key 20/40 --operation contacts.create=2/5`."""
     from chalicelib.store import keys  # cold start: the store loads when a command runs, not for --help
 

@@ -33,31 +33,44 @@ IBAN_FIELD = s.string(
     max_length=50,
     minLength=5,
 )
-BIC_FIELD = s.string("BIC (SWIFT code) of the bank, 8 or 11 characters, e.g. COBADEFFXXX; checked and stored compact in upper case.", max_length=20)
-ACCOUNT_HOLDER_FIELD = s.string("Account holder (Kontoinhaber) as the bank knows it, e.g. WEG Musterstraße 12 or Erika Mustermann.", max_length=200)
+BIC_FIELD = s.string(
+    "BIC (SWIFT code) of the bank, 8 or 11 characters, e.g. COBADEFFXXX; checked and stored compact in upper case.",
+    max_length=20,
+)
+ACCOUNT_HOLDER_FIELD = s.string(
+    "Account holder (Kontoinhaber) as the bank knows it, e.g. WEG Musterstraße 12 or Erika Mustermann.", max_length=200
+)
 
 FIELDS: dict[str, Any] = {
     "contactId": s.ref(
         "contact",
-        "The contact whose account it is (tenant, owner, supplier). Set by `accounting.bankaccountinfos.create.contact`; fixed after creation.",
+        "The contact whose account it is (tenant, owner, supplier). "
+        "Set by `accounting.bankaccountinfos.create.contact`; fixed after creation.",
     ),
     "objectId": s.ref(
         "object",
-        "The object whose account it is (e.g. the WEG's Hausgeldkonto). Set by `accounting.bankaccountinfos.create.object`; fixed after creation.",
+        "The object whose account it is (e.g. the WEG's Hausgeldkonto). "
+        "Set by `accounting.bankaccountinfos.create.object`; fixed after creation.",
     ),
     "iban": IBAN_FIELD,
     "bic": {
         **BIC_FIELD,
-        "description": BIC_FIELD["description"] + " Optional: when left out, it is taken from the IBAN where the bank is known (German banks are).",
+        "description": BIC_FIELD["description"]
+        + " Optional: when left out, it is taken from the IBAN where the bank is known (German banks are).",
     },
     "accountHolder": ACCOUNT_HOLDER_FIELD,
-    "bankName": s.string("Name of the bank (Kreditinstitut). When left out, taken from the IBAN where the bank is known.", max_length=200),
+    "bankName": s.string(
+        "Name of the bank (Kreditinstitut). When left out, taken from the IBAN where the bank is known.", max_length=200
+    ),
     "label": s.string(
-        'What the account is for, in the manager\'s words, e.g. "Hausgeldkonto", "Rücklagenkonto", "Mietkonto", "Kautionskonto".', max_length=100
+        "What the account is for, in the manager's words, "
+        'e.g. "Hausgeldkonto", "Rücklagenkonto", "Mietkonto", "Kautionskonto".',
+        max_length=100,
     ),
     "accountType": s.enum(
-        "`current`: Girokonto / Bewirtschaftungskonto (Hausgeld, rents, running costs); `reserve`: Rücklagenkonto "
-        "(the WEG's Erhaltungsrücklage); `deposit`: Kautionskonto (rent deposits, kept apart from the landlord's assets, § 551 BGB); "
+        "`current`: Girokonto / Bewirtschaftungskonto (Hausgeld, rents, running costs); "
+        "`reserve`: Rücklagenkonto (the WEG's Erhaltungsrücklage); "
+        "`deposit`: Kautionskonto (rent deposits, kept apart from the landlord's assets, § 551 BGB); "
         "`other`: anything else.",
         ACCOUNT_TYPES,
     ),
@@ -128,10 +141,18 @@ Contracts point at accounts with bank account uses, mandates may name the accoun
 account still referenced that way cannot be deleted."""
 
 ERRORS: tuple[DocumentedError, ...] = (
-    (codes.INVALID_REQUEST, "the IBAN or BIC is not valid (`errors` names `bankAccountInfo.iban` or `bankAccountInfo.bic`)."),
+    (
+        codes.INVALID_REQUEST,
+        "the IBAN or BIC is not valid (`errors` names `bankAccountInfo.iban` or `bankAccountInfo.bic`).",
+    ),
 )
 
-_EXAMPLE = {"iban": "DE89 3704 0044 0532 0130 00", "accountHolder": "WEG Musterstraße 12", "label": "Hausgeldkonto", "accountType": "current"}
+_EXAMPLE = {
+    "iban": "DE89 3704 0044 0532 0130 00",
+    "accountHolder": "WEG Musterstraße 12",
+    "label": "Hausgeldkonto",
+    "accountType": "current",
+}
 
 declare_create(
     BANK_ACCOUNT_INFO,
@@ -140,7 +161,12 @@ declare_create(
     "Creates a bank account of a contact. " + DOC,
     required=REQUIRED,
     parents={"contact": "contactId"},
-    example={"iban": "DE89370400440532013000", "accountHolder": "Erika Mustermann", "label": "Privatkonto", "accountType": "current"},
+    example={
+        "iban": "DE89370400440532013000",
+        "accountHolder": "Erika Mustermann",
+        "label": "Privatkonto",
+        "accountType": "current",
+    },
     summary="Create a bank account info of a contact (tenant, owner, supplier).",
 )
 declare_create(
@@ -180,9 +206,11 @@ register(
         name="accounting.bankaccountinfos.update",
         kind="command",
         summary="Change fields of a bank account info.",
-        docs=DOC + "\n\nA changed `iban` without `bic` (or `bankName`) drops the old IBAN's BIC (bank name) and takes the new one's "
-        "where the bank is known. The owner cannot change.\n\n" + UPDATE_NOTE,
-        args=s.obj({ARG: s.update_payload(_UPDATABLE, BANK_ACCOUNT_INFO.name, "The changes (Update mode).")}, required=[ARG]),
+        docs=DOC + "\n\nA changed `iban` without `bic` (or `bankName`) drops the old IBAN's BIC (bank name) "
+        "and takes the new one's where the bank is known. The owner cannot change.\n\n" + UPDATE_NOTE,
+        args=s.obj(
+            {ARG: s.update_payload(_UPDATABLE, BANK_ACCOUNT_INFO.name, "The changes (Update mode).")}, required=[ARG]
+        ),
         result=singular_result(BANK_ACCOUNT_INFO, ARG, "The bank account info after the change."),
         handler=_update,
         scope="write:accounting",
@@ -214,7 +242,9 @@ def declare_owner_list(etype: EntityType, name: str, docs: str, *, what: str) ->
     )
 
 
-declare_owner_list(BANK_ACCOUNT_INFO, "accounting.bankaccountinfos.list", "Lists bank account infos. " + DOC, what="bank account infos")
+declare_owner_list(
+    BANK_ACCOUNT_INFO, "accounting.bankaccountinfos.list", "Lists bank account infos. " + DOC, what="bank account infos"
+)
 declare_list(
     BANK_ACCOUNT_INFO,
     "accounting.object.bankaccountinfos",

@@ -21,14 +21,18 @@ REQUIRED = ["bankAccountInfoId", "purpose", "validFrom"]
 MAX_USES_PER_CONTRACT = 10_000
 
 PURPOSE_DOC = (
-    "`rent`: Miete (Grundmiete) is paid to or from this account; `serviceCharges`: Nebenkosten- / Betriebskostenvorauszahlungen "
-    "(in a WEG: Hausgeld); `deposit`: Mietkaution; `refund`: Erstattungen, e.g. the credit from the annual service-charge statement "
-    "(Nebenkostenabrechnung); `directDebit`: the account drawn on by SEPA direct debit (Lastschrifteinzug); `payout`: Auszahlungen, "
-    "e.g. rent passed on to the owner."
+    "`rent`: Miete (Grundmiete) is paid to or from this account; "
+    "`serviceCharges`: Nebenkosten- / Betriebskostenvorauszahlungen (in a WEG: Hausgeld); "
+    "`deposit`: Mietkaution; "
+    "`refund`: Erstattungen, e.g. the credit from the annual service-charge statement (Nebenkostenabrechnung); "
+    "`directDebit`: the account drawn on by SEPA direct debit (Lastschrifteinzug); "
+    "`payout`: Auszahlungen, e.g. rent passed on to the owner."
 )
 
 FIELDS: dict[str, Any] = {
-    "contractId": s.ref("contract", "The contract (lease, ownership, management contract) that uses the account. Fixed after creation."),
+    "contractId": s.ref(
+        "contract", "The contract (lease, ownership, management contract) that uses the account. Fixed after creation."
+    ),
     "bankAccountInfoId": s.ref("bankAccountInfo", "The bank account used."),
     "purpose": s.enum("What the account is used for. " + PURPOSE_DOC, PURPOSES),
     "validFrom": s.date("First day the use applies (inclusive)."),
@@ -46,7 +50,15 @@ def _check(data: dict[str, Any], entity_id: str | None) -> None:
 
 
 BANK_ACCOUNT_USE = declare(
-    EntityType(name="bankAccountUse", plural="bankAccountUses", prefix="bau", area="accounting", fields=FIELDS, filters=("contractId",), check=_check)
+    EntityType(
+        name="bankAccountUse",
+        plural="bankAccountUses",
+        prefix="bau",
+        area="accounting",
+        fields=FIELDS,
+        filters=("contractId",),
+        check=_check,
+    )
 )
 
 DOC = f"""A bank account use says which bank account (`bankAccountInfoId`) a contract uses for what
@@ -68,7 +80,14 @@ declare_create(
     example={"bankAccountInfoId": "<bankAccountInfo id or alias>", "purpose": "rent", "validFrom": "2024-01-01"},
     summary="Record which bank account a contract uses for a purpose, from when to when.",
 )
-declare_update(BANK_ACCOUNT_USE, "accounting.bankaccountuse.update", ARG, DOC, example={"validTo": "2024-12-31"}, immutable=("contractId",))
+declare_update(
+    BANK_ACCOUNT_USE,
+    "accounting.bankaccountuse.update",
+    ARG,
+    DOC,
+    example={"validTo": "2024-12-31"},
+    immutable=("contractId",),
+)
 declare_show(BANK_ACCOUNT_USE, "accounting.bankaccountuse.detail", ARG, DOC)
 declare_lifecycle(BANK_ACCOUNT_USE, "accounting.bankaccountuse", ARG)
 
@@ -80,7 +99,11 @@ def valid_use(uses: list[dict[str, Any]], purpose: str, valid_on: str) -> dict[s
     """The use for `purpose` whose period holds `valid_on`: of overlapping ones the latest
     `validFrom` wins, ties go to the most recently created."""
     candidates = [
-        use for use in uses if use.get("purpose") == purpose and use["validFrom"] <= valid_on and (use.get("validTo") is None or valid_on <= use["validTo"])
+        use
+        for use in uses
+        if use.get("purpose") == purpose
+        and use["validFrom"] <= valid_on
+        and (use.get("validTo") is None or valid_on <= use["validTo"])
     ]
     return max(candidates, key=lambda use: (use["validFrom"], use["createdAt"], use["id"]), default=None)
 
@@ -93,7 +116,10 @@ def for_date(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     items, _, _ = store.list_page(ctx, BANK_ACCOUNT_USE, {"contractId": contract_id}, MAX_USES_PER_CONTRACT, 0)
     use = valid_use([store.to_wire(ctx, item) for item in items], purpose, valid_on)
     if use is None:
-        raise NotFound(f"Contract {contract_id} has no bank account use for {purpose} valid on {valid_on}.", code=codes.NO_VALID_BANK_ACCOUNT_USE)
+        raise NotFound(
+            f"Contract {contract_id} has no bank account use for {purpose} valid on {valid_on}.",
+            code=codes.NO_VALID_BANK_ACCOUNT_USE,
+        )
     return {ARG: use}
 
 
@@ -102,9 +128,10 @@ register(
         name="accounting.contract.bankaccountuse.fordate",
         kind="query",
         summary="The bank account use of a contract valid for a purpose on a date.",
-        docs=DOC + "\n\nAnswers the one bank account use of `contract` for `purpose` whose period holds `validOn`. When several "
-        "periods hold it, the one with the latest `validFrom` wins (the newer arrangement replaces the older), and of equal "
-        "`validFrom` the most recently created. Read the account itself with `accounting.bankaccountinfos.detail`.",
+        docs=DOC + "\n\nAnswers the one bank account use of `contract` for `purpose` whose period holds `validOn`. "
+        "When several periods hold it, the one with the latest `validFrom` wins "
+        "(the newer arrangement replaces the older), and of equal `validFrom` the most recently created. "
+        "Read the account itself with `accounting.bankaccountinfos.detail`.",
         args=s.obj(
             {
                 "contract": s.ref("contract", "The contract."),

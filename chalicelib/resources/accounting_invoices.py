@@ -20,27 +20,46 @@ DEFAULTS = {"currency": "EUR", "paymentStatus": "open"}
 
 FIELDS: dict[str, Any] = {
     "objectId": s.ref("object", "The object the invoice is booked to."),
-    "supplierId": s.ref("contact", "The supplier (Lieferant, Handwerker, Versorger, Dienstleister) who issued the invoice."),
+    "supplierId": s.ref(
+        "contact", "The supplier (Lieferant, Handwerker, Versorger, Dienstleister) who issued the invoice."
+    ),
     "invoiceNumber": s.string("The supplier's invoice number (Rechnungsnummer).", max_length=100),
     "invoiceDate": s.date("Invoice date (Rechnungsdatum)."),
     "dueDate": s.date("Due date (Fälligkeit); not before the invoice date."),
     "netAmount": s.decimal("Net amount (Nettobetrag); negative for a credit note (Gutschrift).", signed=True),
     "taxAmount": s.decimal("VAT amount (Umsatzsteuer / Vorsteuer).", signed=True),
-    "grossAmount": s.decimal("Gross amount (Bruttobetrag): netAmount + taxAmount exactly, when all three are given.", signed=True),
-    "taxRate": s.enum('VAT rate in percent (Umsatzsteuersatz): "19" standard, "7" reduced, "0" exempt or reverse charge (§ 13b UStG).', ["0", "7", "19"]),
+    "grossAmount": s.decimal(
+        "Gross amount (Bruttobetrag): netAmount + taxAmount exactly, when all three are given.", signed=True
+    ),
+    "taxRate": s.enum(
+        "VAT rate in percent (Umsatzsteuersatz): "
+        '"19" standard, "7" reduced, "0" exempt or reverse charge (§ 13b UStG).',
+        ["0", "7", "19"],
+    ),
     "currency": s.enum("Currency; EUR (the default).", ["EUR"]),
     "bookingAccount": {
         "type": "string",
         "maxLength": 8,
         "pattern": r"^[0-9]{4,8}$",
-        "description": "Ledger account (Sachkonto) of the chart of accounts (SKR03 / SKR04 or the manager's own), 4 to 8 digits, e.g. 6020.",
+        "description": (
+            "Ledger account (Sachkonto) of the chart of accounts (SKR03 / SKR04 or the manager's own), "
+            "4 to 8 digits, e.g. 6020."
+        ),
     },
-    "costCenter": s.string("Cost centre (Kostenstelle), e.g. for the allocation in the Hausgeldabrechnung.", max_length=50),
-    "unitId": s.ref("unit", "The unit the cost belongs to, when it concerns one unit only; it must lie in the invoice's object."),
-    "processId": s.ref("process", "The process (Vorgang, e.g. a repair order) the invoice belongs to; it must belong to the invoice's object."),
+    "costCenter": s.string(
+        "Cost centre (Kostenstelle), e.g. for the allocation in the Hausgeldabrechnung.", max_length=50
+    ),
+    "unitId": s.ref(
+        "unit", "The unit the cost belongs to, when it concerns one unit only; it must lie in the invoice's object."
+    ),
+    "processId": s.ref(
+        "process",
+        "The process (Vorgang, e.g. a repair order) the invoice belongs to; it must belong to the invoice's object.",
+    ),
     "description": s.text("What was delivered or done (Leistungsbeschreibung)."),
     "paymentStatus": s.enum(
-        "`open`: not paid (the default); `partiallyPaid`: Teilzahlung, see paidAmount; `paid`: paid in full (needs paidAt); `cancelled`: storniert.",
+        "`open`: not paid (the default); `partiallyPaid`: Teilzahlung, see paidAmount; "
+        "`paid`: paid in full (needs paidAt); `cancelled`: storniert.",
         PAYMENT_STATUSES,
     ),
     "paidAmount": s.decimal("Amount paid so far.", signed=True),
@@ -58,7 +77,9 @@ def _check(data: dict[str, Any], entity_id: str | None) -> None:
     if all(a is not None for a in amounts):
         net, tax, gross = (Decimal(a) for a in amounts)  # type: ignore[arg-type]
         if net + tax != gross:
-            raise invalid_at(f"{ARG}.grossAmount", f"grossAmount {gross} is not netAmount {net} + taxAmount {tax} = {net + tax}")
+            raise invalid_at(
+                f"{ARG}.grossAmount", f"grossAmount {gross} is not netAmount {net} + taxAmount {tax} = {net + tax}"
+            )
     if data.get("paymentStatus") == "paid" and not data.get("paidAt"):
         raise invalid_at(f"{ARG}.paidAt", "a paid invoice needs paidAt")
 
@@ -135,6 +156,10 @@ declare_create(
     },
 )
 declare_update(
-    INBOUND_INVOICE, "accounting.inboundinvoices.update", ARG, DOC, example={"paymentStatus": "paid", "paidAt": "2024-03-10", "paidAmount": "1190.00"}
+    INBOUND_INVOICE,
+    "accounting.inboundinvoices.update",
+    ARG,
+    DOC,
+    example={"paymentStatus": "paid", "paidAt": "2024-03-10", "paidAmount": "1190.00"},
 )
 declare_lifecycle(INBOUND_INVOICE, "accounting.inboundinvoices", ARG)

@@ -19,7 +19,13 @@ from chalicelib.entities import EntityType, declare
 from chalicelib.errors import Conflict, invalid_at
 from chalicelib.registry import Operation, register
 from chalicelib.resources import sepa
-from chalicelib.resources.accounting_bankaccounts import ACCOUNT_HOLDER_FIELD, BIC_FIELD, IBAN_FIELD, apply_iban, declare_owner_list
+from chalicelib.resources.accounting_bankaccounts import (
+    ACCOUNT_HOLDER_FIELD,
+    BIC_FIELD,
+    IBAN_FIELD,
+    apply_iban,
+    declare_owner_list,
+)
 from chalicelib.resources.common import declare_create, declare_lifecycle, declare_show, declare_update, singular_result
 from chalicelib.store import entities as store
 from chalicelib.store.model import Item
@@ -37,30 +43,40 @@ FIELDS: dict[str, Any] = {
     "contactId": s.ref("contact", "The debtor (Zahlungspflichtiger) who signed the mandate, e.g. the tenant or owner."),
     "objectId": s.ref("object", "The object the collections are for."),
     "contractId": s.ref("contract", "The contract (lease, ownership) whose payments are collected."),
-    "bankAccountInfoId": s.ref("bankAccountInfo", "The debtor's bank account record the mandate draws on, when one is on file."),
+    "bankAccountInfoId": s.ref(
+        "bankAccountInfo", "The debtor's bank account record the mandate draws on, when one is on file."
+    ),
     "iban": IBAN_FIELD,
     "bic": BIC_FIELD,
     "accountHolder": ACCOUNT_HOLDER_FIELD,
     "creditorId": s.string(
-        "Creditor identifier (Gläubiger-Identifikationsnummer) of the collecting creditor, e.g. DE98ZZZ09999999999; checked "
-        "(ISO 7064 mod 97-10, as the EPC defines it) and stored compact in upper case.",
+        "Creditor identifier (Gläubiger-Identifikationsnummer) of the collecting creditor, e.g. DE98ZZZ09999999999; "
+        "checked (ISO 7064 mod 97-10, as the EPC defines it) and stored compact in upper case.",
         max_length=50,
     ),
     "mandateReference": {
         "type": "string",
         "pattern": sepa.MANDATE_REFERENCE_PATTERN,
         "maxLength": sepa.MANDATE_REFERENCE_MAX,
-        "description": "Mandate reference (Mandatsreferenz): up to 35 characters of A-Z a-z 0-9 / - ? : ( ) . , ' + and the space; "
+        "description": "Mandate reference (Mandatsreferenz): "
+        "up to 35 characters of A-Z a-z 0-9 / - ? : ( ) . , ' + and the space; "
         "unique within the tenant, upper and lower case not told apart. Optional at creation: "
         "`accounting.directdebitmandate.generatereference` assigns one.",
     },
     "signatureDate": s.date("Day the debtor signed the mandate (Datum der Unterschrift); not in the future."),
-    "type": s.enum("`CORE`: SEPA-Basislastschrift (consumers and companies; the default); `B2B`: SEPA-Firmenlastschrift (companies only).", ["CORE", "B2B"]),
+    "type": s.enum(
+        "`CORE`: SEPA-Basislastschrift (consumers and companies; the default); "
+        "`B2B`: SEPA-Firmenlastschrift (companies only).",
+        ["CORE", "B2B"],
+    ),
     "sequence": s.enum(
-        "Sequence type of the next collection: `FRST` first of a series, `RCUR` recurring, `OOFF` one-off, `FNAL` final.", ["FRST", "RCUR", "OOFF", "FNAL"]
+        "Sequence type of the next collection: "
+        "`FRST` first of a series, `RCUR` recurring, `OOFF` one-off, `FNAL` final.",
+        ["FRST", "RCUR", "OOFF", "FNAL"],
     ),
     "status": s.enum(
-        "`active` (the default); `revoked`: widerrufen by the debtor; `expired`: verfallen (36 months without a collection, or past validUntil).",
+        "`active` (the default); `revoked`: widerrufen by the debtor; "
+        "`expired`: verfallen (36 months without a collection, or past validUntil).",
         ["active", "revoked", "expired"],
     ),
     "validUntil": s.date("Last day the mandate may be used, when limited; not before the signature date."),
@@ -127,7 +143,10 @@ reference reserved (it can be restored), and SEPA advises against reusing refere
 `OOFF`, `FNAL`. `status`: `active` (the default), `revoked` (widerrufen), `expired` (verfallen: 36 months
 unused, or past `validUntil`)."""
 
-CHECK_ERROR = (codes.INVALID_REQUEST, "IBAN, BIC, creditor identifier, mandate reference or dates are not valid; `errors` names the field.")
+CHECK_ERROR = (
+    codes.INVALID_REQUEST,
+    "IBAN, BIC, creditor identifier, mandate reference or dates are not valid; `errors` names the field.",
+)
 
 
 def generate_reference(ctx: CallContext, mandate_id: str) -> Item:
@@ -183,9 +202,10 @@ register(
         name="accounting.directdebitmandate.generatereference",
         kind="command",
         summary="Generate a new unique mandate reference, store it on the mandate and return the mandate.",
-        docs=DOC + '\n\nGenerates a readable reference, "PM-" followed by 16 random Crockford base32 characters (no I, L, O, U), '
-        "e.g. `PM-7K2Q9WXT4M8HD3RB`, that no other mandate of the tenant holds; stores it on the mandate (releasing the "
-        "reference it had) and answers the mandate. Tell the debtor the new reference before the next collection.",
+        docs=DOC + '\n\nGenerates a readable reference, "PM-" followed by 16 random Crockford base32 characters '
+        "(no I, L, O, U), e.g. `PM-7K2Q9WXT4M8HD3RB`, that no other mandate of the tenant holds; "
+        "stores it on the mandate (releasing the reference it had) and answers the mandate. "
+        "Tell the debtor the new reference before the next collection.",
         args=s.obj({ARG: s.ref(DIRECT_DEBIT_MANDATE.name, "The mandate that gets the new reference.")}, required=[ARG]),
         result=singular_result(DIRECT_DEBIT_MANDATE, ARG, "The mandate with its new reference."),
         handler=_generate,
@@ -195,5 +215,10 @@ register(
     )
 )
 declare_show(DIRECT_DEBIT_MANDATE, "accounting.directdebitmandate.detail", ARG, DOC)
-declare_owner_list(DIRECT_DEBIT_MANDATE, "accounting.directdebitmandates.list", "Lists direct debit mandates. " + DOC, what="direct debit mandates")
+declare_owner_list(
+    DIRECT_DEBIT_MANDATE,
+    "accounting.directdebitmandates.list",
+    "Lists direct debit mandates. " + DOC,
+    what="direct debit mandates",
+)
 declare_lifecycle(DIRECT_DEBIT_MANDATE, "accounting.directdebitmandate", ARG)

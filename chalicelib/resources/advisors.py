@@ -7,7 +7,14 @@ from typing import Any
 from chalicelib import schemas as s
 from chalicelib.entities import EntityType, declare
 from chalicelib.errors import invalid_at
-from chalicelib.resources.common import declare_create, declare_delete, declare_list, declare_restore, declare_show, declare_update
+from chalicelib.resources.common import (
+    declare_create,
+    declare_delete,
+    declare_list,
+    declare_restore,
+    declare_show,
+    declare_update,
+)
 
 ROLES = ["advisoryBoardChair", "advisoryBoardMember", "auditor", "taxAdvisor", "lawyer", "other"]
 
@@ -15,8 +22,9 @@ FIELDS: dict[str, Any] = {
     "objectId": s.ref("object", "The object (usually a WEG) the advisor serves."),
     "contactId": s.ref("contact", "The advisor (an owner on the advisory board, or an external adviser)."),
     "role": s.enum(
-        "`advisoryBoardChair` Vorsitzender des Verwaltungsbeirats, `advisoryBoardMember` Mitglied des Verwaltungsbeirats "
-        "(§ 29 WEG), `auditor` Rechnungsprüfer / Kassenprüfer, `taxAdvisor` Steuerberater, `lawyer` Rechtsanwalt, `other`.",
+        "`advisoryBoardChair` Vorsitzender des Verwaltungsbeirats, "
+        "`advisoryBoardMember` Mitglied des Verwaltungsbeirats (§ 29 WEG), "
+        "`auditor` Rechnungsprüfer / Kassenprüfer, `taxAdvisor` Steuerberater, `lawyer` Rechtsanwalt, `other`.",
         ROLES,
     ),
     "since": s.date("First day in office (e.g. date of the election in the Eigentümerversammlung)."),
@@ -33,7 +41,17 @@ def _check(data: dict[str, Any], advisor_id: str | None) -> None:
         raise invalid_at("advisor.until", "until lies before since")
 
 
-ADVISOR = declare(EntityType(name="advisor", plural="advisors", prefix="adv", area="advisors", fields=FIELDS, filters=("objectId", "contactId"), check=_check))
+ADVISOR = declare(
+    EntityType(
+        name="advisor",
+        plural="advisors",
+        prefix="adv",
+        area="advisors",
+        fields=FIELDS,
+        filters=("objectId", "contactId"),
+        check=_check,
+    )
+)
 
 DOC = """An advisor serves an object: in a WEG the Verwaltungsbeirat (§ 29 WEG: `advisoryBoardChair`,
 `advisoryBoardMember`), elected by the Eigentümerversammlung, which supports and checks the manager and
@@ -57,10 +75,22 @@ declare_create(
     "advisor",
     DOC,
     required=["objectId", "contactId", "role"],
-    example={"objectId": "<object id or alias>", "contactId": "<contact id or alias>", "role": "advisoryBoardChair", "since": "2024-05-15"},
+    example={
+        "objectId": "<object id or alias>",
+        "contactId": "<contact id or alias>",
+        "role": "advisoryBoardChair",
+        "since": "2024-05-15",
+    },
     summary="Assign an advisor (e.g. Verwaltungsbeirat) to an object.",
 )
-declare_update(ADVISOR, "advisors.update", "advisor", DOC, example={"until": "2026-05-14"}, summary="Change an advisor's role or term.")
+declare_update(
+    ADVISOR,
+    "advisors.update",
+    "advisor",
+    DOC,
+    example={"until": "2026-05-14"},
+    summary="Change an advisor's role or term.",
+)
 declare_delete(
     ADVISOR,
     "advisors.revoke",

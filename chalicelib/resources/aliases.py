@@ -28,9 +28,15 @@ ENTRY = s.obj(
     },
     required=["alias", "id", "type"],
 )
-ENTRY_OUT = s.obj({"alias": s.string("Bare alias."), "id": s.string("Internal id."), "type": s.string("Entity type.")}, required=["alias", "id", "type"])
+ENTRY_OUT = s.obj(
+    {"alias": s.string("Bare alias."), "id": s.string("Internal id."), "type": s.string("Entity type.")},
+    required=["alias", "id", "type"],
+)
 
-SCOPE_NOTE = "Aliases are scoped per tenant and integration: another integration of the same tenant neither sees nor collides with yours."
+SCOPE_NOTE = (
+    "Aliases are scoped per tenant and integration: "
+    "another integration of the same tenant neither sees nor collides with yours."
+)
 
 
 @operation(
@@ -41,8 +47,14 @@ SCOPE_NOTE = "Aliases are scoped per tenant and integration: another integration
 changes nothing; an alias that already names another entity is a conflict (409, naming the entry) and
 nothing of the batch is written. An entity may carry several aliases. At most {config.MAX_ALIAS_ENTRIES}
 entries per call. {SCOPE_NOTE}""",
-    args=s.obj({"entries": {**s.array(ENTRY, "Alias entries.", max_items=config.MAX_ALIAS_ENTRIES), "minItems": 1}}, required=["entries"]),
-    result=s.obj({"aliases": s.array(ENTRY_OUT, "The entries as stored.", max_items=config.MAX_ALIAS_ENTRIES)}, required=["aliases"]),
+    args=s.obj(
+        {"entries": {**s.array(ENTRY, "Alias entries.", max_items=config.MAX_ALIAS_ENTRIES), "minItems": 1}},
+        required=["entries"],
+    ),
+    result=s.obj(
+        {"aliases": s.array(ENTRY_OUT, "The entries as stored.", max_items=config.MAX_ALIAS_ENTRIES)},
+        required=["aliases"],
+    ),
     scope="write:aliases",
     idempotent=True,
     errors=(codes.ALIAS_TAKEN,),
@@ -56,15 +68,20 @@ def upsert(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
         etype = ENTITY_TYPES.get(entry["type"])
         if etype is None or not etype.aliasable:
             raise Invalid(
-                f"{path}.type: {entry['type']!r} is not an entity type that takes aliases.", errors=[{"path": f"{path}.type", "message": "unknown entity type"}]
+                f"{path}.type: {entry['type']!r} is not an entity type that takes aliases.",
+                errors=[{"path": f"{path}.type", "message": "unknown entity type"}],
             )
         if ids.looks_like_id(entry["alias"]):
-            raise Invalid(f"{path}.alias: an alias may not look like an internal id.", errors=[{"path": f"{path}.alias", "message": "looks like an id"}])
+            raise Invalid(
+                f"{path}.alias: an alias may not look like an internal id.",
+                errors=[{"path": f"{path}.alias", "message": "looks like an id"}],
+            )
         if ids.prefix_of(entry["id"]) != etype.prefix:
             raise not_found_at(f"{path}.id", f"{entry['id']} is not the id of a {etype.name}.")
         if seen.setdefault(entry["alias"], entry["id"]) != entry["id"]:
             raise Invalid(
-                f"{path}.alias: the batch maps {entry['alias']!r} to two entities.", errors=[{"path": f"{path}.alias", "message": "mapped twice in this batch"}]
+                f"{path}.alias: the batch maps {entry['alias']!r} to two entities.",
+                errors=[{"path": f"{path}.alias", "message": "mapped twice in this batch"}],
             )
     unique = list({(e["alias"], e["id"]): e for e in entries}.values())
     return {"aliases": store.upsert(ctx, unique)}
@@ -96,7 +113,9 @@ unknown or deleted entity) are simply left out. Up to 100 of each per call. {SCO
     args=s.obj(
         {
             "aliases": s.array(s.string("Bare alias."), "Aliases to resolve (repeat the query key).", max_items=100),
-            "ids": s.array(s.string("Internal id."), "Ids whose aliases to return (repeat the query key).", max_items=100),
+            "ids": s.array(
+                s.string("Internal id."), "Ids whose aliases to return (repeat the query key).", max_items=100
+            ),
         }
     ),
     result=s.obj({"aliases": s.array(ENTRY_OUT, "Resolved tuples.", max_items=10000)}, required=["aliases"]),

@@ -24,7 +24,11 @@ AGENT_NAME = {
     "description": "Name of the agent or integration that uses the key, e.g. `invoice-bot`.",
 }
 SCOPES = {
-    **s.array(s.enum("A scope.", list(KEY_SCOPES)), "`read`, `write` or `write:<area>`, `destructive`, `admin`.", max_items=len(KEY_SCOPES)),
+    **s.array(
+        s.enum("A scope.", list(KEY_SCOPES)),
+        "`read`, `write` or `write:<area>`, `destructive`, `admin`.",
+        max_items=len(KEY_SCOPES),
+    ),
     "minItems": 1,
 }
 KEY_OUT = s.obj(
@@ -33,10 +37,16 @@ KEY_OUT = s.obj(
         "agentName": s.string("The agent the key belongs to."),
         "scopes": s.array(s.string("Scope."), "Granted scopes.", max_items=len(KEY_SCOPES)),
         "binding": s.obj(
-            {"type": s.enum("`person` or `company`.", ["person", "company"]), "contactId": s.string("The person (contact) for person-bound keys.")},
+            {
+                "type": s.enum("`person` or `company`.", ["person", "company"]),
+                "contactId": s.string("The person (contact) for person-bound keys."),
+            },
             required=["type"],
         ),
-        "integrationId": {**s.string("Integration the key belongs to; null for the tenant's own keys."), "nullable": True},
+        "integrationId": {
+            **s.string("Integration the key belongs to; null for the tenant's own keys."),
+            "nullable": True,
+        },
         "prefix": s.string("First characters of the secret, to recognise it."),
         "disabled": s.boolean("Disabled keys answer 401."),
         "expiresAt": {**s.timestamp("Expiry; null for none."), "nullable": True},
@@ -77,7 +87,10 @@ agent, scopes, binding and `expiresAt` (expiry writes nothing, so this is its re
                     "agentName": AGENT_NAME,
                     "scopes": SCOPES,
                     "person": s.ref("contact", "Bind the key to this staff member instead of the company."),
-                    "expiresAt": s.timestamp(f"Expiry (UTC), in the future, at most {config.MAX_KEY_DAYS} days ahead; default {config.DEFAULT_KEY_DAYS} days."),
+                    "expiresAt": s.timestamp(
+                        f"Expiry (UTC), in the future, at most {config.MAX_KEY_DAYS} days ahead; "
+                        f"default {config.DEFAULT_KEY_DAYS} days."
+                    ),
                 },
                 required=["agentName", "scopes"],
             )
@@ -97,7 +110,9 @@ def create(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     spec = args["apiKey"]
     beyond = [scope for scope in spec["scopes"] if not has_scope(ctx.scopes, scope)]
     if beyond:
-        raise Forbidden(f"A key cannot grant scopes its creator lacks: {', '.join(beyond)}.", code=codes.SCOPE_ESCALATION)
+        raise Forbidden(
+            f"A key cannot grant scopes its creator lacks: {', '.join(beyond)}.", code=codes.SCOPE_ESCALATION
+        )
     expires = spec.get("expiresAt")
     if expires:
         expires = _normalise_time(expires)
@@ -150,7 +165,8 @@ REQUEST_OUT = s.obj(
     name="apikeys.requests.list",
     kind="query",
     summary="The request log of one API key, newest first: operation, status, duration, source address.",
-    docs=f"""Every authenticated request is logged under its key for {config.REQUEST_LOG_DAYS} days: when, which operation
+    docs=f"""Every authenticated request is logged under its key for {config.REQUEST_LOG_DAYS} days: \
+when, which operation
 (REST) or `mcp`, the status answered, how long it took, from which address, through which channel. Use it to see
 what an agent did and how it fared (for what it changed, `audit.list` with `keyId`). Requests refused before a
 key was recognised (401) belong to no key and are not here.""",
@@ -174,9 +190,13 @@ def list_requests(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     kind="command",
     summary="Disable an API key; it answers 401 from then on.",
     docs="Disables the key for good (there is no enable). Disabling an already disabled key changes nothing. "
-    "Warm service instances may accept the key for up to 10 seconds longer (their key cache). The disabling is an audit "
-    "record of the key (`changedFields` `disabled`); `audit.revert` refuses it (`not_revertible`), so no revert enables a key.",
-    args=s.obj({"apiKey": {**s.string("Id of the key to disable (key_...)."), "pattern": r"^key_[0-9A-Z]{26}$"}}, required=["apiKey"]),
+    "Warm service instances may accept the key for up to 10 seconds longer (their key cache). "
+    "The disabling is an audit record of the key (`changedFields` `disabled`); "
+    "`audit.revert` refuses it (`not_revertible`), so no revert enables a key.",
+    args=s.obj(
+        {"apiKey": {**s.string("Id of the key to disable (key_...)."), "pattern": r"^key_[0-9A-Z]{26}$"}},
+        required=["apiKey"],
+    ),
     result=s.obj({"apiKey": KEY_OUT}, required=["apiKey"]),
     scope="admin",
     destructive=True,

@@ -17,7 +17,9 @@ from chalicelib.registry import operation
 STATE = {
     "type": "object",
     "nullable": True,
-    "description": "The entity's fields (`data`, secrets redacted) and `version`, `createdAt`, `updatedAt`, `deletedAt`.",
+    "description": (
+        "The entity's fields (`data`, secrets redacted) and `version`, `createdAt`, `updatedAt`, `deletedAt`."
+    ),
 }
 RECORD = s.obj(
     {
@@ -29,7 +31,10 @@ RECORD = s.obj(
         "action": s.enum("What happened.", ["created", "updated", "deleted", "restored"]),
         "operation": {**s.string("The operation that made the change, e.g. contacts.update."), "nullable": True},
         "requestId": {**s.string("The request that made it."), "nullable": True},
-        "channel": {**s.enum("The surface the change came through: `rest` or `mcp`.", ["rest", "mcp"]), "nullable": True},
+        "channel": {
+            **s.enum("The surface the change came through: `rest` or `mcp`.", ["rest", "mcp"]),
+            "nullable": True,
+        },
         "actor": s.obj(
             {
                 "keyId": {**s.string("API key."), "nullable": True},
@@ -40,7 +45,9 @@ RECORD = s.obj(
         ),
         "before": STATE,
         "after": STATE,
-        "changedFields": s.array(s.string("Field."), "Fields whose value differs between before and after.", max_items=500),
+        "changedFields": s.array(
+            s.string("Field."), "Fields whose value differs between before and after.", max_items=500
+        ),
     },
     required=["id", "at", "entityType", "entityId", "action", "actor"],
 )
@@ -58,7 +65,8 @@ DOC = f"""Every change of every entity is recorded from the table's change strea
 after the write): who (key, agent, person or company binding, integration), when, through which operation
 and request, and the entity's state before and after (secrets redacted). Records are kept in time order;
 the time range is served by the index's sort key, the other filters by indexes (entity, key, agent) or,
-for `operation`, by reading the records the other filters leave: at most {config.AUDIT_OPERATION_SCAN:,} of them, else 400
+for `operation`, by reading the records the other filters leave: \
+at most {config.AUDIT_OPERATION_SCAN:,} of them, else 400
 `filter_too_broad` (add from/to, keyId, agentName or entityId).
 
 The account's own changes are records too, with the same actor, time and before/after:
@@ -129,7 +137,8 @@ records touch goes back to its state before the first of them, newest changes fi
 later by others are skipped and reported (unless `force`). An entity that did not exist before is
 soft-deleted; a deleted one is restored. The rollback writes through the ordinary commands, so it is itself
 audited (operation `audit.revert`) and sent to webhooks. Answers what was reverted and what was skipped.
-One request undoes at most {config.REVERT_RECORD_LIMIT} changes: a broader filter is 400 `filter_too_broad`; revert in parts,
+One request undoes at most {config.REVERT_RECORD_LIMIT} changes: a broader filter is 400 `filter_too_broad`; \
+revert in parts,
 narrowing the time range.""",
     args=s.obj(
         {
@@ -141,7 +150,9 @@ narrowing the time range.""",
     result=s.obj(
         {
             "reverted": s.array(REVERTED, "Entities set back.", max_items=config.REVERT_RECORD_LIMIT),
-            "skipped": s.array(REVERTED, "Entities left as they are, with the reason.", max_items=config.REVERT_RECORD_LIMIT),
+            "skipped": s.array(
+                REVERTED, "Entities left as they are, with the reason.", max_items=config.REVERT_RECORD_LIMIT
+            ),
         },
         required=["reverted", "skipped"],
     ),
@@ -149,14 +160,20 @@ narrowing the time range.""",
     destructive=True,
     errors=(
         codes.CHANGED_LATER,
-        (codes.FILTER_TOO_BROAD, f"the filter matches more than {config.REVERT_RECORD_LIMIT} changes; narrow it and revert in parts."),
+        (
+            codes.FILTER_TOO_BROAD,
+            f"the filter matches more than {config.REVERT_RECORD_LIMIT} changes; narrow it and revert in parts.",
+        ),
         codes.NOT_REVERTIBLE,
     ),
     example={"filter": {"keyId": "key_01K...", "from": "2026-01-15T09:00:00Z", "to": "2026-01-15T10:00:00Z"}},
 )
 def revert_changes(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     if bool(args.get("auditRecord")) == bool(args.get("filter")):
-        raise Invalid("Send either auditRecord or filter.", errors=[{"path": "(arguments)", "message": "exactly one of auditRecord and filter"}])
+        raise Invalid(
+            "Send either auditRecord or filter.",
+            errors=[{"path": "(arguments)", "message": "exactly one of auditRecord and filter"}],
+        )
     force = bool(args.get("force"))
     if args.get("auditRecord"):
         return revert(ctx, [audit.get(ctx, args["auditRecord"])], force=force, strict=True)
@@ -173,8 +190,10 @@ def revert_changes(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
 def _too_many_to_revert(count: int, capped: bool) -> Invalid:
     found = f"more than {count}" if capped else str(count)
     return Invalid(
-        f"The filter matches {found} changes; one audit.revert undoes at most {config.REVERT_RECORD_LIMIT}. Revert in parts:"
-        " narrow the time range (from/to) or the actor, then repeat for the rest.",
+        f"The filter matches {found} changes; one audit.revert undoes at most {config.REVERT_RECORD_LIMIT}."
+        " Revert in parts: narrow the time range (from/to) or the actor, then repeat for the rest.",
         code=codes.FILTER_TOO_BROAD,
-        errors=[{"path": "filter", "message": f"matches {found} changes; at most {config.REVERT_RECORD_LIMIT} per request"}],
+        errors=[
+            {"path": "filter", "message": f"matches {found} changes; at most {config.REVERT_RECORD_LIMIT} per request"}
+        ],
     )

@@ -13,7 +13,9 @@ FIELDS: dict[str, Any] = {
     "contactId": s.ref("contact", "The caller or the person called, when known."),
     "objectId": s.ref("object", "The object the call was about."),
     "processId": s.ref("process", "The process (Vorgang) the call belongs to."),
-    "direction": s.enum("`inbound`: eingehender Anruf; `outbound`: ausgehender Anruf (the management called).", ["inbound", "outbound"]),
+    "direction": s.enum(
+        "`inbound`: eingehender Anruf; `outbound`: ausgehender Anruf (the management called).", ["inbound", "outbound"]
+    ),
     "phoneNumber": {
         "type": "string",
         "maxLength": 31,
@@ -25,7 +27,8 @@ FIELDS: dict[str, Any] = {
     "subject": s.string("Subject (Betreff), e.g. Heizung ausgefallen.", max_length=300),
     "notes": s.string("The call note (Gesprächsnotiz): what was said and agreed.", max_length=20000),
     "outcome": s.enum(
-        "`reached`: erreicht; `voicemail`: Mailbox / Anrufbeantworter; `noAnswer`: nicht erreicht; `callbackRequested`: Rückruf erbeten.",
+        "`reached`: erreicht; `voicemail`: Mailbox / Anrufbeantworter; `noAnswer`: nicht erreicht; "
+        "`callbackRequested`: Rückruf erbeten.",
         ["reached", "voicemail", "noAnswer", "callbackRequested"],
     ),
 }
@@ -36,7 +39,9 @@ def _check(data: dict[str, Any], call_id: str | None) -> None:
         raise invalid_at("callRecord.startedAt", "a call record needs startedAt")
 
 
-CALL_RECORD = declare(EntityType(name="callRecord", plural="callRecords", prefix="cal", area="callrecords", fields=FIELDS, check=_check))
+CALL_RECORD = declare(
+    EntityType(name="callRecord", plural="callRecords", prefix="cal", area="callrecords", fields=FIELDS, check=_check)
+)
 
 DOC = """A call record (Telefonnotiz) documents one phone call: who called whom (`direction`,
 `contactId`, `phoneNumber`), when (`startedAt`) and how long (`durationSeconds`), what it was about

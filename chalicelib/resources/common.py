@@ -17,11 +17,14 @@ from chalicelib.store.model import Item
 
 UPDATE_NOTE = (
     "Update mode: `id` (internal id or bare alias) plus at least one field. Fields you leave out stay as they are; "
-    "`null` clears an optional field. Send `version` to refuse the change when someone else changed the entity since you read it."
+    "`null` clears an optional field. "
+    "Send `version` to refuse the change when someone else changed the entity since you read it."
 )
 
 
-def singular_result(etype: EntityType, arg: str, description: str, extra_fields: dict[str, Any] | None = None) -> dict[str, Any]:
+def singular_result(
+    etype: EntityType, arg: str, description: str, extra_fields: dict[str, Any] | None = None
+) -> dict[str, Any]:
     return s.obj({arg: s.entity_output({**etype.fields, **(extra_fields or {})}, description)}, required=[arg])
 
 
@@ -29,7 +32,15 @@ def singular_result(etype: EntityType, arg: str, description: str, extra_fields:
 Extra = Callable[[Item], dict[str, Any]]
 
 
-def declare_show(etype: EntityType, name: str, arg: str, docs: str, *, extra: Extra | None = None, extra_fields: dict[str, Any] | None = None) -> Operation:
+def declare_show(
+    etype: EntityType,
+    name: str,
+    arg: str,
+    docs: str,
+    *,
+    extra: Extra | None = None,
+    extra_fields: dict[str, Any] | None = None,
+) -> Operation:
     def handler(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
         item = store.get_item(ctx, etype, args[arg], path=arg)
         return {arg: {**store.to_wire(ctx, item), **(extra(item) if extra else {})}}
@@ -79,7 +90,9 @@ def declare_list(
         limit, offset = args.get("limit", 1000), args.get("offset", 0)
         norm = normalise or {}
         values = {arg: norm[arg](value) if arg in norm and value is not None else value for arg, value in args.items()}
-        items, total, capped = store.list_page(ctx, etype, {field: values.get(arg) for arg, field in fields.items()}, limit, offset)
+        items, total, capped = store.list_page(
+            ctx, etype, {field: values.get(arg) for arg, field in fields.items()}, limit, offset
+        )
         return {
             "pagination": s.pagination(total, limit, offset, capped),
             etype.plural: [store.to_wire(ctx, item) for item in items],
@@ -105,7 +118,11 @@ def declare_list(
             handler=handler,
             scope="read",
             idempotent=True,
-            example=example or {**{f: "<id or alias>" for f in required_filters}, **({"limit": 100, "offset": 0} if paging_required else {})},
+            example=example
+            or {
+                **{f: "<id or alias>" for f in required_filters},
+                **({"limit": 100, "offset": 0} if paging_required else {}),
+            },
         )
     )
 
@@ -135,7 +152,9 @@ def declare_create(
     not part of the payload."""
     parents = parents or {}
     fields = {k: v for k, v in etype.fields.items() if k not in parents.values() and k not in etype.readonly}
-    parent_args = {a: s.ref(etype.fields[f]["x-ref"], etype.fields[f].get("description", "")) for a, f in parents.items()}
+    parent_args = {
+        a: s.ref(etype.fields[f]["x-ref"], etype.fields[f].get("description", "")) for a, f in parents.items()
+    }
 
     def handler(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
         data = {**args[arg], **{field: args[a] for a, field in parents.items()}}
@@ -232,9 +251,10 @@ def declare_delete(etype: EntityType, name: str, arg: str, *, summary: str | Non
             kind="command",
             summary=summary or f"Soft-delete {etype.a_label} (restorable).",
             docs=(docs + "\n\n" if docs else "")
-            + f"The {etype.name} disappears from every read, list and total, but stays stored: `{name.rsplit('.', 1)[0]}.restore` "
-            "brings it back, and the audit trail keeps the change. Refused while live entities still reference it, so nothing "
-            "is orphaned silently: `referencedBy` lists them.",
+            + f"The {etype.name} disappears from every read, list and total, but stays stored: "
+            f"`{name.rsplit('.', 1)[0]}.restore` brings it back, and the audit trail keeps the change. "
+            "Refused while live entities still reference it, so nothing is orphaned silently: "
+            "`referencedBy` lists them.",
             args=s.obj({arg: s.ref(etype.name, f"The {etype.name} to delete.")}, required=[arg]),
             result=s.obj({"deleted": DELETED}, required=["deleted"]),
             handler=handler,
@@ -247,7 +267,12 @@ def declare_delete(etype: EntityType, name: str, arg: str, *, summary: str | Non
 
 
 def declare_restore(
-    etype: EntityType, name: str, arg: str, *, guard: Callable[[CallContext], None] | None = None, errors: tuple[DocumentedError, ...] = ()
+    etype: EntityType,
+    name: str,
+    arg: str,
+    *,
+    guard: Callable[[CallContext], None] | None = None,
+    errors: tuple[DocumentedError, ...] = (),
 ) -> Operation:
     """With a `guard`, the tenant's state may refuse the restore (a limit on live entities)."""
 
@@ -279,7 +304,12 @@ def declare_restore(
 
 
 def declare_lifecycle(
-    etype: EntityType, prefix: str, arg: str, *, restore_guard: Callable[[CallContext], None] | None = None, restore_errors: tuple[DocumentedError, ...] = ()
+    etype: EntityType,
+    prefix: str,
+    arg: str,
+    *,
+    restore_guard: Callable[[CallContext], None] | None = None,
+    restore_errors: tuple[DocumentedError, ...] = (),
 ) -> None:
     """`<prefix>.delete` and `<prefix>.restore`."""
     declare_delete(etype, f"{prefix}.delete", arg)

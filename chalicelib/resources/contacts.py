@@ -22,8 +22,13 @@ from chalicelib.store.model import Item, Transaction, TransactionCancelled
 PERSON_TYPES = ["natural", "legal"]
 
 FIELDS: dict[str, Any] = {
-    "personType": s.enum("`natural` for a person, `legal` for a company, community of owners or authority.", PERSON_TYPES),
-    "salutation": s.enum("Salutation: Herr (`mr`), Frau (`ms`), divers (`mx`), family, company, or none.", ["mr", "ms", "mx", "family", "company", "none"]),
+    "personType": s.enum(
+        "`natural` for a person, `legal` for a company, community of owners or authority.", PERSON_TYPES
+    ),
+    "salutation": s.enum(
+        "Salutation: Herr (`mr`), Frau (`ms`), divers (`mx`), family, company, or none.",
+        ["mr", "ms", "mx", "family", "company", "none"],
+    ),
     "title": s.string("Academic or honorary title, e.g. Dr., Prof.", max_length=50),
     "firstName": s.string("First name (natural persons)."),
     "lastName": s.string("Last name (natural persons: required)."),
@@ -33,7 +38,12 @@ FIELDS: dict[str, Any] = {
     "emails": s.array(EMAIL, "E-mail addresses.", max_items=20),
     "phones": s.array(PHONE, "Phone numbers.", max_items=20),
     "address": POSTAL_ADDRESS,
-    "language": {"type": "string", "maxLength": 2, "pattern": "^[a-z]{2}$", "description": "Preferred correspondence language, ISO 639-1 (de, en, tr, ...)."},
+    "language": {
+        "type": "string",
+        "maxLength": 2,
+        "pattern": "^[a-z]{2}$",
+        "description": "Preferred correspondence language, ISO 639-1 (de, en, tr, ...).",
+    },
     "dateOfBirth": s.date("Date of birth (natural persons)."),
     "vatId": {
         "type": "string",
@@ -92,11 +102,23 @@ declare_create(
         "firstName": "Erika",
         "lastName": "Mustermann",
         "emails": [{"address": "erika@example.org", "type": "private", "primary": True}],
-        "address": {"street": "Musterstraße", "houseNumber": "12a", "postalCode": "10115", "city": "Berlin", "countryCode": "DE"},
+        "address": {
+            "street": "Musterstraße",
+            "houseNumber": "12a",
+            "postalCode": "10115",
+            "city": "Berlin",
+            "countryCode": "DE",
+        },
         "language": "de",
     },
 )
-declare_update(CONTACT, "contacts.update", "contact", FIELDS_DOC, example={"phones": [{"number": "+49 30 1234567", "type": "mobile"}]})
+declare_update(
+    CONTACT,
+    "contacts.update",
+    "contact",
+    FIELDS_DOC,
+    example={"phones": [{"number": "+49 30 1234567", "type": "mobile"}]},
+)
 declare_lifecycle(CONTACT, "contacts", "contact")
 
 
@@ -115,10 +137,17 @@ def merge(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     try:
         moved_aliases = _merge_final(ctx, source, target)
     except TransactionCancelled as err:
-        raise Conflict("A contact changed during the merge; retry (references moved so far stay moved).", code=codes.STALE_VERSION) from err
+        raise Conflict(
+            "A contact changed during the merge; retry (references moved so far stay moved).", code=codes.STALE_VERSION
+        ) from err
     return {
         "contact": store.to_wire(ctx, store.get_item(ctx, CONTACT, target_id)),
-        "merge": {"sourceContact": source_id, "targetContact": target_id, "movedReferences": moved_refs, "movedAliases": moved_aliases},
+        "merge": {
+            "sourceContact": source_id,
+            "targetContact": target_id,
+            "movedReferences": moved_refs,
+            "movedAliases": moved_aliases,
+        },
     }
 
 
@@ -127,12 +156,16 @@ def _merge_final(ctx: CallContext, source: Item, target: Item) -> int:
     (marked mergedInto) and drops its own outgoing references. Answers how many of the
     caller's own aliases moved: those of other integrations move too, but are theirs to know."""
     source_id, target_id = source.id or "", target.id or ""
-    source_aliases = {k: set(v) for k, v in (source.aliases.as_dict() if source.aliases is not None else {}).items() if v}
+    source_aliases = {
+        k: set(v) for k, v in (source.aliases.as_dict() if source.aliases is not None else {}).items() if v
+    }
     now = clock.now_iso()
     with Transaction() as tx:
         target_actions = [Item.version.add(1), Item.updatedAt.set(now), Item.changedBy.set(ctx.stamp())]
         target_actions += [Item.aliases[integration].add(names) for integration, names in source_aliases.items()]
-        tx.update(target, actions=target_actions, condition=(Item.version == target.version) & Item.deletedAt.does_not_exist())
+        tx.update(
+            target, actions=target_actions, condition=(Item.version == target.version) & Item.deletedAt.does_not_exist()
+        )
         source_actions = [
             Item.deletedAt.set(now),
             Item.version.add(1),
@@ -142,13 +175,19 @@ def _merge_final(ctx: CallContext, source: Item, target: Item) -> int:
             Item.aliases.set({}),
             *store.no_index_actions(),
         ]
-        tx.update(source, actions=source_actions, condition=(Item.version == source.version) & Item.deletedAt.does_not_exist())
+        tx.update(
+            source, actions=source_actions, condition=(Item.version == source.version) & Item.deletedAt.does_not_exist()
+        )
         for ref in refs.outbound(CONTACT, source.data_dict(), self_id=source_id, arg=""):
             tx.delete(Item(*refs.edge_key(ctx, source_id, ref)))
         for integration, names in source_aliases.items():
             for name in names:
                 alias_item = Item(f"{ctx.tenant_id}#alias#{integration}#{name}", ALIAS_SK)
-                tx.update(alias_item, actions=[Item.id.set(target_id), Item.data["id"].set(target_id)], condition=Item.pk.exists())
+                tx.update(
+                    alias_item,
+                    actions=[Item.id.set(target_id), Item.data["id"].set(target_id)],
+                    condition=Item.pk.exists(),
+                )
     return len(source_aliases.get(ctx.integration_key, ()))
 
 
@@ -156,14 +195,21 @@ register(
     Operation(
         name="contacts.merge",
         kind="command",
-        summary="Merge a duplicate contact into another: references and aliases move to the target, the source is soft-deleted.",
+        summary=(
+            "Merge a duplicate contact into another: references and aliases move to the target, "
+            "the source is soft-deleted."
+        ),
         docs="""Merges `sourceContact` into `targetContact`. Every live entity that references the source (a person's
-`companyId`, contract parties, responsibilities, bank data, ...) is repointed to the target; every alias of the source (of every integration) now names the
+`companyId`, contract parties, responsibilities, bank data, ...) is repointed to the target; \
+every alias of the source (of every integration) now names the
 target; the source is soft-deleted (marked `mergedInto`) and answers 404 from then on. The target's own
 fields stay as they are. Answers 200 with the target. Merging a contact into itself is refused (409).
 Merge payloads are reference-only: ids or aliases, no fields.""",
         args=s.obj(
-            {"sourceContact": s.ref("contact", "The duplicate, soft-deleted by the merge."), "targetContact": s.ref("contact", "The contact that remains.")},
+            {
+                "sourceContact": s.ref("contact", "The duplicate, soft-deleted by the merge."),
+                "targetContact": s.ref("contact", "The contact that remains."),
+            },
             required=["sourceContact", "targetContact"],
         ),
         result=s.obj(
@@ -174,7 +220,9 @@ Merge payloads are reference-only: ids or aliases, no fields.""",
                         "sourceContact": s.string("Id of the merged (now deleted) contact."),
                         "targetContact": s.string("Id of the remaining contact."),
                         "movedReferences": s.integer("Entities repointed from source to target."),
-                        "movedAliases": s.integer("The caller's own aliases (of its integration) that now name the target."),
+                        "movedAliases": s.integer(
+                            "The caller's own aliases (of its integration) that now name the target."
+                        ),
                     }
                 ),
             },

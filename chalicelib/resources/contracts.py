@@ -29,7 +29,9 @@ PARTY = s.obj(
             "`owner`: Eigentümer; `coOwner`: Miteigentümer (a further owner of the same unit).",
             ROLES,
         ),
-        "share": s.decimal('The party\'s fraction of the ownership or the rent liability, 0 to 1, e.g. "0.5".', places=4),
+        "share": s.decimal(
+            'The party\'s fraction of the ownership or the rent liability, 0 to 1, e.g. "0.5".', places=4
+        ),
     },
     required=["contactId", "role"],
 )
@@ -47,9 +49,12 @@ RENT = s.obj(
 
 DEPOSIT = s.obj(
     {
-        "amount": s.decimal("Amount of the Mietkaution (at most three monthly base rents for residential leases, § 551 BGB)."),
+        "amount": s.decimal(
+            "Amount of the Mietkaution (at most three monthly base rents for residential leases, § 551 BGB)."
+        ),
         "type": s.enum(
-            "`cash`: Barkaution; `bankGuarantee`: Bankbürgschaft; `depositAccount`: verpfändetes Kautionskonto / Mietkautionskonto; "
+            "`cash`: Barkaution; `bankGuarantee`: Bankbürgschaft; "
+            "`depositAccount`: verpfändetes Kautionskonto / Mietkautionskonto; "
             "`suretyBond`: Bürgschaft (Mietkautionsbürgschaft / Kautionsversicherung).",
             ["cash", "bankGuarantee", "depositAccount", "suretyBond"],
         ),
@@ -61,13 +66,17 @@ DEPOSIT = s.obj(
 FIELDS: dict[str, Any] = {
     "unitId": s.ref("unit", "The unit the contract is about."),
     "objectId": s.ref("object", "The unit's object. Set by the service from `unitId`; never sent."),
-    "type": s.enum("`lease`: Mietvertrag (rental agreement); `ownership`: Eigentum (the owners of a unit in a WEG).", CONTRACT_TYPES),
+    "type": s.enum(
+        "`lease`: Mietvertrag (rental agreement); `ownership`: Eigentum (the owners of a unit in a WEG).",
+        CONTRACT_TYPES,
+    ),
     "parties": {**s.array(PARTY, "The contract parties with their roles, 1 to 20.", max_items=20), "minItems": 1},
     "startDate": s.date("First day of the contract (Mietbeginn / Eigentumsübergang)."),
     "endDate": s.date("Last day of the contract (Mietende / Eigentumsende); open-ended when absent."),
     "rent": RENT,
     "rentType": s.enum(
-        "`standard`: fixed rent; `index`: Indexmiete (§ 557b BGB, tied to the consumer price index); `graduated`: Staffelmiete (§ 557a BGB).",
+        "`standard`: fixed rent; `index`: Indexmiete (§ 557b BGB, tied to the consumer price index); "
+        "`graduated`: Staffelmiete (§ 557a BGB).",
         ["standard", "index", "graduated"],
     ),
     "deposit": DEPOSIT,
@@ -89,7 +98,10 @@ def _check(data: dict[str, Any], contract_id: str | None) -> None:
     seen: set[str] = set()
     for i, party in enumerate(parties):
         if party["role"] not in allowed:
-            raise invalid_at(f"contract.parties[{i}].role", f"a {kind} takes the roles {', '.join(sorted(allowed))}, not {party['role']}")
+            raise invalid_at(
+                f"contract.parties[{i}].role",
+                f"a {kind} takes the roles {', '.join(sorted(allowed))}, not {party['role']}",
+            )
         if party["contactId"] in seen:
             raise invalid_at(f"contract.parties[{i}].contactId", "the contact is a party already")
         seen.add(party["contactId"])

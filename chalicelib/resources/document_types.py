@@ -43,14 +43,50 @@ ALL_NODES = NODE_TYPES
 CASE_NODES = ("object", "unit", "contract", "process", "processUpdate")
 
 DOCUMENT_TYPES: tuple[DocumentType, ...] = (
-    DocumentType("managementContract", "Verwaltervertrag", "Property management agreement", ("object", "objectGroup"), ("contracts",)),
-    DocumentType("maintenanceContract", "Wartungsvertrag", "Maintenance contract", ("object", "objectGroup"), ("contracts", "technical")),
+    DocumentType(
+        "managementContract",
+        "Verwaltervertrag",
+        "Property management agreement",
+        ("object", "objectGroup"),
+        ("contracts",),
+    ),
+    DocumentType(
+        "maintenanceContract",
+        "Wartungsvertrag",
+        "Maintenance contract",
+        ("object", "objectGroup"),
+        ("contracts", "technical"),
+    ),
     DocumentType("leaseContract", "Mietvertrag", "Lease agreement", ("contract", "unit"), ("contracts",)),
     DocumentType("leaseAmendment", "Nachtrag zum Mietvertrag", "Lease amendment", ("contract",), ("contracts",)),
-    DocumentType("utilityStatement", "Nebenkostenabrechnung", "Service charge statement", ("contract", "unit", "object"), ("billing", "finance")),
-    DocumentType("heatingCostStatement", "Heizkostenabrechnung", "Heating cost statement", ("contract", "unit", "object"), ("billing", "finance")),
-    DocumentType("economicPlan", "Wirtschaftsplan", "Annual budget (economic plan)", ("object", "objectGroup", "unit"), ("finance", "meetings")),
-    DocumentType("annualStatement", "Jahresabrechnung", "Annual statement of accounts", ("object", "objectGroup", "unit"), ("finance", "billing")),
+    DocumentType(
+        "utilityStatement",
+        "Nebenkostenabrechnung",
+        "Service charge statement",
+        ("contract", "unit", "object"),
+        ("billing", "finance"),
+    ),
+    DocumentType(
+        "heatingCostStatement",
+        "Heizkostenabrechnung",
+        "Heating cost statement",
+        ("contract", "unit", "object"),
+        ("billing", "finance"),
+    ),
+    DocumentType(
+        "economicPlan",
+        "Wirtschaftsplan",
+        "Annual budget (economic plan)",
+        ("object", "objectGroup", "unit"),
+        ("finance", "meetings"),
+    ),
+    DocumentType(
+        "annualStatement",
+        "Jahresabrechnung",
+        "Annual statement of accounts",
+        ("object", "objectGroup", "unit"),
+        ("finance", "billing"),
+    ),
     DocumentType(
         "meetingInvitation",
         "Einladung zur Eigentümerversammlung",
@@ -58,20 +94,62 @@ DOCUMENT_TYPES: tuple[DocumentType, ...] = (
         ("object", "objectGroup"),
         ("meetings", "correspondence"),
     ),
-    DocumentType("meetingMinutes", "Protokoll der Eigentümerversammlung", "Minutes of the owners' meeting", ("object", "objectGroup"), ("meetings", "legal")),
-    DocumentType("resolutionCollection", "Beschlusssammlung", "Collection of resolutions", ("object",), ("meetings", "legal")),
-    DocumentType("energyCertificate", "Energieausweis", "Energy performance certificate", ("object", "unit"), ("technical",)),
-    DocumentType("handoverProtocol", "Übergabeprotokoll", "Handover report", ("unit", "contract"), ("handover", "contracts")),
-    DocumentType("invoice", "Rechnung", "Invoice", CASE_NODES, ("finance",)),
-    DocumentType("dunningLetter", "Mahnung", "Payment reminder", ("contract", "process", "processUpdate"), ("finance", "correspondence", "legal")),
-    DocumentType("offer", "Angebot / Kostenvoranschlag", "Quotation", ("object", "unit", "process", "processUpdate"), ("technical", "finance")),
     DocumentType(
-        "maintenanceReport", "Wartungs- und Prüfprotokoll", "Maintenance and inspection report", ("object", "unit", "process", "processUpdate"), ("technical",)
+        "meetingMinutes",
+        "Protokoll der Eigentümerversammlung",
+        "Minutes of the owners' meeting",
+        ("object", "objectGroup"),
+        ("meetings", "legal"),
     ),
-    DocumentType("insurancePolicy", "Versicherungspolice", "Insurance policy", ("object", "objectGroup"), ("insurance", "contracts")),
-    DocumentType("damageReport", "Schadensmeldung", "Damage report", ("object", "unit", "process", "processUpdate"), ("insurance", "technical")),
+    DocumentType(
+        "resolutionCollection", "Beschlusssammlung", "Collection of resolutions", ("object",), ("meetings", "legal")
+    ),
+    DocumentType(
+        "energyCertificate", "Energieausweis", "Energy performance certificate", ("object", "unit"), ("technical",)
+    ),
+    DocumentType(
+        "handoverProtocol", "Übergabeprotokoll", "Handover report", ("unit", "contract"), ("handover", "contracts")
+    ),
+    DocumentType("invoice", "Rechnung", "Invoice", CASE_NODES, ("finance",)),
+    DocumentType(
+        "dunningLetter",
+        "Mahnung",
+        "Payment reminder",
+        ("contract", "process", "processUpdate"),
+        ("finance", "correspondence", "legal"),
+    ),
+    DocumentType(
+        "offer",
+        "Angebot / Kostenvoranschlag",
+        "Quotation",
+        ("object", "unit", "process", "processUpdate"),
+        ("technical", "finance"),
+    ),
+    DocumentType(
+        "maintenanceReport",
+        "Wartungs- und Prüfprotokoll",
+        "Maintenance and inspection report",
+        ("object", "unit", "process", "processUpdate"),
+        ("technical",),
+    ),
+    DocumentType(
+        "insurancePolicy",
+        "Versicherungspolice",
+        "Insurance policy",
+        ("object", "objectGroup"),
+        ("insurance", "contracts"),
+    ),
+    DocumentType(
+        "damageReport",
+        "Schadensmeldung",
+        "Damage report",
+        ("object", "unit", "process", "processUpdate"),
+        ("insurance", "technical"),
+    ),
     DocumentType("floorPlan", "Grundriss", "Floor plan", ("object", "unit", "objectGroup"), ("plans",)),
-    DocumentType("declarationOfDivision", "Teilungserklärung", "Declaration of division", ("object",), ("legal", "plans")),
+    DocumentType(
+        "declarationOfDivision", "Teilungserklärung", "Declaration of division", ("object",), ("legal", "plans")
+    ),
     DocumentType("landRegisterExtract", "Grundbuchauszug", "Land register extract", ("object", "unit"), ("legal",)),
     DocumentType("houseRules", "Hausordnung", "House rules", ("object", "objectGroup"), ("legal", "correspondence")),
     DocumentType("letter", "Schreiben", "Letter", ALL_NODES, ("correspondence",)),

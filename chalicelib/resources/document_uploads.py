@@ -22,10 +22,18 @@ MAX_URL_SECONDS = 12 * 3600
 
 METADATA = s.obj(
     {name: schema for name, schema in FIELDS.items() if name not in READONLY and name != "locationId"},
-    description="The document's metadata: title, documentType (a code of documents.typemappings), category, documentDate, visibility.",
+    description=(
+        "The document's metadata: title, documentType (a code of documents.typemappings), "
+        "category, documentDate, visibility."
+    ),
 )
 DOCUMENT_WITH_LINK = s.obj(
-    {"document": s.entity_output({**FIELDS, **direct.DOWNLOAD_FIELDS}, "The registered document, with a download link.")}, required=["document"]
+    {
+        "document": s.entity_output(
+            {**FIELDS, **direct.DOWNLOAD_FIELDS}, "The registered document, with a download link."
+        )
+    },
+    required=["document"],
 )
 LOCATION = FIELDS["locationId"]
 
@@ -41,8 +49,11 @@ short-lived `downloadUrl`; the event `document.created` follows.
 
 {direct.FILE_DOCS}
 
-Example with curl: `curl -F locationId=haus-12 -F 'document={{"title": "Energieausweis"}}' -F resource=@energieausweis.pdf ...`""",
-    args=s.obj({"locationId": LOCATION, "resource": direct.RESOURCE, "document": METADATA}, required=["locationId", "resource"]),
+Example with curl: \
+`curl -F locationId=haus-12 -F 'document={{"title": "Energieausweis"}}' -F resource=@energieausweis.pdf ...`""",
+    args=s.obj(
+        {"locationId": LOCATION, "resource": direct.RESOURCE, "document": METADATA}, required=["locationId", "resource"]
+    ),
     result=DOCUMENT_WITH_LINK,
     scope="write:documents",
     errors=direct.FILE_ERRORS,
@@ -54,7 +65,12 @@ Example with curl: `curl -F locationId=haus-12 -F 'document={{"title": "Energiea
             "contentType": "application/pdf",
             "content": "JVBERi0xLjQKJcOkw7zDtsOfCjEgMCBvYmoKPDw+PgplbmRvYmoKdHJhaWxlcgo8PD4+CiUlRU9GCg==",
         },
-        "document": {"title": "Energieausweis", "documentType": "energyCertificate", "category": "technical", "visibility": "portal"},
+        "document": {
+            "title": "Energieausweis",
+            "documentType": "energyCertificate",
+            "category": "technical",
+            "visibility": "portal",
+        },
     },
 )
 def upload(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -69,10 +85,19 @@ def upload(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
 UPLOAD_REQUEST = s.obj(
     {
         "locationId": LOCATION,
-        "fileName": s.string("The file's name, kept as the document's fileName (path parts and control characters removed).", max_length=500, one_line=False),
-        "contentType": s.enum("The file's media type; the POST must send it as Content-Type, and the file's bytes must match it.", sorted(sniff.ALLOWED_TYPES)),
+        "fileName": s.string(
+            "The file's name, kept as the document's fileName (path parts and control characters removed).",
+            max_length=500,
+            one_line=False,
+        ),
+        "contentType": s.enum(
+            "The file's media type; the POST must send it as Content-Type, and the file's bytes must match it.",
+            sorted(sniff.ALLOWED_TYPES),
+        ),
         "size": s.integer(
-            f"The file's exact size in bytes (at most {files.MAX_BULK_BYTES}); S3 refuses any other size.", minimum=1, maximum=files.MAX_BULK_BYTES
+            f"The file's exact size in bytes (at most {files.MAX_BULK_BYTES}); S3 refuses any other size.",
+            minimum=1,
+            maximum=files.MAX_BULK_BYTES,
         ),
         "document": METADATA,
     },
@@ -124,15 +149,25 @@ Locations and metadata are checked for the whole batch before any URL is handed 
 upload's index in the path).""",
     args=s.obj(
         {
-            "uploads": {**s.array(UPLOAD_REQUEST, f"The files to upload, 1 to {MAX_BATCH}.", max_items=MAX_BATCH), "minItems": 1},
+            "uploads": {
+                **s.array(UPLOAD_REQUEST, f"The files to upload, 1 to {MAX_BATCH}.", max_items=MAX_BATCH),
+                "minItems": 1,
+            },
             "expiresIn": s.integer(
-                f"Seconds the upload URLs stay valid (60 to {MAX_URL_SECONDS}; default {DEFAULT_URL_SECONDS}).", minimum=60, maximum=MAX_URL_SECONDS
+                f"Seconds the upload URLs stay valid (60 to {MAX_URL_SECONDS}; default {DEFAULT_URL_SECONDS}).",
+                minimum=60,
+                maximum=MAX_URL_SECONDS,
             ),
         },
         required=["uploads"],
     ),
     result=s.obj(
-        {"batch": BATCH, "uploads": s.array(PRESIGNED, "One presigned upload per requested file, in request order.", max_items=MAX_BATCH)},
+        {
+            "batch": BATCH,
+            "uploads": s.array(
+                PRESIGNED, "One presigned upload per requested file, in request order.", max_items=MAX_BATCH
+            ),
+        },
         required=["batch", "uploads"],
     ),
     scope="write:documents",
@@ -144,7 +179,11 @@ upload's index in the path).""",
                 "fileName": "Protokoll_ETV_2026.pdf",
                 "contentType": "application/pdf",
                 "size": 48213,
-                "document": {"title": "Protokoll der Eigentümerversammlung 2026", "documentType": "meetingMinutes", "category": "meetings"},
+                "document": {
+                    "title": "Protokoll der Eigentümerversammlung 2026",
+                    "documentType": "meetingMinutes",
+                    "category": "meetings",
+                },
             }
         ],
         "expiresIn": 3600,
@@ -172,8 +211,17 @@ def create_uploads(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     for upload in uploads:
         key = files.upload_key(ctx.tenant_id, batch_id, upload["documentId"])
         post = files.presigned_post(key, upload["contentType"], upload["size"], expires_in)
-        answers.append({**{k: upload[k] for k in ("documentId", "fileName", "locationId")}, "url": post["url"], "fields": post["fields"]})
-    return {"batch": {"id": batch_id, "count": len(uploads), "createdAt": clock.now_iso(), "urlExpiresAt": url_expires_at}, "uploads": answers}
+        answers.append(
+            {
+                **{k: upload[k] for k in ("documentId", "fileName", "locationId")},
+                "url": post["url"],
+                "fields": post["fields"],
+            }
+        )
+    return {
+        "batch": {"id": batch_id, "count": len(uploads), "createdAt": clock.now_iso(), "urlExpiresAt": url_expires_at},
+        "uploads": answers,
+    }
 
 
 def _check_batch(ctx: CallContext, requested: list[dict[str, Any]]) -> None:
@@ -192,12 +240,19 @@ def _check_batch(ctx: CallContext, requested: list[dict[str, Any]]) -> None:
     live = {item.id for item in store.fetch_entities([store.entity_pk(ctx.tenant_id, loc) for loc in locations])}
     for i, upload in enumerate(requested):
         if upload["locationId"] not in live:
-            raise not_found_at(f"uploads[{i}].locationId", f"No live location with id {upload['locationId']} in this tenant.")
+            raise not_found_at(
+                f"uploads[{i}].locationId", f"No live location with id {upload['locationId']} in this tenant."
+            )
 
 
 # --- progress --------------------------------------------------------------------------
 
-STATUSES = (reservations.PENDING, reservations.REGISTERED, reservations.FAILED, "expired")  # expired: pending past the URLs' expiry
+STATUSES = (
+    reservations.PENDING,
+    reservations.REGISTERED,
+    reservations.FAILED,
+    "expired",
+)  # expired: pending past the URLs' expiry
 STATUS_DOC = (
     "`pending` (no file yet), `registered` (the document exists), `failed` (the file was refused and removed; "
     "`failure` says why), `expired` (no file arrived before the URLs expired)"
@@ -210,7 +265,9 @@ PROGRESS_ITEM = s.obj(
         "status": s.enum("What became of the upload: " + STATUS_DOC + ".", list(STATUSES)),
         "failure": s.obj(
             {
-                "code": s.string("Stable code, e.g. size_mismatch, file_type_mismatch, archive_too_large, upload_expired."),
+                "code": s.string(
+                    "Stable code, e.g. size_mismatch, file_type_mismatch, archive_too_large, upload_expired."
+                ),
                 "reason": s.string("What was wrong.", max_length=1000),
             }
         ),
@@ -251,7 +308,9 @@ expired) and a page of its uploads, each with its status: {STATUS_DOC}. Filter w
     ),
     result=s.obj(
         {
-            "batch": s.obj({**BATCH["properties"], "counts": COUNTS}, required=["id", "count", "urlExpiresAt", "counts"]),
+            "batch": s.obj(
+                {**BATCH["properties"], "counts": COUNTS}, required=["id", "count", "urlExpiresAt", "counts"]
+            ),
             "pagination": s.PAGINATION,
             "uploads": s.array(PROGRESS_ITEM, "One page of the batch's uploads, in request order.", max_items=1000),
         },
@@ -275,7 +334,13 @@ def progress(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     limit, offset = args["limit"], args["offset"]
     page = reservations.fetch(ctx.tenant_id, batch_id, wanted[offset : offset + limit])
     return {
-        "batch": {"id": batch_id, "count": int(data["count"]), "createdAt": batch.createdAt, "urlExpiresAt": data["urlExpiresAt"], "counts": counts},
+        "batch": {
+            "id": batch_id,
+            "count": int(data["count"]),
+            "createdAt": batch.createdAt,
+            "urlExpiresAt": data["urlExpiresAt"],
+            "counts": counts,
+        },
         "pagination": {"total": len(wanted), "limit": limit, "offset": offset},
         "uploads": [_progress_item(item, expired) for item in page],
     }
@@ -287,7 +352,12 @@ def _status(stored: str, expired: bool) -> str:
 
 def _progress_item(item: Any, expired: bool) -> dict[str, Any]:
     data = item.data_dict()
-    answer = {"documentId": item.id, "fileName": data["fileName"], "locationId": data["locationId"], "status": _status(data["status"], expired)}
+    answer = {
+        "documentId": item.id,
+        "fileName": data["fileName"],
+        "locationId": data["locationId"],
+        "status": _status(data["status"], expired),
+    }
     if data.get("failure"):
         answer["failure"] = data["failure"]
     if data.get("registeredAt"):

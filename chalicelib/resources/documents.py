@@ -25,15 +25,24 @@ FIELDS: dict[str, Any] = {
         "Where the document is filed: an object, contract, unit, object group, process (Vorgang) or process update. "
         "May change to another existing location the document type allows.",
     ),
-    "title": s.string("Title shown in lists and the portal, e.g. Nebenkostenabrechnung 2024 Whg. 1.02.", max_length=300),
+    "title": s.string(
+        "Title shown in lists and the portal, e.g. Nebenkostenabrechnung 2024 Whg. 1.02.", max_length=300
+    ),
     "documentType": s.string(
         "Code of the document type (Dokumentart) from documents.typemappings, e.g. leaseContract (Mietvertrag), "
         "utilityStatement (Nebenkostenabrechnung), meetingMinutes (Protokoll der Eigentümerversammlung).",
         max_length=100,
     ),
-    "category": s.string("Code of the category the document is filed under; one of its document type's categories (documents.typemappings).", max_length=100),
+    "category": s.string(
+        "Code of the category the document is filed under; "
+        "one of its document type's categories (documents.typemappings).",
+        max_length=100,
+    ),
     "documentDate": s.date("Date of the document itself (Belegdatum, Datum des Schreibens), not of the upload."),
-    "visibility": s.enum("`internal`: only for the management; `portal`: also shown to residents/owners in the portal.", ["internal", "portal"]),
+    "visibility": s.enum(
+        "`internal`: only for the management; `portal`: also shown to residents/owners in the portal.",
+        ["internal", "portal"],
+    ),
     **direct.FILE_FIELDS,
 }
 READONLY = direct.FILE_READONLY
@@ -51,11 +60,15 @@ def _check(data: dict[str, Any], document_id: str | None) -> None:
         return
     doc_type = BY_CODE.get(code)
     if doc_type is None:
-        raise invalid_at("document.documentType", f"unknown document type {code!r}; documents.typemappings lists the valid ones")
+        raise invalid_at(
+            "document.documentType", f"unknown document type {code!r}; documents.typemappings lists the valid ones"
+        )
     if doc_type.deprecated and document_id is None:
         raise invalid_at("document.documentType", _deprecated_message(code))
     if category is not None and category not in doc_type.categories:
-        raise invalid_at("document.category", f"{category!r} is not a category of {code}; allowed: {', '.join(doc_type.categories)}")
+        raise invalid_at(
+            "document.category", f"{category!r} is not a category of {code}; allowed: {', '.join(doc_type.categories)}"
+        )
     location_type = by_prefix(ids.prefix_of(location))
     if location_type is not None and location_type.name not in doc_type.node_types:
         raise invalid_at(
@@ -105,7 +118,8 @@ declare_show(
     DOCUMENT,
     "documents.show",
     "document",
-    DOC + "\n\nThe answer carries `downloadUrl`, a presigned link to the file valid for a few minutes (documents registered without a file have none).",
+    DOC + "\n\nThe answer carries `downloadUrl`, a presigned link to the file valid for a few minutes "
+    "(documents registered without a file have none).",
     extra=direct.download,
     extra_fields=direct.DOWNLOAD_FIELDS,
 )
@@ -123,7 +137,12 @@ declare_update(
     "document",
     DOC + "\n\nMoving a document: send another `locationId`. Reclassifying: send `documentType` and, where the old "
     "category does not fit the new type, `category`.",
-    example={"title": "Nebenkostenabrechnung 2024", "documentType": "utilityStatement", "category": "billing", "visibility": "portal"},
+    example={
+        "title": "Nebenkostenabrechnung 2024",
+        "documentType": "utilityStatement",
+        "category": "billing",
+        "visibility": "portal",
+    },
     guard=_guard,
     summary="Change a document's metadata: title, type, category, date, visibility, location.",
 )
@@ -136,8 +155,12 @@ NAMED = {"code": s.string("Code."), "nameDe": s.string("German name."), "nameEn"
 TYPE_MAPPING = s.obj(
     {
         **NAMED,
-        "nodeTypes": s.array(s.enum("Location type.", LOCATION_TYPES), "The location types a document of this type may be filed at."),
-        "categories": s.array(s.obj(NAMED, required=list(NAMED)), "The categories a document of this type may be filed under."),
+        "nodeTypes": s.array(
+            s.enum("Location type.", LOCATION_TYPES), "The location types a document of this type may be filed at."
+        ),
+        "categories": s.array(
+            s.obj(NAMED, required=list(NAMED)), "The categories a document of this type may be filed under."
+        ),
     },
     required=["code", "nameDe", "nameEn", "nodeTypes", "categories"],
 )
@@ -158,7 +181,8 @@ def _mapping(code: str) -> dict[str, Any]:
     name="documents.typemappings",
     kind="query",
     summary="The document types valid for the portal, with their location (node) types and categories.",
-    docs="""Lists the catalogue of document types (Dokumentarten) a document may have: each with its `code` (the value of a
+    docs="""Lists the catalogue of document types (Dokumentarten) a document may have: \
+each with its `code` (the value of a
 document's `documentType`), German and English name, the `nodeTypes` it may be filed at (object, contract, unit,
 objectGroup, process, processUpdate) and its `categories` (the values a document's `category` may take). Examples:
 Mietvertrag (`leaseContract`, at a contract or unit), Nebenkostenabrechnung (`utilityStatement`), Wirtschaftsplan,
@@ -166,7 +190,10 @@ Jahresabrechnung, Protokoll der Eigentümerversammlung, Energieausweis, Übergab
 Versicherungspolice, Grundriss, Teilungserklärung, Hausordnung, Wartungsvertrag. Deprecated types are left out:
 they can no longer be chosen, though documents stored with them keep them.""",
     args=s.obj({}),
-    result=s.obj({"typeMappings": s.array(TYPE_MAPPING, "The current document types, in catalogue order.", max_items=1000)}, required=["typeMappings"]),
+    result=s.obj(
+        {"typeMappings": s.array(TYPE_MAPPING, "The current document types, in catalogue order.", max_items=1000)},
+        required=["typeMappings"],
+    ),
     scope="read",
     idempotent=True,
     example={},

@@ -4,7 +4,12 @@ from __future__ import annotations
 
 from chalicelib import schemas as s
 
-COUNTRY = {"type": "string", "maxLength": 2, "pattern": "^[A-Z]{2}$", "description": "ISO 3166-1 alpha-2 country code, e.g. DE."}
+COUNTRY = {
+    "type": "string",
+    "maxLength": 2,
+    "pattern": "^[A-Z]{2}$",
+    "description": "ISO 3166-1 alpha-2 country code, e.g. DE.",
+}
 
 POSTAL_ADDRESS = s.obj(
     {
@@ -30,7 +35,12 @@ EMAIL = s.obj(
 
 PHONE = s.obj(
     {
-        "number": {"type": "string", "maxLength": 31, "pattern": r"^\+?[0-9 ()/.-]{3,30}$", "description": "Phone number, preferably E.164 (+49 30 1234567)."},
+        "number": {
+            "type": "string",
+            "maxLength": 31,
+            "pattern": r"^\+?[0-9 ()/.-]{3,30}$",
+            "description": "Phone number, preferably E.164 (+49 30 1234567).",
+        },
         "type": s.enum("Kind of number.", ["mobile", "landline", "fax", "other"]),
         "primary": s.boolean("The number to call first."),
     },

@@ -17,8 +17,9 @@ FIELDS: dict[str, Any] = {
     "objectId": s.ref("object", "The object the address belongs to. Fixed after creation."),
     **POSTAL_ADDRESS["properties"],
     "type": s.enum(
-        "`main`: Hauptadresse; `additional`: further address of the same object (Nebenadresse, e.g. a second house number "
-        "or entrance of a corner building); `postal`: Postanschrift (where mail for the object goes); `delivery`: Lieferadresse.",
+        "`main`: Hauptadresse; `additional`: further address of the same object "
+        "(Nebenadresse, e.g. a second house number or entrance of a corner building); "
+        "`postal`: Postanschrift (where mail for the object goes); `delivery`: Lieferadresse.",
         ["main", "additional", "postal", "delivery"],
     ),
     "isPrimary": s.boolean("The address to show and use first for the object."),
@@ -32,7 +33,15 @@ def _check(data: dict[str, Any], address_id: str | None) -> None:
 
 
 OBJECT_ADDRESS = declare(
-    EntityType(name="objectAddress", plural="objectAddresses", prefix="oad", area="objects", fields=FIELDS, filters=("objectId",), check=_check)
+    EntityType(
+        name="objectAddress",
+        plural="objectAddresses",
+        prefix="oad",
+        area="objects",
+        fields=FIELDS,
+        filters=("objectId",),
+        check=_check,
+    )
 )
 
 DOC = """An object address is one address of an object: an object at a street corner or with several house
@@ -66,5 +75,12 @@ declare_create(
         "isPrimary": False,
     },
 )
-declare_update(OBJECT_ADDRESS, "objectaddresses.update", "objectAddress", DOC, example={"houseNumber": "3b"}, immutable=("objectId",))
+declare_update(
+    OBJECT_ADDRESS,
+    "objectaddresses.update",
+    "objectAddress",
+    DOC,
+    example={"houseNumber": "3b"},
+    immutable=("objectId",),
+)
 declare_lifecycle(OBJECT_ADDRESS, "objectaddresses", "objectAddress")

@@ -15,14 +15,21 @@ from chalicelib.resources.common import declare_create, declare_lifecycle, decla
 MAX_OBJECTS = 33
 
 FIELDS: dict[str, Any] = {
-    "name": s.string('Display name, e.g. "Portfolio Nord", "Objekte Familie Schmidt", "Region Rhein-Main".', max_length=300),
+    "name": s.string(
+        'Display name, e.g. "Portfolio Nord", "Objekte Familie Schmidt", "Region Rhein-Main".', max_length=300
+    ),
     "description": s.text("What the group is for."),
     "objectIds": {
-        **s.array(s.ref("object", "A member object."), f"The objects in the group, each at most once (up to {MAX_OBJECTS}).", max_items=MAX_OBJECTS),
+        **s.array(
+            s.ref("object", "A member object."),
+            f"The objects in the group, each at most once (up to {MAX_OBJECTS}).",
+            max_items=MAX_OBJECTS,
+        ),
         "uniqueItems": True,
     },
     "type": s.enum(
-        "`portfolio`: Bestand / Portfolio of an investor or a manager's team; `owner`: the objects of one owner (Eigentümer); "
+        "`portfolio`: Bestand / Portfolio of an investor or a manager's team; "
+        "`owner`: the objects of one owner (Eigentümer); "
         "`region`: a region or branch office (Niederlassung); `other`: any other grouping.",
         ["portfolio", "owner", "region", "other"],
     ),
@@ -34,7 +41,9 @@ def _check(data: dict[str, Any], group_id: str | None) -> None:
         raise invalid_at("objectGroup.name", "an object group needs a name")
 
 
-OBJECT_GROUP = declare(EntityType(name="objectGroup", plural="objectGroups", prefix="ogr", area="objects", fields=FIELDS, check=_check))
+OBJECT_GROUP = declare(
+    EntityType(name="objectGroup", plural="objectGroups", prefix="ogr", area="objects", fields=FIELDS, check=_check)
+)
 
 DOC = f"""An object group is a named set of the tenant's objects: a portfolio (`type: portfolio`, Bestand), the
 objects of one owner (`owner`), a region or branch (`region`) or any other grouping (`other`). `objectIds`

@@ -17,7 +17,8 @@ FIELDS: dict[str, Any] = {
     "number": s.string("The manager's object number, e.g. 1042 or WEG-0042.", max_length=50),
     "type": s.enum(
         "`weg`: Wohnungseigentümergemeinschaft (condominium owners' association, managed under the WEG); "
-        "`rental`: rental property (Mietverwaltung); `mixed`: residential and commercial; `commercial`: commercial only.",
+        "`rental`: rental property (Mietverwaltung); `mixed`: residential and commercial; "
+        "`commercial`: commercial only.",
         OBJECT_TYPES,
     ),
     "address": POSTAL_ADDRESS,
@@ -35,10 +36,14 @@ FIELDS: dict[str, Any] = {
         },
         description="Land-register entry (Grundbuch).",
     ),
-    "heatingType": s.enum("Main heating.", ["gas", "oil", "districtHeating", "heatPump", "electric", "wood", "solar", "other"]),
+    "heatingType": s.enum(
+        "Main heating.", ["gas", "oil", "districtHeating", "heatPump", "electric", "wood", "solar", "other"]
+    ),
     "energyCertificate": s.obj(
         {
-            "kind": s.enum("Energieausweis: demand (Bedarfsausweis) or consumption (Verbrauchsausweis).", ["demand", "consumption"]),
+            "kind": s.enum(
+                "Energieausweis: demand (Bedarfsausweis) or consumption (Verbrauchsausweis).", ["demand", "consumption"]
+            ),
             "value": s.decimal("Energy figure in kWh/(m²·a)."),
             "efficiencyClass": s.enum("Efficiency class.", ["A+", "A", "B", "C", "D", "E", "F", "G", "H"]),
             "validUntil": s.date("Last day of validity."),
@@ -75,7 +80,13 @@ declare_create(
         "name": "WEG Musterstraße 12",
         "number": "WEG-0042",
         "type": "weg",
-        "address": {"street": "Musterstraße", "houseNumber": "12", "postalCode": "10115", "city": "Berlin", "countryCode": "DE"},
+        "address": {
+            "street": "Musterstraße",
+            "houseNumber": "12",
+            "postalCode": "10115",
+            "city": "Berlin",
+            "countryCode": "DE",
+        },
         "constructionYear": 1928,
         "livingArea": "1840.50",
     },

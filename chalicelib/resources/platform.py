@@ -22,13 +22,16 @@ TENANT_OUT = s.obj(
         "email": s.email("Contact e-mail of the account."),
         "plan": s.string("Plan: `enterprise` (also during the trial)."),
         "trialEndsAt": {
-            **s.timestamp("End of the free trial: from then on every call answers 403 `trial_ended` until a plan is active; null on a paid plan."),
+            **s.timestamp(
+                "End of the free trial: from then on every call answers 403 `trial_ended` until a plan is active; "
+                "null on a paid plan."
+            ),
             "nullable": True,
         },
         "throttle": {
             "type": "object",
-            "description": "The account's own safety-throttle settings, when the operator set any: `perKey` {rate, burst} and "
-            "`operations` {<operation>: {rate, burst}}.",
+            "description": "The account's own safety-throttle settings, when the operator set any: "
+            "`perKey` {rate, burst} and `operations` {<operation>: {rate, burst}}.",
         },
         "createdAt": s.timestamp("Sign-up time."),
         "updatedAt": s.timestamp("Last change."),
@@ -43,7 +46,8 @@ TENANT_OUT = s.obj(
     surface="platform",
     authenticated=False,
     summary="Sign up a property-management company: a tenant on a 30-day enterprise trial and its first API key.",
-    docs=f"""Creates a tenant with the full enterprise tier (REST and MCP) for {config.TRIAL_DAYS} days and returns its first
+    docs=f"""Creates a tenant with the full enterprise tier (REST and MCP) for {config.TRIAL_DAYS} days \
+and returns its first
 API key, which holds every scope (`read`, `write`, `destructive`, `admin`). The secret is in `apiKey.key`,
 shown this once. One sign-up per e-mail address. Vendors cannot sign up here; the operator onboards them.""",
     args=s.obj(
@@ -74,7 +78,13 @@ def signup(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     summary="The service version.",
     docs="Answers without a key.",
     args=s.obj({}),
-    result=s.obj({"version": s.string("Service version."), "apiVersions": s.array(s.string("Version."), "Interface versions served.")}, required=["version"]),
+    result=s.obj(
+        {
+            "version": s.string("Service version."),
+            "apiVersions": s.array(s.string("Version."), "Interface versions served."),
+        },
+        required=["version"],
+    ),
     scope="read",
     idempotent=True,
 )
@@ -142,10 +152,12 @@ CHECK = s.obj({"ok": s.boolean("Reachable and ready."), "detail": s.string("What
     name="status",
     kind="query",
     summary="Health of the service's dependencies: the table, the change stream and the queues.",
-    docs="`status` is `ok` when every check passes, else `degraded`; the answer is 200 either way, so the checks can be read. "
-    "`changeStream` is degraded while stream records wait in its dead-letter store or queue (audit records or webhook events not "
-    "made yet); `webhookDeliveries` while delivery messages wait in their dead-letter queue (deliveries the worker itself kept "
-    "failing on; a receiver's failures never land there).",
+    docs="`status` is `ok` when every check passes, else `degraded`; "
+    "the answer is 200 either way, so the checks can be read. "
+    "`changeStream` is degraded while stream records wait in its dead-letter store or queue "
+    "(audit records or webhook events not made yet); "
+    "`webhookDeliveries` while delivery messages wait in their dead-letter queue "
+    "(deliveries the worker itself kept failing on; a receiver's failures never land there).",
     args=s.obj({}),
     result=s.obj(
         {
@@ -196,7 +208,9 @@ def _check_stream_dead_letters() -> dict[str, Any]:
 def _depth(url: str) -> int:
     import boto3  # cold start: boto3 (~15 ms) loads on the first queue check
 
-    attrs = boto3.client("sqs", region_name=config.region()).get_queue_attributes(QueueUrl=url, AttributeNames=["ApproximateNumberOfMessages"])
+    attrs = boto3.client("sqs", region_name=config.region()).get_queue_attributes(
+        QueueUrl=url, AttributeNames=["ApproximateNumberOfMessages"]
+    )
     return int(attrs["Attributes"]["ApproximateNumberOfMessages"])
 
 

@@ -19,7 +19,10 @@ FIELDS: dict[str, Any] = {
         "`event` Veranstaltung (Hoffest, Eigentümerversammlung), `emergency` Notfall / Störung, `general` Allgemeines.",
         ["announcement", "maintenance", "event", "emergency", "general"],
     ),
-    "audience": s.enum("Who sees it: `allResidents` alle Bewohner, `owners` nur Eigentümer, `tenants` nur Mieter.", ["allResidents", "owners", "tenants"]),
+    "audience": s.enum(
+        "Who sees it: `allResidents` alle Bewohner, `owners` nur Eigentümer, `tenants` nur Mieter.",
+        ["allResidents", "owners", "tenants"],
+    ),
     "visibleFrom": s.timestamp("From when it is shown in the portal; immediately when absent."),
     "visibleUntil": s.timestamp("Until when it is shown; indefinitely when absent."),
 }

@@ -23,27 +23,38 @@ PRIORITIES = ["low", "normal", "high", "urgent"]
 CATEGORIES = ["repair", "maintenance", "damage", "complaint", "inquiry", "meeting", "accounting", "legal", "other"]
 
 FIELDS: dict[str, Any] = {
-    "objectId": s.ref("object", "The object (Liegenschaft) the process concerns. Set from the `object` argument of processes.create; fixed after creation."),
-    "contractId": s.ref("contract", "Optional: the contract (lease, ownership) the process concerns; it must belong to the same object."),
+    "objectId": s.ref(
+        "object",
+        "The object (Liegenschaft) the process concerns. "
+        "Set from the `object` argument of processes.create; fixed after creation.",
+    ),
+    "contractId": s.ref(
+        "contract", "Optional: the contract (lease, ownership) the process concerns; it must belong to the same object."
+    ),
     "title": s.string("Short title, e.g. Wasserschaden Whg. 1.02 or Heizungsausfall Haus B.", max_length=300),
     "description": s.text("What the process is about: the report, the facts, what is to be done."),
     "status": s.enum(
-        "`open`: offen (new, nobody works on it yet); `inProgress`: in Bearbeitung; `waiting`: wartet (on a tradesperson, an "
-        "offer, the owners' decision, a reply); `done`: erledigt; `cancelled`: storniert / gegenstandslos. Defaults to `open`.",
+        "`open`: offen (new, nobody works on it yet); `inProgress`: in Bearbeitung; "
+        "`waiting`: wartet (on a tradesperson, an offer, the owners' decision, a reply); `done`: erledigt; "
+        "`cancelled`: storniert / gegenstandslos. Defaults to `open`.",
         STATUSES,
     ),
     "priority": s.enum(
-        "Priorität: `low` niedrig, `normal` (default), `high` hoch, `urgent` dringend (Notfall: Rohrbruch, Heizungsausfall im Winter).", PRIORITIES
+        "Priorität: `low` niedrig, `normal` (default), `high` hoch, "
+        "`urgent` dringend (Notfall: Rohrbruch, Heizungsausfall im Winter).",
+        PRIORITIES,
     ),
     "category": s.enum(
-        "Kind of process: `repair` Reparatur / Instandsetzung, `maintenance` Wartung / Instandhaltung, `damage` Schadensmeldung "
-        "(Versicherungsschaden), `complaint` Beschwerde / Mängelanzeige, `inquiry` Anfrage, `meeting` Eigentümerversammlung / "
-        "Begehung, `accounting` Abrechnung / Buchhaltung, `legal` Rechtsangelegenheit (Mahnverfahren, Klage), `other`.",
+        "Kind of process: `repair` Reparatur / Instandsetzung, `maintenance` Wartung / Instandhaltung, "
+        "`damage` Schadensmeldung (Versicherungsschaden), `complaint` Beschwerde / Mängelanzeige, `inquiry` Anfrage, "
+        "`meeting` Eigentümerversammlung / Begehung, `accounting` Abrechnung / Buchhaltung, "
+        "`legal` Rechtsangelegenheit (Mahnverfahren, Klage), `other`.",
         CATEGORIES,
     ),
     "isArchived": s.boolean(
-        "Archiviert: the process is closed and filed. Always present (false on creation). Only a process with status `done` or "
-        "`cancelled` can be archived; an archived process accepts no change except unarchiving."
+        "Archiviert: the process is closed and filed. Always present (false on creation). "
+        "Only a process with status `done` or `cancelled` can be archived; "
+        "an archived process accepts no change except unarchiving."
     ),
     "dueDate": s.date("Due date (Frist / Wiedervorlage)."),
     "reportedById": s.ref("contact", "Who reported it (Melder): a tenant, owner, caretaker."),
@@ -109,7 +120,8 @@ a process with live ones cannot be deleted (409 `still_referenced`)."""
 declare_list(
     PROCESS,
     "processes.list",
-    "Lists the processes of the tenant, optionally only archived or only active ones, of one object or one contract. " + DOC,
+    "Lists the processes of the tenant, optionally only archived or only active ones, of one object or one contract. "
+    + DOC,
     filters={
         "isArchived": s.boolean("true: only archived processes; false: only active (not archived) ones."),
         "object": s.ref("object", "Only processes of this object."),
@@ -166,16 +178,26 @@ declare_lifecycle(PROCESS, "processes", "process")
 UPDATE_TYPES = ["note", "statusChange", "email", "letter", "call", "visit"]
 
 UPDATE_FIELDS: dict[str, Any] = {
-    "processId": s.ref("process", "The process this entry belongs to. Set from the `process` argument of processes.updates.create; fixed."),
-    "text": s.string("The entry: a note, the content of a letter or e-mail, the minutes of a call or site visit.", max_length=20000),
+    "processId": s.ref(
+        "process",
+        "The process this entry belongs to. Set from the `process` argument of processes.updates.create; fixed.",
+    ),
+    "text": s.string(
+        "The entry: a note, the content of a letter or e-mail, the minutes of a call or site visit.", max_length=20000
+    ),
     "type": s.enum(
         "`note`: Notiz / Aktenvermerk; `statusChange`: Statusänderung; `email`: E-Mail; `letter`: Brief / Schreiben; "
         "`call`: Telefonat; `visit`: Begehung / Ortstermin.",
         UPDATE_TYPES,
     ),
     "authorId": s.ref("contact", "Who wrote or caused the entry (staff member, tenant, tradesperson)."),
-    "visibility": s.enum("`internal`: only for the management; `portal`: also shown to residents/owners in the portal.", ["internal", "portal"]),
-    "occurredAt": s.timestamp("When it happened (the call, the visit, the letter's date); defaults to the time of creation."),
+    "visibility": s.enum(
+        "`internal`: only for the management; `portal`: also shown to residents/owners in the portal.",
+        ["internal", "portal"],
+    ),
+    "occurredAt": s.timestamp(
+        "When it happened (the call, the visit, the letter's date); defaults to the time of creation."
+    ),
 }
 
 
@@ -195,7 +217,10 @@ def _derive_update(ctx: CallContext, data: dict[str, Any]) -> None:
     except NotFound:
         return  # the store reports the missing reference (404 at its path)
     if process.data_dict().get("isArchived"):
-        raise Conflict(f"Process {process_id} is archived; its timeline accepts no entries or changes.", code=codes.PROCESS_ARCHIVED)
+        raise Conflict(
+            f"Process {process_id} is archived; its timeline accepts no entries or changes.",
+            code=codes.PROCESS_ARCHIVED,
+        )
 
 
 PROCESS_UPDATE = declare(
@@ -227,7 +252,9 @@ declare_list(
     fields={"process": "processId"},
     required_filters=("process",),
 )
-declare_show(PROCESS_UPDATE, "processes.updates.show", "update", UPDATE_DOC + "\n\n`update` takes the id only (no alias).")
+declare_show(
+    PROCESS_UPDATE, "processes.updates.show", "update", UPDATE_DOC + "\n\n`update` takes the id only (no alias)."
+)
 declare_create(
     PROCESS_UPDATE,
     "processes.updates.create",
@@ -235,7 +262,11 @@ declare_create(
     UPDATE_DOC + "\n\nThe process comes as the separate `process` argument (id or alias).",
     required=["text"],
     parents={"process": "processId"},
-    example={"text": "Handwerker Fa. Klempner Schulz für Do., 10 Uhr beauftragt.", "type": "note", "visibility": "portal"},
+    example={
+        "text": "Handwerker Fa. Klempner Schulz für Do., 10 Uhr beauftragt.",
+        "type": "note",
+        "visibility": "portal",
+    },
     summary="Add an entry to a process's timeline.",
 )
 declare_update(

@@ -32,7 +32,10 @@ CATEGORY_DOC = (
 )
 
 FIELDS: dict[str, Any] = {
-    "contactId": s.ref("contact", "The contact who does the job (staff member or service provider). From the `contact` argument on creation."),
+    "contactId": s.ref(
+        "contact",
+        "The contact who does the job (staff member or service provider). From the `contact` argument on creation.",
+    ),
     "objectId": s.ref("object", "The object the job is done for. From the `object` argument on creation."),
     "categoryId": s.enum(CATEGORY_DOC, JOB_CATEGORIES),
     "validFrom": s.date("First day of the responsibility (e.g. start of the Hausmeistervertrag)."),

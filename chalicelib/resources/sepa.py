@@ -89,11 +89,16 @@ def normalise_creditor_id(value: str) -> str:
     text = compact(value)
     match = _CREDITOR_ID.match(text)
     if not match or len(text) > 35:
-        raise ValueError("not a creditor identifier: country code, 2 check digits, 3-character business code, national identifier (at most 35 characters)")
+        raise ValueError(
+            "not a creditor identifier: country code, 2 check digits, 3-character business code, "
+            "national identifier (at most 35 characters)"
+        )
     country, check, _business_code, national = match.groups()
     national_format = _NATIONAL_CREDITOR_ID.get(country)
     if national_format is not None and not national_format.match(national):
-        raise ValueError(f"a {country} creditor identifier has 18 characters: {country}, 2 check digits, business code, 11 digits")
+        raise ValueError(
+            f"a {country} creditor identifier has 18 characters: {country}, 2 check digits, business code, 11 digits"
+        )
     if int(_digits(national + country + check)) % 97 != 1:
         raise ValueError("the check digits of the creditor identifier do not match (ISO 7064 mod 97-10)")
     return text

@@ -14,7 +14,9 @@ ROLES = ["managingDirector", "authorizedOfficer", "boardMember", "advisoryBoard"
 
 FIELDS: dict[str, Any] = {
     "contactId": s.ref("contact", "The person who may sign."),
-    "objectId": s.ref("object", "Optional: the object the authority applies to (e.g. for a WEG or a property company's building)."),
+    "objectId": s.ref(
+        "object", "Optional: the object the authority applies to (e.g. for a WEG or a property company's building)."
+    ),
     "role": s.enum(
         "Capacity in which the person signs: `managingDirector` Geschäftsführer, `authorizedOfficer` Prokurist, "
         "`boardMember` Vorstand, `advisoryBoard` Verwaltungsbeirat, `owner` Eigentümer / Inhaber, "
@@ -22,7 +24,8 @@ FIELDS: dict[str, Any] = {
         ROLES,
     ),
     "authority": s.enum(
-        "Power of representation: `sole` einzelvertretungsberechtigt (signs alone), `joint` gesamtvertretungsberechtigt (signs only together with another).",
+        "Power of representation: `sole` einzelvertretungsberechtigt (signs alone), "
+        "`joint` gesamtvertretungsberechtigt (signs only together with another).",
         ["sole", "joint"],
     ),
     "validFrom": s.date("First day of the authority (e.g. date of appointment, Handelsregistereintrag)."),
@@ -39,7 +42,9 @@ def _check(data: dict[str, Any], signatory_id: str | None) -> None:
         raise invalid_at("signatory.validTo", "validTo lies before validFrom")
 
 
-SIGNATORY = declare(EntityType(name="signatory", plural="signatories", prefix="sig", area="signatories", fields=FIELDS, check=_check))
+SIGNATORY = declare(
+    EntityType(name="signatory", plural="signatories", prefix="sig", area="signatories", fields=FIELDS, check=_check)
+)
 
 DOC = """A signatory (Zeichnungsberechtigter) is a contact who may sign on behalf of a company, a community
 of owners or an object: as Geschäftsführer (`managingDirector`), Prokurist (`authorizedOfficer`), Vorstand
@@ -55,7 +60,12 @@ declare_create(
     "signatory",
     DOC,
     required=["contactId", "role"],
-    example={"contactId": "<contact id or alias>", "role": "managingDirector", "authority": "sole", "validFrom": "2024-07-01"},
+    example={
+        "contactId": "<contact id or alias>",
+        "role": "managingDirector",
+        "authority": "sole",
+        "validFrom": "2024-07-01",
+    },
     summary="Record who may sign (Zeichnungsberechtigter).",
 )
 declare_update(SIGNATORY, "signatories.update", "signatory", DOC, example={"authority": "joint"})

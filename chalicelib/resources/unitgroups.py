@@ -30,7 +30,17 @@ def _check(data: dict[str, Any], group_id: str | None) -> None:
             raise invalid_at(f"unitGroup.{name}", f"a unit group needs {name}")
 
 
-UNIT_GROUP = declare(EntityType(name="unitGroup", plural="unitGroups", prefix="ugr", area="objects", fields=FIELDS, filters=("objectId",), check=_check))
+UNIT_GROUP = declare(
+    EntityType(
+        name="unitGroup",
+        plural="unitGroups",
+        prefix="ugr",
+        area="objects",
+        fields=FIELDS,
+        filters=("objectId",),
+        check=_check,
+    )
+)
 
 DOC = """A unit group bundles units of one object: a building (`type: building`, Haus) of a multi-building
 WEG, a staircase (`staircase`, Treppenhaus / Aufgang), a floor (`floor`, Etage) or an underground car park
@@ -56,5 +66,7 @@ declare_create(
     required=REQUIRED,
     example={"objectId": "<object id or alias>", "name": "Haus A", "type": "building"},
 )
-declare_update(UNIT_GROUP, "unitgroups.update", "unitGroup", DOC, example={"name": "Haus A (Vorderhaus)"}, immutable=("objectId",))
+declare_update(
+    UNIT_GROUP, "unitgroups.update", "unitGroup", DOC, example={"name": "Haus A (Vorderhaus)"}, immutable=("objectId",)
+)
 declare_lifecycle(UNIT_GROUP, "unitgroups", "unitGroup")

@@ -19,14 +19,23 @@ REQUIRED = ["objectId", "number", "type"]
 
 FIELDS: dict[str, Any] = {
     "objectId": s.ref("object", "The object (property) the unit belongs to. Fixed after creation."),
-    "unitGroupId": s.ref("unitGroup", "The unit group (Haus, Aufgang, Etage, Tiefgarage) of the same object the unit lies in."),
-    "number": s.string('The unit number as the manager and the declaration of division use it, e.g. "1.02" or "WE 12".', max_length=50),
+    "unitGroupId": s.ref(
+        "unitGroup", "The unit group (Haus, Aufgang, Etage, Tiefgarage) of the same object the unit lies in."
+    ),
+    "number": s.string(
+        'The unit number as the manager and the declaration of division use it, e.g. "1.02" or "WE 12".', max_length=50
+    ),
     "type": s.enum(
-        "`apartment`: Wohnung (Wohnungseigentum / Mietwohnung); `commercial`: Gewerbeeinheit (Teileigentum, Laden, Büro); "
+        "`apartment`: Wohnung (Wohnungseigentum / Mietwohnung); "
+        "`commercial`: Gewerbeeinheit (Teileigentum, Laden, Büro); "
         "`parking`: Stellplatz or Garage; `storage`: Keller, Abstellraum; `other`: anything else.",
         UNIT_TYPES,
     ),
-    "floor": s.integer("Floor (Etage): 0 = Erdgeschoss, 1 = 1. Obergeschoss, negative = Untergeschoss/Keller.", minimum=-10, maximum=200),
+    "floor": s.integer(
+        "Floor (Etage): 0 = Erdgeschoss, 1 = 1. Obergeschoss, negative = Untergeschoss/Keller.",
+        minimum=-10,
+        maximum=200,
+    ),
     "position": s.string('Position on the floor, e.g. "links", "Mitte", "rechts", "Vorderhaus".', max_length=100),
     "area": s.decimal("Living or usable area in m² (Wohnfläche / Nutzfläche)."),
     "rooms": s.decimal('Number of rooms (Zimmer), half rooms allowed, e.g. "2.5".', places=1),
@@ -35,7 +44,9 @@ FIELDS: dict[str, Any] = {
         "(Teilungserklärung), counted against `coOwnershipBase`, e.g. 83.25 of 1000.",
         places=4,
     ),
-    "coOwnershipBase": s.integer("The MEA denominator (e.g. 1000 or 10000: the shares of all units add up to it).", minimum=1, maximum=1000000000),
+    "coOwnershipBase": s.integer(
+        "The MEA denominator (e.g. 1000 or 10000: the shares of all units add up to it).", minimum=1, maximum=1000000000
+    ),
     "heatingArea": s.decimal("Heated area in m² used for the heating-cost allocation (beheizte Fläche, HeizkostenV)."),
     "notes": s.text("Free-text notes."),
 }
@@ -61,7 +72,16 @@ def _derive(ctx: CallContext, data: dict[str, Any]) -> None:
 
 
 UNIT = declare(
-    EntityType(name="unit", plural="units", prefix="uni", area="units", fields=FIELDS, filters=("objectId", "unitGroupId"), check=_check, derive=_derive)
+    EntityType(
+        name="unit",
+        plural="units",
+        prefix="uni",
+        area="units",
+        fields=FIELDS,
+        filters=("objectId", "unitGroupId"),
+        check=_check,
+        derive=_derive,
+    )
 )
 
 DOC = """A unit is one part of an object: in a WEG a Wohnungseigentum (`type: apartment`) or Teileigentum
@@ -103,6 +123,11 @@ declare_create(
     },
 )
 declare_update(
-    UNIT, "units.update", "unit", DOC + "\n\n`objectId` cannot change; create a new unit instead.", example={"area": "75.10"}, immutable=("objectId",)
+    UNIT,
+    "units.update",
+    "unit",
+    DOC + "\n\n`objectId` cannot change; create a new unit instead.",
+    example={"area": "75.10"},
+    immutable=("objectId",),
 )
 declare_lifecycle(UNIT, "units", "unit")

@@ -36,7 +36,9 @@ FIELDS: dict[str, Any] = {
         "minItems": 1,
         "uniqueItems": True,
     },
-    "periodStart": s.date("First day of the period the UVI covers (Abrechnungszeitraum), usually the first of a month."),
+    "periodStart": s.date(
+        "First day of the period the UVI covers (Abrechnungszeitraum), usually the first of a month."
+    ),
     "periodEnd": s.date("Last day of the period the UVI covers; at most a year after periodStart."),
     "title": s.string("Title shown to residents, e.g. Verbrauchsinformation Oktober 2026.", max_length=300),
     "visibility": s.enum("`portal` (default for UVIs: residents see it) or `internal`.", ["internal", "portal"]),
@@ -89,13 +91,23 @@ DATA = s.obj(
     docs=DOC + "\n\n" + direct.FILE_DOCS + "\n\nThe event `uviDocument.created` follows.",
     args=s.obj({"data": DATA, "resource": direct.RESOURCE}, required=["data", "resource"]),
     result=s.obj(
-        {"uviDocument": s.entity_output({**FIELDS, **direct.DOWNLOAD_FIELDS}, "The stored UVI document, with a download link.")}, required=["uviDocument"]
+        {
+            "uviDocument": s.entity_output(
+                {**FIELDS, **direct.DOWNLOAD_FIELDS}, "The stored UVI document, with a download link."
+            )
+        },
+        required=["uviDocument"],
     ),
     scope="write:uvi",
     errors=direct.FILE_ERRORS,
     accepts_files=True,
     example={
-        "data": {"objectId": "<id or alias>", "categories": ["heating", "hotWater"], "periodStart": "2026-10-01", "periodEnd": "2026-10-31"},
+        "data": {
+            "objectId": "<id or alias>",
+            "categories": ["heating", "hotWater"],
+            "periodStart": "2026-10-01",
+            "periodEnd": "2026-10-31",
+        },
         "resource": {"fileName": "UVI_2026-10.pdf", "contentType": "application/pdf", "content": direct.EXAMPLE_PDF},
     },
 )

@@ -33,20 +33,29 @@ FIELDS: dict[str, Any] = {
     "name": s.string("A name for people: what receives the events.", max_length=200),
     "url": {
         **s.string(
-            "The receiver: an https URL on port 443 or 8443 whose name resolves to public addresses, without credentials, "
-            "whitespace or control characters (the local stage also accepts http and loopback receivers on any port).",
+            "The receiver: an https URL on port 443 or 8443 whose name resolves to public addresses, "
+            "without credentials, whitespace or control characters "
+            "(the local stage also accepts http and loopback receivers on any port).",
             max_length=2000,
         ),
         "format": "uri",
     },
     "events": {
-        **s.array(s.string("An event type from webhooks.eventTypes, or `*` for all.", max_length=100), "The event types to deliver.", max_items=500),
+        **s.array(
+            s.string("An event type from webhooks.eventTypes, or `*` for all.", max_length=100),
+            "The event types to deliver.",
+            max_items=500,
+        ),
         "minItems": 1,
     },
     "enabled": s.boolean("Deliveries stop while false. Default true."),
     "description": s.text("Notes."),
-    "authorizationHeaderSet": s.boolean("Whether an Authorization header is sent with each delivery (the value is never shown)."),
-    "disabledReason": s.string("Why deliveries were stopped (410 Gone, 5 days of failures); cleared by enabling it again.", max_length=1000),
+    "authorizationHeaderSet": s.boolean(
+        "Whether an Authorization header is sent with each delivery (the value is never shown)."
+    ),
+    "disabledReason": s.string(
+        "Why deliveries were stopped (410 Gone, 5 days of failures); cleared by enabling it again.", max_length=1000
+    ),
     "disabledAt": s.timestamp("When deliveries were stopped."),
 }
 
@@ -73,9 +82,17 @@ LIMIT_ERROR = (codes.WEBHOOK_LIMIT_REACHED, f"the tenant has {config.MAX_WEBHOOK
 def _within_limit(ctx: CallContext) -> None:
     """A tenant holds at most MAX_WEBHOOKS live webhooks (checked before a create or a
     restore; two at the same moment may pass together, by one)."""
-    live = sum(1 for _ in INDEXES[1].query(store.list_pk(ctx.tenant_id, "webhook"), attributes_to_get=["PK"], limit=config.MAX_WEBHOOKS + 1))
+    live = sum(
+        1
+        for _ in INDEXES[1].query(
+            store.list_pk(ctx.tenant_id, "webhook"), attributes_to_get=["PK"], limit=config.MAX_WEBHOOKS + 1
+        )
+    )
     if live >= config.MAX_WEBHOOKS:
-        raise Conflict(f"A tenant holds at most {config.MAX_WEBHOOKS} webhooks; delete one first.", code=codes.WEBHOOK_LIMIT_REACHED)
+        raise Conflict(
+            f"A tenant holds at most {config.MAX_WEBHOOKS} webhooks; delete one first.",
+            code=codes.WEBHOOK_LIMIT_REACHED,
+        )
 
 
 WEBHOOK = declare(
@@ -97,7 +114,10 @@ DOC = """A webhook subscribes a receiver URL to event types (`contact.created`, 
 when set, carrying the configured `Authorization` header. The secret (`whsec_...`) is returned once, by
 webhooks.create; the Authorization header is never returned (`authorizationHeaderSet` tells whether one is set)."""
 
-AUTH_HEADER = s.string("Optional value of the Authorization header sent with every delivery, e.g. `Bearer abc`. Write-only.", max_length=4000)
+AUTH_HEADER = s.string(
+    "Optional value of the Authorization header sent with every delivery, e.g. `Bearer abc`. Write-only.",
+    max_length=4000,
+)
 
 
 @operation(
@@ -119,7 +139,10 @@ AUTH_HEADER = s.string("Optional value of the Authorization header sent with eve
     result=s.obj(
         {
             "webhook": {
-                **s.entity_output({**FIELDS, "secret": s.string("The signing secret, `whsec_...`: shown only here. Store it now.")}, "The created webhook.")
+                **s.entity_output(
+                    {**FIELDS, "secret": s.string("The signing secret, `whsec_...`: shown only here. Store it now.")},
+                    "The created webhook.",
+                )
             }
         },
         required=["webhook"],
@@ -158,7 +181,15 @@ def _update_guard(ctx: CallContext, item: Item, payload: dict[str, Any]) -> None
 
 declare_list(WEBHOOK, "webhooks.list", DOC)
 declare_show(WEBHOOK, "webhooks.show", "webhook", DOC)
-declare_update(WEBHOOK, "webhooks.update", "webhook", DOC, example={"enabled": False}, guard=_update_guard, write_only={"authorizationHeader": AUTH_HEADER})
+declare_update(
+    WEBHOOK,
+    "webhooks.update",
+    "webhook",
+    DOC,
+    example={"enabled": False},
+    guard=_update_guard,
+    write_only={"authorizationHeader": AUTH_HEADER},
+)
 declare_lifecycle(WEBHOOK, "webhooks", "webhook", restore_guard=_within_limit, restore_errors=(LIMIT_ERROR,))
 
 
@@ -166,14 +197,18 @@ declare_lifecycle(WEBHOOK, "webhooks", "webhook", restore_guard=_within_limit, r
     name="webhooks.eventTypes",
     kind="query",
     summary="The machine-readable list of current event types.",
-    docs="Every entity type has `<entityType>.created`, `.updated`, `.deleted` and `.restored`. The catalogue grows with the "
-    "service: read it at runtime rather than hard-coding it.",
+    docs="Every entity type has `<entityType>.created`, `.updated`, `.deleted` and `.restored`. "
+    "The catalogue grows with the service: read it at runtime rather than hard-coding it.",
     args=s.obj({}),
     result=s.obj(
         {
             "eventTypes": s.array(
                 s.obj(
-                    {"name": s.string("Event type."), "entityType": s.string("Entity type."), "action": s.enum("What happened.", list(ACTIONS))},
+                    {
+                        "name": s.string("Event type."),
+                        "entityType": s.string("Entity type."),
+                        "action": s.enum("What happened.", list(ACTIONS)),
+                    },
                     required=["name", "entityType", "action"],
                 ),
                 "Event types.",
@@ -186,31 +221,46 @@ declare_lifecycle(WEBHOOK, "webhooks", "webhook", restore_guard=_within_limit, r
     idempotent=True,
 )
 def list_event_types(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-    return {"eventTypes": [{"name": name, "entityType": name.rsplit(".", 1)[0], "action": name.rsplit(".", 1)[1]} for name in event_types()]}
+    return {
+        "eventTypes": [
+            {"name": name, "entityType": name.rsplit(".", 1)[0], "action": name.rsplit(".", 1)[1]}
+            for name in event_types()
+        ]
+    }
 
 
 DELIVERY = s.obj(
     {
         "id": s.string("The event id (`webhook-id` header): the receiver's deduplication key."),
         "eventType": s.string("Event type."),
-        "status": s.enum("`pending` (due or waiting for a retry), `delivered`, `failed` (gave up).", ["pending", "delivered", "failed"]),
+        "status": s.enum(
+            "`pending` (due or waiting for a retry), `delivered`, `failed` (gave up).",
+            ["pending", "delivered", "failed"],
+        ),
         "attempts": s.integer("Attempts so far."),
         "nextAttemptAt": {**s.timestamp("When the next attempt is due (pending)."), "nullable": True},
         "lastAttemptAt": {**s.timestamp("Last attempt."), "nullable": True},
         "lastStatusCode": {**s.integer("HTTP status of the last attempt."), "nullable": True},
-        "lastError": {**s.string("Why the last attempt failed, coarsely: " + ", ".join(f"`{r}`" for r in sender.REASONS) + "."), "nullable": True},
+        "lastError": {
+            **s.string("Why the last attempt failed, coarsely: " + ", ".join(f"`{r}`" for r in sender.REASONS) + "."),
+            "nullable": True,
+        },
         "lastDurationMs": {"type": "number", "nullable": True, "description": "Duration of the last attempt in ms."},
         "deliveredAt": {**s.timestamp("When it was delivered."), "nullable": True},
         "createdAt": s.timestamp("When the event was queued."),
     },
     required=["id", "eventType", "status", "attempts"],
 )
-DELIVERY_DOC = f"""Deliveries: each subscribed event is POSTed to the webhook's URL at once (within a second of the change) and,
-if the receiver does not answer 2xx within {sender.TIMEOUT_SECONDS:.0f} s, again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h;
-then it is marked `failed`. A `Retry-After` (seconds) can lengthen the next wait up to 1 hour, never further. Events of one
+DELIVERY_DOC = f"""Deliveries: each subscribed event is POSTed to the webhook's URL at once \
+(within a second of the change) and,
+if the receiver does not answer 2xx within {sender.TIMEOUT_SECONDS:.0f} s, \
+again after 5 s, 5 min, 30 min, 2 h, 5 h, 10 h and 10 h;
+then it is marked `failed`. A `Retry-After` (seconds) can lengthen the next wait up to 1 hour, never further. \
+Events of one
 entity arrive in order: a later event waits while an earlier one is pending; other entities' events do not wait. While a
 receiver fails, its webhook rests between attempts (as long as it has been failing, 5 s to 1 h), and at most
-{webhook_store.MAX_IN_FLIGHT} attempts per webhook are in flight at once. A receiver answering 410 Gone disables the webhook at
+{webhook_store.MAX_IN_FLIGHT} attempts per webhook are in flight at once. \
+A receiver answering 410 Gone disables the webhook at
 once, as do 5 days of failures without a success; `webhooks.show` then tells why (`disabledReason`). Redirects are not
 followed. Delivery is at least once: deduplicate by the `id` (also the `webhook-id` header). The log keeps each delivery
 {config.WEBHOOK_LOG_DAYS} days; a tenant holds at most {config.MAX_WEBHOOKS} webhooks."""
@@ -238,7 +288,10 @@ def list_deliveries(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     kind="command",
     summary="Send a delivery again now (also one that gave up).",
     docs=DELIVERY_DOC,
-    args=s.obj({"webhook": s.ref("webhook", "The webhook."), "delivery": s.string("The delivery's event id (evt_...).")}, required=["webhook", "delivery"]),
+    args=s.obj(
+        {"webhook": s.ref("webhook", "The webhook."), "delivery": s.string("The delivery's event id (evt_...).")},
+        required=["webhook", "delivery"],
+    ),
     result=s.obj({"delivery": DELIVERY}, required=["delivery"]),
     scope="write:webhooks",
     example={"webhook": "<id or alias>", "delivery": "evt_01K..."},
@@ -248,7 +301,10 @@ def retry_delivery(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     try:
         item = deliveries.retry_now(ctx.tenant_id, hook.id or "", args["delivery"])
     except Item.DoesNotExist:
-        raise NotFound(f"No delivery {args['delivery']} for this webhook.", errors=[{"path": "delivery", "message": "unknown delivery"}]) from None
+        raise NotFound(
+            f"No delivery {args['delivery']} for this webhook.",
+            errors=[{"path": "delivery", "message": "unknown delivery"}],
+        ) from None
     return {"delivery": deliveries.wire(item)}
 
 
@@ -256,8 +312,8 @@ def retry_delivery(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     name="webhooks.test",
     kind="command",
     summary="Send a signed `webhook.ping` event to the webhook now and report what the receiver answered.",
-    docs="Sends at once, outside the queue, with the same signature, headers and rules as every delivery, and answers the "
-    "receiver's status code, a coarse reason when it failed (`error`: "
+    docs="Sends at once, outside the queue, with the same signature, headers and rules as every delivery, "
+    "and answers the receiver's status code, a coarse reason when it failed (`error`: "
     + ", ".join(f"`{r}`" for r in sender.REASONS)
     + ") and the time it took. Use it to check a new receiver. It never reports addresses or error texts.",
     args=s.obj({"webhook": s.ref("webhook", "The webhook to ping.")}, required=["webhook"]),
@@ -284,5 +340,14 @@ def ping(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     event_id = "evt_" + ids.ulid()
     body = sender.ping_body(event_id, ctx.tenant_id, webhook_id, clock.now_iso())
     secret = webhook_store.secrets_of(ctx.tenant_id, webhook_id)
-    outcome = sender.send(hook.data_dict()["url"], json.dumps(body), event_id, secret["secret"], secret.get("authorizationHeader"))
-    return {"ping": {"id": event_id, "statusCode": outcome.status_code, "error": outcome.reason, "durationMs": outcome.duration_ms}}
+    outcome = sender.send(
+        hook.data_dict()["url"], json.dumps(body), event_id, secret["secret"], secret.get("authorizationHeader")
+    )
+    return {
+        "ping": {
+            "id": event_id,
+            "statusCode": outcome.status_code,
+            "error": outcome.reason,
+            "durationMs": outcome.duration_ms,
+        }
+    }

@@ -45,7 +45,16 @@ class Page:
 
 
 class SearchBackend(Protocol):
-    def search_tools(self, query: str, *, language: str, vector: Sequence[float] | None, names: Collection[str], limit: int, offset: int) -> Page:
+    def search_tools(
+        self,
+        query: str,
+        *,
+        language: str,
+        vector: Sequence[float] | None,
+        names: Collection[str],
+        limit: int,
+        offset: int,
+    ) -> Page:
         """Rank the tools among `names`: English hybrid (BM25 + vector), other languages vector only.
         `vector` is the query's embedding (None for an empty query: then browse by name)."""
         ...

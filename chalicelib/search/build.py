@@ -13,7 +13,9 @@ from chalicelib.search import corpus, embedding
 
 def texts_to_embed() -> list[str]:
     registry.load_all()
-    return [text for document in corpus.tool_documents(registry.domain_operations()) for text in document.embedded_texts]
+    return [
+        text for document in corpus.tool_documents(registry.domain_operations()) for text in document.embedded_texts
+    ]
 
 
 def main() -> None:

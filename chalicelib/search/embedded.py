@@ -28,7 +28,9 @@ class _Bm25:
         return self._bm25s.tokenize(texts, stopwords="en", stemmer=self._stemmer, show_progress=False)
 
     def scores(self, query: str) -> np.ndarray:
-        words = self._bm25s.tokenize([query], stopwords="en", stemmer=self._stemmer, return_ids=False, show_progress=False)[0]
+        words = self._bm25s.tokenize(
+            [query], stopwords="en", stemmer=self._stemmer, return_ids=False, show_progress=False
+        )[0]
         return np.asarray(self._index.get_scores(words), dtype=np.float32)
 
 
@@ -53,7 +55,9 @@ class EmbeddedBackend:
         widest = max((len(d.embedded_texts) for d in tools), default=0)
         rows, start = [], 0
         for d in tools:
-            rows.append(list(range(start, start + len(d.embedded_texts))) + [len(texts)] * (widest - len(d.embedded_texts)))
+            rows.append(
+                list(range(start, start + len(d.embedded_texts))) + [len(texts)] * (widest - len(d.embedded_texts))
+            )
             start += len(d.embedded_texts)
         self._rows = np.array(rows, dtype=int).reshape(len(tools), widest)
         self._doc_ids = [d.id for d in docs]
@@ -70,7 +74,16 @@ class EmbeddedBackend:
         best = -np.partition(-per_tool, k - 1, axis=1)[:, :k]
         return best.mean(axis=1)  # type: ignore[no-any-return]
 
-    def search_tools(self, query: str, *, language: str, vector: Sequence[float] | None, names: Collection[str], limit: int, offset: int) -> Page:
+    def search_tools(
+        self,
+        query: str,
+        *,
+        language: str,
+        vector: Sequence[float] | None,
+        names: Collection[str],
+        limit: int,
+        offset: int,
+    ) -> Page:
         allowed = set(names)
         candidates = np.array([i for i, name in enumerate(self._tool_ids) if name in allowed], dtype=int)
         if not query.strip() or vector is None or len(candidates) == 0:

@@ -98,7 +98,11 @@ def vectors_for(texts: list[str]) -> np.ndarray:
     known = shipped()
     missing = [text for text in texts if text_key(text) not in known]
     fresh = dict(zip(missing, embed(missing), strict=True)) if missing else {}
-    return np.stack([fresh[text] if text in fresh else known[text_key(text)] for text in texts]) if texts else np.zeros((0, DIMENSION), np.float32)
+    return (
+        np.stack([fresh[text] if text in fresh else known[text_key(text)] for text in texts])
+        if texts
+        else np.zeros((0, DIMENSION), np.float32)
+    )
 
 
 def missing(texts: list[str]) -> list[str]:

@@ -40,7 +40,15 @@ def problems(tool_names: set[str]) -> list[str]:
     """Tools with too few examples, examples of unknown tools, files named after the wrong segment."""
     found = [f"{name}: no such tool" for name in sorted(set(_all()) - tool_names)]
     for name in sorted(tool_names):
-        found += [f"{name}: fewer than {MINIMUM} {language} examples" for language in LANGUAGES if len(of(name, language)) < MINIMUM]
+        found += [
+            f"{name}: fewer than {MINIMUM} {language} examples"
+            for language in LANGUAGES
+            if len(of(name, language)) < MINIMUM
+        ]
     for path in sorted(DATA.glob("*.json")):
-        found += [f"{path.name}: {name} belongs in {name.split('.')[0]}.json" for name in json.loads(path.read_text()) if name.split(".")[0] != path.stem]
+        found += [
+            f"{path.name}: {name} belongs in {name.split('.')[0]}.json"
+            for name in json.loads(path.read_text())
+            if name.split(".")[0] != path.stem
+        ]
     return found

@@ -60,11 +60,17 @@ def _term_score(query: str, query_words: list[str], term: str) -> float:
     return 4.0 * common / max(len(query_words), 1) if common else 0.0
 
 
-def _best(concept: Concept, query: str, query_words: list[str], languages: tuple[str, ...], statuses: tuple[str, ...]) -> Hit | None:
+def _best(
+    concept: Concept, query: str, query_words: list[str], languages: tuple[str, ...], statuses: tuple[str, ...]
+) -> Hit | None:
     best: Hit | None = None
     for language in languages:
         pool = concept.terms(language)
-        for status, found in (("preferred", (pool.preferred,)), ("admitted", pool.admitted), ("deprecated", pool.deprecated)):
+        for status, found in (
+            ("preferred", (pool.preferred,)),
+            ("admitted", pool.admitted),
+            ("deprecated", pool.deprecated),
+        ):
             if status not in statuses:
                 continue
             for term in found:
@@ -131,7 +137,11 @@ def describe(concept: Concept, language: str | None = None) -> dict[str, Any]:
 def glossary(*, domain: str | None = None, language: str = "de") -> list[dict[str, str]]:
     """Preferred terms with their definitions, alphabetical (umlauts folded), of one domain or all."""
     entries = [
-        {"id": c.id, "term": c.terms(language).preferred, "definition": c.definition_de if language == "de" else c.definition_en}
+        {
+            "id": c.id,
+            "term": c.terms(language).preferred,
+            "definition": c.definition_de if language == "de" else c.definition_en,
+        }
         for c in terms.concepts()
         if domain is None or c.domain == domain
     ]

@@ -16,7 +16,10 @@ from chalicelib.search.opensearch_backend import OpenSearchBackend, client_from_
 def with_vectors(documents: list[SearchDocument]) -> list[SearchDocument]:
     """The tool documents carrying the vectors of their embedded texts."""
     rows = iter(embedding.vectors_for([text for d in documents for text in d.embedded_texts]).tolist())
-    return [SearchDocument(d.id, d.text, d.embedded_texts, tuple(tuple(next(rows)) for _ in d.embedded_texts)) for d in documents]
+    return [
+        SearchDocument(d.id, d.text, d.embedded_texts, tuple(tuple(next(rows)) for _ in d.embedded_texts))
+        for d in documents
+    ]
 
 
 def index_catalogue(backend: OpenSearchBackend) -> tuple[int, int]:

@@ -118,7 +118,19 @@ CUES: dict[str, tuple[str, ...]] = {
         "enable",
         "activate",
     ),
-    "delete": ("delete", "remove", "drop", "erase", "get rid", "discard", "loesch", "entfern", "streich", "rausnehm", "weg damit"),
+    "delete": (
+        "delete",
+        "remove",
+        "drop",
+        "erase",
+        "get rid",
+        "discard",
+        "loesch",
+        "entfern",
+        "streich",
+        "rausnehm",
+        "weg damit",
+    ),
     "restore": (
         "restore",
         "undelete",
@@ -196,7 +208,17 @@ CUES: dict[str, tuple[str, ...]] = {
     ),
     "merge": ("merge", "dedupe", "de-dupe", "combine", "consolidate", "zusammenfuehr", "dublett", "zusammenleg"),
     "assign": ("assign", "appoint", "elect", "bestell", "zuweis", "zuordn", "waehl", "beruf", "einsetz"),
-    "revoke": ("revoke", "dismiss", "step down", "steps down", "abberuf", "entzieh", "abwaehl", "ausscheid", "scheidet"),
+    "revoke": (
+        "revoke",
+        "dismiss",
+        "step down",
+        "steps down",
+        "abberuf",
+        "entzieh",
+        "abwaehl",
+        "ausscheid",
+        "scheidet",
+    ),
     "upload": ("upload", "import", "hochlad", "lade", "laden", "uebernehm"),
     "revert": ("revert", "undo", "roll back", "rollback", "rueckgaengig", "zuruecknehm", "zuruecksetz", "zurueckdreh"),
     "audit": (
@@ -221,7 +243,17 @@ CUES: dict[str, tuple[str, ...]] = {
     ),
     "test": ("test", "ping", "probe"),
     "retry": ("resend", "retry", "send again", "redeliver", "erneut", "nochmal", "noch einmal"),
-    "disable": ("disable", "deactivate", "block", "switch off", "turn off", "deaktivier", "sperr", "abschalt", "stilleg"),
+    "disable": (
+        "disable",
+        "deactivate",
+        "block",
+        "switch off",
+        "turn off",
+        "deaktivier",
+        "sperr",
+        "abschalt",
+        "stilleg",
+    ),
     "generate": ("generate", "erzeug", "generier", "vergeb"),
 }
 
@@ -256,7 +288,19 @@ _SHOWS_ONE = ("tenant", "info", "status")  # named queries that show one thing; 
 _AUDIT = ("audit.list", "audit.show")
 # "I deleted it by mistake, bring it back": a delete in the past and a reason to undo it
 _DELETED = ("deleted", "removed", "geloescht", "entfernt", "weggeloescht", "revoked", "abberufen")
-_BY_MISTAKE = ("mistake", "accident", "back", "versehen", "wieder", "zurueck", "irrtum", "faelschlich", "error", "wrongly", "irrtuemlich")
+_BY_MISTAKE = (
+    "mistake",
+    "accident",
+    "back",
+    "versehen",
+    "wieder",
+    "zurueck",
+    "irrtum",
+    "faelschlich",
+    "error",
+    "wrongly",
+    "irrtuemlich",
+)
 _PARTICIPLE = re.compile(r"(t|te|ten|tes|ter|d|ed)$")
 _MAX_ENDING = 3
 LIST_HEADS = ("liste", "listen", "uebersicht", "verzeichnis")

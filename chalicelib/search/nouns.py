@@ -21,8 +21,9 @@ _MIN_MODIFIER = 5  # a compound's first part ("mieter" in "Mieterliste") from th
 _MAX_RESOURCES = 3
 # Thesaurus terms too general to name an entity type, and intent words
 _NOT_NOUNS = frozenset(
-    "status update liste eintrag daten nummer info angaben details stand art titel sprache frist termin geloescht deleted "
-    "verwaltung administration management record protokoll bericht hinweis aufgabe zuordnung verknuepfung mail email".split()
+    "status update liste eintrag daten nummer info angaben details stand art titel sprache frist termin "
+    "geloescht deleted verwaltung administration management record protokoll bericht hinweis aufgabe "
+    "zuordnung verknuepfung mail email".split()
 )
 
 
@@ -55,8 +56,14 @@ def _lexicon() -> dict[str, frozenset[str]]:
     for noun, resource in _example_nouns().items():
         if noun not in found:
             found[noun] = {resource}
-    cues = tuple(stem.strip() for stems in CUES.values() for stem in stems if " " not in stem.strip() and len(stem.strip()) >= 5)
-    return {term: frozenset(resources) for term, resources in found.items() if not term.startswith(cues) and term not in _NOT_NOUNS}
+    cues = tuple(
+        stem.strip() for stems in CUES.values() for stem in stems if " " not in stem.strip() and len(stem.strip()) >= 5
+    )
+    return {
+        term: frozenset(resources)
+        for term, resources in found.items()
+        if not term.startswith(cues) and term not in _NOT_NOUNS
+    }
 
 
 _MINED_SHARE = 0.9  # of a noun's uses in the examples, in one resource's tools
@@ -109,7 +116,10 @@ def _plain_lexicon() -> dict[str, frozenset[str]]:
 
 # Words after which a noun names the context, not the thing asked for ("die Wohnungen *der*
 # WEG", "notes *on the* lease"); the thing asked for comes first.
-_CONTEXT_MARKERS = frozenset("der des eines einer im in beim bei vom von zur zum fur aus am an auf of for at in on from to about under with".split())
+_CONTEXT_MARKERS = frozenset(
+    "der des eines einer im in beim bei vom von zur zum fur aus am an auf "
+    "of for at in on from to about under with".split()
+)
 _ARTICLES = frozenset("der die das den dem des ein eine einen einem einer eines the a an this that".split())
 CONTEXT_WEIGHT = 0.5
 

@@ -30,7 +30,11 @@ def client_from_env() -> OpenSearch:
     "Authenticating with Amazon OpenSearch Service"). AWSV4SignerAuth is a `requests` auth, hence
     RequestsHttpConnection. PM_OPENSEARCH_SERVICE is "es" for a domain, "aoss" for Serverless."""
     import boto3  # cold start: boto3 loads only for the opensearch backend (module docstring)
-    from opensearchpy import AWSV4SignerAuth, OpenSearch, RequestsHttpConnection  # cold start: opensearch-py loads only for the opensearch backend
+    from opensearchpy import (  # cold start: opensearch-py loads only for the opensearch backend
+        AWSV4SignerAuth,
+        OpenSearch,
+        RequestsHttpConnection,
+    )
 
     endpoint = config.opensearch_endpoint()
     url = urlparse(endpoint)
@@ -91,7 +95,10 @@ def pipeline_body() -> dict[str, Any]:
             {
                 "normalization-processor": {
                     "normalization": {"technique": "min_max"},
-                    "combination": {"technique": "arithmetic_mean", "parameters": {"weights": [BM25_WEIGHT, VECTOR_WEIGHT]}},
+                    "combination": {
+                        "technique": "arithmetic_mean",
+                        "parameters": {"weights": [BM25_WEIGHT, VECTOR_WEIGHT]},
+                    },
                 }
             }
         ],
@@ -149,7 +156,16 @@ class OpenSearchBackend:
             failed = [item for item in response["items"] if "error" in next(iter(item.values()))]
             raise RuntimeError(f"bulk indexing into {name} failed for {len(failed)} documents: {failed[:3]}")
 
-    def search_tools(self, query: str, *, language: str, vector: Sequence[float] | None, names: Collection[str], limit: int, offset: int) -> Page:
+    def search_tools(
+        self,
+        query: str,
+        *,
+        language: str,
+        vector: Sequence[float] | None,
+        names: Collection[str],
+        limit: int,
+        offset: int,
+    ) -> Page:
         if not names:
             return Page(hits=[], total=0)
         if not query.strip() or vector is None:
@@ -185,7 +201,9 @@ class OpenSearchBackend:
         return _page(response, total=min(len(names), _total(response)), score=lambda s: 2 * s - 1)
 
     def _hybrid(self, body: dict[str, Any], names_filter: dict[str, Any]) -> Page:
-        from opensearchpy.exceptions import TransportError  # cold start: opensearch-py loads only for the opensearch backend
+        from opensearchpy.exceptions import (  # cold start: opensearch-py loads only for the opensearch backend
+            TransportError,
+        )
 
         try:
             # The hybrid scores are only combined by the search pipeline, named as a URL parameter.
@@ -206,7 +224,12 @@ class OpenSearchBackend:
         if not query.strip():
             return self._browse(self.docs_index, names, limit, offset)
         # "Boolean query": `match` scores (BM25), the `filter` clause restricts without scoring.
-        body = {"from": offset, "size": limit, "_source": False, "query": {"bool": {"must": {"match": {"text": query}}, "filter": _names_filter(names)}}}
+        body = {
+            "from": offset,
+            "size": limit,
+            "_source": False,
+            "query": {"bool": {"must": {"match": {"text": query}}, "filter": _names_filter(names)}},
+        }
         return _page(self.client.search(index=self.docs_index, body=body))
 
     def _browse(self, index: str, names: Collection[str], limit: int, offset: int) -> Page:

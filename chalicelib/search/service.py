@@ -16,17 +16,18 @@ _backend: SearchBackend | None = None
 
 # Function words and common verbs: they mark a query's language when no thesaurus term does.
 _GERMAN_WORDS = frozenset(
-    "der die das den dem des ein eine einen einem einer eines und oder für mit von vom zu zum zur im in auf aus bei nach über wie was wer "
-    "wo wann warum alle allen als ist sind hat haben wird werden war nicht kein keine noch schon welche welcher welches unser unsere "
-    "meine meiner mein sich auch nur anlegen erstellen erfassen eintragen hinterlegen ablegen notieren ergänzen aendern ändern löschen "
-    "loeschen entfernen anzeigen suchen finden auflisten hochladen herunterladen zuweisen wiederherstellen zusammenführen neue neuen "
-    "neuer neues zeige zeig liste stand letzte letzten gestern heute ich wir mir mich uns bitte wieder senden schicken testen prüfen "
-    "aktivieren deaktivieren einrichten abrufen nachsehen gibt es hier dort sein seine ihre ihr den erneut ausliefern".split()
+    "der die das den dem des ein eine einen einem einer eines und oder für mit von vom zu zum zur im in auf aus bei "
+    "nach über wie was wer wo wann warum alle allen als ist sind hat haben wird werden war nicht kein keine noch schon "
+    "welche welcher welches unser unsere meine meiner mein sich auch nur anlegen erstellen erfassen eintragen "
+    "hinterlegen ablegen notieren ergänzen aendern ändern löschen loeschen entfernen anzeigen suchen finden auflisten "
+    "hochladen herunterladen zuweisen wiederherstellen zusammenführen neue neuen neuer neues zeige zeig liste stand "
+    "letzte letzten gestern heute ich wir mir mich uns bitte wieder senden schicken testen prüfen aktivieren "
+    "deaktivieren einrichten abrufen nachsehen gibt es hier dort sein seine ihre ihr den erneut ausliefern".split()
 )
 _ENGLISH_WORDS = frozenset(
-    "the a an of for to in on at from by with and or all my our their his her its is are was were be been has have had does do did "
-    "which who whom whose what when where why how that this these those there new show list find get create add update change delete "
-    "remove restore record register look up open read send set tell".split()
+    "the a an of for to in on at from by with and or all my our their his her its is are was were be been has have had "
+    "does do did which who whom whose what when where why how that this these those there new show list find get "
+    "create add update change delete remove restore record register look up open read send set tell".split()
 )
 
 
@@ -43,12 +44,17 @@ def _build() -> SearchBackend:
 
     kind = config.search_backend()
     if kind == "opensearch":
-        from chalicelib.search.opensearch_backend import OpenSearchBackend, client_from_env  # cold start: only PM_SEARCH_BACKEND=opensearch
+        from chalicelib.search.opensearch_backend import (  # cold start: only PM_SEARCH_BACKEND=opensearch
+            OpenSearchBackend,
+            client_from_env,
+        )
 
         return OpenSearchBackend(client_from_env(), prefix=config.opensearch_prefix())
     if kind != "embedded":
         raise ValueError(f"PM_SEARCH_BACKEND must be 'embedded' or 'opensearch', not {kind!r}")
-    from chalicelib.search.embedded import EmbeddedBackend  # cold start: bm25s and the BM25 indexes load on the first search
+    from chalicelib.search.embedded import (  # cold start: bm25s and the BM25 indexes load on the first search
+        EmbeddedBackend,
+    )
 
     ops = registry.domain_operations()
     return EmbeddedBackend(corpus.tool_documents(ops), corpus.docs_documents(ops))
@@ -88,7 +94,9 @@ def search_tools(query: str, *, language: str, names: list[str], limit: int, off
     if not query.strip():
         return backend().search_tools(query, language=language, vector=None, names=names, limit=limit, offset=offset)
     vector = embedding.embed_query(query, language).tolist()
-    ranked = backend().search_tools(query, language=language, vector=vector, names=names, limit=max(POOL, offset + limit), offset=0)
+    ranked = backend().search_tools(
+        query, language=language, vector=vector, names=names, limit=max(POOL, offset + limit), offset=0
+    )
     hits = rerank.order(query, ranked.hits[:POOL]) + ranked.hits[POOL:]
     return Page(hits=hits[offset : offset + limit], total=ranked.total)
 

@@ -53,7 +53,11 @@ class Domain:
 
 
 def _terms(raw: dict[str, object]) -> Terms:
-    return Terms(str(raw["preferred"]), tuple(map(str, raw.get("admitted") or [])), tuple(map(str, raw.get("deprecated") or [])))  # type: ignore[call-overload]
+    return Terms(
+        str(raw["preferred"]),
+        tuple(map(str, raw.get("admitted") or [])),  # type: ignore[call-overload]
+        tuple(map(str, raw.get("deprecated") or [])),  # type: ignore[call-overload]
+    )
 
 
 @lru_cache(maxsize=1)
@@ -107,5 +111,8 @@ def problems(operation_names: set[str] | None = None) -> list[str]:
             found += [f"{concept.id}: unknown operation {op}" for op in concept.operations if op not in operation_names]
     for language in LANGUAGES:
         preferred = [c.terms(language).preferred.casefold() for c in everything]
-        found += [f"preferred {language} term {t!r} used twice" for t in sorted({t for t in preferred if preferred.count(t) > 1})]
+        found += [
+            f"preferred {language} term {t!r} used twice"
+            for t in sorted({t for t in preferred if preferred.count(t) > 1})
+        ]
     return found

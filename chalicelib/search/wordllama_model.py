@@ -35,7 +35,9 @@ def data_dir() -> Path:
     libraries this module avoids)."""
     spec = importlib.util.find_spec("wordllama")
     if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError("the wordllama package's data is not installed (requirements-dev.txt; infra/package.py vendors it)")
+        raise RuntimeError(
+            "the wordllama package's data is not installed (requirements-dev.txt; infra/package.py vendors it)"
+        )
     return Path(next(iter(spec.submodule_search_locations)))
 
 
@@ -45,7 +47,9 @@ class _Bpe:
 
     def __init__(self, config: dict[str, object]) -> None:
         model = config["model"]
-        assert isinstance(model, dict) and model["type"] == "BPE" and model["byte_fallback"], "a byte-fallback BPE model"
+        assert isinstance(model, dict) and model["type"] == "BPE" and model["byte_fallback"], (
+            "a byte-fallback BPE model"
+        )
         self.vocab: dict[str, int] = model["vocab"]
         merges = [tuple(m.split(" ", 1)) if isinstance(m, str) else tuple(m) for m in model["merges"]]
         self.ranks: dict[tuple[str, str], int] = {(a, b): rank for rank, (a, b) in enumerate(merges)}

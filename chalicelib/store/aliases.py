@@ -57,14 +57,21 @@ def upsert(ctx: CallContext, entries: list[dict[str, str]]) -> list[dict[str, st
                     gsi1pk=alias_list_pk(ctx),
                     gsi1sk=entry["alias"],
                 )
-                tx.save(alias_item, condition=Item.pk.does_not_exist() | (Item.id == entry["id"]), label=("alias", index))
+                tx.save(
+                    alias_item, condition=Item.pk.does_not_exist() | (Item.id == entry["id"]), label=("alias", index)
+                )
                 by_entity.setdefault(entry["id"], []).append(entry["alias"])
             first_entry = {e["id"]: i for i, e in reversed(list(enumerate(entries)))}
             for entity_id, names in by_entity.items():
                 entry = entries[first_entry[entity_id]]
                 target = Item(entity_pk(ctx.tenant_id, entity_id), ENTITY_SK)
                 condition = Item.pk.exists() & Item.deletedAt.does_not_exist() & (Item.type == entry["type"])
-                tx.update(target, actions=[Item.aliases[ctx.integration_key].add(set(names))], condition=condition, label=("entity", first_entry[entity_id]))
+                tx.update(
+                    target,
+                    actions=[Item.aliases[ctx.integration_key].add(set(names))],
+                    condition=condition,
+                    label=("entity", first_entry[entity_id]),
+                )
     except TransactionCancelled as err:
         for what, index in sorted(err.failed, key=lambda label: label[1]):
             entry = entries[index]
@@ -106,7 +113,12 @@ def resolve_many(ctx: CallContext, aliases: list[str], entity_ids: list[str]) ->
     alias_items = fetch_many([(alias_pk(ctx, a), ALIAS_SK) for a in dict.fromkeys(aliases)])
     by_alias = [_entry(item) for item in alias_items]
     wanted_ids = [i for i in dict.fromkeys(entity_ids) if ids.looks_like_id(i)]
-    live = {item.id: item for item in fetch_entities([entity_pk(ctx.tenant_id, i) for i in dict.fromkeys(wanted_ids + [e["id"] for e in by_alias])])}
+    live = {
+        item.id: item
+        for item in fetch_entities(
+            [entity_pk(ctx.tenant_id, i) for i in dict.fromkeys(wanted_ids + [e["id"] for e in by_alias])]
+        )
+    }
     for entry in by_alias:
         if entry["id"] in live and entry["type"] in ENTITY_TYPES and (entry["alias"], entry["id"]) not in seen:
             seen.add((entry["alias"], entry["id"]))

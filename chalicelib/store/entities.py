@@ -79,7 +79,9 @@ def no_index_actions() -> list[Any]:
 # --- reads ----------------------------------------------------------------------------
 
 
-def get_item(ctx: CallContext, etype: EntityType, entity_id: str, *, include_deleted: bool = False, path: str = "") -> Item:
+def get_item(
+    ctx: CallContext, etype: EntityType, entity_id: str, *, include_deleted: bool = False, path: str = ""
+) -> Item:
     if ids.prefix_of(entity_id) != etype.prefix:
         raise _missing(etype, entity_id, path)
     try:
@@ -115,10 +117,16 @@ def matching_keys(index: Any, hash_key: str, condition: Any, checks: dict[str, s
     hits = index.query(hash_key, condition, attributes_to_get=["PK", *checks], limit=config.COUNT_LIMIT + 1)
     read = list(hits)
     capped = len(read) > config.COUNT_LIMIT
-    return [hit.pk for hit in read[: config.COUNT_LIMIT] if all(getattr(hit, attr) == expected for attr, expected in checks.items())], capped
+    return [
+        hit.pk
+        for hit in read[: config.COUNT_LIMIT]
+        if all(getattr(hit, attr) == expected for attr, expected in checks.items())
+    ], capped
 
 
-def list_page(ctx: CallContext, etype: EntityType, filters: dict[str, Any], limit: int, offset: int) -> tuple[list[Item], int, bool]:
+def list_page(
+    ctx: CallContext, etype: EntityType, filters: dict[str, Any], limit: int, offset: int
+) -> tuple[list[Item], int, bool]:
     """One page of live entities in creation order, the total, and whether counting stopped
     at config.COUNT_LIMIT (capped).
 
@@ -161,7 +169,11 @@ def _live() -> Condition:
 
 
 def _stamp(ctx: CallContext, item: Item) -> list[Any]:
-    return [Item.version.set(int(item.version) + 1), Item.updatedAt.set(clock.now_iso()), Item.changedBy.set(ctx.stamp())]
+    return [
+        Item.version.set(int(item.version) + 1),
+        Item.updatedAt.set(clock.now_iso()),
+        Item.changedBy.set(ctx.stamp()),
+    ]
 
 
 def create(
@@ -259,12 +271,18 @@ def replace_data(ctx: CallContext, etype: EntityType, entity_id: str, data: dict
     return _replace_data(ctx, etype, item, item.data_dict(), data, arg="")
 
 
-def _replace_data(ctx: CallContext, etype: EntityType, item: Item, before: dict[str, Any], data: dict[str, Any], *, arg: str) -> Item:
+def _replace_data(
+    ctx: CallContext, etype: EntityType, item: Item, before: dict[str, Any], data: dict[str, Any], *, arg: str
+) -> Item:
     """Store new data for a live entity, moving its reference edges and index keys along."""
     entity_id = item.id or ""
     old = set(refs.outbound(etype, before, self_id=entity_id, arg=arg))
     new = set(refs.outbound(etype, data, self_id=entity_id, arg=arg))
-    actions = [Item.data.set(data), *_stamp(ctx, item), *_index_actions(index_keys(ctx.tenant_id, etype, entity_id, data))]
+    actions = [
+        Item.data.set(data),
+        *_stamp(ctx, item),
+        *_index_actions(index_keys(ctx.tenant_id, etype, entity_id, data)),
+    ]
     condition = (Item.version == item.version) & Item.deletedAt.does_not_exist()
     take, release = uniques.claims(etype, before, data), uniques.claims(etype, data, before)
     if old == new and not take and not release:
@@ -284,7 +302,8 @@ def soft_delete(ctx: CallContext, etype: EntityType, entity_id: str, *, path: st
     if referrers:
         listed = ", ".join(f"{r['type']} {r['id']} ({r['path']})" for r in referrers[:5])
         raise Conflict(
-            f"{etype.name} {entity_id} is still referenced by live entities: {listed}{', ...' if len(referrers) > 5 else ''}. Change or delete those first.",
+            f"{etype.name} {entity_id} is still referenced by live entities: "
+            f"{listed}{', ...' if len(referrers) > 5 else ''}. Change or delete those first.",
             code=codes.STILL_REFERENCED,
             extra={"referencedBy": referrers},
         )
@@ -294,7 +313,15 @@ def soft_delete(ctx: CallContext, etype: EntityType, entity_id: str, *, path: st
     if not outbound:
         _update_one(item, actions, condition, etype)
         return item
-    _write_with_edges(ctx, etype, item, lambda tx: tx.update(item, actions=actions, condition=condition, label="self"), [], outbound, arg=path)
+    _write_with_edges(
+        ctx,
+        etype,
+        item,
+        lambda tx: tx.update(item, actions=actions, condition=condition, label="self"),
+        [],
+        outbound,
+        arg=path,
+    )
     return get_item(ctx, etype, entity_id, include_deleted=True)  # a transaction answers nothing: read the stamped item
 
 
@@ -304,18 +331,37 @@ def restore(ctx: CallContext, etype: EntityType, entity_id: str, *, path: str) -
     if not item.deletedAt:
         raise Conflict(f"{etype.name} {entity_id} is not deleted.", code=codes.NOT_DELETED)
     if item.data_dict().get("mergedInto"):
-        raise Conflict(f"{etype.name} {entity_id} was merged into {item.data_dict()['mergedInto']}; it cannot be restored.", code=codes.MERGED)
+        raise Conflict(
+            f"{etype.name} {entity_id} was merged into {item.data_dict()['mergedInto']}; it cannot be restored.",
+            code=codes.MERGED,
+        )
     data = item.data_dict()
-    actions = [Item.deletedAt.remove(), *_stamp(ctx, item), *_index_actions(index_keys(ctx.tenant_id, etype, entity_id, data))]
+    actions = [
+        Item.deletedAt.remove(),
+        *_stamp(ctx, item),
+        *_index_actions(index_keys(ctx.tenant_id, etype, entity_id, data)),
+    ]
     condition = (Item.version == item.version) & Item.deletedAt.exists()
     outbound = refs.outbound(etype, data, self_id=entity_id, arg=path)
     if not outbound:
         _update_one(item, actions, condition, etype)
         return item
     try:
-        _write_with_edges(ctx, etype, item, lambda tx: tx.update(item, actions=actions, condition=condition, label="self"), outbound, [], arg=path)
+        _write_with_edges(
+            ctx,
+            etype,
+            item,
+            lambda tx: tx.update(item, actions=actions, condition=condition, label="self"),
+            outbound,
+            [],
+            arg=path,
+        )
     except NotFound as err:
-        raise Conflict(f"It references a deleted entity; restore that first. {err.detail}", code=codes.REFERENCE_DELETED, errors=err.errors) from err
+        raise Conflict(
+            f"It references a deleted entity; restore that first. {err.detail}",
+            code=codes.REFERENCE_DELETED,
+            errors=err.errors,
+        ) from err
     return get_item(ctx, etype, entity_id)
 
 
@@ -403,7 +449,9 @@ def repoint_inbound(ctx: CallContext, source_id: str, target_id: str) -> int:
                 etype.check(data, referrer_id)
             except Invalid as err:
                 raise Conflict(
-                    f"Repointing {etype.name} {referrer_id} would break its rules: {err.detail}", code=codes.MERGE_CONFLICT, errors=err.errors
+                    f"Repointing {etype.name} {referrer_id} would break its rules: {err.detail}",
+                    code=codes.MERGE_CONFLICT,
+                    errors=err.errors,
                 ) from err
         planned.append((etype, item, before, data))
     for etype, item, before, data in planned:

@@ -50,7 +50,9 @@ THROTTLE_CODES = frozenset(
     }
 )
 CONFLICT_CODES = frozenset({"TransactionConflict", "TransactionConflictException", "TransactionInProgressException"})
-UNAVAILABLE_CODES = frozenset({"InternalServerError", "InternalFailure", "InternalError", "ServiceUnavailable", "ServiceUnavailableException"})
+UNAVAILABLE_CODES = frozenset(
+    {"InternalServerError", "InternalFailure", "InternalError", "ServiceUnavailable", "ServiceUnavailableException"}
+)
 
 THROTTLED_RETRY_AFTER = 1
 CONFLICT_RETRY_AFTER = 1
@@ -66,7 +68,8 @@ def throttled() -> Throttled:
 
 def conflict() -> Unavailable:
     return Unavailable(
-        "The write collided with a concurrent transaction on the same data and was not applied; send the same request again.",
+        "The write collided with a concurrent transaction on the same data and was not applied; "
+        "send the same request again.",
         code=codes.TRANSACTION_CONFLICT,
         headers={"Retry-After": str(CONFLICT_RETRY_AFTER)},
     )
@@ -74,7 +77,8 @@ def conflict() -> Unavailable:
 
 def unavailable() -> Unavailable:
     return Unavailable(
-        "A service this request depends on is unavailable; this request did not complete. Retry after the time in Retry-After.",
+        "A service this request depends on is unavailable; this request did not complete. "
+        "Retry after the time in Retry-After.",
         headers={"Retry-After": str(UNAVAILABLE_RETRY_AFTER)},
     )
 

@@ -75,9 +75,10 @@ def _still_pending(claimed_at: int, now: int) -> Conflict:
             headers={"Retry-After": str(wait)},
         )
     return Conflict(
-        f"The request that claimed this Idempotency-Key at {clock.iso(dt.datetime.fromtimestamp(claimed_at, dt.UTC))} ended without"
-        " an answer: it may or may not have taken effect. Check (a list query or audit.list shows its changes), then send"
-        " the request with a new Idempotency-Key if it is still needed.",
+        "The request that claimed this Idempotency-Key at "
+        f"{clock.iso(dt.datetime.fromtimestamp(claimed_at, dt.UTC))} ended without an answer:"
+        " it may or may not have taken effect. Check (a list query or audit.list shows its changes),"
+        " then send the request with a new Idempotency-Key if it is still needed.",
         code=codes.IDEMPOTENCY_OUTCOME_UNKNOWN,
     )
 

@@ -118,21 +118,35 @@ def create(name: str, contact: str, allowed_scopes: list[str]) -> dict[str, Any]
         gsi1pk=LIST_PK,
         gsi1sk=integration_id,
     )
-    claim = Item(_name_pk(name), NAME_SK, type="integrationName", id=integration_id, data={"name": name}, createdAt=now, changedBy=stamp)
+    claim = Item(
+        _name_pk(name),
+        NAME_SK,
+        type="integrationName",
+        id=integration_id,
+        data={"name": name},
+        createdAt=now,
+        changedBy=stamp,
+    )
     try:
         with Transaction() as tx:
             tx.save(claim, condition=Item.pk.does_not_exist(), label="name")
             tx.save(item, condition=Item.pk.does_not_exist())
     except TransactionCancelled as err:
         if "name" in err.failed:
-            raise Conflict(f"An integration named {name!r} exists already (names ignore case).", code=codes.INTEGRATION_NAME_TAKEN) from err
-        raise Conflict("Creating the integration collided with another write; retry.", code=codes.WRITE_CONFLICT) from err
+            raise Conflict(
+                f"An integration named {name!r} exists already (names ignore case).", code=codes.INTEGRATION_NAME_TAKEN
+            ) from err
+        raise Conflict(
+            "Creating the integration collided with another write; retry.", code=codes.WRITE_CONFLICT
+        ) from err
     return wire(item)
 
 
 def _get_item(integration_id: str) -> Item:
     if ids.prefix_of(integration_id) != "int":
-        raise NotFound(f"No integration {integration_id} (integration ids look like int_01J...).", code=codes.INTEGRATION_NOT_FOUND)
+        raise NotFound(
+            f"No integration {integration_id} (integration ids look like int_01J...).", code=codes.INTEGRATION_NOT_FOUND
+        )
     try:
         return Item.get(integration_pk(integration_id), INTEGRATION_SK, consistent_read=True)
     except Item.DoesNotExist:
@@ -168,7 +182,13 @@ _STILL_ENABLED = Item.pk.exists() & (Item.data["disabled"] == False)  # noqa: E7
 def _seen_by_tenant(integration: Item, **changes: Any) -> dict[str, Any]:
     """What a connection holds of its integration: the tenant's audit trail shows it."""
     data = integration.data_dict()
-    return {"name": data["name"], "contact": data.get("contact"), "allowedScopes": list(data.get("allowedScopes", [])), "disabled": False, **changes}
+    return {
+        "name": data["name"],
+        "contact": data.get("contact"),
+        "allowedScopes": list(data.get("allowedScopes", [])),
+        "disabled": False,
+        **changes,
+    }
 
 
 def connect(integration_id: str, tenant_id: str) -> dict[str, Any]:
@@ -192,7 +212,9 @@ def connect(integration_id: str, tenant_id: str) -> dict[str, Any]:
     )
     try:
         with Transaction() as tx:
-            tx.condition_check(integration_pk(integration_id), INTEGRATION_SK, condition=_STILL_ENABLED, label="integration")
+            tx.condition_check(
+                integration_pk(integration_id), INTEGRATION_SK, condition=_STILL_ENABLED, label="integration"
+            )
             tx.save(item, condition=Item.pk.does_not_exist(), label="connection")
     except TransactionCancelled as err:
         if "integration" in err.failed:
@@ -224,7 +246,10 @@ def connected_tenants(integration_id: str) -> list[dict[str, Any]]:
 
 def integrations_of_tenant(tenant_id: str) -> list[str]:
     """Ids of the integrations connected to a tenant."""
-    return [hit.pk.removeprefix("integration#") for hit in INDEXES[1].query(connection_list_pk(tenant_id), attributes_to_get=["PK"])]
+    return [
+        hit.pk.removeprefix("integration#")
+        for hit in INDEXES[1].query(connection_list_pk(tenant_id), attributes_to_get=["PK"])
+    ]
 
 
 # --- keys ---------------------------------------------------------------------------------
@@ -245,7 +270,9 @@ def _expiry(value: str | None) -> str | None:
     return expires
 
 
-def issue_key(integration_id: str, tenant_id: str, agent_name: str, scopes: list[str], expires_at: str | None = None) -> tuple[dict[str, Any], str]:
+def issue_key(
+    integration_id: str, tenant_id: str, agent_name: str, scopes: list[str], expires_at: str | None = None
+) -> tuple[dict[str, Any], str]:
     """A key of `tenant_id` for the integration's agent, within the integration's allowed
     scopes; answers the key record and its secret (shown once, stored only as a hash)."""
     integration = _enabled(integration_id)
@@ -254,14 +281,16 @@ def issue_key(integration_id: str, tenant_id: str, agent_name: str, scopes: list
     if _connection(integration_id, tenant_id) is None:
         keys.get_tenant(tenant_id)  # an unknown tenant answers 404 rather than "not connected"
         raise Forbidden(
-            f"Integration {integration_id} is not connected to tenant {tenant_id}; connect it first (pmctl integrations connect).",
+            f"Integration {integration_id} is not connected to tenant {tenant_id}; "
+            "connect it first (pmctl integrations connect).",
             code=codes.INTEGRATION_NOT_CONNECTED,
         )
     allowed = frozenset(integration.data_dict().get("allowedScopes", []))
     beyond = [s for s in wanted if not auth.has_scope(allowed, s)]
     if beyond:
         raise Forbidden(
-            f"Integration {integration_id} may not hold {', '.join(beyond)}; its allowed scopes are {', '.join(sorted(allowed))}.",
+            f"Integration {integration_id} may not hold {', '.join(beyond)}; "
+            f"its allowed scopes are {', '.join(sorted(allowed))}.",
             code=codes.SCOPE_ESCALATION,
         )
     ctx = _ctx(tenant_id, integration_id, wanted, "pmctl.keys.issue")
@@ -280,11 +309,16 @@ def issue_key(integration_id: str, tenant_id: str, agent_name: str, scopes: list
         # Written only while the integration is still enabled: a disable that ran meanwhile
         # either sees this link, or this write fails and the new key is disabled here.
         with Transaction() as tx:
-            tx.condition_check(integration_pk(integration_id), INTEGRATION_SK, condition=_STILL_ENABLED, label="integration")
+            tx.condition_check(
+                integration_pk(integration_id), INTEGRATION_SK, condition=_STILL_ENABLED, label="integration"
+            )
             tx.save(link)
     except TransactionCancelled as err:
         keys.disable_key(_ctx(tenant_id, integration_id, [], "pmctl.keys.issue"), record["id"])
-        raise Forbidden(f"Integration {integration_id} was disabled while the key was issued; the key is disabled.", code=codes.INTEGRATION_DISABLED) from err
+        raise Forbidden(
+            f"Integration {integration_id} was disabled while the key was issued; the key is disabled.",
+            code=codes.INTEGRATION_DISABLED,
+        ) from err
     except Exception:
         # throttled or unavailable (store/faults.py): a key without its link would escape a
         # later disable of the integration, so it must not stay usable
@@ -303,7 +337,9 @@ def issued_keys(integration_id: str) -> list[dict[str, Any]]:
 def _keys_carrying(integration_id: str, tenant_id: str) -> list[str]:
     """Ids of the tenant's keys that carry the integration id (also those its own admin keys made)."""
     pks = [hit.pk for hit in INDEXES[1].query(f"{tenant_id}#{keys.API_KEY.name}", attributes_to_get=["PK"])]
-    return [item.id for item in fetch_entities(pks) if item.id and item.data_dict().get("integrationId") == integration_id]
+    return [
+        item.id for item in fetch_entities(pks) if item.id and item.data_dict().get("integrationId") == integration_id
+    ]
 
 
 def _disable_connections(integration: Item, stamp: Any) -> None:
@@ -314,7 +350,10 @@ def _disable_connections(integration: Item, stamp: Any) -> None:
         if connection.data_dict().get("disabled"):
             continue
         seen = _seen_by_tenant(integration, disabled=True, disabledAt=disabled_at)
-        connection.update(actions=[Item.data.set(seen), Item.updatedAt.set(clock.now_iso()), stamp, Item.version.add(1)], condition=Item.pk.exists())
+        connection.update(
+            actions=[Item.data.set(seen), Item.updatedAt.set(clock.now_iso()), stamp, Item.version.add(1)],
+            condition=Item.pk.exists(),
+        )
 
 
 def disable(integration_id: str) -> dict[str, Any]:
@@ -326,7 +365,13 @@ def disable(integration_id: str) -> dict[str, Any]:
     if not item.data_dict().get("disabled"):
         now = clock.now_iso()
         item.update(
-            actions=[Item.data["disabled"].set(True), Item.data["disabledAt"].set(now), Item.updatedAt.set(now), stamp, Item.version.add(1)],
+            actions=[
+                Item.data["disabled"].set(True),
+                Item.data["disabledAt"].set(now),
+                Item.updatedAt.set(now),
+                stamp,
+                Item.version.add(1),
+            ],
             condition=Item.pk.exists(),
         )
     _disable_connections(_get_item(integration_id), stamp)
@@ -337,7 +382,9 @@ def disable(integration_id: str) -> dict[str, Any]:
     disabled = []
     for key_id, tenant_id in sorted(targets.items()):
         try:
-            before = get_item(_ctx(tenant_id, integration_id, [], "pmctl.integrations.disable"), keys.API_KEY, key_id, path="apiKey")
+            before = get_item(
+                _ctx(tenant_id, integration_id, [], "pmctl.integrations.disable"), keys.API_KEY, key_id, path="apiKey"
+            )
         except NotFound:
             continue
         if before.data_dict().get("disabled"):

@@ -24,14 +24,18 @@ TENANT_SK = "tenant"
 TENANTS_INDEX = "tenants"  # gsi1 partition listing every tenant (for the operator)
 LOOKUP_SK = "lookup"
 # Indexed by integration: an integration's key lists only its integration's keys (list_keys).
-API_KEY = EntityType(name="apiKey", plural="apiKeys", prefix="key", area="admin", aliasable=False, filters=("integrationId",))
+API_KEY = EntityType(
+    name="apiKey", plural="apiKeys", prefix="key", area="admin", aliasable=False, filters=("integrationId",)
+)
 
 
 def _signup_guard_pk(email: str) -> str:
     return "signup#" + hashlib.sha256(email.strip().lower().encode()).hexdigest()
 
 
-def create_tenant(company_name: str, email: str, agent_name: str, trial: dt.timedelta) -> tuple[dict[str, Any], dict[str, Any], str]:
+def create_tenant(
+    company_name: str, email: str, agent_name: str, trial: dt.timedelta
+) -> tuple[dict[str, Any], dict[str, Any], str]:
     """Tenant, its first key (every scope) and the secret, in one transaction; the trial
     ends `trial` after this moment. One sign-up per e-mail address: a second answers 409."""
     tenant_id = ids.new_id("ten")
@@ -83,7 +87,9 @@ def tenant_wire(item: Item) -> dict[str, Any]:
     return {"id": item.id, **wire, "createdAt": item.createdAt, "updatedAt": item.updatedAt}
 
 
-def _key_items(ctx: CallContext, agent_name: str, scopes: list[str], person_id: str | None, expires_at: str | None) -> tuple[Item, Item, str]:
+def _key_items(
+    ctx: CallContext, agent_name: str, scopes: list[str], person_id: str | None, expires_at: str | None
+) -> tuple[Item, Item, str]:
     key_id = ids.new_id("key")
     secret = auth.new_secret()
     now = clock.now_iso()
@@ -100,8 +106,19 @@ def _key_items(ctx: CallContext, agent_name: str, scopes: list[str], person_id: 
     lookup_pk = auth.lookup_pk(auth.secret_hash(secret))
     # The record keeps the lookup item's key (a hash, not the secret) so disable() can reach it.
     record_data = {**facts, "prefix": secret[:12], "createdByKeyId": ctx.key_id or None, "lookupPk": lookup_pk}
-    common: dict[str, Any] = {"type": API_KEY.name, "tenantId": ctx.tenant_id, "id": key_id, "createdAt": now, "updatedAt": now, "changedBy": ctx.stamp()}
-    indexes = {name: value for name, value in index_keys(ctx.tenant_id, API_KEY, key_id, record_data).items() if value is not None}
+    common: dict[str, Any] = {
+        "type": API_KEY.name,
+        "tenantId": ctx.tenant_id,
+        "id": key_id,
+        "createdAt": now,
+        "updatedAt": now,
+        "changedBy": ctx.stamp(),
+    }
+    indexes = {
+        name: value
+        for name, value in index_keys(ctx.tenant_id, API_KEY, key_id, record_data).items()
+        if value is not None
+    }
     record = Item(entity_pk(ctx.tenant_id, key_id), ENTITY_SK, data=_compact(record_data), **indexes, **common)
     lookup = Item(lookup_pk, LOOKUP_SK, data=_compact(facts), **common)
     return record, lookup, secret
@@ -129,7 +146,9 @@ def _live(keys_of_agent: dict[str, Any]) -> dict[str, Any]:
     return {key_id: expires for key_id, expires in keys_of_agent.items() if not expires or expires > now}
 
 
-def _guard_write(tx: Transaction, ctx: CallContext, agent_name: str, key_id: str | None, remove: str | None, expires_at: str | None) -> None:
+def _guard_write(
+    tx: Transaction, ctx: CallContext, agent_name: str, key_id: str | None, remove: str | None, expires_at: str | None
+) -> None:
     """Adds `key_id` to (or removes `remove` from) the agent's guard inside `tx`."""
     pk = _guard_pk(ctx.tenant_id, ctx.integration_key, agent_name)
     try:
@@ -150,7 +169,15 @@ def _guard_write(tx: Transaction, ctx: CallContext, agent_name: str, key_id: str
         current[key_id] = expires_at or ""
     now = clock.now_iso()
     if guard is None:
-        fresh = Item(pk, "agent", type="agentGuard", tenantId=ctx.tenant_id, data={"agentName": agent_name, "keys": current}, createdAt=now, updatedAt=now)
+        fresh = Item(
+            pk,
+            "agent",
+            type="agentGuard",
+            tenantId=ctx.tenant_id,
+            data={"agentName": agent_name, "keys": current},
+            createdAt=now,
+            updatedAt=now,
+        )
         tx.save(fresh, condition=Item.pk.does_not_exist(), label="agent")
     else:
         tx.update(
@@ -168,11 +195,16 @@ def expiry(requested: str | None) -> str:
     if requested is None:
         return clock.iso(now + dt.timedelta(days=config.DEFAULT_KEY_DAYS))
     if requested > latest:
-        raise invalid_at("apiKey.expiresAt", f"at most {config.MAX_KEY_DAYS} days ahead (until {latest}); rotate keys before they expire")
+        raise invalid_at(
+            "apiKey.expiresAt",
+            f"at most {config.MAX_KEY_DAYS} days ahead (until {latest}); rotate keys before they expire",
+        )
     return requested
 
 
-def create_key(ctx: CallContext, agent_name: str, scopes: list[str], person_id: str | None, expires_at: str | None) -> tuple[dict[str, Any], str]:
+def create_key(
+    ctx: CallContext, agent_name: str, scopes: list[str], person_id: str | None, expires_at: str | None
+) -> tuple[dict[str, Any], str]:
     """A key for `agent_name` in the caller's tenant and integration. `expires_at` None takes
     the default lifetime; an agent with one live key gets a second (rotation), not a third."""
     expires_at = expiry(expires_at)
@@ -188,7 +220,9 @@ def create_key(ctx: CallContext, agent_name: str, scopes: list[str], person_id: 
     except TransactionCancelled as err:
         if "person" in err.failed:
             raise not_found_at("apiKey.person", f"No contact with id {person_id} in this tenant.") from err
-        raise Conflict("Creating the key collided with another request for this agent; retry.", code=codes.WRITE_CONFLICT) from err
+        raise Conflict(
+            "Creating the key collided with another request for this agent; retry.", code=codes.WRITE_CONFLICT
+        ) from err
     return key_wire(record), secret
 
 
@@ -207,18 +241,33 @@ def disable_key(ctx: CallContext, key_id: str) -> dict[str, Any]:
         return key_wire(record)
     now = clock.now_iso()
     data["disabled"] = True
-    owner = CallContext(tenant_id=ctx.tenant_id, key_id=ctx.key_id, agent_name=ctx.agent_name, scopes=ctx.scopes, integration_id=data.get("integrationId"))
+    owner = CallContext(
+        tenant_id=ctx.tenant_id,
+        key_id=ctx.key_id,
+        agent_name=ctx.agent_name,
+        scopes=ctx.scopes,
+        integration_id=data.get("integrationId"),
+    )
     try:
         with Transaction() as tx:
             tx.update(
                 record,
-                actions=[Item.data["disabled"].set(True), Item.updatedAt.set(now), Item.changedBy.set(ctx.stamp()), Item.version.add(1)],
+                actions=[
+                    Item.data["disabled"].set(True),
+                    Item.updatedAt.set(now),
+                    Item.changedBy.set(ctx.stamp()),
+                    Item.version.add(1),
+                ],
                 condition=Item.pk.exists(),
             )
-            tx.update(Item(data["lookupPk"], LOOKUP_SK), actions=[Item.data["disabled"].set(True)], condition=Item.pk.exists())
+            tx.update(
+                Item(data["lookupPk"], LOOKUP_SK), actions=[Item.data["disabled"].set(True)], condition=Item.pk.exists()
+            )
             _guard_write(tx, owner, data["agentName"], None, key_id, None)
     except TransactionCancelled as err:
-        raise Conflict("Disabling the key collided with another change of this agent's keys; retry.", code=codes.WRITE_CONFLICT) from err
+        raise Conflict(
+            "Disabling the key collided with another change of this agent's keys; retry.", code=codes.WRITE_CONFLICT
+        ) from err
     auth.forget_key(key_id)
     record.data = data
     record.updatedAt = now
@@ -272,7 +321,9 @@ OPERATOR = {"agentName": OPERATOR_AGENT, "channel": OPERATOR_CHANNEL}
 def _update_tenant(tenant_id: str, actions: list[Any], operation: str) -> dict[str, Any]:
     tenant = get_tenant(tenant_id)
     stamp = Item.changedBy.set({**OPERATOR, "operation": operation})
-    tenant.update(actions=[*actions, Item.updatedAt.set(clock.now_iso()), Item.version.add(1), stamp], condition=Item.pk.exists())
+    tenant.update(
+        actions=[*actions, Item.updatedAt.set(clock.now_iso()), Item.version.add(1), stamp], condition=Item.pk.exists()
+    )
     from chalicelib import account  # cycle: account imports store.keys (known: store.keys -> account in pyproject.toml)
 
     account.forget_tenant(tenant_id)
@@ -288,4 +339,8 @@ def set_plan(tenant_id: str, plan: str, trial_ends_at: str | None) -> dict[str, 
 
 def set_throttle(tenant_id: str, throttle: dict[str, Any] | None) -> dict[str, Any]:
     """The tenant's throttle settings (`perKey`, `operations`); None returns to the defaults."""
-    return _update_tenant(tenant_id, [Item.data["throttle"].set(throttle) if throttle else Item.data["throttle"].remove()], "tenants.throttle")
+    return _update_tenant(
+        tenant_id,
+        [Item.data["throttle"].set(throttle) if throttle else Item.data["throttle"].remove()],
+        "tenants.throttle",
+    )

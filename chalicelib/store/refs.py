@@ -48,14 +48,25 @@ def edge_key(ctx: CallContext, source_id: str, ref: Ref) -> tuple[str, str]:
 
 def edge_item(ctx: CallContext, etype: EntityType, source_id: str, ref: Ref) -> Item:
     pk, sk = edge_key(ctx, source_id, ref)
-    return Item(pk, sk, type="ref", tenantId=ctx.tenant_id, id=source_id, data={"sourceType": etype.name, "sourceId": source_id, "path": ref.path})
+    return Item(
+        pk,
+        sk,
+        type="ref",
+        tenantId=ctx.tenant_id,
+        id=source_id,
+        data={"sourceType": etype.name, "sourceId": source_id, "path": ref.path},
+    )
 
 
 def inbound(ctx: CallContext, target_id: str, limit: int | None = None) -> list[dict[str, str]]:
     """Live entities referencing the target: [{type, id, path}], one Query (per ~1 MB),
     or the first `limit` of them."""
-    hits = Item.query(f"{ctx.tenant_id}#{target_id}", Item.sk.startswith(EDGE_PREFIX), consistent_read=True, limit=limit)
-    return [{"type": d["sourceType"], "id": d["sourceId"], "path": d["path"]} for d in (hit.data_dict() for hit in hits)]
+    hits = Item.query(
+        f"{ctx.tenant_id}#{target_id}", Item.sk.startswith(EDGE_PREFIX), consistent_read=True, limit=limit
+    )
+    return [
+        {"type": d["sourceType"], "id": d["sourceId"], "path": d["path"]} for d in (hit.data_dict() for hit in hits)
+    ]
 
 
 def set_at(data: dict[str, Any], path: str, value: Any) -> None:

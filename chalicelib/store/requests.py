@@ -35,7 +35,14 @@ def record(ctx: CallContext, *, operation: str, method: str, status: int, ms: fl
         data["sourceIp"] = source_ip
     expires = int((moment + dt.timedelta(days=config.REQUEST_LOG_DAYS)).timestamp())
     try:
-        Item(_pk(ctx.tenant_id, ctx.key_id), f"{data['at']}#{ctx.request_id}", type=TYPE, tenantId=ctx.tenant_id, data=data, expiresAt=expires).save()
+        Item(
+            _pk(ctx.tenant_id, ctx.key_id),
+            f"{data['at']}#{ctx.request_id}",
+            type=TYPE,
+            tenantId=ctx.tenant_id,
+            data=data,
+            expiresAt=expires,
+        ).save()
     except Exception:  # noqa: BLE001 - bookkeeping must never fail the request it rides on
         logger.exception("could not record the request", extra={"keyId": ctx.key_id})
 

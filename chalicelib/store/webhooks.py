@@ -34,7 +34,9 @@ def new_secret() -> str:
 def secret_item(tenant_id: str, webhook_id: str, secret: str, authorization: str | None) -> Item:
     """The companion written with the webhook (store.create's `companions`)."""
     data = {"secret": secret, **({"authorizationHeader": authorization} if authorization else {})}
-    return Item(entity_pk(tenant_id, webhook_id), SECRET_SK, type="webhookSecret", tenantId=tenant_id, id=webhook_id, data=data)
+    return Item(
+        entity_pk(tenant_id, webhook_id), SECRET_SK, type="webhookSecret", tenantId=tenant_id, id=webhook_id, data=data
+    )
 
 
 def set_authorization(tenant_id: str, webhook_id: str, header: str | None) -> None:
@@ -62,7 +64,9 @@ def health(tenant_id: str, webhook_id: str) -> dict[str, Any]:
 
 
 def _health_item(tenant_id: str, webhook_id: str) -> Item:
-    return Item(entity_pk(tenant_id, webhook_id), HEALTH_SK, type="webhookHealth", tenantId=tenant_id, id=webhook_id, data={})
+    return Item(
+        entity_pk(tenant_id, webhook_id), HEALTH_SK, type="webhookHealth", tenantId=tenant_id, id=webhook_id, data={}
+    )
 
 
 def lease_slot(slot: int) -> str:
@@ -78,7 +82,9 @@ def claim_lease(tenant_id: str, webhook_id: str, slot: int, now: float, until: f
     try:
         item.update(
             actions=[field.set(until)],
-            condition=Item.pk.exists() & (field.does_not_exist() | (field < now)) & (rest.does_not_exist() | (rest < now)),
+            condition=Item.pk.exists()
+            & (field.does_not_exist() | (field < now))
+            & (rest.does_not_exist() | (rest < now)),
         )
     except UpdateError as err:
         if err.cause_response_code == "ConditionalCheckFailedException":
@@ -100,7 +106,9 @@ def record(
     made it before the lease was claimed). `keep_first` fields are set only where unset."""
     actions: list[Any] = [Item.data[k].set(v) for k, v in set_fields.items()]
     actions += [Item.data[k].set(Item.data[k] | v) for k, v in (keep_first or {}).items()]
-    actions += [Item.data[k].remove() for k in (*remove_fields, *([lease_slot(release)] if release is not None else []))]
+    actions += [
+        Item.data[k].remove() for k in (*remove_fields, *([lease_slot(release)] if release is not None else []))
+    ]
     if actions:
         _health_item(tenant_id, webhook_id).update(actions=actions, condition=Item.pk.exists())
 
@@ -109,7 +117,12 @@ def disable(tenant_id: str, webhook_id: str, reason: str) -> None:
     """Stop a webhook's deliveries and say why (the tenant sees it on webhooks.show; the change
     reaches the stream like any other, so subscribers' caches drop it)."""
     hook = Item(entity_pk(tenant_id, webhook_id), ENTITY_SK)
-    actions = [Item.data["enabled"].set(False), Item.data["disabledReason"].set(reason), Item.data["disabledAt"].set(clock.now_iso()), Item.version.add(1)]
+    actions = [
+        Item.data["enabled"].set(False),
+        Item.data["disabledReason"].set(reason),
+        Item.data["disabledAt"].set(clock.now_iso()),
+        Item.version.add(1),
+    ]
     try:
         hook.update(actions=actions, condition=Item.pk.exists())
     except UpdateError as err:

@@ -28,9 +28,15 @@ from chalicelib.uploads.zipbounds import MAX_ZIP_DIRECTORY_BYTES, MAX_ZIP_ENTRIE
 # The fields of an entity that holds a file (documents, UVIs): set by the upload, read-only after.
 FILE_FIELDS: dict[str, Any] = {
     "fileName": s.string("Original file name, e.g. NKA_2024_WE12.pdf. Set by the upload.", max_length=500),
-    "contentType": s.string("Media type of the file, e.g. application/pdf, read from its bytes. Set by the upload.", max_length=200),
+    "contentType": s.string(
+        "Media type of the file, e.g. application/pdf, read from its bytes. Set by the upload.", max_length=200
+    ),
     "size": s.integer("File size in bytes. Set by the upload.", minimum=0),
-    "checksum": {"type": "string", "pattern": "^[0-9a-f]{64}$", "description": "SHA-256 of the file, lowercase hex. Set by the upload."},
+    "checksum": {
+        "type": "string",
+        "pattern": "^[0-9a-f]{64}$",
+        "description": "SHA-256 of the file, lowercase hex. Set by the upload.",
+    },
 }
 FILE_READONLY = tuple(FILE_FIELDS)
 
@@ -41,17 +47,22 @@ UNKNOWN_TYPES = frozenset({"application/octet-stream", "binary/octet-stream", ""
 RESOURCE = s.obj(
     {
         # Cleaned rather than refused: names come from users' file systems and browsers.
-        "fileName": s.string("The file's name, e.g. NKA_2024_WE12.pdf. Path parts and control characters are removed.", max_length=500, one_line=False),
+        "fileName": s.string(
+            "The file's name, e.g. NKA_2024_WE12.pdf. Path parts and control characters are removed.",
+            max_length=500,
+            one_line=False,
+        ),
         "contentType": s.string(
-            "The media type the client believes the file has. Optional: the service reads the type from the file's bytes "
-            "and refuses a file whose bytes say otherwise.",
+            "The media type the client believes the file has. "
+            "Optional: the service reads the type from the file's bytes and refuses a file whose bytes say otherwise.",
             max_length=200,
         ),
         "content": {
             "type": "string",
             "maxLength": files.MAX_DIRECT_BODY_BYTES,
             "format": "byte",  # base64 (OpenAPI 3.0); decoding refuses anything else
-            "description": f"The file's bytes, base64-encoded (RFC 4648). At most {files.MAX_DIRECT_BYTES // files.MiB} MiB decoded. "
+            "description": "The file's bytes, base64-encoded (RFC 4648). "
+            f"At most {files.MAX_DIRECT_BYTES // files.MiB} MiB decoded. "
             "With multipart/form-data send the file itself as the part `resource` instead.",
         },
     },
@@ -92,7 +103,12 @@ class Accepted:
 
     def fields(self) -> dict[str, Any]:
         """The file fields of the entity the file belongs to."""
-        return {"fileName": self.file_name, "contentType": self.content_type, "size": self.received.size, "checksum": self.received.checksum}
+        return {
+            "fileName": self.file_name,
+            "contentType": self.content_type,
+            "size": self.received.size,
+            "checksum": self.received.checksum,
+        }
 
 
 def accept(resource: dict[str, Any], path: str) -> Accepted:
@@ -101,7 +117,10 @@ def accept(resource: dict[str, Any], path: str) -> Accepted:
     except (binascii.Error, ValueError):
         raise invalid_at(f"{path}.content", "not valid base64") from None
     if len(content) > files.MAX_DIRECT_BYTES:
-        raise PayloadTooLarge(f"The file has {len(content)} bytes; direct uploads take at most {files.MAX_DIRECT_BYTES}. {files.BULK_HINT}")
+        raise PayloadTooLarge(
+            f"The file has {len(content)} bytes; direct uploads take at most {files.MAX_DIRECT_BYTES}. "
+            f"{files.BULK_HINT}"
+        )
     if not content:
         raise invalid_at(f"{path}.content", "the file is empty", code=codes.EMPTY_FILE)
     received = files.digest([content], files.MAX_DIRECT_BYTES)
@@ -119,15 +138,23 @@ def checked_type(received: files.Received, declared: str, path: str) -> str:
     except ArchiveTooLarge as err:
         raise invalid_at(path, str(err), code=codes.ARCHIVE_TOO_LARGE) from None
     if detected is None:
-        raise invalid_at(path, f"the file's content is not of an allowed type ({', '.join(sorted(sniff.ALLOWED_TYPES))})", code=codes.FILE_TYPE_NOT_ALLOWED)
+        raise invalid_at(
+            path,
+            f"the file's content is not of an allowed type ({', '.join(sorted(sniff.ALLOWED_TYPES))})",
+            code=codes.FILE_TYPE_NOT_ALLOWED,
+        )
     if declared in UNKNOWN_TYPES:
         return detected
     if not sniff.accepts(declared, detected):
-        raise invalid_at(path, f"declared as {declared}, but the file's bytes are {detected}", code=codes.FILE_TYPE_MISMATCH)
+        raise invalid_at(
+            path, f"declared as {declared}, but the file's bytes are {detected}", code=codes.FILE_TYPE_MISMATCH
+        )
     return sniff.stored_type(declared, detected)
 
 
-def store_with_file(ctx: CallContext, etype: EntityType, data: dict[str, Any], accepted: Accepted, *, path: str) -> Item:
+def store_with_file(
+    ctx: CallContext, etype: EntityType, data: dict[str, Any], accepted: Accepted, *, path: str
+) -> Item:
     """Write the file, then the entity; remove the file again if the entity is refused."""
     entity_id = ids.new_id(etype.prefix)
     data = {**data, **accepted.fields()}
@@ -150,14 +177,19 @@ def download(item: Item) -> dict[str, Any]:
     data = item.data_dict()
     if not item.fileKey:
         return {}
-    url, expires = files.download_url(item.fileKey, data.get("fileName") or "file", data.get("contentType") or "application/octet-stream", item.fileVersion)
+    url, expires = files.download_url(
+        item.fileKey,
+        data.get("fileName") or "file",
+        data.get("contentType") or "application/octet-stream",
+        item.fileVersion,
+    )
     return {"downloadUrl": url, "downloadUrlExpiresAt": expires}
 
 
 DOWNLOAD_FIELDS = {
     "downloadUrl": s.string(
-        f"A presigned HTTPS link to the file, valid for {files.DOWNLOAD_URL_SECONDS // 60} minutes; ask again for a fresh one. "
-        "Only on show and upload answers.",
+        f"A presigned HTTPS link to the file, valid for {files.DOWNLOAD_URL_SECONDS // 60} minutes; "
+        "ask again for a fresh one. Only on show and upload answers.",
         max_length=4000,
     ),
     "downloadUrlExpiresAt": s.timestamp("When downloadUrl stops working."),

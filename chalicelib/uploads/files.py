@@ -52,7 +52,11 @@ def s3() -> Any:
         _clients[key] = boto3.client(
             "s3",
             region_name=config.region(),
-            config=Config(signature_version="s3v4", s3={"addressing_style": "path" if key[0] else "virtual"}, max_pool_connections=32),
+            config=Config(
+                signature_version="s3v4",
+                s3={"addressing_style": "path" if key[0] else "virtual"},
+                max_pool_connections=32,
+            ),
         )
     return _clients[key]
 
@@ -110,7 +114,11 @@ def versions(key: str) -> list[str]:
     """The stored versions of exactly this key (none in an unversioned bucket)."""
     found = []
     for page in s3().get_paginator("list_object_versions").paginate(Bucket=bucket(), Prefix=key):
-        found += [v["VersionId"] for v in page.get("Versions", []) + page.get("DeleteMarkers", []) if v["Key"] == key and v["VersionId"] != "null"]
+        found += [
+            v["VersionId"]
+            for v in page.get("Versions", []) + page.get("DeleteMarkers", [])
+            if v["Key"] == key and v["VersionId"] != "null"
+        ]
     return found
 
 
@@ -127,7 +135,12 @@ def download_url(key: str, file_name: str, content_type: str, version: str | Non
     """A presigned GET of the registered version, valid for DOWNLOAD_URL_SECONDS, offering
     the file under its name."""
     disposition = f"attachment; filename*=UTF-8''{quote(file_name, safe='')}"
-    params = {"Bucket": bucket(), "Key": key, "ResponseContentDisposition": disposition, "ResponseContentType": content_type}
+    params = {
+        "Bucket": bucket(),
+        "Key": key,
+        "ResponseContentDisposition": disposition,
+        "ResponseContentType": content_type,
+    }
     if version:
         params["VersionId"] = version
     url = s3().generate_presigned_url("get_object", Params=params, ExpiresIn=DOWNLOAD_URL_SECONDS)

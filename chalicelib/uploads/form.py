@@ -17,15 +17,23 @@ def parse(content_type: str, raw: bytes) -> dict[str, Any]:
     from email import policy  # cold start: email.policy (~3 ms) loads on the first multipart body
 
     if "boundary=" not in content_type.lower():
-        raise Invalid("The multipart/form-data body has no boundary parameter in its Content-Type.", code=codes.MALFORMED_FORM)
-    message = BytesParser(policy=policy.HTTP).parsebytes(b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n" + raw)
+        raise Invalid(
+            "The multipart/form-data body has no boundary parameter in its Content-Type.", code=codes.MALFORMED_FORM
+        )
+    message = BytesParser(policy=policy.HTTP).parsebytes(
+        b"Content-Type: " + content_type.encode("latin-1") + b"\r\n\r\n" + raw
+    )
     if not message.is_multipart() or message.defects:
-        raise Invalid("The multipart/form-data body could not be read; send one part per argument.", code=codes.MALFORMED_FORM)
+        raise Invalid(
+            "The multipart/form-data body could not be read; send one part per argument.", code=codes.MALFORMED_FORM
+        )
     args: dict[str, Any] = {}
     for part in message.iter_parts():
         name = part.get_param("name", header="content-disposition")
         if not isinstance(name, str) or not name:
-            raise Invalid("Every form part needs a name (Content-Disposition: form-data; name=...).", code=codes.MALFORMED_FORM)
+            raise Invalid(
+                "Every form part needs a name (Content-Disposition: form-data; name=...).", code=codes.MALFORMED_FORM
+            )
         if name in args:
             raise Invalid(f"The form has the part {name!r} twice.", code=codes.MALFORMED_FORM)
         payload = part.get_payload(decode=True)
@@ -51,5 +59,7 @@ def _value(name: str, content: bytes) -> Any:
         except ValueError as err:
             raise Invalid(f"The form part {name!r} is not valid JSON ({err}).", code=codes.MALFORMED_FORM) from None
         except RecursionError:
-            raise Invalid(f"The form part {name!r} nests arrays and objects too deeply.", code=codes.MALFORMED_FORM) from None
+            raise Invalid(
+                f"The form part {name!r} nests arrays and objects too deeply.", code=codes.MALFORMED_FORM
+            ) from None
     return text

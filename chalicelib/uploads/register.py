@@ -69,7 +69,9 @@ def handle_event(event: dict[str, Any]) -> dict[str, Any]:
         except (ValueError, KeyError, TypeError):
             logger.exception("unreadable upload notice", extra={"messageId": record.get("messageId")})
             failed.append(str(record.get("messageId")))
-    keys = [key for objects in found.values() for obj in objects if (key := files.parse_upload_key(obj.key)) is not None]
+    keys = [
+        key for objects in found.values() for obj in objects if (key := files.parse_upload_key(obj.key)) is not None
+    ]
     try:
         known = reservations.get_many(keys)
     except Exception:  # noqa: BLE001 - a shortcut only: each notice then reads its own reservation, and fails alone
@@ -105,33 +107,53 @@ def register(obj: StoredObject, known: dict[tuple[str, str, str], Any] | None = 
         return _settled_before(reservation, obj.key)
     if obj.event_time and obj.event_time > wanted["urlExpiresAt"]:
         return _refuse(
-            reservation, obj.key, codes.UPLOAD_EXPIRED.code, f"the file arrived at {obj.event_time}, after its upload URL expired at {wanted['urlExpiresAt']}"
+            reservation,
+            obj.key,
+            codes.UPLOAD_EXPIRED.code,
+            f"the file arrived at {obj.event_time}, after its upload URL expired at {wanted['urlExpiresAt']}",
         )
     try:
         received = files.read(obj.key, limit=int(wanted["size"]))
     except ClientError as err:
         if err.response.get("Error", {}).get("Code") in ("NoSuchKey", "404"):
-            return _refuse(reservation, obj.key, codes.FILE_MISSING.code, "the file was gone before it could be registered")
+            return _refuse(
+                reservation, obj.key, codes.FILE_MISSING.code, "the file was gone before it could be registered"
+            )
         raise
     if received is None:
-        return _refuse(reservation, obj.key, codes.SIZE_MISMATCH.code, f"the upload declared {wanted['size']} bytes but the file has more")
+        return _refuse(
+            reservation,
+            obj.key,
+            codes.SIZE_MISMATCH.code,
+            f"the upload declared {wanted['size']} bytes but the file has more",
+        )
     try:  # the spooled copy (in /tmp past files.SPOOL_BYTES) goes as soon as this file is settled, whatever happens
         if received.size != int(wanted["size"]):
-            return _refuse(reservation, obj.key, codes.SIZE_MISMATCH.code, f"the upload declared {wanted['size']} bytes but the file has {received.size}")
+            return _refuse(
+                reservation,
+                obj.key,
+                codes.SIZE_MISMATCH.code,
+                f"the upload declared {wanted['size']} bytes but the file has {received.size}",
+            )
         return _create_document(reservation, obj.key, received, parsed)
     finally:
         received.content.close()
 
 
 def _create_document(reservation: Any, key: str, received: files.Received, parsed: tuple[str, str, str]) -> str:
-    from chalicelib.resources.documents import DOCUMENT  # cycle: resources.documents imports uploads (known: uploads.register -> resources.documents)
+    from chalicelib.resources.documents import (  # cycle: resources.documents imports uploads
+        # (known: uploads.register -> resources.documents)
+        DOCUMENT,
+    )
 
     tenant_id, batch_id, document_id = parsed
     wanted = reservation.data_dict()
     data = {**(wanted.get("document") or {}), "locationId": wanted["locationId"]}
     try:
         content_type = direct.checked_type(received, wanted["contentType"], "file")
-        data.update(fileName=wanted["fileName"], contentType=content_type, size=received.size, checksum=received.checksum)
+        data.update(
+            fileName=wanted["fileName"], contentType=content_type, size=received.size, checksum=received.checksum
+        )
         actions, condition = reservations.registered_actions(received.checksum, received.version)
         store.create(
             reservations.context_of(reservation),

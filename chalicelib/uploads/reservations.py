@@ -36,12 +36,41 @@ def reserve(ctx: CallContext, batch_id: str, uploads: list[dict[str, Any]], url_
     now = clock.now_iso()
     expires = int((clock.now() + RETENTION).timestamp())
     pk = batch_pk(ctx.tenant_id, batch_id)
-    common: dict[str, Any] = {"tenantId": ctx.tenant_id, "createdAt": now, "updatedAt": now, "changedBy": ctx.stamp(), "expiresAt": expires}
+    common: dict[str, Any] = {
+        "tenantId": ctx.tenant_id,
+        "createdAt": now,
+        "updatedAt": now,
+        "changedBy": ctx.stamp(),
+        "expiresAt": expires,
+    }
     with Item.batch_write() as batch:
-        batch.save(Item(pk, BATCH_SK, type="uploadBatch", id=batch_id, data={"count": len(uploads), "urlExpiresAt": url_expires_at}, **common))
+        batch.save(
+            Item(
+                pk,
+                BATCH_SK,
+                type="uploadBatch",
+                id=batch_id,
+                data={"count": len(uploads), "urlExpiresAt": url_expires_at},
+                **common,
+            )
+        )
         for index, upload in enumerate(uploads):
-            data = {**{k: v for k, v in upload.items() if k != "documentId"}, "index": index, "status": PENDING, "urlExpiresAt": url_expires_at}
-            batch.save(Item(pk, UPLOAD_PREFIX + upload["documentId"], type="upload", id=upload["documentId"], data=data, **common))
+            data = {
+                **{k: v for k, v in upload.items() if k != "documentId"},
+                "index": index,
+                "status": PENDING,
+                "urlExpiresAt": url_expires_at,
+            }
+            batch.save(
+                Item(
+                    pk,
+                    UPLOAD_PREFIX + upload["documentId"],
+                    type="upload",
+                    id=upload["documentId"],
+                    data=data,
+                    **common,
+                )
+            )
 
 
 def get(tenant_id: str, batch_id: str, document_id: str) -> Item | None:
@@ -77,7 +106,9 @@ def statuses(tenant_id: str, batch_id: str) -> tuple[Item | None, list[tuple[str
     except Item.DoesNotExist:
         return None, []
     found = []
-    for item in Item.query(pk, Item.sk.startswith(UPLOAD_PREFIX), consistent_read=True, attributes_to_get=_STATUS_FIELDS):
+    for item in Item.query(
+        pk, Item.sk.startswith(UPLOAD_PREFIX), consistent_read=True, attributes_to_get=_STATUS_FIELDS
+    ):
         data = item.data_dict()
         found.append((int(data.get("index", 0)), item.sk.removeprefix(UPLOAD_PREFIX), str(data["status"])))
     return batch, [(document_id, status) for _, document_id, status in sorted(found)]
@@ -119,7 +150,12 @@ def registered_actions(checksum: str, version: str | None) -> tuple[list[Any], A
     the S3 version registered."""
     now = clock.now_iso()
     data: Any = Item.data
-    actions = [data["status"].set(REGISTERED), data["checksum"].set(checksum), data["registeredAt"].set(now), Item.updatedAt.set(now)]
+    actions = [
+        data["status"].set(REGISTERED),
+        data["checksum"].set(checksum),
+        data["registeredAt"].set(now),
+        Item.updatedAt.set(now),
+    ]
     if version:
         actions.append(data["version"].set(version))
     return actions, _pending()
@@ -131,7 +167,11 @@ def mark_failed(reservation: Item, code: str, reason: str) -> bool:
     data: Any = Item.data
     try:
         reservation.update(
-            actions=[data["status"].set(FAILED), data["failure"].set({"code": code, "reason": reason}), Item.updatedAt.set(now)],
+            actions=[
+                data["status"].set(FAILED),
+                data["failure"].set({"code": code, "reason": reason}),
+                Item.updatedAt.set(now),
+            ],
             condition=_pending(),
         )
     except UpdateError as err:

@@ -4,9 +4,9 @@
 through `open_file`. It answers a type of ALLOWED_TYPES or None: None for what it does not recognise, for
 types not allowed, and for anything a browser could run when the file is served back (executables,
 HTML, SVG, XML carrying XHTML or SVG). A ZIP whose central directory is past the caps of zipbounds
-raises zipbounds.ArchiveTooLarge instead: refused, with its own reason, before it is opened. `accepts` and `stored_type` compare the answer with the
-declared type. The markup screen is a heuristic: serve stored files with `Content-Disposition:
-attachment` and `X-Content-Type-Options: nosniff` all the same."""
+raises zipbounds.ArchiveTooLarge instead: refused, with its own reason, before it is opened. `accepts`
+and `stored_type` compare the answer with the declared type. The markup screen is a heuristic: serve
+stored files with `Content-Disposition: attachment` and `X-Content-Type-Options: nosniff` all the same."""
 
 from __future__ import annotations
 
@@ -113,11 +113,27 @@ _BROKEN = (zipfile.BadZipFile, zipfile.LargeZipFile, EOFError, OSError, ValueErr
 # XHTML and SVG namespaces, XSLT, and the DTD features (entities, default attributes) that could spell
 # a namespace without these words.
 _HTML = re.compile(r"^<(?:head|body)\b|<(?:!doctype html|html|script|iframe)\b")
-_ACTIVE = re.compile(r"<svg\b|<\?xml-stylesheet|<!entity|<!attlist|http://www\.w3\.org/(?:1999/xhtml|2000/svg)|xmlns[^=>]*=\s*[\"'][^\"'&]*&")
+_ACTIVE = re.compile(
+    r"<svg\b|<\?xml-stylesheet|<!entity|<!attlist|http://www\.w3\.org/(?:1999/xhtml|2000/svg)|xmlns[^=>]*=\s*[\"'][^\"'&]*&"
+)
 _MARKUP_SPAN = 1024  # browsers that sniff plain text look at its start only
 # RFC 5322 header line: a field name (printable ASCII but ':') and a colon.
 _HEADER = re.compile(r"([!-9;-~]+):")
-_MAIL_FIELDS = frozenset({"from", "to", "cc", "subject", "date", "received", "return-path", "mime-version", "message-id", "delivered-to", "reply-to"})
+_MAIL_FIELDS = frozenset(
+    {
+        "from",
+        "to",
+        "cc",
+        "subject",
+        "date",
+        "received",
+        "return-path",
+        "mime-version",
+        "message-id",
+        "delivered-to",
+        "reply-to",
+    }
+)
 
 
 def sniff(head: bytes, open_file: Callable[[], IO[bytes]] | None = None) -> str | None:
@@ -217,7 +233,11 @@ def _decode(head: bytes) -> str | None:
     """Text of `head`: UTF-8 or UTF-16 after a BOM; else, without NUL bytes, UTF-8, failing that Windows-1252
     (where 5 byte values are undefined). A character cut at the end of `head` is left out."""
     encodings: tuple[str, ...]
-    for bom, encoding in ((codecs.BOM_UTF8, "utf-8"), (codecs.BOM_UTF16_LE, "utf-16-le"), (codecs.BOM_UTF16_BE, "utf-16-be")):
+    for bom, encoding in (
+        (codecs.BOM_UTF8, "utf-8"),
+        (codecs.BOM_UTF16_LE, "utf-16-le"),
+        (codecs.BOM_UTF16_BE, "utf-16-be"),
+    ):
         if head.startswith(bom):
             body, encodings = head[len(bom) :], (encoding,)
             break

@@ -72,7 +72,9 @@ def sweep(*, delete_orphans: bool = False, grace: dt.timedelta = GRACE) -> Repor
         key = item.fileKey or ""
         referenced.add(key)
         if key not in keys:
-            report.missing_files.append({"tenantId": item.tenantId or "", "id": item.id or "", "type": item.type, "fileKey": key})
+            report.missing_files.append(
+                {"tenantId": item.tenantId or "", "id": item.id or "", "type": item.type, "fileKey": key}
+            )
     candidates = [key for key, old in keys.items() if old and key not in referenced]
     report.in_flight = sum(1 for key, old in keys.items() if not old and key not in referenced)
     for key in candidates:
@@ -93,13 +95,24 @@ def _awaited(key: str) -> bool:
     if parsed is None:
         return False
     reservation = reservations.get(*parsed)
-    return reservation is not None and reservation.data_dict().get("status") in (reservations.PENDING, reservations.REGISTERED)
+    return reservation is not None and reservation.data_dict().get("status") in (
+        reservations.PENDING,
+        reservations.REGISTERED,
+    )
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Report (and optionally delete) upload files no entity points at, and entities whose file is missing.")
+    parser = argparse.ArgumentParser(
+        description="Report (and optionally delete) upload files no entity points at, "
+        "and entities whose file is missing."
+    )
     parser.add_argument("--delete-orphans", action="store_true", help="delete the orphan files found")
-    parser.add_argument("--grace-minutes", type=float, default=GRACE.total_seconds() / 60, help="leave files younger than this alone (default 15)")
+    parser.add_argument(
+        "--grace-minutes",
+        type=float,
+        default=GRACE.total_seconds() / 60,
+        help="leave files younger than this alone (default 15)",
+    )
     args = parser.parse_args(argv)
     report = sweep(delete_orphans=args.delete_orphans, grace=dt.timedelta(minutes=args.grace_minutes))
     print(json.dumps(report.as_dict(), indent=2))

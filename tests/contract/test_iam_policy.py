@@ -59,8 +59,16 @@ def handlers() -> dict[str, tuple[str, str | None, str | None]]:
     for node in ast.parse((ROOT / "app.py").read_text()).body:
         if isinstance(node, ast.FunctionDef):
             for decorator in node.decorator_list:
-                if isinstance(decorator, ast.Call) and isinstance(decorator.func, ast.Attribute) and decorator.func.attr in CHALICE_DECORATORS:
-                    found[to_cfn_resource_name(node.name)] = ("app", f"app:{node.name}", CHALICE_DECORATORS[decorator.func.attr])
+                if (
+                    isinstance(decorator, ast.Call)
+                    and isinstance(decorator.func, ast.Attribute)
+                    and decorator.func.attr in CHALICE_DECORATORS
+                ):
+                    found[to_cfn_resource_name(node.name)] = (
+                        "app",
+                        f"app:{node.name}",
+                        CHALICE_DECORATORS[decorator.func.attr],
+                    )
     return found
 
 
@@ -84,7 +92,11 @@ def granted(function: str) -> set[tuple[str, str]]:
     found = set()
     for statement in statements(function):
         assert statement["Effect"] == "Allow"
-        found |= {(action, json.dumps(resource, sort_keys=True)) for action in statement["Action"] for resource in statement["Resource"]}
+        found |= {
+            (action, json.dumps(resource, sort_keys=True))
+            for action in statement["Action"]
+            for resource in statement["Resource"]
+        }
     return found
 
 
@@ -93,7 +105,9 @@ def _key(resource: Any) -> str:
 
 
 def test_the_functions_are_the_ones_app_py_declares() -> None:
-    assert set(handlers()) == set(policies.ROLES), "infra/policies.py ROLES must name every function of app.py and the MCP function"
+    assert set(handlers()) == set(policies.ROLES), (
+        "infra/policies.py ROLES must name every function of app.py and the MCP function"
+    )
     assert set(policies.CODE) == set(policies.ROLES)
     kinds = {function: kind for function, (_, _, kind) in handlers().items()}
     assert {f for f, k in kinds.items() if k in ("stream", "queue")} == set(policies.EVENT_SOURCES)
@@ -101,10 +115,16 @@ def test_the_functions_are_the_ones_app_py_declares() -> None:
 
 def test_every_aws_call_is_understood() -> None:
     prog = program()
-    assert prog.unmapped() == [], "map these calls in tests/contract/aws_calls.py (boto3 / pynamodb / OpenSearch tables)"
+    assert prog.unmapped() == [], (
+        "map these calls in tests/contract/aws_calls.py (boto3 / pynamodb / OpenSearch tables)"
+    )
     assert prog.all_needs(), "the analysis found no AWS calls at all: it is broken"
-    unclassified = sorted({f"{where}: {receiver}" for _, receiver, where in prog.registrations() if receiver not in DISPATCH})
-    assert unclassified == [], "functions registered at import through receivers DISPATCH does not classify (tests/contract/aws_calls.py)"
+    unclassified = sorted(
+        {f"{where}: {receiver}" for _, receiver, where in prog.registrations() if receiver not in DISPATCH}
+    )
+    assert unclassified == [], (
+        "functions registered at import through receivers DISPATCH does not classify (tests/contract/aws_calls.py)"
+    )
     dynamic = [where for where in prog.dynamic_imports if not where.startswith("chalicelib/resources/__init__.py:")]
     assert dynamic == [], "dynamic imports the analysis cannot follow"
 
@@ -128,7 +148,12 @@ def test_every_call_a_function_can_reach_is_granted(function: str) -> None:
 
 @pytest.mark.parametrize("function", sorted(policies.ROLES))
 def test_nothing_is_granted_that_no_call_needs(function: str) -> None:
-    needed = {(action, _key(resource)) for need in needs_of(function) for action in need.actions for resource in RESOURCES[need.resource]}
+    needed = {
+        (action, _key(resource))
+        for need in needs_of(function)
+        for action in need.actions
+        for resource in RESOURCES[need.resource]
+    }
     platform = {
         (action, _key(resource))
         for grant in [*policies.EVENT_SOURCES.get(function, []), *policies.runtime(function)]
@@ -173,10 +198,14 @@ def test_no_wildcards_and_no_literal_arns(function: str) -> None:
     for statement in statements(function):
         assert all("*" not in action for action in statement["Action"]), statement
         if "*" in statement["Resource"]:
-            assert all(action.startswith("xray:") for action in statement["Action"]), f"only X-Ray has no resource-level permissions: {statement}"
+            assert all(action.startswith("xray:") for action in statement["Action"]), (
+                f"only X-Ray has no resource-level permissions: {statement}"
+            )
             assert statement["Resource"] == ["*"]
         for resource in statement["Resource"]:
-            assert resource == "*" or set(resource) <= {"Fn::GetAtt", "Fn::Sub"}, f"resources are references: {resource}"
+            assert resource == "*" or set(resource) <= {"Fn::GetAtt", "Fn::Sub"}, (
+                f"resources are references: {resource}"
+            )
     for text in _strings(policies.document(function)):
         assert not re.search(r"\d{12}", text), f"account id in {text!r}"
         assert not re.search(r"\b[a-z]{2}(-gov)?-[a-z]+-\d\b", text), f"region in {text!r}"
@@ -195,7 +224,9 @@ def test_the_schedule_never_deletes_orphans() -> None:
     assert calls and all(not any(k.arg in ("delete_orphans", None) for k in call.keywords) for call in calls)
     prog = program()
     for caller, callee in NEVER["SweepUploads"]:
-        assert any(target == callee for target, *_ in prog.units[caller].edges), f"{caller} no longer calls {callee}: drop it from NEVER"
+        assert any(target == callee for target, *_ in prog.units[caller].edges), (
+            f"{caller} no longer calls {callee}: drop it from NEVER"
+        )
 
 
 # --- chalice's template ---------------------------------------------------------------------
@@ -209,7 +240,14 @@ def chalice_template(stage: str) -> dict[str, Any]:
     from chalice.awsclient import TypedAWSClient
     from chalice.cli.factory import CLIFactory
     from chalice.deploy.appgraph import ApplicationGraphBuilder, DependencyBuilder
-    from chalice.deploy.deployer import BuildStage, InjectDefaults, LambdaEventSourcePolicyInjector, PolicyGenerator, SwaggerBuilder, WebsocketPolicyInjector
+    from chalice.deploy.deployer import (
+        BuildStage,
+        InjectDefaults,
+        LambdaEventSourcePolicyInjector,
+        PolicyGenerator,
+        SwaggerBuilder,
+        WebsocketPolicyInjector,
+    )
     from chalice.deploy.swagger import CFNSwaggerGenerator
     from chalice.package import PackageOptions, ResourceBuilder, SAMTemplateGenerator
     from chalice.policy import AppPolicyGenerator
@@ -225,8 +263,12 @@ def chalice_template(stage: str) -> dict[str, Any]:
         LambdaEventSourcePolicyInjector(),
         WebsocketPolicyInjector(),
     ]
-    resources = ResourceBuilder(ApplicationGraphBuilder(), DependencyBuilder(), BuildStage(steps=steps)).construct_resources(config, stage)
-    template: dict[str, Any] = SAMTemplateGenerator(config, PackageOptions(TypedAWSClient(botocore.session.get_session()))).generate(resources)
+    resources = ResourceBuilder(
+        ApplicationGraphBuilder(), DependencyBuilder(), BuildStage(steps=steps)
+    ).construct_resources(config, stage)
+    template: dict[str, Any] = SAMTemplateGenerator(
+        config, PackageOptions(TypedAWSClient(botocore.session.get_session()))
+    ).generate(resources)
     return template
 
 
@@ -245,9 +287,13 @@ def test_chalice_makes_the_roles_the_policies_replace(stage: str) -> None:
         assert generated[function]["Properties"]["Role"] == {"Fn::GetAtt": [role, "Arn"]}
         assert generated[role]["Type"] == "AWS::IAM::Role"
         placeholder = generated[role]["Properties"]["Policies"]
-        assert [p["PolicyDocument"]["Statement"][0]["Effect"] for p in placeholder] == ["Deny"], "chalice's policy is the deny-all placeholder"
+        assert [p["PolicyDocument"]["Statement"][0]["Effect"] for p in placeholder] == ["Deny"], (
+            "chalice's policy is the deny-all placeholder"
+        )
     for logical_id, patch in policies.resources().items():
-        assert logical_id in generated or "Type" in patch, f"{logical_id} is not in chalice's template: the merge would add a resource without a Type"
+        assert logical_id in generated or "Type" in patch, (
+            f"{logical_id} is not in chalice's template: the merge would add a resource without a Type"
+        )
 
 
 @pytest.mark.parametrize("stage", ["dev", "prod"])
@@ -255,8 +301,12 @@ def test_after_the_merge_each_role_holds_exactly_its_policy(stage: str) -> None:
     template = merged(stage)
     resources = template["Resources"]
     for function, role in policies.ROLES.items():
-        assert resources[role]["Properties"]["Policies"] == [{"PolicyName": f"{role}Policy", "PolicyDocument": policies.document(function)}]
-        assert resources[role]["Properties"]["AssumeRolePolicyDocument"]["Statement"][0]["Principal"] == {"Service": "lambda.amazonaws.com"}
+        assert resources[role]["Properties"]["Policies"] == [
+            {"PolicyName": f"{role}Policy", "PolicyDocument": policies.document(function)}
+        ]
+        assert resources[role]["Properties"]["AssumeRolePolicyDocument"]["Statement"][0]["Principal"] == {
+            "Service": "lambda.amazonaws.com"
+        }
     # every reference in the policies names a resource of the merged template (or a pseudo parameter)
     names = set(resources) | set(template.get("Parameters", {}))
     for text in _strings(policies.resources()):

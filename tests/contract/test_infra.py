@@ -26,17 +26,25 @@ def test_functions_get_their_resources_by_reference() -> None:
         variables = TEMPLATE["Resources"][name]["Properties"]["Environment"]["Variables"]
         assert variables["PM_TABLE_NAME"] == {"Ref": "Table"}
         assert variables["PM_UPLOAD_BUCKET"] == {"Ref": "UploadBucket"}
-    stream = TEMPLATE["Resources"]["OnTableChange"]["Properties"]["Events"]["OnTableChangeDynamodbEventSource"]["Properties"]
-    assert stream["Stream"] == {"Fn::GetAtt": ["Table", "StreamArn"]} and stream["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    stream = TEMPLATE["Resources"]["OnTableChange"]["Properties"]["Events"]["OnTableChangeDynamodbEventSource"][
+        "Properties"
+    ]
+    assert stream["Stream"] == {"Fn::GetAtt": ["Table", "StreamArn"]} and stream["FunctionResponseTypes"] == [
+        "ReportBatchItemFailures"
+    ]
     queue = TEMPLATE["Resources"]["OnUpload"]["Properties"]["Events"]["OnUploadSqsEventSource"]["Properties"]
-    assert queue["Queue"] == {"Fn::GetAtt": ["UploadQueue", "Arn"]} and queue["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    assert queue["Queue"] == {"Fn::GetAtt": ["UploadQueue", "Arn"]} and queue["FunctionResponseTypes"] == [
+        "ReportBatchItemFailures"
+    ]
 
 
 def test_the_upload_path_is_private_versioned_and_has_a_dead_letter_queue() -> None:
     bucket = TEMPLATE["Resources"]["UploadBucket"]["Properties"]
     assert bucket["VersioningConfiguration"] == {"Status": "Enabled"}
     assert all(bucket["PublicAccessBlockConfiguration"].values())
-    assert bucket["NotificationConfiguration"]["QueueConfigurations"][0]["Queue"] == {"Fn::GetAtt": ["UploadQueue", "Arn"]}
+    assert bucket["NotificationConfiguration"]["QueueConfigurations"][0]["Queue"] == {
+        "Fn::GetAtt": ["UploadQueue", "Arn"]
+    }
     queue = TEMPLATE["Resources"]["UploadQueue"]["Properties"]
     assert queue["RedrivePolicy"]["deadLetterTargetArn"] == {"Fn::GetAtt": ["UploadDeadLetterQueue", "Arn"]}
     assert queue["VisibilityTimeout"] >= 6 * TEMPLATE["Resources"]["OnUpload"]["Properties"]["Timeout"]
@@ -50,7 +58,9 @@ def test_the_upload_worker_has_tmp_for_its_worst_batch() -> None:
 
     worker = TEMPLATE["Resources"]["OnUpload"]["Properties"]
     batch = worker["Events"]["OnUploadSqsEventSource"]["Properties"]["BatchSize"]
-    assert batch == register.BATCH_SIZE >= register.PARALLEL  # the size the worker (and app.py's event source) was built for
+    assert (
+        batch == register.BATCH_SIZE >= register.PARALLEL
+    )  # the size the worker (and app.py's event source) was built for
     assert worker["EphemeralStorage"]["Size"] * files.MiB >= batch * files.MAX_BULK_BYTES
     assert 512 <= worker["EphemeralStorage"]["Size"] <= 10240  # what Lambda allows
 
@@ -62,14 +72,23 @@ def test_webhook_deliveries_run_on_a_fifo_queue_with_a_fifo_dead_letter_queue() 
 
     queue = TEMPLATE["Resources"]["DeliveryQueue"]["Properties"]
     dead = TEMPLATE["Resources"]["DeliveryDeadLetterQueue"]["Properties"]
-    assert queue["FifoQueue"] is True and dead["FifoQueue"] is True, "a FIFO queue's dead letters must go to a FIFO queue"
+    assert queue["FifoQueue"] is True and dead["FifoQueue"] is True, (
+        "a FIFO queue's dead letters must go to a FIFO queue"
+    )
     assert queue["QueueName"] == {"Fn::Sub": "pm-${Stage}-deliveries.fifo"}
-    assert queue["RedrivePolicy"] == {"deadLetterTargetArn": {"Fn::GetAtt": ["DeliveryDeadLetterQueue", "Arn"]}, "maxReceiveCount": delivery_queue.MAX_RECEIVES}
+    assert queue["RedrivePolicy"] == {
+        "deadLetterTargetArn": {"Fn::GetAtt": ["DeliveryDeadLetterQueue", "Arn"]},
+        "maxReceiveCount": delivery_queue.MAX_RECEIVES,
+    }
     assert str(queue["VisibilityTimeout"]) == delivery_queue.QUEUE_SETTINGS["VisibilityTimeout"]
     assert queue["VisibilityTimeout"] >= 3 * TEMPLATE["Resources"]["DeliverWebhooks"]["Properties"]["Timeout"]
     assert {k: queue[k] for k in delivery_queue.FIFO_SETTINGS} == delivery_queue.FIFO_SETTINGS
-    source = TEMPLATE["Resources"]["DeliverWebhooks"]["Properties"]["Events"]["DeliverWebhooksSqsEventSource"]["Properties"]
-    assert source["Queue"] == {"Fn::GetAtt": ["DeliveryQueue", "Arn"]} and source["FunctionResponseTypes"] == ["ReportBatchItemFailures"]
+    source = TEMPLATE["Resources"]["DeliverWebhooks"]["Properties"]["Events"]["DeliverWebhooksSqsEventSource"][
+        "Properties"
+    ]
+    assert source["Queue"] == {"Fn::GetAtt": ["DeliveryQueue", "Arn"]} and source["FunctionResponseTypes"] == [
+        "ReportBatchItemFailures"
+    ]
     assert source["ScalingConfig"] == {"MaximumConcurrency": {"Ref": "DeliveryConcurrency"}}
     for name in resources.FUNCTIONS:
         variables = TEMPLATE["Resources"][name]["Properties"]["Environment"]["Variables"]
@@ -82,7 +101,12 @@ def test_api_gateway_answers_in_problem_json_like_the_app() -> None:
     """Substituting what API Gateway fills in ($context.*) leaves JSON problems; an unrouted
     path is the app's own no_route 404."""
     answers = TEMPLATE["Resources"]["RestAPI"]["Properties"]["DefinitionBody"]["x-amazon-apigateway-gateway-responses"]
-    filled = {"$context.httpMethod": "PUT", "$context.path": "/x", "$context.requestId": "r-1", "$context.error.messageString": '"Limit Exceeded"'}
+    filled = {
+        "$context.httpMethod": "PUT",
+        "$context.path": "/x",
+        "$context.requestId": "r-1",
+        "$context.error.messageString": '"Limit Exceeded"',
+    }
     problems = {}
     for kind, answer in answers.items():
         assert answer["responseParameters"] == {"gatewayresponse.header.Content-Type": "'application/problem+json'"}
@@ -90,9 +114,16 @@ def test_api_gateway_answers_in_problem_json_like_the_app() -> None:
         for variable, value in filled.items():
             text = text.replace(variable, value)
         problems[kind] = problem = json.loads(text)
-        assert problem["type"] == f"urn:pm:problem:{problem['code']}" and problem["requestId"] == "r-1" and problem["detail"]
+        assert (
+            problem["type"] == f"urn:pm:problem:{problem['code']}"
+            and problem["requestId"] == "r-1"
+            and problem["detail"]
+        )
     assert answers["MISSING_AUTHENTICATION_TOKEN"]["statusCode"] == "404"
-    assert problems["MISSING_AUTHENTICATION_TOKEN"]["code"] == "no_route" and "PUT /x" in problems["MISSING_AUTHENTICATION_TOKEN"]["detail"]
+    assert (
+        problems["MISSING_AUTHENTICATION_TOKEN"]["code"] == "no_route"
+        and "PUT /x" in problems["MISSING_AUTHENTICATION_TOKEN"]["detail"]
+    )
     assert problems["DEFAULT_4XX"]["detail"] == "Limit Exceeded"
 
 
@@ -111,14 +142,25 @@ def test_the_mcp_path_goes_to_the_mcp_function() -> None:
     assert function["Type"] == "AWS::Serverless::Function" and function["Properties"]["CodeUri"] == resources.MCP_BUNDLE
     assert function["Properties"]["Handler"] == "mcp_app.app"
     permission = TEMPLATE["Resources"]["McpHandlerInvokePermission"]["Properties"]
-    assert permission["FunctionName"] == {"Ref": resources.MCP_FUNCTION} and permission["Principal"] == "apigateway.amazonaws.com"
-    assert TEMPLATE["Resources"]["McpHandlerErrorsAlarm"]["Properties"]["Dimensions"][0]["Value"] == {"Ref": resources.MCP_FUNCTION}
+    assert (
+        permission["FunctionName"] == {"Ref": resources.MCP_FUNCTION}
+        and permission["Principal"] == "apigateway.amazonaws.com"
+    )
+    assert TEMPLATE["Resources"]["McpHandlerErrorsAlarm"]["Properties"]["Dimensions"][0]["Value"] == {
+        "Ref": resources.MCP_FUNCTION
+    }
 
 
 def test_the_rewritten_bundle_is_trimmed_sorted_timeless_and_compiled(tmp_path: Path) -> None:
     bundle = tmp_path / "deployment.zip"
     with zipfile.ZipFile(bundle, "w") as archive:
-        for name in ("zeta/a.py", "grpc/__init__.py", "app.py", "google/protobuf/x.py", "grpcio-1.0.dist-info/METADATA"):
+        for name in (
+            "zeta/a.py",
+            "grpc/__init__.py",
+            "app.py",
+            "google/protobuf/x.py",
+            "grpcio-1.0.dist-info/METADATA",
+        ):
             archive.writestr(name, f"# {name}\n")
         archive.writestr("alpha/b.py", "VALUE = 'compiled'\n")
         archive.writestr("alpha/py2.py", "print 'Python 2'\n")
@@ -137,7 +179,13 @@ def test_the_rewritten_bundle_is_trimmed_sorted_timeless_and_compiled(tmp_path: 
     assert bundle.read_bytes() == first, "rewriting again changes nothing"
     # The import takes the shipped bytecode without looking at the source (as Lambda will):
     (tmp_path / "task" / "alpha" / "b.py").write_text("VALUE = 'source'\n")
-    imported = subprocess.run([sys.executable, "-c", "import alpha.b; print(alpha.b.VALUE)"], cwd=tmp_path / "task", capture_output=True, text=True, check=True)
+    imported = subprocess.run(
+        [sys.executable, "-c", "import alpha.b; print(alpha.b.VALUE)"],
+        cwd=tmp_path / "task",
+        capture_output=True,
+        text=True,
+        check=True,
+    )
     assert imported.stdout.strip() == "compiled"
 
 
@@ -147,7 +195,12 @@ def test_no_caller_can_take_the_whole_account() -> None:
     rate-limited per source address by a WAF rule, optional by parameter."""
     api = TEMPLATE["Resources"]["RestAPI"]["Properties"]
     assert api["MethodSettings"] == [
-        {"ResourcePath": "/*", "HttpMethod": "*", "ThrottlingRateLimit": {"Ref": "ApiRateLimit"}, "ThrottlingBurstLimit": {"Ref": "ApiBurstLimit"}}
+        {
+            "ResourcePath": "/*",
+            "HttpMethod": "*",
+            "ThrottlingRateLimit": {"Ref": "ApiRateLimit"},
+            "ThrottlingBurstLimit": {"Ref": "ApiBurstLimit"},
+        }
     ]
     reserved = TEMPLATE["Resources"]["APIHandler"]["Properties"]["ReservedConcurrentExecutions"]
     assert reserved == {"Fn::If": ["ReservesApiConcurrency", {"Ref": "ApiConcurrency"}, {"Ref": "AWS::NoValue"}]}
@@ -157,10 +210,15 @@ def test_no_caller_can_take_the_whole_account() -> None:
     assert acl["Condition"] == "HasSignupFirewall" and parameters["SignupRateLimit"]["Default"] == 0
     rule = acl["Properties"]["Rules"][0]
     assert rule["Statement"]["RateBasedStatement"]["Limit"] == {"Ref": "SignupRateLimit"}
-    assert rule["Statement"]["RateBasedStatement"]["ScopeDownStatement"]["ByteMatchStatement"]["SearchString"] == "/command/signup"
+    assert (
+        rule["Statement"]["RateBasedStatement"]["ScopeDownStatement"]["ByteMatchStatement"]["SearchString"]
+        == "/command/signup"
+    )
     assert rule["Action"] == {"Block": {"CustomResponse": {"ResponseCode": 429}}}
     association = TEMPLATE["Resources"]["SignupFirewallAssociation"]
-    assert association["Condition"] == "HasSignupFirewall" and association["Properties"]["WebACLArn"] == {"Fn::GetAtt": ["SignupFirewall", "Arn"]}
+    assert association["Condition"] == "HasSignupFirewall" and association["Properties"]["WebACLArn"] == {
+        "Fn::GetAtt": ["SignupFirewall", "Arn"]
+    }
 
 
 def test_the_change_stream_invokes_the_function_only_for_what_it_handles() -> None:
@@ -169,11 +227,24 @@ def test_the_change_stream_invokes_the_function_only_for_what_it_handles() -> No
     it would drop anyway."""
     from chalicelib.events.changes import from_record
 
-    source = TEMPLATE["Resources"]["OnTableChange"]["Properties"]["Events"]["OnTableChangeDynamodbEventSource"]["Properties"]
+    source = TEMPLATE["Resources"]["OnTableChange"]["Properties"]["Events"]["OnTableChangeDynamodbEventSource"][
+        "Properties"
+    ]
     (only,) = source["FilterCriteria"]["Filters"]
-    assert json.loads(only["Pattern"]) == {"dynamodb": {"Keys": {"SK": {"S": ["entity", "tenant", {"prefix": "tenant#"}]}}}}
-    image = {"PK": {"S": "ten_1#con_1"}, "SK": {"S": "requests"}, "type": {"S": "contact"}, "tenantId": {"S": "ten_1"}, "id": {"S": "con_1"}}
-    record = {"eventName": "INSERT", "dynamodb": {"Keys": {"PK": image["PK"], "SK": image["SK"]}, "NewImage": image, "SequenceNumber": "1"}}
+    assert json.loads(only["Pattern"]) == {
+        "dynamodb": {"Keys": {"SK": {"S": ["entity", "tenant", {"prefix": "tenant#"}]}}}
+    }
+    image = {
+        "PK": {"S": "ten_1#con_1"},
+        "SK": {"S": "requests"},
+        "type": {"S": "contact"},
+        "tenantId": {"S": "ten_1"},
+        "id": {"S": "con_1"},
+    }
+    record = {
+        "eventName": "INSERT",
+        "dynamodb": {"Keys": {"PK": image["PK"], "SK": image["SK"]}, "NewImage": image, "SequenceNumber": "1"},
+    }
     assert from_record(record) is None
     # every kind from_record audits passes the filter (exact values or a prefix, as Lambda matches them)
     allowed = json.loads(only["Pattern"])["dynamodb"]["Keys"]["SK"]["S"]
@@ -182,6 +253,9 @@ def test_the_change_stream_invokes_the_function_only_for_what_it_handles() -> No
     for pk, sk, kind in audited:
         image = {"PK": {"S": pk}, "SK": {"S": sk}, "type": {"S": kind}, "tenantId": {"S": "ten_1"}, "id": {"S": "x_1"}}
         image["updatedAt"] = {"S": "2026-01-01T00:00:00Z"}
-        record = {"eventName": "INSERT", "dynamodb": {"Keys": {"PK": image["PK"], "SK": image["SK"]}, "NewImage": image, "SequenceNumber": "1"}}
+        record = {
+            "eventName": "INSERT",
+            "dynamodb": {"Keys": {"PK": image["PK"], "SK": image["SK"]}, "NewImage": image, "SequenceNumber": "1"},
+        }
         assert from_record(record) is not None, kind
         assert any(sk == a if isinstance(a, str) else sk.startswith(a["prefix"]) for a in allowed), kind

@@ -16,7 +16,9 @@ MARK = re.compile(r"#\s*(cold start\b|cycle:)")
 
 
 def _is_type_checking(test: ast.expr) -> bool:
-    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING")
+    return (isinstance(test, ast.Name) and test.id == "TYPE_CHECKING") or (
+        isinstance(test, ast.Attribute) and test.attr == "TYPE_CHECKING"
+    )
 
 
 def lazy_imports(source: str) -> list[ast.Import | ast.ImportFrom]:
@@ -43,13 +45,21 @@ def lazy_imports(source: str) -> list[ast.Import | ast.ImportFrom]:
 def unmarked(source: str) -> list[tuple[int, str]]:
     """(line, text) of each lazy import whose line (the first, for one spanning lines) has no mark."""
     lines = source.splitlines()
-    return [(node.lineno, lines[node.lineno - 1].strip()) for node in lazy_imports(source) if not MARK.search(lines[node.lineno - 1])]
+    return [
+        (node.lineno, lines[node.lineno - 1].strip())
+        for node in lazy_imports(source)
+        if not MARK.search(lines[node.lineno - 1])
+    ]
 
 
 def test_every_lazy_import_says_why() -> None:
-    found = [f"{path.relative_to(ROOT)}:{line}: {text}" for path in SOURCES for line, text in unmarked(path.read_text())]
+    found = [
+        f"{path.relative_to(ROOT)}:{line}: {text}" for path in SOURCES for line, text in unmarked(path.read_text())
+    ]
     where = "\n".join(found)
-    assert not found, f"import these at the top of the module, or mark why not (`# cold start: ...` or `# cycle: ...`):\n{where}"
+    assert not found, (
+        f"import these at the top of the module, or mark why not (`# cold start: ...` or `# cycle: ...`):\n{where}"
+    )
 
 
 def test_the_scan_finds_what_it_should() -> None:
@@ -79,4 +89,6 @@ class Thing:
 """
     assert unmarked(source) == [(10, "import os"), (21, "import re")]
     assert len(lazy_imports(source)) == 4
-    assert any(path.name == "route.py" and lazy_imports(path.read_text()) for path in SOURCES), "the scan no longer sees the MCP route's import"
+    assert any(path.name == "route.py" and lazy_imports(path.read_text()) for path in SOURCES), (
+        "the scan no longer sees the MCP route's import"
+    )

@@ -29,7 +29,9 @@ def test_every_domain_tool_is_fully_described(op: Operation) -> None:
     assert hints["readOnlyHint"] is (op.kind == "query")
     assert hints["destructiveHint"] is op.destructive
     if any(word in op.name.split(".")[-1] for word in DESTRUCTIVE_WORDS):
-        assert op.destructive and SCOPE_DESTRUCTIVE in tool["requiredScopes"], "deletes, merges, revokes, reverts are destructive"
+        assert op.destructive and SCOPE_DESTRUCTIVE in tool["requiredScopes"], (
+            "deletes, merges, revokes, reverts are destructive"
+        )
 
 
 def test_domain_tools_are_the_v2_operations_and_meta_tools_are_eight() -> None:

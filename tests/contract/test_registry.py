@@ -52,7 +52,12 @@ def test_every_operation_has_its_own_route() -> None:
 
 
 # Lists the interface shows without paging arguments: paging is optional there (default 1000).
-UNPAGED_IN_INTERFACE = {"objects", "unitgroups.listforobject", "accounting.inboundinvoices.list", "accounting.object.bankaccountinfos"}
+UNPAGED_IN_INTERFACE = {
+    "objects",
+    "unitgroups.listforobject",
+    "accounting.inboundinvoices.list",
+    "accounting.object.bankaccountinfos",
+}
 
 
 def test_list_queries_take_required_limit_and_offset() -> None:
@@ -71,9 +76,10 @@ def test_registered_interface_names_have_the_interface_kind() -> None:
 
 
 def test_foundation_operations_are_registered() -> None:
-    foundation = ["contacts", "contacts.show", "contacts.create", "contacts.update", "contacts.merge", "objects", "objects.show",
-                  "objects.create", "objects.update", "aliases.upsert", "aliases.list", "aliases.resolve", "info", "tenant",
-                  "status", "openapi.spec"]  # fmt: skip
+    foundation = ["contacts", "contacts.show", "contacts.create", "contacts.update", "contacts.merge",
+                  "objects", "objects.show", "objects.create", "objects.update",
+                  "aliases.upsert", "aliases.list", "aliases.resolve",
+                  "info", "tenant", "status", "openapi.spec"]  # fmt: skip
     interface = interface_operations()
     for name in foundation:
         assert name in interface and name in REGISTRY, name

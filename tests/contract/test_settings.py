@@ -16,7 +16,12 @@ WRITES = {"setdefault", "update", "pop"}
 
 
 def _is_environ(node: ast.AST) -> bool:
-    return isinstance(node, ast.Attribute) and node.attr == "environ" and isinstance(node.value, ast.Name) and node.value.id == "os"
+    return (
+        isinstance(node, ast.Attribute)
+        and node.attr == "environ"
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "os"
+    )
 
 
 def reads_of_the_environment(path: Path) -> list[str]:
@@ -45,5 +50,11 @@ def test_only_config_reads_the_environment() -> None:
 
 def test_the_check_sees_a_read(tmp_path: Path) -> None:
     sample = tmp_path / "sample.py"
-    sample.write_text('import os\nA = os.environ.get("X")\nB = os.getenv("Y")\nC = os.environ["Z"]\nos.environ["W"] = "1"\n')
-    assert [read.split(" ", 1)[1] for read in reads_of_the_environment(sample)] == ["os.environ.get", "os.getenv", "os.environ[...]"]
+    sample.write_text(
+        'import os\nA = os.environ.get("X")\nB = os.getenv("Y")\nC = os.environ["Z"]\nos.environ["W"] = "1"\n'
+    )
+    assert [read.split(" ", 1)[1] for read in reads_of_the_environment(sample)] == [
+        "os.environ.get",
+        "os.getenv",
+        "os.environ[...]",
+    ]

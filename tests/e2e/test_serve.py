@@ -23,7 +23,10 @@ def test_serve_prints_signup_and_keeps_data_across_restart(tmp_path: Path) -> No
     contact = tenant.contact(lastName="Bleibt")
     obj = tenant.ok("objects.create", {"object": {"name": "Haus am See", "type": "weg"}})["object"]
     content = b"%PDF-1.4\n% kept across restarts\n%%EOF\n"
-    body = {"locationId": obj["id"], "resource": {"fileName": "bleibt.pdf", "content": base64.b64encode(content).decode()}}
+    body = {
+        "locationId": obj["id"],
+        "resource": {"fileName": "bleibt.pdf", "content": base64.b64encode(content).decode()},
+    }
     document = tenant.ok("documents.upload", body)["document"]
     output = serve_process.stop(proc)
     assert "/api/platform/v1/command/signup" in output and "curl" in output

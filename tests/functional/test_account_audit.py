@@ -42,10 +42,19 @@ def test_sign_up_and_key_changes_are_audited(api: Api, settled: Any) -> None:
     made, disabled = records_of(tenant, created["id"])
     assert (made["action"], made["operation"], made["actor"]["keyId"]) == ("created", "apikeys.create", first_key)
     assert made["after"]["data"]["scopes"] == ["read"] and made["after"]["data"]["lookupPk"] == "[redacted]"
-    assert (disabled["action"], disabled["operation"], disabled["changedFields"]) == ("updated", "apikeys.disable", ["disabled"])
+    assert (disabled["action"], disabled["operation"], disabled["changedFields"]) == (
+        "updated",
+        "apikeys.disable",
+        ["disabled"],
+    )
     text = json.dumps([signup, made, disabled])
     assert created["key"] not in text and created["key"][12:] not in text  # neither the secret nor its hidden part
-    assert tenant.get("audit.list", {"keyId": first_key, "operation": "apikeys.create", "limit": 10, "offset": 0})["pagination"]["total"] == 1
+    assert (
+        tenant.get("audit.list", {"keyId": first_key, "operation": "apikeys.create", "limit": 10, "offset": 0})[
+            "pagination"
+        ]["total"]
+        == 1
+    )
 
 
 def test_a_revert_never_revives_a_disabled_key(tenant: Tenant, settled: Any) -> None:
@@ -62,7 +71,10 @@ def test_a_revert_never_revives_a_disabled_key(tenant: Tenant, settled: Any) -> 
 
 def test_the_operators_plan_and_throttle_changes_are_audited(tenant: Tenant, settled: Any) -> None:
     runner = CliRunner()
-    for args in (["tenants", "set-plan", tenant.id, "--plan", "business"], ["tenants", "throttle", tenant.id, "--per-key", "50/100"]):
+    for args in (
+        ["tenants", "set-plan", tenant.id, "--plan", "business"],
+        ["tenants", "throttle", tenant.id, "--per-key", "50/100"],
+    ):
         result = runner.invoke(cli, args, catch_exceptions=False)
         assert result.exit_code == 0, result.output
     settled()
@@ -71,7 +83,10 @@ def test_the_operators_plan_and_throttle_changes_are_audited(tenant: Tenant, set
         ("tenants.plan", "operator", "operator (pmctl)"),
         ("tenants.throttle", "operator", "operator (pmctl)"),
     ]
-    assert changes[0]["after"]["data"]["plan"] == "business" and changes[1]["after"]["data"]["throttle"]["perKey"] == {"rate": 50, "burst": 100}
+    assert changes[0]["after"]["data"]["plan"] == "business" and changes[1]["after"]["data"]["throttle"]["perKey"] == {
+        "rate": 50,
+        "burst": 100,
+    }
 
 
 def test_the_first_key_of_a_sign_up_is_its_own_actor_and_using_a_key_is_no_change(api: Api, settled: Any) -> None:
@@ -98,21 +113,42 @@ def test_an_integrations_connection_keys_and_disabling_are_audited_in_the_tenant
         return result.stdout
 
     name = f"Audit Sync {uuid.uuid4().hex[:8]}"
-    integration = json.loads(ok("integrations", "create", "--name", name, "--contact", "ops@sync.example", "--scope", "read", "--json"))["integration"]
+    integration = json.loads(
+        ok("integrations", "create", "--name", name, "--contact", "ops@sync.example", "--scope", "read", "--json")
+    )["integration"]
     ok("integrations", "connect", integration["id"], "--tenant", tenant.id)
-    secret = ok("keys", "issue", "--integration", integration["id"], "--tenant", tenant.id, "--agent", "sync", "--scope", "read").strip()
+    secret = ok(
+        "keys", "issue", "--integration", integration["id"], "--tenant", tenant.id, "--agent", "sync", "--scope", "read"
+    ).strip()
     assert tenant.query("info", key=secret).status == 200
     ok("integrations", "disable", integration["id"], "--yes")
     settled()
 
     connected, disabled = records_of(tenant, integration["id"])
-    assert (connected["entityType"], connected["action"], connected["operation"]) == ("integration", "created", "pmctl.integrations.connect")
-    assert connected["after"]["data"] == {"name": name, "contact": "ops@sync.example", "allowedScopes": ["read"], "disabled": False}
-    assert (disabled["action"], disabled["operation"], disabled["changedFields"]) == ("updated", "pmctl.integrations.disable", ["disabled", "disabledAt"])
+    assert (connected["entityType"], connected["action"], connected["operation"]) == (
+        "integration",
+        "created",
+        "pmctl.integrations.connect",
+    )
+    assert connected["after"]["data"] == {
+        "name": name,
+        "contact": "ops@sync.example",
+        "allowedScopes": ["read"],
+        "disabled": False,
+    }
+    assert (disabled["action"], disabled["operation"], disabled["changedFields"]) == (
+        "updated",
+        "pmctl.integrations.disable",
+        ["disabled", "disabledAt"],
+    )
     for record in (connected, disabled):
         assert (record["channel"], record["actor"]["agentName"]) == ("operator", "operator (pmctl)") and record["at"]
 
-    (key_id,) = [k["id"] for k in tenant.get("apikeys.list", {"limit": 10, "offset": 0})["apiKeys"] if k["integrationId"] == integration["id"]]
+    (key_id,) = [
+        k["id"]
+        for k in tenant.get("apikeys.list", {"limit": 10, "offset": 0})["apiKeys"]
+        if k["integrationId"] == integration["id"]
+    ]
     issued, revoked = records_of(tenant, key_id)
     assert [(r["action"], r["operation"], r["channel"], r["actor"]["integrationId"]) for r in (issued, revoked)] == [
         ("created", "pmctl.keys.issue", "operator", integration["id"]),
@@ -129,7 +165,9 @@ def test_a_keys_use_is_no_audit_record_and_account_changes_reach_no_webhook(tena
     """Using a key stamps its lastUsedAt: bookkeeping, not a change (else every minute of use
     would write one). A webhook subscribed to every event gets entity events only."""
     created = tenant.ok("apikeys.create", {"apiKey": {"agentName": "reader", "scopes": ["read"]}})["apiKey"]
-    hook = tenant.ok("webhooks.create", {"name": "Alles", "url": "https://example.org/hooks/all", "events": ["*"], "enabled": True})["webhook"]
+    hook = tenant.ok(
+        "webhooks.create", {"name": "Alles", "url": "https://example.org/hooks/all", "events": ["*"], "enabled": True}
+    )["webhook"]
     settled()
     before = records_of(tenant, created["id"])
     assert tenant.query("info", key=created["key"]).status == 200  # a first use is stamped at once (auth._touch)

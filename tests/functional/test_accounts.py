@@ -30,7 +30,11 @@ def days_later() -> Iterator[Any]:
 
 def _mcp_list(api: Api, key: str) -> Any:
     body = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}).encode()
-    headers = {"Authorization": f"Bearer {key}", "Content-Type": "application/json", "Accept": "application/json, text/event-stream"}
+    headers = {
+        "Authorization": f"Bearer {key}",
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+    }
     return api.request("POST", MCP_PATH, body=body, headers=headers)
 
 
@@ -53,7 +57,10 @@ def test_the_trial_lasts_thirty_days_and_ends_on_day_31(api: Api, tenant: Tenant
     refused = tenant.query("contacts.show", {"contact": person["id"]})
     assert refused.status == 403 and refused.body["code"] == "trial_ended"
     assert "data is kept" in refused.body["detail"] and "sales@" in refused.body["detail"]
-    assert tenant.command("contacts.create", {"contact": {"personType": "natural", "lastName": "Neu"}}).body["code"] == "trial_ended"
+    assert (
+        tenant.command("contacts.create", {"contact": {"personType": "natural", "lastName": "Neu"}}).body["code"]
+        == "trial_ended"
+    )
     assert tenant.query("info").status == 403
     mcp = _mcp_list(api, tenant.key)
     assert mcp.status == 403 and mcp.body["code"] == "trial_ended"
@@ -97,7 +104,9 @@ def test_keys_expire_by_default_after_a_year_and_at_most_after_two(tenant: Tenan
     expires = dt.datetime.fromisoformat(created["expiresAt"].replace("Z", "+00:00"))
     assert abs(expires - made - dt.timedelta(days=365)) < dt.timedelta(seconds=1)  # two readings of the clock
     too_far = clock.iso(clock.now() + dt.timedelta(days=800))
-    refused = tenant.command("apikeys.create", {"apiKey": {"agentName": "far-bot", "scopes": ["read"], "expiresAt": too_far}})
+    refused = tenant.command(
+        "apikeys.create", {"apiKey": {"agentName": "far-bot", "scopes": ["read"], "expiresAt": too_far}}
+    )
     assert refused.status == 400 and refused.body["errors"][0]["path"] == "apiKey.expiresAt"
 
     keys.set_plan(tenant.id, "enterprise", None)  # a year on, the trial would have ended
@@ -131,7 +140,12 @@ def test_each_request_of_a_key_is_in_its_log(api: Api, tenant: Tenant) -> None:
     log = tenant.get("apikeys.requests.list", {"apiKey": created["id"], "limit": 10, "offset": 0})
     assert log["pagination"]["total"] == 4
     newest_first = [(r["operation"], r["status"], r["channel"]) for r in log["requests"]]
-    assert newest_first == [("mcp", 200, "mcp"), ("contacts.show", 404, "rest"), ("objects.create", 403, "rest"), ("objects", 200, "rest")]
+    assert newest_first == [
+        ("mcp", 200, "mcp"),
+        ("contacts.show", 404, "rest"),
+        ("objects.create", 403, "rest"),
+        ("objects", 200, "rest"),
+    ]
     assert all(r["requestId"] and r["durationMs"] >= 0 and r["at"] for r in log["requests"])
     second_page = tenant.get("apikeys.requests.list", {"apiKey": created["id"], "limit": 2, "offset": 2})["requests"]
     assert [r["operation"] for r in second_page] == ["objects.create", "objects"]
@@ -141,7 +155,10 @@ def test_the_request_log_needs_admin_and_stays_in_the_tenant(tenant: Tenant, oth
     theirs = other_tenant.ok("apikeys.create", {"apiKey": {"agentName": "theirs", "scopes": ["read"]}})["apiKey"]
     assert tenant.query("apikeys.requests.list", {"apiKey": theirs["id"], "limit": 10, "offset": 0}).status == 404
     reader = tenant.new_key(["read"])
-    assert tenant.query("apikeys.requests.list", {"apiKey": theirs["id"], "limit": 10, "offset": 0}, key=reader).status == 403
+    assert (
+        tenant.query("apikeys.requests.list", {"apiKey": theirs["id"], "limit": 10, "offset": 0}, key=reader).status
+        == 403
+    )
 
 
 # --- version 1 ----------------------------------------------------------------------------------
@@ -158,10 +175,14 @@ def test_version_1_answers_like_version_2_with_deprecation_headers_until_2027(ap
     assert made.headers["deprecation"].startswith("@") and made.headers["sunset"] == "Fri, 01 Jan 2027 00:00:00 GMT"
     assert made.headers["link"] == '</propertymanagement/v2/command/contacts.create>; rel="successor-version"'
     read = api.request(
-        "GET", f"/propertymanagement/v1/query/contacts.show?contact={made.body['contact']['id']}", headers={"Authorization": f"Bearer {tenant.key}"}
+        "GET",
+        f"/propertymanagement/v1/query/contacts.show?contact={made.body['contact']['id']}",
+        headers={"Authorization": f"Bearer {tenant.key}"},
     )
     assert read.status == 200 and read.body == tenant.get("contacts.show", {"contact": made.body["contact"]["id"]})
-    unknown = api.request("GET", "/propertymanagement/v1/query/nothing.here", headers={"Authorization": f"Bearer {tenant.key}"})
+    unknown = api.request(
+        "GET", "/propertymanagement/v1/query/nothing.here", headers={"Authorization": f"Bearer {tenant.key}"}
+    )
     assert unknown.status == 404 and unknown.headers["sunset"]
 
 
@@ -169,7 +190,11 @@ def test_version_1_is_gone_from_2027(api: Api, tenant: Tenant) -> None:
     keys.set_plan(tenant.id, "enterprise", None)
     clock.set_clock(lambda: dt.datetime(2027, 1, 1, 0, 0, 1, tzinfo=dt.UTC))
     try:
-        gone = api.request("GET", "/propertymanagement/v1/query/contacts?limit=1&offset=0", headers={"Authorization": f"Bearer {tenant.key}"})
+        gone = api.request(
+            "GET",
+            "/propertymanagement/v1/query/contacts?limit=1&offset=0",
+            headers={"Authorization": f"Bearer {tenant.key}"},
+        )
         still = tenant.query("contacts", {"limit": 1, "offset": 0})
     finally:
         clock.set_clock(None)
@@ -194,7 +219,9 @@ def test_the_throttle_answers_429_and_recovers(api: Api, tenant: Tenant) -> None
         assert limited.headers["ratelimit-policy"] == '"objects";q=2;w=4'
         assert limited.headers["ratelimit"].startswith('"objects";r=0;t=')
         assert tenant.query("contacts", {"limit": 1, "offset": 0}).status == 200  # other operations are not limited
-        time.sleep(float(limited.headers["retry-after"]))  # the rate window must pass (what Retry-After promises is tested)
+        time.sleep(
+            float(limited.headers["retry-after"])
+        )  # the rate window must pass (what Retry-After promises is tested)
         assert tenant.query("objects").status == 200
     finally:
         keys.set_throttle(tenant.id, None)

@@ -24,13 +24,24 @@ def test_upsert_list_resolve(tenant: Tenant) -> None:
     assert [e["alias"] for e in listed["aliases"]] == ["c-a", "c-b", "o-1"]
     assert listed["pagination"]["total"] == 3
     assert all(not e["alias"].startswith("$") for e in listed["aliases"])
-    resolved = tenant.get("aliases.resolve", [("aliases", "o-1"), ("aliases", "nothing"), ("ids", a["id"]), ("ids", "con_01K00000000000000000000000")])
-    assert resolved["aliases"] == [{"alias": "o-1", "id": obj["id"], "type": "object"}, {"alias": "c-a", "id": a["id"], "type": "contact"}]
+    resolved = tenant.get(
+        "aliases.resolve",
+        [("aliases", "o-1"), ("aliases", "nothing"), ("ids", a["id"]), ("ids", "con_01K00000000000000000000000")],
+    )
+    assert resolved["aliases"] == [
+        {"alias": "o-1", "id": obj["id"], "type": "object"},
+        {"alias": "c-a", "id": a["id"], "type": "contact"},
+    ]
 
 
 def test_an_entity_can_have_several_aliases_and_upsert_is_repeatable(tenant: Tenant) -> None:
     c = tenant.contact()
-    body = {"entries": [{"alias": "x1", "id": c["id"], "type": "contact"}, {"alias": "x2", "id": c["id"], "type": "contact"}]}
+    body = {
+        "entries": [
+            {"alias": "x1", "id": c["id"], "type": "contact"},
+            {"alias": "x2", "id": c["id"], "type": "contact"},
+        ]
+    }
     tenant.ok("aliases.upsert", body)
     tenant.ok("aliases.upsert", body)
     assert tenant.get("contacts.show", {"contact": "x2"})["contact"]["aliases"] == ["x1", "x2"]
@@ -42,7 +53,12 @@ def test_taken_alias_is_409_naming_the_entry_and_nothing_is_written(tenant: Tena
     tenant.ok("aliases.upsert", {"entries": [{"alias": "taken", "id": a["id"], "type": "contact"}]})
     answer = tenant.command(
         "aliases.upsert",
-        {"entries": [{"alias": "fresh", "id": b["id"], "type": "contact"}, {"alias": "taken", "id": b["id"], "type": "contact"}]},
+        {
+            "entries": [
+                {"alias": "fresh", "id": b["id"], "type": "contact"},
+                {"alias": "taken", "id": b["id"], "type": "contact"},
+            ]
+        },
     )
     assert answer.status == 409
     assert answer.body["code"] == "alias_taken"
@@ -51,21 +67,32 @@ def test_taken_alias_is_409_naming_the_entry_and_nothing_is_written(tenant: Tena
 
 
 def test_alias_of_an_unknown_entity_is_404(tenant: Tenant) -> None:
-    answer = tenant.command("aliases.upsert", {"entries": [{"alias": "ghost", "id": "con_01K00000000000000000000000", "type": "contact"}]})
+    answer = tenant.command(
+        "aliases.upsert", {"entries": [{"alias": "ghost", "id": "con_01K00000000000000000000000", "type": "contact"}]}
+    )
     assert answer.status == 404
     assert answer.body["errors"][0]["path"] == "entries[0].id"
 
 
 def test_alias_type_must_match_the_entity(tenant: Tenant) -> None:
     c = tenant.contact()
-    assert tenant.command("aliases.upsert", {"entries": [{"alias": "a", "id": c["id"], "type": "object"}]}).status == 404
-    assert tenant.command("aliases.upsert", {"entries": [{"alias": "a", "id": c["id"], "type": "dragon"}]}).status == 400
+    assert (
+        tenant.command("aliases.upsert", {"entries": [{"alias": "a", "id": c["id"], "type": "object"}]}).status == 404
+    )
+    assert (
+        tenant.command("aliases.upsert", {"entries": [{"alias": "a", "id": c["id"], "type": "dragon"}]}).status == 400
+    )
 
 
 def test_aliases_are_bare_and_never_look_like_ids(tenant: Tenant) -> None:
     c = tenant.contact()
-    assert tenant.command("aliases.upsert", {"entries": [{"alias": "$x", "id": c["id"], "type": "contact"}]}).status == 400
-    assert tenant.command("aliases.upsert", {"entries": [{"alias": c["id"], "id": c["id"], "type": "contact"}]}).status == 400
+    assert (
+        tenant.command("aliases.upsert", {"entries": [{"alias": "$x", "id": c["id"], "type": "contact"}]}).status == 400
+    )
+    assert (
+        tenant.command("aliases.upsert", {"entries": [{"alias": c["id"], "id": c["id"], "type": "contact"}]}).status
+        == 400
+    )
 
 
 def test_entries_of_unknown_entity_types_are_omitted_from_listings(tenant: Tenant) -> None:
@@ -113,9 +140,13 @@ def test_alias_resolution_on_every_reference_argument(tenant: Tenant) -> None:
             ]
         },
     )
-    employee = tenant.ok("contacts.create", {"contact": {"personType": "natural", "lastName": "A", "companyId": "firma"}})["contact"]
+    employee = tenant.ok(
+        "contacts.create", {"contact": {"personType": "natural", "lastName": "A", "companyId": "firma"}}
+    )["contact"]
     assert employee["companyId"] == company["id"]
-    assert tenant.get("contacts", {"limit": 10, "offset": 0, "companyId": "firma"})["contacts"][0]["id"] == employee["id"]
+    assert (
+        tenant.get("contacts", {"limit": 10, "offset": 0, "companyId": "firma"})["contacts"][0]["id"] == employee["id"]
+    )
     assert tenant.get("contacts.show", {"contact": "person"})["contact"]["id"] == person["id"]
     updated = tenant.ok("contacts.update", {"contact": {"id": "person", "companyId": "firma"}})["contact"]
     assert updated["id"] == person["id"] and updated["companyId"] == company["id"]
@@ -124,4 +155,9 @@ def test_alias_resolution_on_every_reference_argument(tenant: Tenant) -> None:
     key = tenant.ok("apikeys.create", {"apiKey": {"agentName": "p", "scopes": ["read"], "person": "person"}})["apiKey"]
     assert key["binding"]["contactId"] == person["id"]
     merged = tenant.ok("contacts.merge", {"sourceContact": "spare", "targetContact": "person"})
-    assert merged["merge"] == {"sourceContact": spare["id"], "targetContact": person["id"], "movedReferences": 0, "movedAliases": 1}
+    assert merged["merge"] == {
+        "sourceContact": spare["id"],
+        "targetContact": person["id"],
+        "movedReferences": 0,
+        "movedAliases": 1,
+    }

@@ -27,7 +27,12 @@ def test_every_change_is_recorded_with_who_and_what(tenant: Tenant, settle: Any)
     settle()
     records = tenant.get("audit.list", {"entityId": person["id"], "limit": 10, "offset": 0})
     assert [r["action"] for r in records["auditRecords"]] == ["created", "updated", "deleted", "restored"]
-    assert [r["operation"] for r in records["auditRecords"]] == ["contacts.create", "contacts.update", "contacts.delete", "contacts.restore"]
+    assert [r["operation"] for r in records["auditRecords"]] == [
+        "contacts.create",
+        "contacts.update",
+        "contacts.delete",
+        "contacts.restore",
+    ]
     update = records["auditRecords"][1]
     assert update["before"]["data"]["lastName"] == "Alt" and update["after"]["data"]["lastName"] == "Neu"
     assert update["changedFields"] == ["lastName"]
@@ -45,11 +50,21 @@ def test_audit_filters_by_key_agent_operation_and_time(tenant: Tenant, settle: A
     by_agent = tenant.get("audit.list", {"agentName": "import-bot", "limit": 100, "offset": 0})
     assert by_agent["pagination"]["total"] == 3
     key_id = by_agent["auditRecords"][0]["actor"]["keyId"]
-    assert tenant.get("audit.list", {"keyId": key_id, "operation": "contacts.create", "limit": 100, "offset": 0})["pagination"]["total"] == 3
+    assert (
+        tenant.get("audit.list", {"keyId": key_id, "operation": "contacts.create", "limit": 100, "offset": 0})[
+            "pagination"
+        ]["total"]
+        == 3
+    )
     first_at = by_agent["auditRecords"][1]["at"]
     later = tenant.get("audit.list", {"agentName": "import-bot", "from": first_at, "limit": 100, "offset": 0})
     assert later["pagination"]["total"] == 2
-    assert tenant.get("audit.list", {"agentName": "import-bot", "to": "2000-01-01T00:00:00Z", "limit": 10, "offset": 0})["pagination"]["total"] == 0
+    assert (
+        tenant.get("audit.list", {"agentName": "import-bot", "to": "2000-01-01T00:00:00Z", "limit": 10, "offset": 0})[
+            "pagination"
+        ]["total"]
+        == 0
+    )
 
 
 def test_audit_is_per_tenant(tenant: Tenant, other_tenant: Tenant, settle: Any) -> None:
@@ -64,7 +79,9 @@ def test_revert_of_one_change(tenant: Tenant, settle: Any) -> None:
     person = tenant.contact(lastName="Vorher")
     tenant.ok("contacts.update", {"contact": {"id": person["id"], "lastName": "Nachher"}})
     settle()
-    change = tenant.get("audit.list", {"entityId": person["id"], "operation": "contacts.update", "limit": 1, "offset": 0})["auditRecords"][0]
+    change = tenant.get(
+        "audit.list", {"entityId": person["id"], "operation": "contacts.update", "limit": 1, "offset": 0}
+    )["auditRecords"][0]
     result = tenant.ok("audit.revert", {"auditRecord": change["id"]})
     assert result["reverted"][0]["action"] == "updated"
     assert tenant.get("contacts.show", {"contact": person["id"]})["contact"]["lastName"] == "Vorher"
@@ -75,7 +92,9 @@ def test_revert_refuses_to_overwrite_a_later_change_unless_forced(tenant: Tenant
     tenant.ok("contacts.update", {"contact": {"id": person["id"], "lastName": "B"}})
     tenant.ok("contacts.update", {"contact": {"id": person["id"], "lastName": "C"}})
     settle()
-    first_update = tenant.get("audit.list", {"entityId": person["id"], "operation": "contacts.update", "limit": 1, "offset": 0})["auditRecords"][0]
+    first_update = tenant.get(
+        "audit.list", {"entityId": person["id"], "operation": "contacts.update", "limit": 1, "offset": 0}
+    )["auditRecords"][0]
     refused = tenant.command("audit.revert", {"auditRecord": first_update["id"]})
     assert refused.status == 409 and refused.body["code"] == "changed_later"
     assert tenant.ok("audit.revert", {"auditRecord": first_update["id"], "force": True})["reverted"]
@@ -94,14 +113,20 @@ def test_everything_a_key_did_is_rolled_back_in_one_call(tenant: Tenant, settle:
     changes = 0
     made = []
     for i in range(8):  # 8 creates
-        made.append(tenant.ok("contacts.create", {"contact": {"personType": "natural", "lastName": f"Neu{i}"}}, key=agent)["contact"])
+        made.append(
+            tenant.ok("contacts.create", {"contact": {"personType": "natural", "lastName": f"Neu{i}"}}, key=agent)[
+                "contact"
+            ]
+        )
         changes += 1
     for person in made[:5]:  # 5 updates
         tenant.ok("contacts.update", {"contact": {"id": person["id"], "notes": "x"}}, key=agent)
         changes += 1
     tenant.ok("contacts.update", {"contact": {"id": kept["id"], "lastName": "Überschrieben"}}, key=agent)
     tenant.ok("objects.update", {"object": {"id": obj["id"], "name": "Umbenannt", "constructionYear": 1999}}, key=agent)
-    unit = tenant.ok("units.create", {"unit": {"objectId": obj["id"], "number": "9", "type": "storage"}}, key=agent)["unit"]
+    unit = tenant.ok("units.create", {"unit": {"objectId": obj["id"], "number": "9", "type": "storage"}}, key=agent)[
+        "unit"
+    ]
     tenant.ok("contacts.delete", {"contact": made[7]["id"]}, key=agent)
     tenant.ok("contacts.delete", {"contact": made[6]["id"]}, key=agent)
     tenant.ok("units.update", {"unit": {"id": unit["id"], "floor": 2}}, key=agent)
@@ -135,7 +160,9 @@ def test_revert_needs_write_and_destructive(tenant: Tenant) -> None:
     assert tenant.command("audit.revert", {}).status == 400
 
 
-def test_a_handler_crash_mid_batch_loses_and_duplicates_nothing(tenant: Tenant, settle: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_handler_crash_mid_batch_loses_and_duplicates_nothing(
+    tenant: Tenant, settle: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from chalicelib.events import audit
 
     real = audit.record_many
@@ -155,7 +182,9 @@ def test_a_handler_crash_mid_batch_loses_and_duplicates_nothing(tenant: Tenant, 
     assert sorted(r["entityId"] for r in records) == sorted(p["id"] for p in people)  # each exactly once
 
 
-def test_a_record_that_keeps_failing_is_dead_lettered_and_replayable(tenant: Tenant, settle: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_record_that_keeps_failing_is_dead_lettered_and_replayable(
+    tenant: Tenant, settle: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from chalicelib.events import audit, deadletters
 
     real = audit.record_many
@@ -176,4 +205,7 @@ def test_a_record_that_keeps_failing_is_dead_lettered_and_replayable(tenant: Ten
     done, failed = deadletters.replay()
     assert done >= 1 and failed == 0
     assert tenant.get("audit.list", {"entityId": person["id"], "limit": 10, "offset": 0})["pagination"]["total"] == 1
-    assert tenant.get("status")["checks"]["changeStream"] == {"ok": True, "detail": "0 failed records in the dead-letter store"}
+    assert tenant.get("status")["checks"]["changeStream"] == {
+        "ok": True,
+        "detail": "0 failed records in the dead-letter store",
+    }

@@ -62,7 +62,12 @@ def test_read_only_key_sees_no_commands_in_its_openapi(tenant: Tenant) -> None:
 
 def test_area_write_scope_is_limited_to_its_area(tenant: Tenant) -> None:
     contacts_writer = tenant.new_key(["read", "write:contacts"], agent="crm-sync")
-    assert tenant.command("contacts.create", {"contact": {"personType": "legal", "companyName": "X GmbH"}}, key=contacts_writer).status == 200
+    assert (
+        tenant.command(
+            "contacts.create", {"contact": {"personType": "legal", "companyName": "X GmbH"}}, key=contacts_writer
+        ).status
+        == 200
+    )
     answer = tenant.command("objects.create", {"object": {"name": "Haus", "type": "rental"}}, key=contacts_writer)
     assert answer.status == 403
 
@@ -107,7 +112,9 @@ def test_person_bound_key_reports_its_person(tenant: Tenant) -> None:
 
 def test_person_binding_must_name_a_contact_of_the_tenant(tenant: Tenant, other_tenant: Tenant) -> None:
     foreign = other_tenant.contact()
-    answer = tenant.command("apikeys.create", {"apiKey": {"agentName": "x", "scopes": ["read"], "person": foreign["id"]}})
+    answer = tenant.command(
+        "apikeys.create", {"apiKey": {"agentName": "x", "scopes": ["read"], "person": foreign["id"]}}
+    )
     assert answer.status == 404
 
 
@@ -127,7 +134,9 @@ def test_expired_key_is_401(tenant: Tenant) -> None:
     from chalicelib import clock
 
     soon = clock.iso(clock.now() + dt.timedelta(hours=1))
-    key = tenant.ok("apikeys.create", {"apiKey": {"agentName": "short-lived", "scopes": ["read"], "expiresAt": soon}})["apiKey"]
+    key = tenant.ok("apikeys.create", {"apiKey": {"agentName": "short-lived", "scopes": ["read"], "expiresAt": soon}})[
+        "apiKey"
+    ]
     assert key["expiresAt"] == soon
     assert tenant.query("info", key=key["key"]).status == 200
     clock.set_clock(lambda: dt.datetime.now(dt.UTC) + dt.timedelta(hours=2))
@@ -139,5 +148,7 @@ def test_expired_key_is_401(tenant: Tenant) -> None:
 
 
 def test_expiry_in_the_past_is_400(tenant: Tenant) -> None:
-    answer = tenant.command("apikeys.create", {"apiKey": {"agentName": "x", "scopes": ["read"], "expiresAt": "2000-01-01T00:00:00Z"}})
+    answer = tenant.command(
+        "apikeys.create", {"apiKey": {"agentName": "x", "scopes": ["read"], "expiresAt": "2000-01-01T00:00:00Z"}}
+    )
     assert answer.status == 400 and answer.body["errors"][0]["path"] == "apiKey.expiresAt"

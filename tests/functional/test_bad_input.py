@@ -104,7 +104,11 @@ def raw_http(api: Api, head: bytes, body: bytes = b"") -> Answer:
 
 
 def command_head(name: str, *headers: bytes) -> bytes:
-    return f"POST /propertymanagement/v2/command/{name} HTTP/1.1\r\n".encode() + b"Content-Type: application/json\r\n" + b"".join(h + b"\r\n" for h in headers)
+    return (
+        f"POST /propertymanagement/v2/command/{name} HTTP/1.1\r\n".encode()
+        + b"Content-Type: application/json\r\n"
+        + b"".join(h + b"\r\n" for h in headers)
+    )
 
 
 def building(tenant: Tenant, alias: str = "haus") -> dict[str, Any]:
@@ -128,20 +132,29 @@ CONTACT = {"contact": {"personType": "natural", "lastName": "Mustermann"}}
         ("PUT", MCP_PATH, None),
     ],
 )
-def test_a_method_no_route_lists_answers_405_problem_with_allow(tenant: Tenant, method: str, path: str, allowed: str | None) -> None:
-    answer = tenant.api.request(method, path, body=b"{}", headers={"Authorization": f"Bearer {tenant.key}", "Content-Type": "application/json"})
+def test_a_method_no_route_lists_answers_405_problem_with_allow(
+    tenant: Tenant, method: str, path: str, allowed: str | None
+) -> None:
+    answer = tenant.api.request(
+        method, path, body=b"{}", headers={"Authorization": f"Bearer {tenant.key}", "Content-Type": "application/json"}
+    )
     refused(answer, 405, "method_not_allowed", method)
     assert answer.headers["allow"] == (allowed or answer.headers["allow"]) and answer.headers["allow"]
 
 
 @pytest.mark.parametrize("content_type", ["application/xml", "text/csv", "image/png"])
-def test_a_content_type_no_route_accepts_answers_415_problem_and_writes_nothing(stack: Any, tenant: Tenant, content_type: str) -> None:
+def test_a_content_type_no_route_accepts_answers_415_problem_and_writes_nothing(
+    stack: Any, tenant: Tenant, content_type: str
+) -> None:
     answer = tenant.command("contacts.create", raw=b"<contact/>", headers={"Content-Type": content_type})
     refused(answer, 415, "unsupported_media_type", content_type, "application/json")
     assert totals(stack, tenant) == EMPTY
 
 
-@pytest.mark.parametrize("path", ["/", "/propertymanagement/v3/query/objects", "/propertymanagement/v2/objects", "/propertymanagement/v2/query/a/b"])
+@pytest.mark.parametrize(
+    "path",
+    ["/", "/propertymanagement/v3/query/objects", "/propertymanagement/v2/objects", "/propertymanagement/v2/query/a/b"],
+)
 def test_a_path_no_route_serves_answers_404_problem_naming_the_routes(tenant: Tenant, path: str) -> None:
     answer = tenant.api.request("GET", path, headers={"Authorization": f"Bearer {tenant.key}"})
     refused(answer, 404, "no_route", f"GET {path}", "/propertymanagement/v2/query/<name>")
@@ -169,8 +182,15 @@ def test_a_file_over_the_direct_upload_limit_answers_413_naming_the_bulk_path(st
 def test_a_multipart_upload_with_a_huge_file_part_answers_413_naming_the_bulk_path(stack: Any, tenant: Tenant) -> None:
     building(tenant)
     before = totals(stack, tenant)
-    body, content_type = multipart([("locationId", "haus")], "resource", "riesig.pdf", pdf() + b"0" * (7 * MiB), "application/pdf")
-    refused(tenant.command("documents.upload", raw=body, headers={"Content-Type": content_type}), 413, "payload_too_large", "documents.uploads.create")
+    body, content_type = multipart(
+        [("locationId", "haus")], "resource", "riesig.pdf", pdf() + b"0" * (7 * MiB), "application/pdf"
+    )
+    refused(
+        tenant.command("documents.upload", raw=body, headers={"Content-Type": content_type}),
+        413,
+        "payload_too_large",
+        "documents.uploads.create",
+    )
     assert totals(stack, tenant) == before
 
 
@@ -178,7 +198,12 @@ def test_a_multipart_text_part_of_five_mebibytes_is_refused_by_its_length_limit(
     building(tenant)
     before = totals(stack, tenant)
     body, content_type = multipart([("locationId", "h" * (5 * MiB))], "resource", "a.pdf", pdf(), "application/pdf")
-    problem = refused(tenant.command("documents.upload", raw=body, headers={"Content-Type": content_type}), 400, "validation_failed", "5242880 characters")
+    problem = refused(
+        tenant.command("documents.upload", raw=body, headers={"Content-Type": content_type}),
+        400,
+        "validation_failed",
+        "5242880 characters",
+    )
     assert problem["errors"][0]["path"] == "locationId" and len(json.dumps(problem)) < 4000  # the value is not echoed
     assert totals(stack, tenant) == before
 
@@ -189,7 +214,10 @@ DEEP = {
     "array nested 10,000 levels": b'{"contact": ' + b"[" * 10_000 + b"]" * 10_000 + b"}",
     "object nested 10,000 levels": b'{"contact": ' + b'{"a": ' * 10_000 + b"1" + b"}" * 10_001,
     "array nested 990 levels (just under the parser's limit)": b'{"contact": ' + b"[" * 990 + b"]" * 990 + b"}",
-    "object nested 100 levels": b'{"contact": {"personType": "natural", "lastName": "x", "notes": ' + b'{"a": ' * 100 + b"1" + b"}" * 102,
+    "object nested 100 levels": b'{"contact": {"personType": "natural", "lastName": "x", "notes": '
+    + b'{"a": ' * 100
+    + b"1"
+    + b"}" * 102,
 }
 
 
@@ -200,7 +228,13 @@ def test_json_nested_too_deeply_is_a_400_not_a_recursion_error(stack: Any, tenan
     assert totals(stack, tenant) == before
 
 
-NOT_AN_OBJECT = {"an array": b"[]", "a string": b'"contact"', "a number": b"42", "null": b"null", "an array of objects": b'[{"contact": {}}]'}
+NOT_AN_OBJECT = {
+    "an array": b"[]",
+    "a string": b'"contact"',
+    "a number": b"42",
+    "null": b"null",
+    "an array of objects": b'[{"contact": {}}]',
+}
 
 
 @pytest.mark.parametrize("body", NOT_AN_OBJECT.values(), ids=NOT_AN_OBJECT.keys())
@@ -218,12 +252,17 @@ BROKEN_TEXT = {
     "NaN": (b'{"contact": {"personType": "natural", "lastName": "a"}, "x": NaN}', "NaN"),
     "Infinity": (b'{"object": {"name": "a", "type": "weg", "constructionYear": Infinity}}', "Infinity"),
     "1e400": (b'{"object": {"name": "a", "type": "weg", "constructionYear": 1e400}}', "1e400"),
-    "an integer of 5,000 digits": (b'{"object": {"name": "a", "type": "weg", "constructionYear": ' + b"9" * 5000 + b"}}", "digits"),
+    "an integer of 5,000 digits": (
+        b'{"object": {"name": "a", "type": "weg", "constructionYear": ' + b"9" * 5000 + b"}}",
+        "digits",
+    ),
 }
 
 
 @pytest.mark.parametrize(("body", "word"), BROKEN_TEXT.values(), ids=BROKEN_TEXT.keys())
-def test_bodies_that_are_not_valid_json_text_are_refused_as_malformed(stack: Any, tenant: Tenant, body: bytes, word: str) -> None:
+def test_bodies_that_are_not_valid_json_text_are_refused_as_malformed(
+    stack: Any, tenant: Tenant, body: bytes, word: str
+) -> None:
     before = EMPTY
     name = "objects.create" if b'"object"' in body else "contacts.create"
     refused(tenant.command(name, raw=body), 400, "malformed_json", word)
@@ -233,16 +272,26 @@ def test_bodies_that_are_not_valid_json_text_are_refused_as_malformed(stack: Any
 def test_invalid_utf8_in_a_query_string_value_is_a_400_naming_the_argument(tenant: Tenant) -> None:
     for escaped in ("%ff%fe", "M%fcller", "%ed%a0%80"):  # Latin-1, and a UTF-8-encoded surrogate
         answer = tenant.api.request(
-            "GET", f"/propertymanagement/v2/query/contacts?limit=10&offset=0&companyId={escaped}", headers={"Authorization": f"Bearer {tenant.key}"}
+            "GET",
+            f"/propertymanagement/v2/query/contacts?limit=10&offset=0&companyId={escaped}",
+            headers={"Authorization": f"Bearer {tenant.key}"},
         )
         problem = refused(answer, 400, "validation_failed", "UTF-8")
-        assert problem["errors"] == [{"path": "companyId", "message": "is not valid UTF-8 text (percent-escapes must encode UTF-8)"}]
+        assert problem["errors"] == [
+            {"path": "companyId", "message": "is not valid UTF-8 text (percent-escapes must encode UTF-8)"}
+        ]
 
 
 def test_a_string_of_a_million_characters_is_refused_by_its_max_length(stack: Any, tenant: Tenant) -> None:
     before = EMPTY
-    problem = refused(tenant.command("contacts.create", {"contact": {"personType": "natural", "lastName": "x" * 1_000_000}}), 400, "validation_failed")
-    assert problem["errors"] == [{"path": "contact.lastName", "message": "is 1000000 characters long; at most 200 allowed"}]
+    problem = refused(
+        tenant.command("contacts.create", {"contact": {"personType": "natural", "lastName": "x" * 1_000_000}}),
+        400,
+        "validation_failed",
+    )
+    assert problem["errors"] == [
+        {"path": "contact.lastName", "message": "is 1000000 characters long; at most 200 allowed"}
+    ]
     assert len(json.dumps(problem)) < 2000
     assert totals(stack, tenant) == before
 
@@ -271,24 +320,41 @@ INJECTIONS = [
 
 
 def _contact(tenant: Tenant, text: str) -> tuple[Answer, dict[str, str]]:
-    return tenant.command("contacts.create", {"contact": {"personType": "natural", "lastName": text, "notes": text}}), {"lastName": text, "notes": text}
+    return tenant.command("contacts.create", {"contact": {"personType": "natural", "lastName": text, "notes": text}}), {
+        "lastName": text,
+        "notes": text,
+    }
 
 
 def _object(tenant: Tenant, text: str) -> tuple[Answer, dict[str, str]]:
-    return tenant.command("objects.create", {"object": {"name": text, "type": "weg", "notes": text}}), {"name": text, "notes": text}
+    return tenant.command("objects.create", {"object": {"name": text, "type": "weg", "notes": text}}), {
+        "name": text,
+        "notes": text,
+    }
 
 
 def _process(tenant: Tenant, text: str) -> tuple[Answer, dict[str, str]]:
-    return tenant.command("processes.create", {"object": "haus", "process": {"title": text, "description": text}}), {"title": text, "description": text}
+    return tenant.command("processes.create", {"object": "haus", "process": {"title": text, "description": text}}), {
+        "title": text,
+        "description": text,
+    }
 
 
 def _document(tenant: Tenant, text: str) -> tuple[Answer, dict[str, str]]:
     resource = {"fileName": "scan.pdf", "content": base64.b64encode(pdf()).decode()}
-    return tenant.command("documents.upload", {"locationId": "haus", "resource": resource, "document": {"title": text}}), {"title": text}
+    return tenant.command(
+        "documents.upload", {"locationId": "haus", "resource": resource, "document": {"title": text}}
+    ), {"title": text}
 
 
 def _webhook(tenant: Tenant, text: str) -> tuple[Answer, dict[str, str]]:
-    body = {"name": text, "description": text, "url": "https://example.org/hooks/pm", "events": ["contact.created"], "enabled": False}
+    body = {
+        "name": text,
+        "description": text,
+        "url": "https://example.org/hooks/pm",
+        "events": ["contact.created"],
+        "enabled": False,
+    }
     return tenant.command("webhooks.create", body), {"name": text, "description": text}
 
 
@@ -310,7 +376,10 @@ def test_injection_strings_in_text_fields_come_back_byte_identical(tenant: Tenan
         if _CONTROL.search(text):  # one-line fields refuse control characters, naming the field
             problem = refused(answer, 400, "validation_failed")
             field = next(iter(fields))
-            assert {f"{singular}.{field}", field} & {e["path"] for e in problem["errors"]}, (text, problem)  # webhooks.create: top level
+            assert {f"{singular}.{field}", field} & {e["path"] for e in problem["errors"]}, (
+                text,
+                problem,
+            )  # webhooks.create: top level
             continue
         assert answer.status == 200 and answer.content_type == "application/json", (text, answer.body)
         assert json.dumps(text, ensure_ascii=False).encode() in answer.raw  # on the wire exactly as JSON writes it
@@ -325,25 +394,39 @@ def test_injection_strings_in_text_fields_come_back_byte_identical(tenant: Tenan
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
-@pytest.mark.parametrize("text", ["Hausverwaltung\x1b[2J\x1b[H", "Zeile\r\nX-Injected: 1", "tab\there", "csi\u009b31m", "nul\u0000"])
+@pytest.mark.parametrize(
+    "text", ["Hausverwaltung\x1b[2J\x1b[H", "Zeile\r\nX-Injected: 1", "tab\there", "csi\u009b31m", "nul\u0000"]
+)
 def test_control_characters_in_a_one_line_field_are_refused_naming_it(stack: Any, tenant: Tenant, text: str) -> None:
     """An ESC sequence in a name would rewrite an operator's terminal, a line break forge a
     log line: one-line fields refuse them; multi-line text keeps TAB and line breaks."""
     before = totals(stack, tenant)
-    problem = refused(tenant.command("contacts.create", {"contact": {"personType": "natural", "lastName": text}}), 400, "validation_failed")
+    problem = refused(
+        tenant.command("contacts.create", {"contact": {"personType": "natural", "lastName": text}}),
+        400,
+        "validation_failed",
+    )
     message = "holds a control character (ESC, NUL, TAB, a line break, ...); this field takes one line of text"
     assert problem["errors"] == [{"path": "contact.lastName", "message": message}]
     assert totals(stack, tenant) == before
     body = json.dumps({"companyName": text, "email": "ops@example.org", "agentName": "setup"}).encode()
-    signup = tenant.api.request("POST", "/api/platform/v1/command/signup", body=body, headers={"Content-Type": "application/json"})
+    signup = tenant.api.request(
+        "POST", "/api/platform/v1/command/signup", body=body, headers={"Content-Type": "application/json"}
+    )
     assert refused(signup, 400, "validation_failed")["errors"][0]["path"] == "companyName"
 
 
 def test_multi_line_text_keeps_tabs_and_line_breaks(tenant: Tenant) -> None:
     notes = "Erste Zeile\r\nzweite\tZeile\n"
-    created = tenant.ok("contacts.create", {"contact": {"personType": "natural", "lastName": "Mustermann", "notes": notes}})["contact"]
+    created = tenant.ok(
+        "contacts.create", {"contact": {"personType": "natural", "lastName": "Mustermann", "notes": notes}}
+    )["contact"]
     assert tenant.get("contacts.show", {"contact": created["id"]})["contact"]["notes"] == notes
-    refused(tenant.command("contacts.update", {"contact": {"id": created["id"], "notes": "bell\x07"}}), 400, "validation_failed")
+    refused(
+        tenant.command("contacts.update", {"contact": {"id": created["id"], "notes": "bell\x07"}}),
+        400,
+        "validation_failed",
+    )
 
 
 def _as_alias(text: str, n: int) -> str:
@@ -363,7 +446,11 @@ def test_injection_strings_as_aliases_are_looked_up_literally(tenant: Tenant) ->
     for alias in aliases[:6]:  # an expression fragment matches nothing and no one
         refused(tenant.query("contacts.show", {"contact": alias.rpartition("#")[0]}), 404, "not_found")
     problem = refused(
-        tenant.command("aliases.upsert", {"entries": [{"alias": INJECTIONS[0], "id": contact["id"], "type": "contact"}]}), 400, "validation_failed"
+        tenant.command(
+            "aliases.upsert", {"entries": [{"alias": INJECTIONS[0], "id": contact["id"], "type": "contact"}]}
+        ),
+        400,
+        "validation_failed",
     )
     assert problem["errors"][0]["path"] == "entries[0].alias"  # whitespace is no part of an alias
 
@@ -395,9 +482,15 @@ FOLDED_AND_CONTROL = {
 
 
 @pytest.mark.parametrize("header", FOLDED_AND_CONTROL.values(), ids=FOLDED_AND_CONTROL.keys())
-def test_an_idempotency_key_with_control_characters_is_refused_and_never_echoed(stack: Any, api: Api, tenant: Tenant, header: bytes) -> None:
+def test_an_idempotency_key_with_control_characters_is_refused_and_never_echoed(
+    stack: Any, api: Api, tenant: Tenant, header: bytes
+) -> None:
     before = EMPTY
-    answer = raw_http(api, command_head("contacts.create", f"Authorization: Bearer {tenant.key}".encode(), header), json.dumps(CONTACT).encode())
+    answer = raw_http(
+        api,
+        command_head("contacts.create", f"Authorization: Bearer {tenant.key}".encode(), header),
+        json.dumps(CONTACT).encode(),
+    )
     refused(answer, 400, "invalid_idempotency_key", "control characters")
     assert "x-injected" not in answer.headers
     assert totals(stack, tenant) == before
@@ -405,7 +498,12 @@ def test_an_idempotency_key_with_control_characters_is_refused_and_never_echoed(
 
 def test_an_idempotency_key_over_255_characters_is_refused(stack: Any, tenant: Tenant) -> None:
     before = EMPTY
-    refused(tenant.command("contacts.create", CONTACT, headers={"Idempotency-Key": "k" * 256}), 400, "invalid_idempotency_key", "255")
+    refused(
+        tenant.command("contacts.create", CONTACT, headers={"Idempotency-Key": "k" * 256}),
+        400,
+        "invalid_idempotency_key",
+        "255",
+    )
     assert totals(stack, tenant) == before
 
 
@@ -433,7 +531,11 @@ HEAVY = {
     "a hash doubled forty times": "|".join(["{a: @, b: @}"] * 40),
     "a list doubled and flattened thirty times": "paths.*" + " | [@, @][]" * 30,
     "to_string of a doubled value": "|".join(["{a: @, b: @}"] * 30) + " | length(to_string(@))",
-    "a comparison of two doubled values": "(" + "|".join(["{a: @, b: @}"] * 30) + ") == (" + "|".join(["{b: @, a: @}"] * 30) + ")",
+    "a comparison of two doubled values": "("
+    + "|".join(["{a: @, b: @}"] * 30)
+    + ") == ("
+    + "|".join(["{b: @, a: @}"] * 30)
+    + ")",
     "a string joined to itself forty times": "info.title" + " | join('', [@, @])" * 40,
     "sorting every parameter of every operation": "sort_by(paths.*.*.parameters[][], &name)[].name",
 }
@@ -458,29 +560,63 @@ def test_expressions_nested_too_deeply_are_refused_as_invalid(mcp: McpSession) -
 
 
 def test_a_result_over_one_megabyte_is_refused_with_the_narrowing_hint(mcp: McpSession) -> None:
-    tool_refused(mcp.execute("openapi.spec", {}), 400, "result_too_large", "over the limit of 1000000", "limit", "JMESPath transform")
+    tool_refused(
+        mcp.execute("openapi.spec", {}),
+        400,
+        "result_too_large",
+        "over the limit of 1000000",
+        "limit",
+        "JMESPath transform",
+    )
     tool_refused(mcp.execute("openapi.spec", {}, _transform="[@, @, @]"), 400, "result_too_large", "JMESPath transform")
-    assert mcp.ok("meta.tool.execute", {"name": "openapi.spec", "_transform": "info.title"})["result"]  # narrowed, it answers
+    assert mcp.ok("meta.tool.execute", {"name": "openapi.spec", "_transform": "info.title"})[
+        "result"
+    ]  # narrowed, it answers
 
 
 def test_a_pipeline_of_300_steps_is_refused_and_runs_none(stack: Any, tenant: Tenant, mcp: McpSession) -> None:
     before = EMPTY
-    steps = [{"tool": "objects.create", "arguments": {"object": {"name": f"Haus {n}", "type": "weg"}}} for n in range(300)]
-    tool_refused(mcp.call("meta.pipeline.execute", {"steps": steps}), 400, "validation_failed", "300 item(s)", "at most 25")
+    steps = [
+        {"tool": "objects.create", "arguments": {"object": {"name": f"Haus {n}", "type": "weg"}}} for n in range(300)
+    ]
+    tool_refused(
+        mcp.call("meta.pipeline.execute", {"steps": steps}), 400, "validation_failed", "300 item(s)", "at most 25"
+    )
     assert totals(stack, tenant) == before
 
 
-def test_an_expr_naming_no_earlier_result_stops_the_pipeline_before_it_writes(stack: Any, tenant: Tenant, mcp: McpSession) -> None:
+def test_an_expr_naming_no_earlier_result_stops_the_pipeline_before_it_writes(
+    stack: Any, tenant: Tenant, mcp: McpSession
+) -> None:
     before = EMPTY
     steps = [
-        {"tool": "objects.create", "arguments": {"object": {"name": "Haus", "type": "weg", "notes": {"$expr": "hause.object.id"}}}, "as": "haus"},
+        {
+            "tool": "objects.create",
+            "arguments": {"object": {"name": "Haus", "type": "weg", "notes": {"$expr": "hause.object.id"}}},
+            "as": "haus",
+        },
         {"tool": "objects.create", "arguments": {"object": {"name": "Nie", "type": "weg"}}},
     ]
-    problem = tool_refused(mcp.call("meta.pipeline.execute", {"steps": steps}), 400, "unknown_result_name", "hause", "named so far: none yet")
+    problem = tool_refused(
+        mcp.call("meta.pipeline.execute", {"steps": steps}),
+        400,
+        "unknown_result_name",
+        "hause",
+        "named so far: none yet",
+    )
     assert problem["failedStep"]["index"] == 0 and problem["completedSteps"] == []
     assert problem["errors"][0]["path"] == "steps[0].arguments.steps[0].arguments.object.notes"
-    for expression in ("length(nothing)", "[nothing, `1`]", "nothing || `null`"):  # roots inside functions and lists count too
-        steps = [{"tool": "objects.create", "arguments": {"object": {"name": "Nie", "type": "weg", "notes": {"$expr": expression}}}}]
+    for expression in (
+        "length(nothing)",
+        "[nothing, `1`]",
+        "nothing || `null`",
+    ):  # roots inside functions and lists count too
+        steps = [
+            {
+                "tool": "objects.create",
+                "arguments": {"object": {"name": "Nie", "type": "weg", "notes": {"$expr": expression}}},
+            }
+        ]
         tool_refused(mcp.call("meta.pipeline.execute", {"steps": steps}), 400, "unknown_result_name", "nothing")
     assert totals(stack, tenant) == before
 
@@ -488,7 +624,15 @@ def test_an_expr_naming_no_earlier_result_stops_the_pipeline_before_it_writes(st
 def test_an_expr_over_named_results_still_works(tenant: Tenant, mcp: McpSession) -> None:
     steps = [
         {"tool": "objects.create", "arguments": {"object": {"name": "Haus", "type": "weg"}}, "as": "haus"},
-        {"tool": "objects.update", "arguments": {"object": {"id": {"$expr": "haus.object.id"}, "notes": {"$expr": "join(' ', [haus.object.name, 'Nord'])"}}}},
+        {
+            "tool": "objects.update",
+            "arguments": {
+                "object": {
+                    "id": {"$expr": "haus.object.id"},
+                    "notes": {"$expr": "join(' ', [haus.object.name, 'Nord'])"},
+                }
+            },
+        },
     ]
     done = mcp.ok("meta.pipeline.execute", {"steps": steps})
     assert done["last"]["object"]["notes"] == "Haus Nord"
@@ -524,7 +668,10 @@ NOT_HTTP = {
     "a scheme-relative URL": "//example.org/hook",
     "https without a host": "https:///hook",
 }
-CREDENTIALS = {"user and password": "https://user:secret@example.org/hook", "a user only": "https://token@example.org/hook"}
+CREDENTIALS = {
+    "user and password": "https://user:secret@example.org/hook",
+    "a user only": "https://token@example.org/hook",
+}
 
 
 def _webhook_body(url: str) -> dict[str, Any]:
@@ -534,13 +681,22 @@ def _webhook_body(url: str) -> dict[str, Any]:
 @pytest.mark.parametrize("url", SSRF.values(), ids=SSRF.keys())
 def test_webhooks_to_metadata_private_and_reserved_addresses_are_refused(stack: Any, tenant: Tenant, url: str) -> None:
     before = EMPTY
-    problem = refused(tenant.command("webhooks.create", _webhook_body(url)), 400, "invalid_request", "private, link-local, metadata and reserved")
+    problem = refused(
+        tenant.command("webhooks.create", _webhook_body(url)),
+        400,
+        "invalid_request",
+        "private, link-local, metadata and reserved",
+    )
     assert problem["errors"][0]["path"] == "webhook.url"
     assert totals(stack, tenant) == before
 
 
-@pytest.mark.parametrize("url", list(NOT_HTTP.values()) + list(CREDENTIALS.values()), ids=list(NOT_HTTP) + list(CREDENTIALS))
-def test_webhooks_with_other_schemes_or_credentials_in_the_url_are_refused(stack: Any, tenant: Tenant, url: str) -> None:
+@pytest.mark.parametrize(
+    "url", list(NOT_HTTP.values()) + list(CREDENTIALS.values()), ids=list(NOT_HTTP) + list(CREDENTIALS)
+)
+def test_webhooks_with_other_schemes_or_credentials_in_the_url_are_refused(
+    stack: Any, tenant: Tenant, url: str
+) -> None:
     before = EMPTY
     word = "credentials" if "@" in url else "absolute https URL"
     problem = refused(tenant.command("webhooks.create", _webhook_body(url)), 400, "invalid_request", word)
@@ -548,11 +704,21 @@ def test_webhooks_with_other_schemes_or_credentials_in_the_url_are_refused(stack
     assert totals(stack, tenant) == before
 
 
-LOOPBACK = ["http://localhost/", "http://127.0.0.1:22", "http://[::1]/", "https://127.1/", "https://2130706433/", "https://0x7f000001/", "https://0177.0.0.1/"]
+LOOPBACK = [
+    "http://localhost/",
+    "http://127.0.0.1:22",
+    "http://[::1]/",
+    "https://127.1/",
+    "https://2130706433/",
+    "https://0x7f000001/",
+    "https://0177.0.0.1/",
+]
 LOOPBACK += ["https://localhost./", "https://admin.localhost/"]
 
 
-def test_loopback_receivers_pass_only_with_the_local_stage_setting(stack: Any, tenant: Tenant, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_loopback_receivers_pass_only_with_the_local_stage_setting(
+    stack: Any, tenant: Tenant, monkeypatch: pytest.MonkeyPatch
+) -> None:
     for url in LOOPBACK[:3]:  # the test stack's setting (PM_ALLOW_LOOPBACK_WEBHOOKS=1): test receivers listen there
         created = tenant.ok("webhooks.create", _webhook_body(url))["webhook"]
         tenant.ok("webhooks.delete", {"webhook": created["id"]})
@@ -574,7 +740,9 @@ def _name_resolving_to_loopback() -> str | None:
     return None
 
 
-def test_a_name_resolving_to_loopback_is_refused_when_delivering_as_deployed(tenant: Tenant, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_name_resolving_to_loopback_is_refused_when_delivering_as_deployed(
+    tenant: Tenant, monkeypatch: pytest.MonkeyPatch
+) -> None:
     name = _name_resolving_to_loopback()
     if name is None:
         pytest.skip("no host name resolves to 127.0.0.1 here (offline, no /etc/hosts entry)")
@@ -582,10 +750,14 @@ def test_a_name_resolving_to_loopback_is_refused_when_delivering_as_deployed(ten
     listener.bind(("127.0.0.1", 0))
     listener.listen()
     monkeypatch.setenv("PM_ALLOW_LOOPBACK_WEBHOOKS", "0")
-    monkeypatch.setattr(targets, "ALLOWED_PORTS", (*targets.ALLOWED_PORTS, listener.getsockname()[1]))  # the listener's port counts as 443
+    monkeypatch.setattr(
+        targets, "ALLOWED_PORTS", (*targets.ALLOWED_PORTS, listener.getsockname()[1])
+    )  # the listener's port counts as 443
     try:
         # Names are not resolved at create (DNS answers change): each delivery resolves and checks.
-        hook = tenant.ok("webhooks.create", _webhook_body(f"https://{name}:{listener.getsockname()[1]}/hook"))["webhook"]
+        hook = tenant.ok("webhooks.create", _webhook_body(f"https://{name}:{listener.getsockname()[1]}/hook"))[
+            "webhook"
+        ]
         ping = tenant.ok("webhooks.test", {"webhook": hook["id"]})["ping"]
         assert ping["statusCode"] is None and ping["error"] == "blocked_address", ping
         listener.setblocking(False)
@@ -608,7 +780,9 @@ def _until_removed(key: str, timeout: float = 15) -> bool:
     return eventually(lambda: not object_exists(key), timeout=timeout, message=f"{key} to be removed")
 
 
-def test_an_upload_forged_into_another_tenants_prefix_registers_nowhere(stack: Any, tenant: Tenant, other_tenant: Tenant) -> None:
+def test_an_upload_forged_into_another_tenants_prefix_registers_nowhere(
+    stack: Any, tenant: Tenant, other_tenant: Tenant
+) -> None:
     from chalicelib import ids
 
     building(tenant)
@@ -648,7 +822,9 @@ def test_an_upload_to_a_key_nobody_reserved_is_removed_and_registers_nothing(sta
 
 
 @pytest.mark.parametrize("delta", [-1, 1, -100], ids=["one byte short", "one byte more", "a hundred bytes short"])
-def test_a_file_whose_size_differs_from_the_declared_size_is_refused_and_removed(stack: Any, tenant: Tenant, delta: int) -> None:
+def test_a_file_whose_size_differs_from_the_declared_size_is_refused_and_removed(
+    stack: Any, tenant: Tenant, delta: int
+) -> None:
     building(tenant)
     content = pdf() + b"x" * 200
     batch_id, (upload,) = _reserve(tenant, content)
@@ -677,7 +853,9 @@ def test_a_presigned_post_replayed_after_registration_changes_nothing(stack: Any
         post_file(upload, replay)
         eventually(lambda: len(files.versions(key)) == 1, timeout=15, message=f"one version of {key}")
     shown = tenant.get("documents.show", {"document": upload["documentId"]})["document"]
-    assert shown["checksum"] == hashlib.sha256(first).hexdigest() and shown["size"] == len(first) and shown["version"] == 1
+    assert (
+        shown["checksum"] == hashlib.sha256(first).hexdigest() and shown["size"] == len(first) and shown["version"] == 1
+    )
     assert totals(stack, tenant) == before
     progress = batch_progress(tenant, batch_id)["batch"]["counts"]
     assert progress["registered"] == progress["requested"] == 1
@@ -711,23 +889,57 @@ def _bad_credentials(tenant: Tenant, disabled: str) -> dict[str, tuple[list[byte
     key = tenant.key
     return {
         "no Authorization header": ([], "missing_key", "Bearer"),
-        "a key with a wrong checksum": ([f"Authorization: Bearer {_flip_checksum(key)}".encode()], "invalid_key", "checksum"),
-        "a well-formed key nobody issued": ([f"Authorization: Bearer {_well_formed_unknown()}".encode()], "invalid_key", "Unknown"),
+        "a key with a wrong checksum": (
+            [f"Authorization: Bearer {_flip_checksum(key)}".encode()],
+            "invalid_key",
+            "checksum",
+        ),
+        "a well-formed key nobody issued": (
+            [f"Authorization: Bearer {_well_formed_unknown()}".encode()],
+            "invalid_key",
+            "Unknown",
+        ),
         "the key without Bearer": ([f"Authorization: {key}".encode()], "invalid_key", "Bearer"),
-        "another scheme": ([f"Authorization: Basic {base64.b64encode(key.encode()).decode()}".encode()], "invalid_key", "Bearer"),
+        "another scheme": (
+            [f"Authorization: Basic {base64.b64encode(key.encode()).decode()}".encode()],
+            "invalid_key",
+            "Bearer",
+        ),
         "Bearer and nothing": ([b"Authorization: Bearer "], "invalid_key", "Bearer"),
-        "two Authorization headers, both valid": ([f"Authorization: Bearer {key}".encode()] * 2, "invalid_key", "more than one"),
-        "a valid header and an invalid one": ([f"Authorization: Bearer {key}".encode(), b"authorization: Bearer pm_test_x"], "invalid_key", "more than one"),
-        "an invalid header and a valid one": ([b"Authorization: Bearer pm_test_x", f"Authorization: Bearer {key}".encode()], "invalid_key", "more than one"),
-        "a 10 KB Authorization header": ([b"Authorization: Bearer " + b"A" * 10_240], "invalid_key", "not a valid API key"),
+        "two Authorization headers, both valid": (
+            [f"Authorization: Bearer {key}".encode()] * 2,
+            "invalid_key",
+            "more than one",
+        ),
+        "a valid header and an invalid one": (
+            [f"Authorization: Bearer {key}".encode(), b"authorization: Bearer pm_test_x"],
+            "invalid_key",
+            "more than one",
+        ),
+        "an invalid header and a valid one": (
+            [b"Authorization: Bearer pm_test_x", f"Authorization: Bearer {key}".encode()],
+            "invalid_key",
+            "more than one",
+        ),
+        "a 10 KB Authorization header": (
+            [b"Authorization: Bearer " + b"A" * 10_240],
+            "invalid_key",
+            "not a valid API key",
+        ),
         "a key of a disabled agent": ([f"Authorization: Bearer {disabled}".encode()], "key_disabled", "disabled"),
     }
 
 
 @pytest.mark.parametrize("channel", ["rest", "mcp"])
-def test_bad_credentials_answer_401_and_leave_no_trace_in_any_request_log(stack: Any, api: Api, tenant: Tenant, channel: str) -> None:
+def test_bad_credentials_answer_401_and_leave_no_trace_in_any_request_log(
+    stack: Any, api: Api, tenant: Tenant, channel: str
+) -> None:
     disabled = tenant.new_key(["read", "write"])
-    key_id = next(k["id"] for k in tenant.get("apikeys.list", {"limit": 1000, "offset": 0})["apiKeys"] if k["agentName"] != "setup")
+    key_id = next(
+        k["id"]
+        for k in tenant.get("apikeys.list", {"limit": 1000, "offset": 0})["apiKeys"]
+        if k["agentName"] != "setup"
+    )
     tenant.ok("apikeys.disable", {"apiKey": key_id})
     before = totals(stack, tenant)
     request_ids = []
@@ -735,7 +947,10 @@ def test_bad_credentials_answer_401_and_leave_no_trace_in_any_request_log(stack:
         if channel == "rest":
             answer = raw_http(api, command_head("contacts.create", *lines), json.dumps(CONTACT).encode())
         else:
-            head = f"POST {MCP_PATH} HTTP/1.1\r\n".encode() + b"Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+            head = (
+                f"POST {MCP_PATH} HTTP/1.1\r\n".encode()
+                + b"Content-Type: application/json\r\nAccept: application/json, text/event-stream\r\n"
+            )
             message = {
                 "jsonrpc": "2.0",
                 "id": 1,

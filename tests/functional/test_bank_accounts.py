@@ -24,19 +24,32 @@ def _alias(tenant: Tenant, entity: dict[str, Any], type_name: str, alias: str) -
 
 def _account_of_contact(tenant: Tenant, contact_id: str, **fields: Any) -> dict[str, Any]:
     payload = {"iban": IBAN, "accountHolder": "Erika Mustermann", **fields}
-    return dict(tenant.ok("accounting.bankaccountinfos.create.contact", {"bankAccountInfo": payload, "contact": contact_id})["bankAccountInfo"])
+    return dict(
+        tenant.ok("accounting.bankaccountinfos.create.contact", {"bankAccountInfo": payload, "contact": contact_id})[
+            "bankAccountInfo"
+        ]
+    )
 
 
 def _account_of_object(tenant: Tenant, object_id: str, **fields: Any) -> dict[str, Any]:
     payload = {"iban": IBAN, "accountHolder": "WEG Musterstraße 12", **fields}
-    return dict(tenant.ok("accounting.bankaccountinfos.create.object", {"bankAccountInfo": payload, "object": object_id})["bankAccountInfo"])
+    return dict(
+        tenant.ok("accounting.bankaccountinfos.create.object", {"bankAccountInfo": payload, "object": object_id})[
+            "bankAccountInfo"
+        ]
+    )
 
 
 def _contract(tenant: Tenant) -> dict[str, Any]:
     obj = _object(tenant)
     person = tenant.contact(lastName="Mieterin")
     unit = tenant.ok("units.create", {"unit": {"objectId": obj["id"], "number": "1.01", "type": "apartment"}})["unit"]
-    contract = {"unitId": unit["id"], "type": "lease", "startDate": "2024-01-01", "parties": [{"contactId": person["id"], "role": "tenant"}]}
+    contract = {
+        "unitId": unit["id"],
+        "type": "lease",
+        "startDate": "2024-01-01",
+        "parties": [{"contactId": person["id"], "role": "tenant"}],
+    }
     return dict(tenant.ok("contracts.create", {"contract": contract})["contract"])
 
 
@@ -52,7 +65,12 @@ def test_bank_account_of_a_contact_lifecycle(tenant: Tenant) -> None:
             arg="bankAccountInfo",
             create="accounting.bankaccountinfos.create.contact",
             create_args={"contact": owner},
-            payload={"iban": IBAN, "accountHolder": "Erika Mustermann", "label": "Privatkonto", "accountType": "current"},
+            payload={
+                "iban": IBAN,
+                "accountHolder": "Erika Mustermann",
+                "label": "Privatkonto",
+                "accountType": "current",
+            },
             show="accounting.bankaccountinfos.detail",
             list="accounting.bankaccountinfos.list",
             plural="bankAccountInfos",
@@ -76,7 +94,12 @@ def test_bank_account_of_an_object_lifecycle(tenant: Tenant) -> None:
             arg="bankAccountInfo",
             create="accounting.bankaccountinfos.create.object",
             create_args={"object": weg},
-            payload={"iban": IBAN, "accountHolder": "WEG Musterstraße 12", "label": "Hausgeldkonto", "accountType": "current"},
+            payload={
+                "iban": IBAN,
+                "accountHolder": "WEG Musterstraße 12",
+                "label": "Hausgeldkonto",
+                "accountType": "current",
+            },
             show="accounting.bankaccountinfos.detail",
             list="accounting.bankaccountinfos.list",
             plural="bankAccountInfos",
@@ -111,7 +134,8 @@ def test_an_unknown_bank_leaves_bic_and_bank_name_out(tenant: Tenant) -> None:
 def test_iban_with_a_bad_checksum_is_400_at_its_path(tenant: Tenant) -> None:
     contact = tenant.contact()
     answer = tenant.command(
-        "accounting.bankaccountinfos.create.contact", {"bankAccountInfo": {"iban": BAD_CHECKSUM_IBAN, "accountHolder": "X"}, "contact": contact["id"]}
+        "accounting.bankaccountinfos.create.contact",
+        {"bankAccountInfo": {"iban": BAD_CHECKSUM_IBAN, "accountHolder": "X"}, "contact": contact["id"]},
     )
     assert answer.status == 400
     assert answer.body["errors"][0]["path"] == "bankAccountInfo.iban"
@@ -122,7 +146,8 @@ def test_iban_with_a_bad_checksum_is_400_at_its_path(tenant: Tenant) -> None:
 def test_invalid_bic_is_400_at_its_path(tenant: Tenant) -> None:
     obj = _object(tenant)
     answer = tenant.command(
-        "accounting.bankaccountinfos.create.object", {"bankAccountInfo": {"iban": IBAN, "bic": "COBADEFFX", "accountHolder": "X"}, "object": obj["id"]}
+        "accounting.bankaccountinfos.create.object",
+        {"bankAccountInfo": {"iban": IBAN, "bic": "COBADEFFX", "accountHolder": "X"}, "object": obj["id"]},
     )
     assert answer.status == 400
     assert answer.body["errors"][0]["path"] == "bankAccountInfo.bic"
@@ -130,8 +155,12 @@ def test_invalid_bic_is_400_at_its_path(tenant: Tenant) -> None:
 
 def test_update_checks_iban_and_bic_too(tenant: Tenant) -> None:
     account = _account_of_contact(tenant, tenant.contact()["id"])
-    bad_iban = tenant.command("accounting.bankaccountinfos.update", {"bankAccountInfo": {"id": account["id"], "iban": BAD_CHECKSUM_IBAN}})
-    bad_bic = tenant.command("accounting.bankaccountinfos.update", {"bankAccountInfo": {"id": account["id"], "bic": "12345678"}})
+    bad_iban = tenant.command(
+        "accounting.bankaccountinfos.update", {"bankAccountInfo": {"id": account["id"], "iban": BAD_CHECKSUM_IBAN}}
+    )
+    bad_bic = tenant.command(
+        "accounting.bankaccountinfos.update", {"bankAccountInfo": {"id": account["id"], "bic": "12345678"}}
+    )
     assert bad_iban.status == bad_bic.status == 400
     assert bad_iban.body["errors"][0]["path"] == "bankAccountInfo.iban"
     assert bad_bic.body["errors"][0]["path"] == "bankAccountInfo.bic"
@@ -139,12 +168,19 @@ def test_update_checks_iban_and_bic_too(tenant: Tenant) -> None:
 
 def test_a_new_iban_brings_its_own_bic_and_bank_name(tenant: Tenant) -> None:
     account = _account_of_contact(tenant, tenant.contact()["id"])
-    moved = tenant.ok("accounting.bankaccountinfos.update", {"bankAccountInfo": {"id": account["id"], "iban": OTHER_IBAN}})["bankAccountInfo"]
+    moved = tenant.ok(
+        "accounting.bankaccountinfos.update", {"bankAccountInfo": {"id": account["id"], "iban": OTHER_IBAN}}
+    )["bankAccountInfo"]
     assert moved["iban"] == OTHER_IBAN
     assert moved["bic"] != "COBADEFFXXX" and moved["bankName"] != "Commerzbank"
-    same = tenant.ok("accounting.bankaccountinfos.update", {"bankAccountInfo": {"id": account["id"], "iban": OTHER_IBAN, "label": "x"}})["bankAccountInfo"]
+    same = tenant.ok(
+        "accounting.bankaccountinfos.update",
+        {"bankAccountInfo": {"id": account["id"], "iban": OTHER_IBAN, "label": "x"}},
+    )["bankAccountInfo"]
     assert same["bic"] == moved["bic"]
-    foreign = tenant.ok("accounting.bankaccountinfos.update", {"bankAccountInfo": {"id": account["id"], "iban": FOREIGN_IBAN}})["bankAccountInfo"]
+    foreign = tenant.ok(
+        "accounting.bankaccountinfos.update", {"bankAccountInfo": {"id": account["id"], "iban": FOREIGN_IBAN}}
+    )["bankAccountInfo"]
     assert "bic" not in foreign and "bankName" not in foreign
 
 
@@ -156,7 +192,12 @@ def test_iban_filter_finds_the_account_however_the_iban_is_written(tenant: Tenan
         listed = tenant.get("accounting.bankaccountinfos.list", {"iban": written, "limit": 10, "offset": 0})
         assert [a["id"] for a in listed["bankAccountInfos"]] == [wanted["id"]], written
         assert listed["pagination"] == {"total": 1, "limit": 10, "offset": 0}
-    assert tenant.get("accounting.bankaccountinfos.list", {"iban": "DE00 nothing", "limit": 10, "offset": 0})["bankAccountInfos"] == []
+    assert (
+        tenant.get("accounting.bankaccountinfos.list", {"iban": "DE00 nothing", "limit": 10, "offset": 0})[
+            "bankAccountInfos"
+        ]
+        == []
+    )
 
 
 def test_filters_combine(tenant: Tenant) -> None:
@@ -165,10 +206,20 @@ def test_filters_combine(tenant: Tenant) -> None:
     a1 = _account_of_contact(tenant, alice["id"])
     _account_of_contact(tenant, bob["id"])
     _account_of_object(tenant, obj["id"])
-    by_contact_and_iban = tenant.get("accounting.bankaccountinfos.list", {"contact": alice["id"], "iban": IBAN, "limit": 10, "offset": 0})
+    by_contact_and_iban = tenant.get(
+        "accounting.bankaccountinfos.list", {"contact": alice["id"], "iban": IBAN, "limit": 10, "offset": 0}
+    )
     assert [a["id"] for a in by_contact_and_iban["bankAccountInfos"]] == [a1["id"]]
-    assert tenant.get("accounting.bankaccountinfos.list", {"iban": IBAN, "limit": 10, "offset": 0})["pagination"]["total"] == 3
-    assert tenant.get("accounting.bankaccountinfos.list", {"contact": alice["id"], "object": obj["id"], "limit": 10, "offset": 0})["pagination"]["total"] == 0
+    assert (
+        tenant.get("accounting.bankaccountinfos.list", {"iban": IBAN, "limit": 10, "offset": 0})["pagination"]["total"]
+        == 3
+    )
+    assert (
+        tenant.get(
+            "accounting.bankaccountinfos.list", {"contact": alice["id"], "object": obj["id"], "limit": 10, "offset": 0}
+        )["pagination"]["total"]
+        == 0
+    )
 
 
 def test_object_bankaccountinfos_lists_the_accounts_of_one_object(tenant: Tenant) -> None:
@@ -194,13 +245,17 @@ def test_the_owner_cannot_be_sent_in_the_payload_or_changed(tenant: Tenant) -> N
     )
     assert both.status == 400
     account = _account_of_contact(tenant, contact["id"])
-    moved = tenant.command("accounting.bankaccountinfos.update", {"bankAccountInfo": {"id": account["id"], "contactId": tenant.contact()["id"]}})
+    moved = tenant.command(
+        "accounting.bankaccountinfos.update",
+        {"bankAccountInfo": {"id": account["id"], "contactId": tenant.contact()["id"]}},
+    )
     assert moved.status == 400
 
 
 def test_the_owner_must_exist(tenant: Tenant) -> None:
     answer = tenant.command(
-        "accounting.bankaccountinfos.create.contact", {"bankAccountInfo": {"iban": IBAN, "accountHolder": "X"}, "contact": "con_01K00000000000000000000000"}
+        "accounting.bankaccountinfos.create.contact",
+        {"bankAccountInfo": {"iban": IBAN, "accountHolder": "X"}, "contact": "con_01K00000000000000000000000"},
     )
     assert answer.status == 404
     assert answer.body["errors"][0]["path"] == "bankAccountInfo.contactId"
@@ -208,7 +263,9 @@ def test_the_owner_must_exist(tenant: Tenant) -> None:
 
 def test_required_fields_cannot_be_cleared(tenant: Tenant) -> None:
     account = _account_of_contact(tenant, tenant.contact()["id"])
-    answer = tenant.command("accounting.bankaccountinfos.update", {"bankAccountInfo": {"id": account["id"], "accountHolder": None}})
+    answer = tenant.command(
+        "accounting.bankaccountinfos.update", {"bankAccountInfo": {"id": account["id"], "accountHolder": None}}
+    )
     assert answer.status == 400 and answer.body["errors"][0]["path"] == "bankAccountInfo.accountHolder"
 
 
@@ -223,13 +280,26 @@ def test_a_contact_with_a_bank_account_cannot_be_deleted(tenant: Tenant) -> None
 # --- bank account uses -----------------------------------------------------------------
 
 
-def _use(tenant: Tenant, contract_id: str, account_id: str, purpose: str, valid_from: str, valid_to: str | None = None) -> dict[str, Any]:
-    payload = {"bankAccountInfoId": account_id, "purpose": purpose, "validFrom": valid_from, **({"validTo": valid_to} if valid_to else {})}
-    return dict(tenant.ok("accounting.bankaccountuse.create", {"bankAccountUse": payload, "contract": contract_id})["bankAccountUse"])
+def _use(
+    tenant: Tenant, contract_id: str, account_id: str, purpose: str, valid_from: str, valid_to: str | None = None
+) -> dict[str, Any]:
+    payload = {
+        "bankAccountInfoId": account_id,
+        "purpose": purpose,
+        "validFrom": valid_from,
+        **({"validTo": valid_to} if valid_to else {}),
+    }
+    return dict(
+        tenant.ok("accounting.bankaccountuse.create", {"bankAccountUse": payload, "contract": contract_id})[
+            "bankAccountUse"
+        ]
+    )
 
 
 def _for_date(tenant: Tenant, contract: str, purpose: str, valid_on: str) -> Any:
-    return tenant.query("accounting.contract.bankaccountuse.fordate", {"contract": contract, "purpose": purpose, "validOn": valid_on})
+    return tenant.query(
+        "accounting.contract.bankaccountuse.fordate", {"contract": contract, "purpose": purpose, "validOn": valid_on}
+    )
 
 
 def test_bank_account_use_lifecycle(tenant: Tenant) -> None:
@@ -259,15 +329,27 @@ def test_bank_account_use_lifecycle(tenant: Tenant) -> None:
 def test_bank_account_use_references_accept_aliases(tenant: Tenant) -> None:
     contract = _alias(tenant, _contract(tenant), "contract", "mv-2")
     account = _alias(tenant, _account_of_contact(tenant, tenant.contact()["id"]), "bankAccountInfo", "konto-2")
-    other = _alias(tenant, _account_of_contact(tenant, tenant.contact()["id"], iban=OTHER_IBAN), "bankAccountInfo", "konto-3")
+    other = _alias(
+        tenant, _account_of_contact(tenant, tenant.contact()["id"], iban=OTHER_IBAN), "bankAccountInfo", "konto-3"
+    )
     use = tenant.ok(
         "accounting.bankaccountuse.create",
-        {"bankAccountUse": {"bankAccountInfoId": account, "purpose": "rent", "validFrom": "2024-01-01"}, "contract": contract},
+        {
+            "bankAccountUse": {"bankAccountInfoId": account, "purpose": "rent", "validFrom": "2024-01-01"},
+            "contract": contract,
+        },
     )
     _alias(tenant, use["bankAccountUse"], "bankAccountUse", "use-2")
-    changed = tenant.ok("accounting.bankaccountuse.update", {"bankAccountUse": {"id": "use-2", "bankAccountInfoId": other}})["bankAccountUse"]
-    assert changed["bankAccountInfoId"] == tenant.get("accounting.bankaccountinfos.detail", {"bankAccountInfo": other})["bankAccountInfo"]["id"]
-    found = tenant.get("accounting.contract.bankaccountuse.fordate", {"contract": contract, "purpose": "rent", "validOn": "2024-02-01"})
+    changed = tenant.ok(
+        "accounting.bankaccountuse.update", {"bankAccountUse": {"id": "use-2", "bankAccountInfoId": other}}
+    )["bankAccountUse"]
+    assert (
+        changed["bankAccountInfoId"]
+        == tenant.get("accounting.bankaccountinfos.detail", {"bankAccountInfo": other})["bankAccountInfo"]["id"]
+    )
+    found = tenant.get(
+        "accounting.contract.bankaccountuse.fordate", {"contract": contract, "purpose": "rent", "validOn": "2024-02-01"}
+    )
     assert found["bankAccountUse"]["id"] == changed["id"]
 
 
@@ -325,7 +407,12 @@ def test_fordate_checks_its_arguments(tenant: Tenant) -> None:
     contract = _contract(tenant)
     assert _for_date(tenant, contract["id"], "groceries", "2024-01-01").status == 400
     assert _for_date(tenant, contract["id"], "rent", "01.01.2024").status == 400
-    assert tenant.query("accounting.contract.bankaccountuse.fordate", {"contract": contract["id"], "purpose": "rent"}).status == 400
+    assert (
+        tenant.query(
+            "accounting.contract.bankaccountuse.fordate", {"contract": contract["id"], "purpose": "rent"}
+        ).status
+        == 400
+    )
 
 
 def test_valid_to_before_valid_from_is_400(tenant: Tenant) -> None:
@@ -334,13 +421,21 @@ def test_valid_to_before_valid_from_is_400(tenant: Tenant) -> None:
     answer = tenant.command(
         "accounting.bankaccountuse.create",
         {
-            "bankAccountUse": {"bankAccountInfoId": account["id"], "purpose": "rent", "validFrom": "2024-05-01", "validTo": "2024-04-30"},
+            "bankAccountUse": {
+                "bankAccountInfoId": account["id"],
+                "purpose": "rent",
+                "validFrom": "2024-05-01",
+                "validTo": "2024-04-30",
+            },
             "contract": contract["id"],
         },
     )
     assert answer.status == 400 and answer.body["errors"][0]["path"] == "bankAccountUse.validTo"
     use = _use(tenant, contract["id"], account["id"], "rent", "2024-05-01")
-    answer = tenant.command("accounting.bankaccountuse.update", {"bankAccountUse": {"id": use["id"], "validFrom": "2025-01-01", "validTo": "2024-12-31"}})
+    answer = tenant.command(
+        "accounting.bankaccountuse.update",
+        {"bankAccountUse": {"id": use["id"], "validFrom": "2025-01-01", "validTo": "2024-12-31"}},
+    )
     assert answer.status == 400 and answer.body["errors"][0]["path"] == "bankAccountUse.validTo"
 
 
@@ -348,7 +443,9 @@ def test_the_contract_of_a_use_is_fixed(tenant: Tenant) -> None:
     contract = _contract(tenant)
     account = _account_of_contact(tenant, tenant.contact()["id"])
     use = _use(tenant, contract["id"], account["id"], "rent", "2024-05-01")
-    answer = tenant.command("accounting.bankaccountuse.update", {"bankAccountUse": {"id": use["id"], "contractId": contract["id"]}})
+    answer = tenant.command(
+        "accounting.bankaccountuse.update", {"bankAccountUse": {"id": use["id"], "contractId": contract["id"]}}
+    )
     assert answer.status == 400
 
 
@@ -357,4 +454,6 @@ def test_a_used_bank_account_cannot_be_deleted(tenant: Tenant) -> None:
     account = _account_of_contact(tenant, tenant.contact()["id"])
     use = _use(tenant, contract["id"], account["id"], "payout", "2024-05-01")
     refused = tenant.command("accounting.bankaccountinfos.delete", {"bankAccountInfo": account["id"]})
-    assert refused.status == 409 and refused.body["referencedBy"] == [{"type": "bankAccountUse", "id": use["id"], "path": "bankAccountInfoId"}]
+    assert refused.status == 409 and refused.body["referencedBy"] == [
+        {"type": "bankAccountUse", "id": use["id"], "path": "bankAccountInfoId"}
+    ]

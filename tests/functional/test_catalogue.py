@@ -39,7 +39,12 @@ def world(api: Any) -> World:
 
 
 @pytest.mark.parametrize(
-    "name", sorted(n for n, op in REGISTRY.items() if op.surface == "v2" and n not in OWN_TESTS and not is_create(op) and not is_destructive(op))
+    "name",
+    sorted(
+        n
+        for n, op in REGISTRY.items()
+        if op.surface == "v2" and n not in OWN_TESTS and not is_create(op) and not is_destructive(op)
+    ),
 )
 def test_example_answers_200(world: World, name: str) -> None:
     op = REGISTRY[name]
@@ -49,7 +54,12 @@ def test_example_answers_200(world: World, name: str) -> None:
 
 
 @pytest.mark.parametrize(
-    "name", sorted(n for n, op in REGISTRY.items() if op.surface == "v2" and is_destructive(op) and n not in OWN_TESTS and not n.endswith(".restore"))
+    "name",
+    sorted(
+        n
+        for n, op in REGISTRY.items()
+        if op.surface == "v2" and is_destructive(op) and n not in OWN_TESTS and not n.endswith(".restore")
+    ),
 )
 def test_destructive_example_answers_200_then_restores(world: World, name: str) -> None:
     """On a fresh entity of the type, so nothing else in the world depends on it."""
@@ -60,7 +70,13 @@ def test_destructive_example_answers_200_then_restores(world: World, name: str) 
     answer = world.tenant.command(name, {arg: fresh})
     assert answer.status == 200, (name, answer.body)
     restore = next(
-        (o for o in REGISTRY.values() if o.name.endswith(".restore") and arg in o.args["properties"] and o.args["properties"][arg].get("x-ref") == type_name),
+        (
+            o
+            for o in REGISTRY.values()
+            if o.name.endswith(".restore")
+            and arg in o.args["properties"]
+            and o.args["properties"][arg].get("x-ref") == type_name
+        ),
         None,
     )
     if restore is not None:

@@ -12,7 +12,13 @@ def test_create_show_update_round_trip(tenant: Tenant) -> None:
         lastName="Mustermann",
         emails=[{"address": "erika@example.org", "type": "private", "primary": True}],
         phones=[{"number": "+49 30 1234567", "type": "mobile"}],
-        address={"street": "Musterstraße", "houseNumber": "12a", "postalCode": "10115", "city": "Berlin", "countryCode": "DE"},
+        address={
+            "street": "Musterstraße",
+            "houseNumber": "12a",
+            "postalCode": "10115",
+            "city": "Berlin",
+            "countryCode": "DE",
+        },
         language="de",
         dateOfBirth="1980-02-29",
     )
@@ -21,7 +27,9 @@ def test_create_show_update_round_trip(tenant: Tenant) -> None:
     assert created["createdAt"].endswith("Z")
     shown = tenant.get("contacts.show", {"contact": created["id"]})["contact"]
     assert shown == created
-    updated = tenant.ok("contacts.update", {"contact": {"id": created["id"], "firstName": "Erika M.", "dateOfBirth": None}})["contact"]
+    updated = tenant.ok(
+        "contacts.update", {"contact": {"id": created["id"], "firstName": "Erika M.", "dateOfBirth": None}}
+    )["contact"]
     assert updated["firstName"] == "Erika M."
     assert "dateOfBirth" not in updated
     assert updated["version"] == 2
@@ -43,7 +51,9 @@ def test_update_cannot_break_the_person_rules(tenant: Tenant) -> None:
 
 
 def test_invalid_date_is_400(tenant: Tenant) -> None:
-    answer = tenant.command("contacts.create", {"contact": {"personType": "natural", "lastName": "X", "dateOfBirth": "2023-02-30"}})
+    answer = tenant.command(
+        "contacts.create", {"contact": {"personType": "natural", "lastName": "X", "dateOfBirth": "2023-02-30"}}
+    )
     assert answer.status == 400
 
 
@@ -63,11 +73,17 @@ def test_an_update_of_id_and_version_alone_is_400_and_changes_nothing(tenant: Te
         assert answer.status == 400, payload
         assert "at least one field to change" in answer.body["errors"][0]["message"]
     assert tenant.get("contacts.show", {"contact": c["id"]})["contact"]["version"] == 1
-    assert tenant.ok("contacts.update", {"contact": {"id": c["id"], "version": 1, "notes": "n"}})["contact"]["version"] == 2
+    assert (
+        tenant.ok("contacts.update", {"contact": {"id": c["id"], "version": 1, "notes": "n"}})["contact"]["version"]
+        == 2
+    )
 
 
 def test_company_reference_must_exist(tenant: Tenant) -> None:
-    answer = tenant.command("contacts.create", {"contact": {"personType": "natural", "lastName": "X", "companyId": "con_01K00000000000000000000000"}})
+    answer = tenant.command(
+        "contacts.create",
+        {"contact": {"personType": "natural", "lastName": "X", "companyId": "con_01K00000000000000000000000"}},
+    )
     assert answer.status == 404
     assert answer.body["errors"][0]["path"] == "contact.companyId"
     assert tenant.get("contacts", {"limit": 10, "offset": 0})["pagination"]["total"] == 0

@@ -17,11 +17,21 @@ def _object(tenant: Tenant, name: str = "Mietshaus Lindenallee 3") -> dict[str, 
 
 
 def _unit(tenant: Tenant, object_id: str, number: str = "1.01") -> dict[str, Any]:
-    return dict(tenant.ok("units.create", {"unit": {"objectId": object_id, "number": number, "type": "apartment"}})["unit"])
+    return dict(
+        tenant.ok("units.create", {"unit": {"objectId": object_id, "number": number, "type": "apartment"}})["unit"]
+    )
 
 
 def _lease(unit_id: str, contact_id: str, **fields: Any) -> dict[str, Any]:
-    return {"contract": {"unitId": unit_id, "type": "lease", "startDate": "2024-01-01", "parties": [{"contactId": contact_id, "role": "tenant"}], **fields}}
+    return {
+        "contract": {
+            "unitId": unit_id,
+            "type": "lease",
+            "startDate": "2024-01-01",
+            "parties": [{"contactId": contact_id, "role": "tenant"}],
+            **fields,
+        }
+    }
 
 
 def test_contract_lifecycle(tenant: Tenant) -> None:
@@ -41,10 +51,19 @@ def test_contract_lifecycle(tenant: Tenant) -> None:
             payload={
                 "unitId": unit["id"],
                 "type": "lease",
-                "parties": [{"contactId": tenant_contact["id"], "role": "tenant", "share": "1"}, {"contactId": guarantor["id"], "role": "guarantor"}],
+                "parties": [
+                    {"contactId": tenant_contact["id"], "role": "tenant", "share": "1"},
+                    {"contactId": guarantor["id"], "role": "guarantor"},
+                ],
                 "startDate": "2024-01-01",
                 "endDate": "2026-12-31",
-                "rent": {"baseRent": "850.00", "serviceChargeAdvance": "180.00", "heatingAdvance": "95.50", "otherAdvance": "40", "currency": "EUR"},
+                "rent": {
+                    "baseRent": "850.00",
+                    "serviceChargeAdvance": "180.00",
+                    "heatingAdvance": "95.50",
+                    "otherAdvance": "40",
+                    "currency": "EUR",
+                },
                 "rentType": "index",
                 "deposit": {"amount": "2550.00", "type": "depositAccount", "paidAt": "2023-12-15"},
                 "noticePeriodMonths": 3,
@@ -70,7 +89,15 @@ def test_minimal_lease_with_aliases_as_other_tests_create_it(tenant: Tenant) -> 
     _alias(tenant, "u", unit, "unit")
     _alias(tenant, "c", contact, "contact")
     contract = tenant.ok(
-        "contracts.create", {"contract": {"unitId": "u", "type": "lease", "startDate": "2024-01-01", "parties": [{"contactId": "c", "role": "tenant"}]}}
+        "contracts.create",
+        {
+            "contract": {
+                "unitId": "u",
+                "type": "lease",
+                "startDate": "2024-01-01",
+                "parties": [{"contactId": "c", "role": "tenant"}],
+            }
+        },
     )["contract"]
     assert contract["id"].startswith("ctr_")
     assert contract["unitId"] == unit["id"] and contract["objectId"] == obj["id"]
@@ -82,7 +109,10 @@ def test_ownership_contract(tenant: Tenant) -> None:
     unit = _unit(tenant, obj["id"])
     a, b = tenant.contact(lastName="Eigentümer"), tenant.contact(lastName="Miteigentümerin")
     _alias(tenant, "owner-b", b, "contact")
-    parties = [{"contactId": a["id"], "role": "owner", "share": "0.5"}, {"contactId": "owner-b", "role": "coOwner", "share": "0.5"}]
+    parties = [
+        {"contactId": a["id"], "role": "owner", "share": "0.5"},
+        {"contactId": "owner-b", "role": "coOwner", "share": "0.5"},
+    ]
     body = {"contract": {"unitId": unit["id"], "type": "ownership", "startDate": "2019-07-01", "parties": parties}}
     contract = tenant.ok("contracts.create", body)["contract"]
     assert contract["parties"][1]["contactId"] == b["id"]
@@ -102,13 +132,16 @@ def test_object_id_is_derived_and_follows_a_unit_change(tenant: Tenant) -> None:
     assert moved["unitId"] == unit_b["id"] and moved["objectId"] == b["id"]
     successor = tenant.contact(lastName="Nachmieter")
     _alias(tenant, "nachmieter", successor, "contact")
-    parties = tenant.ok("contracts.update", {"contract": {"id": contract["id"], "parties": [{"contactId": "nachmieter", "role": "tenant"}]}})["contract"][
-        "parties"
-    ]
+    parties = tenant.ok(
+        "contracts.update",
+        {"contract": {"id": contract["id"], "parties": [{"contactId": "nachmieter", "role": "tenant"}]}},
+    )["contract"]["parties"]
     assert parties == [{"contactId": successor["id"], "role": "tenant"}]
     tenant.ok("contacts.delete", {"contact": contact["id"]})  # no longer a party
     assert tenant.get("contracts", {"objectId": a["id"], "limit": 10, "offset": 0})["pagination"]["total"] == 0
-    assert [c["id"] for c in tenant.get("contracts", {"objectId": b["id"], "limit": 10, "offset": 0})["contracts"]] == [contract["id"]]
+    assert [c["id"] for c in tenant.get("contracts", {"objectId": b["id"], "limit": 10, "offset": 0})["contracts"]] == [
+        contract["id"]
+    ]
     # the edges moved as well: the old unit and object are free, the new ones are held
     tenant.ok("units.delete", {"unit": unit_a["id"]})
     tenant.ok("objects.delete", {"object": a["id"]})
@@ -134,7 +167,9 @@ def test_contracts_filter_by_object_and_by_unit(tenant: Tenant) -> None:
     contact = tenant.contact()
     c_a1 = tenant.ok("contracts.create", _lease(a1["id"], contact["id"]))["contract"]
     c_a2 = tenant.ok("contracts.create", _lease(a2["id"], contact["id"]))["contract"]
-    c_a1_old = tenant.ok("contracts.create", _lease(a1["id"], contact["id"], startDate="2010-01-01", endDate="2023-12-31"))["contract"]
+    c_a1_old = tenant.ok(
+        "contracts.create", _lease(a1["id"], contact["id"], startDate="2010-01-01", endDate="2023-12-31")
+    )["contract"]
     c_b1 = tenant.ok("contracts.create", _lease(b1["id"], contact["id"]))["contract"]
     _alias(tenant, "obj-a", a, "object")
     _alias(tenant, "a1", a1, "unit")
@@ -166,7 +201,9 @@ def test_party_rules(tenant: Tenant) -> None:
     a, b = tenant.contact(), tenant.contact()
 
     def refused(payload: dict[str, Any]) -> str:
-        answer = tenant.command("contracts.create", {"contract": {"unitId": unit["id"], "startDate": "2024-01-01", **payload}})
+        answer = tenant.command(
+            "contracts.create", {"contract": {"unitId": unit["id"], "startDate": "2024-01-01", **payload}}
+        )
         assert answer.status == 400, answer.body
         return str(answer.body["errors"][0]["path"])
 
@@ -175,18 +212,40 @@ def test_party_rules(tenant: Tenant) -> None:
     assert refused({"type": "lease", "parties": []}) == "contract.parties"
     assert refused({"type": "lease"}) == "contract.parties"
     assert (
-        refused({"type": "lease", "parties": [{"contactId": a["id"], "role": "tenant"}, {"contactId": b["id"], "role": "owner"}]}) == "contract.parties[1].role"
-    )
-    assert (
-        refused({"type": "ownership", "parties": [{"contactId": a["id"], "role": "owner"}, {"contactId": b["id"], "role": "tenant"}]})
+        refused(
+            {
+                "type": "lease",
+                "parties": [{"contactId": a["id"], "role": "tenant"}, {"contactId": b["id"], "role": "owner"}],
+            }
+        )
         == "contract.parties[1].role"
     )
     assert (
-        refused({"type": "lease", "parties": [{"contactId": a["id"], "role": "tenant"}, {"contactId": a["id"], "role": "coTenant"}]})
+        refused(
+            {
+                "type": "ownership",
+                "parties": [{"contactId": a["id"], "role": "owner"}, {"contactId": b["id"], "role": "tenant"}],
+            }
+        )
+        == "contract.parties[1].role"
+    )
+    assert (
+        refused(
+            {
+                "type": "lease",
+                "parties": [{"contactId": a["id"], "role": "tenant"}, {"contactId": a["id"], "role": "coTenant"}],
+            }
+        )
         == "contract.parties[1].contactId"
     )
-    assert refused({"type": "lease", "parties": [{"contactId": a["id"], "role": "tenant", "share": "1.5"}]}) == "contract.parties[0].share"
-    assert refused({"type": "lease", "parties": [{"contactId": a["id"], "role": "landlord"}]}) == "contract.parties[0].role"
+    assert (
+        refused({"type": "lease", "parties": [{"contactId": a["id"], "role": "tenant", "share": "1.5"}]})
+        == "contract.parties[0].share"
+    )
+    assert (
+        refused({"type": "lease", "parties": [{"contactId": a["id"], "role": "landlord"}]})
+        == "contract.parties[0].role"
+    )
     assert refused({"type": "lease", "parties": [{"role": "tenant"}]}) == "contract.parties[0].contactId"
     many = [{"contactId": a["id"], "role": "tenant"}] * 21
     assert refused({"type": "lease", "parties": many}) == "contract.parties"
@@ -197,7 +256,8 @@ def test_party_contact_must_exist(tenant: Tenant) -> None:
     a = tenant.contact()
     ghost = "con_01K00000000000000000000000"
     body = {"contract": {"unitId": unit["id"], "type": "lease", "startDate": "2024-01-01",
-                         "parties": [{"contactId": a["id"], "role": "tenant"}, {"contactId": ghost, "role": "coTenant"}]}}  # fmt: skip
+                         "parties": [{"contactId": a["id"], "role": "tenant"},
+                                     {"contactId": ghost, "role": "coTenant"}]}}  # fmt: skip
     answer = tenant.command("contracts.create", body)
     assert answer.status == 404 and answer.body["errors"][0]["path"] == "contract.parties[1].contactId"
     by_alias = tenant.command("contracts.create", _lease(unit["id"], "no-such-alias"))
@@ -216,18 +276,42 @@ def test_unknown_or_deleted_unit_is_404(tenant: Tenant) -> None:
 def test_rent_and_deposit_only_on_leases(tenant: Tenant) -> None:
     unit = _unit(tenant, _object(tenant)["id"])
     owner = tenant.contact()
-    ownership = {"unitId": unit["id"], "type": "ownership", "startDate": "2020-01-01", "parties": [{"contactId": owner["id"], "role": "owner"}]}
+    ownership = {
+        "unitId": unit["id"],
+        "type": "ownership",
+        "startDate": "2020-01-01",
+        "parties": [{"contactId": owner["id"], "role": "owner"}],
+    }
     answer = tenant.command("contracts.create", {"contract": {**ownership, "rent": {"baseRent": "500.00"}}})
     assert answer.status == 400 and answer.body["errors"][0]["path"] == "contract.rent"
-    deposit = tenant.command("contracts.create", {"contract": {**ownership, "deposit": {"amount": "100.00", "type": "cash"}}})
+    deposit = tenant.command(
+        "contracts.create", {"contract": {**ownership, "deposit": {"amount": "100.00", "type": "cash"}}}
+    )
     assert deposit.status == 400 and deposit.body["errors"][0]["path"] == "contract.deposit"
-    lease = tenant.ok("contracts.create", _lease(unit["id"], owner["id"], rent={"baseRent": "500.00", "currency": "EUR"}))["contract"]
+    lease = tenant.ok(
+        "contracts.create", _lease(unit["id"], owner["id"], rent={"baseRent": "500.00", "currency": "EUR"})
+    )["contract"]
     switched = tenant.command(
-        "contracts.update", {"contract": {"id": lease["id"], "type": "ownership", "parties": [{"contactId": owner["id"], "role": "owner"}]}}
+        "contracts.update",
+        {
+            "contract": {
+                "id": lease["id"],
+                "type": "ownership",
+                "parties": [{"contactId": owner["id"], "role": "owner"}],
+            }
+        },
     )
     assert switched.status == 400 and switched.body["errors"][0]["path"] == "contract.rent"
     done = tenant.ok(
-        "contracts.update", {"contract": {"id": lease["id"], "type": "ownership", "rent": None, "parties": [{"contactId": owner["id"], "role": "owner"}]}}
+        "contracts.update",
+        {
+            "contract": {
+                "id": lease["id"],
+                "type": "ownership",
+                "rent": None,
+                "parties": [{"contactId": owner["id"], "role": "owner"}],
+            }
+        },
     )["contract"]
     assert done["type"] == "ownership" and "rent" not in done
 
@@ -236,10 +320,19 @@ def test_money_is_decimal_strings_and_notice_period_bounded(tenant: Tenant) -> N
     unit = _unit(tenant, _object(tenant)["id"])
     contact = tenant.contact()
     assert tenant.command("contracts.create", _lease(unit["id"], contact["id"], rent={"baseRent": 850.0})).status == 400
-    assert tenant.command("contracts.create", _lease(unit["id"], contact["id"], rent={"baseRent": "850.00", "currency": "USD"})).status == 400
+    assert (
+        tenant.command(
+            "contracts.create", _lease(unit["id"], contact["id"], rent={"baseRent": "850.00", "currency": "USD"})
+        ).status
+        == 400
+    )
     assert tenant.command("contracts.create", _lease(unit["id"], contact["id"], noticePeriodMonths=61)).status == 400
     assert (
-        tenant.command("contracts.create", _lease(unit["id"], contact["id"], deposit={"amount": "1.00", "type": "cash", "paidAt": "2024-02-30"})).status == 400
+        tenant.command(
+            "contracts.create",
+            _lease(unit["id"], contact["id"], deposit={"amount": "1.00", "type": "cash", "paidAt": "2024-02-30"}),
+        ).status
+        == 400
     )
 
 

@@ -14,7 +14,17 @@ from typing import Any
 
 from tests.client import Tenant
 from tests.eventually import eventually
-from tests.uploads import HTML, PNG, ZIP_CLAIMING_MILLIONS, batch_progress, multipart, object_exists, pdf, post_file, wait_settled
+from tests.uploads import (
+    HTML,
+    PNG,
+    ZIP_CLAIMING_MILLIONS,
+    batch_progress,
+    multipart,
+    object_exists,
+    pdf,
+    post_file,
+    wait_settled,
+)
 
 
 def building(tenant: Tenant, alias: str = "haus") -> dict[str, Any]:
@@ -24,7 +34,11 @@ def building(tenant: Tenant, alias: str = "haus") -> dict[str, Any]:
 
 
 def upload_json(tenant: Tenant, content: bytes, *, file_name: str = "Energieausweis.pdf", **extra: Any) -> Any:
-    body = {"locationId": "haus", "resource": {"fileName": file_name, "content": base64.b64encode(content).decode()}, **extra}
+    body = {
+        "locationId": "haus",
+        "resource": {"fileName": file_name, "content": base64.b64encode(content).decode()},
+        **extra,
+    }
     return tenant.command("documents.upload", body)
 
 
@@ -36,7 +50,11 @@ def download(url: str) -> tuple[bytes, dict[str, str]]:
 def test_a_json_upload_registers_the_document_with_computed_file_fields(tenant: Tenant) -> None:
     obj = building(tenant)
     content = pdf("json")
-    answer = upload_json(tenant, content, document={"title": "Energieausweis", "documentType": "energyCertificate", "category": "technical"})
+    answer = upload_json(
+        tenant,
+        content,
+        document={"title": "Energieausweis", "documentType": "energyCertificate", "category": "technical"},
+    )
     assert answer.status == 200, answer.body
     doc = answer.body["document"]
     assert doc["locationId"] == obj["id"] and doc["title"] == "Energieausweis"
@@ -61,18 +79,28 @@ def test_show_carries_a_download_link_that_serves_the_file_under_its_name(tenant
 def test_a_multipart_upload_takes_the_file_and_json_metadata_parts(tenant: Tenant) -> None:
     building(tenant)
     metadata = json.dumps({"title": "Grundriss EG", "documentType": "floorPlan", "category": "plans"})
-    body, content_type = multipart([("locationId", "haus"), ("document", metadata)], "resource", "grundriss.png", PNG, "image/png")
+    body, content_type = multipart(
+        [("locationId", "haus"), ("document", metadata)], "resource", "grundriss.png", PNG, "image/png"
+    )
     answer = tenant.command("documents.upload", raw=body, headers={"Content-Type": content_type})
     assert answer.status == 200, answer.body
     doc = answer.body["document"]
-    assert (doc["title"], doc["contentType"], doc["fileName"], doc["size"]) == ("Grundriss EG", "image/png", "grundriss.png", len(PNG))
+    assert (doc["title"], doc["contentType"], doc["fileName"], doc["size"]) == (
+        "Grundriss EG",
+        "image/png",
+        "grundriss.png",
+        len(PNG),
+    )
 
 
 def test_html_and_contradicting_types_are_refused_and_nothing_is_stored(tenant: Tenant) -> None:
     building(tenant)
     html = upload_json(tenant, HTML, file_name="rechnung.pdf")
     assert html.status == 400 and html.body["code"] == "file_type_not_allowed"
-    body = {"locationId": "haus", "resource": {"fileName": "a.pdf", "contentType": "application/pdf", "content": base64.b64encode(PNG).decode()}}
+    body = {
+        "locationId": "haus",
+        "resource": {"fileName": "a.pdf", "contentType": "application/pdf", "content": base64.b64encode(PNG).decode()},
+    }
     mismatch = tenant.command("documents.upload", body)
     assert mismatch.status == 400 and mismatch.body["code"] == "file_type_mismatch"
     assert tenant.get("documents.list", {"limit": 10, "offset": 0})["pagination"]["total"] == 0
@@ -83,7 +111,10 @@ def test_a_zip_whose_directory_is_past_the_cap_is_refused_with_its_own_code(tena
     building(tenant)
     answer = upload_json(tenant, ZIP_CLAIMING_MILLIONS, file_name="archiv.zip")
     assert answer.status == 400 and answer.body["code"] == "archive_too_large", answer.body
-    assert "3,000,000 entries" in answer.body["errors"][0]["message"] and answer.body["errors"][0]["path"] == "resource.content"
+    assert (
+        "3,000,000 entries" in answer.body["errors"][0]["message"]
+        and answer.body["errors"][0]["path"] == "resource.content"
+    )
     assert tenant.get("documents.list", {"limit": 10, "offset": 0})["pagination"]["total"] == 0
 
 
@@ -97,7 +128,10 @@ def test_bad_metadata_or_a_missing_location_writes_nothing(tenant: Tenant) -> No
     building(tenant)
     wrong_type = upload_json(tenant, pdf(), document={"documentType": "leaseContract"})
     assert wrong_type.status == 400 and wrong_type.body["errors"][0]["path"] == "document.locationId"
-    missing = tenant.command("documents.upload", {"locationId": "nirgends", "resource": {"fileName": "a.pdf", "content": base64.b64encode(pdf()).decode()}})
+    missing = tenant.command(
+        "documents.upload",
+        {"locationId": "nirgends", "resource": {"fileName": "a.pdf", "content": base64.b64encode(pdf()).decode()}},
+    )
     assert missing.status == 404 and missing.body["errors"][0]["path"] == "locationId"
 
 
@@ -123,7 +157,14 @@ def test_a_batch_of_200_presigned_uploads_is_registered_and_listed_by_location(t
     for upload, content in zip(created["uploads"], files, strict=True):
         assert post_file(upload, content) in (200, 204)
     progress = wait_settled(tenant, created["batch"]["id"])
-    assert progress["batch"]["counts"] == {"requested": 200, "uploaded": 200, "registered": 200, "failed": 0, "pending": 0, "expired": 0}
+    assert progress["batch"]["counts"] == {
+        "requested": 200,
+        "uploaded": 200,
+        "registered": 200,
+        "failed": 0,
+        "pending": 0,
+        "expired": 0,
+    }
     at_object = tenant.get("documents.list", {"locationId": "haus", "limit": 1000, "offset": 0})
     at_unit = tenant.get("documents.list", {"locationId": unit["id"], "limit": 1000, "offset": 0})
     assert at_object["pagination"]["total"] == 100 and at_unit["pagination"]["total"] == 100
@@ -133,7 +174,13 @@ def test_a_batch_of_200_presigned_uploads_is_registered_and_listed_by_location(t
 
 
 def one_upload(tenant: Tenant, content: bytes, **overrides: Any) -> tuple[str, dict[str, Any]]:
-    request = {"locationId": "haus", "fileName": "scan.pdf", "contentType": "application/pdf", "size": len(content), **overrides}
+    request = {
+        "locationId": "haus",
+        "fileName": "scan.pdf",
+        "contentType": "application/pdf",
+        "size": len(content),
+        **overrides,
+    }
     created = tenant.ok("documents.uploads.create", {"uploads": [request]})
     return created["batch"]["id"], created["uploads"][0]
 
@@ -175,7 +222,17 @@ def test_a_file_arriving_after_the_url_expired_is_refused_and_unused_uploads_sho
     try:
         created = tenant.ok(
             "documents.uploads.create",
-            {"uploads": [{"locationId": "haus", "fileName": f"{n}.pdf", "contentType": "application/pdf", "size": len(content)} for n in range(2)]},
+            {
+                "uploads": [
+                    {
+                        "locationId": "haus",
+                        "fileName": f"{n}.pdf",
+                        "contentType": "application/pdf",
+                        "size": len(content),
+                    }
+                    for n in range(2)
+                ]
+            },
         )
     finally:
         clock.set_clock(None)
@@ -186,7 +243,9 @@ def test_a_file_arriving_after_the_url_expired_is_refused_and_unused_uploads_sho
     assert [u["status"] for u in progress["uploads"]] == ["failed", "expired"]
 
 
-def test_an_upload_forged_into_another_tenants_prefix_is_removed_and_registers_nowhere(tenant: Tenant, other_tenant: Tenant) -> None:
+def test_an_upload_forged_into_another_tenants_prefix_is_removed_and_registers_nowhere(
+    tenant: Tenant, other_tenant: Tenant
+) -> None:
     building(tenant)
     building(other_tenant)
     content = pdf()
@@ -229,13 +288,18 @@ def test_a_duplicate_queue_delivery_registers_the_document_once(tenant: Tenant) 
 
 
 def queued(sqs: Any) -> int:
-    attributes = sqs.get_queue_attributes(QueueUrl=os.environ["PM_UPLOAD_QUEUE_URL"], AttributeNames=["All"])["Attributes"]
+    attributes = sqs.get_queue_attributes(QueueUrl=os.environ["PM_UPLOAD_QUEUE_URL"], AttributeNames=["All"])[
+        "Attributes"
+    ]
     return int(attributes["ApproximateNumberOfMessages"]) + int(attributes["ApproximateNumberOfMessagesNotVisible"])
 
 
 def audit_of(tenant: Tenant, entity_id: str) -> list[dict[str, Any]]:
     """The entity's audit records, once the stream has delivered them."""
-    eventually(lambda: tenant.get("audit.list", {"entityId": entity_id, "limit": 10, "offset": 0})["auditRecords"], message=f"an audit record of {entity_id}")
+    eventually(
+        lambda: tenant.get("audit.list", {"entityId": entity_id, "limit": 10, "offset": 0})["auditRecords"],
+        message=f"an audit record of {entity_id}",
+    )
     time.sleep(0.3)  # that no duplicate follows is tested: one would arrive in the same batch or just after
     return list(tenant.get("audit.list", {"entityId": entity_id, "limit": 10, "offset": 0})["auditRecords"])
 
@@ -245,7 +309,9 @@ def test_a_batch_is_checked_whole_before_any_url_is_handed_out(tenant: Tenant) -
     ok = {"locationId": "haus", "fileName": "a.pdf", "contentType": "application/pdf", "size": 10}
     missing = tenant.command("documents.uploads.create", {"uploads": [ok, {**ok, "locationId": "nirgends"}]})
     assert missing.status == 404 and missing.body["errors"][0]["path"] == "uploads[1].locationId"
-    bad_type = tenant.command("documents.uploads.create", {"uploads": [ok, {**ok, "document": {"documentType": "leaseContract"}}]})
+    bad_type = tenant.command(
+        "documents.uploads.create", {"uploads": [ok, {**ok, "document": {"documentType": "leaseContract"}}]}
+    )
     assert bad_type.status == 400 and bad_type.body["errors"][0]["path"] == "uploads[1].locationId"
     too_big = tenant.command("documents.uploads.create", {"uploads": [{**ok, "size": 200 * 1024 * 1024}]})
     assert too_big.status == 400 and too_big.body["errors"][0]["path"] == "uploads[0].size"
@@ -260,7 +326,11 @@ def test_a_multipart_upload_retried_with_its_idempotency_key_stores_one_document
     answers = []
     for _ in range(2):  # each attempt has its own boundary, as a retrying client's would
         body, content_type = multipart([("locationId", "haus")], "resource", "einmal.pdf", content, "application/pdf")
-        answers.append(tenant.command("documents.upload", raw=body, headers={"Content-Type": content_type, "Idempotency-Key": "upload-einmal"}))
+        answers.append(
+            tenant.command(
+                "documents.upload", raw=body, headers={"Content-Type": content_type, "Idempotency-Key": "upload-einmal"}
+            )
+        )
     assert [a.status for a in answers] == [200, 200] and answers[1].headers.get("idempotent-replayed") == "true"
     assert answers[0].body["document"]["id"] == answers[1].body["document"]["id"]
     assert tenant.get("documents.list", {"locationId": "haus", "limit": 10, "offset": 0})["pagination"]["total"] == 1

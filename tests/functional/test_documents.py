@@ -58,7 +58,9 @@ def test_document_lifecycle_over_http(tenant: Tenant) -> None:
     listed = tenant.get("documents.list", {"locationId": "haus", "limit": 10, "offset": 0})
     assert [d["id"] for d in listed["documents"]] == [doc["id"]] and listed["pagination"]["total"] == 1
 
-    updated = tenant.ok("documents.update", {"document": {"id": "ea-2024", "title": "Energieausweis (Bedarf)", "visibility": "portal"}})["document"]
+    updated = tenant.ok(
+        "documents.update", {"document": {"id": "ea-2024", "title": "Energieausweis (Bedarf)", "visibility": "portal"}}
+    )["document"]
     assert updated["title"] == "Energieausweis (Bedarf)" and updated["visibility"] == "portal"
     assert updated["version"] == shown["version"] + 1 and updated["fileName"] == "energieausweis.pdf"
 
@@ -75,14 +77,21 @@ def test_document_lifecycle_over_http(tenant: Tenant) -> None:
 def test_list_filters_by_location_of_every_kind(tenant: Tenant) -> None:
     obj = make_object(tenant)
     process = tenant.ok("processes.create", {"process": {"title": "Rohrbruch"}, "object": obj["id"]})["process"]
-    entry = tenant.ok("processes.updates.create", {"update": {"text": "Rechnung eingegangen"}, "process": process["id"]})["update"]
+    entry = tenant.ok(
+        "processes.updates.create", {"update": {"text": "Rechnung eingegangen"}, "process": process["id"]}
+    )["update"]
     at_object = make_document(tenant, obj["id"])
-    at_process = make_document(tenant, process["id"], documentType="damageReport", category="insurance", title="Schadensmeldung")
+    at_process = make_document(
+        tenant, process["id"], documentType="damageReport", category="insurance", title="Schadensmeldung"
+    )
     at_entry = make_document(tenant, entry["id"], documentType="invoice", category="finance", title="Rechnung Klempner")
     tenant.alias("rohrbruch", process["id"], "process")
 
     def ids(location: str) -> list[str]:
-        return [d["id"] for d in tenant.get("documents.list", {"locationId": location, "limit": 10, "offset": 0})["documents"]]
+        return [
+            d["id"]
+            for d in tenant.get("documents.list", {"locationId": location, "limit": 10, "offset": 0})["documents"]
+        ]
 
     assert ids(obj["id"]) == [at_object["id"]]
     assert ids("rohrbruch") == [at_process["id"]]
@@ -96,12 +105,23 @@ def test_documents_at_units_and_contracts(tenant: Tenant) -> None:
     obj = make_object(tenant)
     unit = tenant.ok("units.create", {"unit": {"objectId": obj["id"], "number": "1.01", "type": "apartment"}})["unit"]
     renter = tenant.contact(lastName="Mieterin")
-    contract_body = {"unitId": unit["id"], "type": "lease", "startDate": "2024-01-01", "parties": [{"contactId": renter["id"], "role": "tenant"}]}
+    contract_body = {
+        "unitId": unit["id"],
+        "type": "lease",
+        "startDate": "2024-01-01",
+        "parties": [{"contactId": renter["id"], "role": "tenant"}],
+    }
     contract = tenant.ok("contracts.create", {"contract": contract_body})["contract"]
-    lease = make_document(tenant, contract["id"], documentType="leaseContract", category="contracts", title="Mietvertrag")
-    handover = make_document(tenant, unit["id"], documentType="handoverProtocol", category="handover", title="Übergabeprotokoll")
+    lease = make_document(
+        tenant, contract["id"], documentType="leaseContract", category="contracts", title="Mietvertrag"
+    )
+    handover = make_document(
+        tenant, unit["id"], documentType="handoverProtocol", category="handover", title="Übergabeprotokoll"
+    )
     tenant.alias("mv-1", contract["id"], "contract")
-    assert [d["id"] for d in tenant.get("documents.list", {"locationId": "mv-1", "limit": 10, "offset": 0})["documents"]] == [lease["id"]]
+    assert [
+        d["id"] for d in tenant.get("documents.list", {"locationId": "mv-1", "limit": 10, "offset": 0})["documents"]
+    ] == [lease["id"]]
     moved = tenant.ok("documents.update", {"document": {"id": handover["id"], "locationId": "mv-1"}})["document"]
     assert moved["locationId"] == contract["id"]
     refused = tenant.command("contracts.delete", {"contract": contract["id"]})
@@ -119,7 +139,13 @@ def test_typemappings_lists_current_types_only(tenant: Tenant) -> None:
     assert lease["nodeTypes"] == ["contract", "unit"]
     assert lease["categories"] == [{"code": "contracts", "nameDe": "Verträge", "nameEn": "Contracts"}]
     names = {m["nameDe"] for m in mappings}
-    for expected in ("Nebenkostenabrechnung", "Wirtschaftsplan", "Jahresabrechnung", "Protokoll der Eigentümerversammlung", "Teilungserklärung"):
+    for expected in (
+        "Nebenkostenabrechnung",
+        "Wirtschaftsplan",
+        "Jahresabrechnung",
+        "Protokoll der Eigentümerversammlung",
+        "Teilungserklärung",
+    ):
         assert expected in names
     valid_nodes = {"object", "contract", "unit", "objectGroup", "process", "processUpdate"}
     assert all(m["nodeTypes"] and set(m["nodeTypes"]) <= valid_nodes and m["categories"] for m in mappings)
@@ -158,13 +184,27 @@ def test_a_document_with_a_since_deprecated_type_keeps_it_until_reclassified(ten
     unit = tenant.ok("units.create", {"unit": {"objectId": obj["id"], "number": "2.01", "type": "apartment"}})["unit"]
     doc = make_document(tenant, unit["id"], documentType="utilityStatement", category="billing")
     # As if stored before the type was deprecated (the store's own path, not the API's):
-    entities.update(ctx_of(tenant), DOCUMENT, doc["id"], {"documentType": "operatingCostStatement"}, expected_version=None, path="document")
+    entities.update(
+        ctx_of(tenant),
+        DOCUMENT,
+        doc["id"],
+        {"documentType": "operatingCostStatement"},
+        expected_version=None,
+        path="document",
+    )
     assert BY_CODE["operatingCostStatement"].deprecated
     renamed = tenant.ok("documents.update", {"document": {"id": doc["id"], "title": "BK-Abrechnung 2019"}})["document"]
     assert renamed["documentType"] == "operatingCostStatement"
-    again = tenant.command("documents.update", {"document": {"id": doc["id"], "documentType": "operatingCostStatement"}})
+    again = tenant.command(
+        "documents.update", {"document": {"id": doc["id"], "documentType": "operatingCostStatement"}}
+    )
     assert again.status == 400
-    assert tenant.ok("documents.update", {"document": {"id": doc["id"], "documentType": "utilityStatement"}})["document"]["documentType"] == "utilityStatement"
+    assert (
+        tenant.ok("documents.update", {"document": {"id": doc["id"], "documentType": "utilityStatement"}})["document"][
+            "documentType"
+        ]
+        == "utilityStatement"
+    )
 
 
 def test_documents_are_never_created_with_a_deprecated_or_unknown_type(tenant: Tenant) -> None:

@@ -46,7 +46,10 @@ def aws_error(code: str, status: int = 400, *, reasons: list[str] | None = None)
     TransactWriteItems (one per item, "None" for the rest)."""
 
     def respond(body: dict[str, Any]) -> tuple[AWSResponse, dict[str, Any]]:
-        parsed: dict[str, Any] = {"Error": {"Code": code, "Message": f"injected {code}"}, "ResponseMetadata": {"HTTPStatusCode": status, "HTTPHeaders": {}}}
+        parsed: dict[str, Any] = {
+            "Error": {"Code": code, "Message": f"injected {code}"},
+            "ResponseMetadata": {"HTTPStatusCode": status, "HTTPHeaders": {}},
+        }
         if reasons is not None:
             count = len(body.get("TransactItems") or [])
             parsed["CancellationReasons"] = [{"Code": reasons[i] if i < len(reasons) else "None"} for i in range(count)]
@@ -134,8 +137,12 @@ def contacts_named(tenant: Tenant, last_name: str) -> list[dict[str, Any]]:
 # --- 1. DynamoDB faults through the API ------------------------------------------------
 
 
-@pytest.mark.parametrize("code", ["ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"])
-def test_a_throttled_put_answers_429_writes_nothing_and_the_retry_stores_one(tenant: Tenant, faults: Faults, code: str) -> None:
+@pytest.mark.parametrize(
+    "code", ["ProvisionedThroughputExceededException", "ThrottlingException", "RequestLimitExceeded"]
+)
+def test_a_throttled_put_answers_429_writes_nothing_and_the_retry_stores_one(
+    tenant: Tenant, faults: Faults, code: str
+) -> None:
     name = f"Gedrosselt-{code[:8]}"
     rule = faults.fail("PutItem", aws_error(code), tenant.id, name)
     idem = {"Idempotency-Key": uuid.uuid4().hex}
@@ -158,7 +165,9 @@ def test_a_throttled_transaction_writes_none_of_its_items(tenant: Tenant, faults
     from chalicelib.store import refs
 
     obj = tenant.ok("objects.create", {"object": {"name": "Drosselweg 1", "type": "weg"}})["object"]
-    rule = faults.fail("TransactWriteItems", respond, tenant.id, obj["id"])  # the unit, its edge, the check on the object
+    rule = faults.fail(
+        "TransactWriteItems", respond, tenant.id, obj["id"]
+    )  # the unit, its edge, the check on the object
     idem = {"Idempotency-Key": uuid.uuid4().hex}
     body = {"unit": {"objectId": obj["id"], "number": "0.01", "type": "apartment"}}
     refused(tenant.command("units.create", body, headers=idem), 429, "throttled", "1")
@@ -171,7 +180,9 @@ def test_a_throttled_transaction_writes_none_of_its_items(tenant: Tenant, faults
     assert [e["id"] for e in refs.inbound(ctx_of(tenant), obj["id"])] == [unit["id"]]
 
 
-def test_a_transaction_conflict_answers_503_writes_nothing_and_the_retry_applies_once(tenant: Tenant, faults: Faults) -> None:
+def test_a_transaction_conflict_answers_503_writes_nothing_and_the_retry_applies_once(
+    tenant: Tenant, faults: Faults
+) -> None:
     person = tenant.contact(lastName="Konflikt")
     rule = faults.fail("TransactWriteItems", CONFLICT, tenant.id, person["id"], "konflikt-1")
     idem = {"Idempotency-Key": uuid.uuid4().hex}
@@ -189,8 +200,14 @@ def test_a_transaction_conflict_answers_503_writes_nothing_and_the_retry_applies
 def test_a_condition_that_fails_beside_a_conflict_still_answers_409(tenant: Tenant, faults: Faults) -> None:
     """A refused condition is about the data: it wins over a conflict on another item."""
     person = tenant.contact(lastName="Zwei Gründe")
-    faults.fail("TransactWriteItems", aws_error("TransactionCanceledException", reasons=["ConditionalCheckFailed", "TransactionConflict"]), person["id"])
-    answer = tenant.command("aliases.upsert", {"entries": [{"alias": "zwei-gruende", "id": person["id"], "type": "contact"}]})
+    faults.fail(
+        "TransactWriteItems",
+        aws_error("TransactionCanceledException", reasons=["ConditionalCheckFailed", "TransactionConflict"]),
+        person["id"],
+    )
+    answer = tenant.command(
+        "aliases.upsert", {"entries": [{"alias": "zwei-gruende", "id": person["id"], "type": "contact"}]}
+    )
     assert answer.status == 409 and answer.body["code"] == "alias_taken" and "retry-after" not in answer.headers
 
 
@@ -201,7 +218,9 @@ def test_throttled_reads_answer_429(tenant: Tenant, faults: Faults) -> None:
     faults.fail("Query", aws_error("ThrottlingException"), tenant.id, "#contact")
     refused(tenant.query("contacts", {"limit": 10, "offset": 0}), 429, "throttled", "1")
     faults.fail("GetItem", THROTTLED, tenant.id, person["id"])  # the read before an update
-    refused(tenant.command("contacts.update", {"contact": {"id": person["id"], "lastName": "Nie"}}), 429, "throttled", "1")
+    refused(
+        tenant.command("contacts.update", {"contact": {"id": person["id"], "lastName": "Nie"}}), 429, "throttled", "1"
+    )
     shown = tenant.get("contacts.show", {"contact": person["id"]})["contact"]
     assert shown["lastName"] == "Lesen" and shown["version"] == 1
 
@@ -215,7 +234,9 @@ def test_dynamodb_unavailable_answers_503_and_changes_nothing(tenant: Tenant, fa
     refused(tenant.query("contacts.show", {"contact": person["id"]}), 503, "unavailable", "5")
     shown = tenant.get("contacts.show", {"contact": person["id"]})["contact"]
     assert shown["lastName"] == "Erreichbar" and shown["version"] == 1
-    assert tenant.ok("contacts.update", {"contact": {"id": person["id"], "lastName": "Später"}})["contact"]["version"] == 2
+    assert (
+        tenant.ok("contacts.update", {"contact": {"id": person["id"], "lastName": "Später"}})["contact"]["version"] == 2
+    )
 
 
 def test_a_throttled_idempotency_claim_answers_429_and_runs_nothing(tenant: Tenant, faults: Faults) -> None:
@@ -228,7 +249,9 @@ def test_a_throttled_idempotency_claim_answers_429_and_runs_nothing(tenant: Tena
     assert len(contacts_named(tenant, "Schlüssel")) == 1
 
 
-def test_a_done_command_whose_idempotent_answer_cannot_be_stored_still_answers_200(tenant: Tenant, faults: Faults) -> None:
+def test_a_done_command_whose_idempotent_answer_cannot_be_stored_still_answers_200(
+    tenant: Tenant, faults: Faults
+) -> None:
     """The write happened: its answer goes out. The key stays claimed rather than running the
     command twice: a repeat is told to retry shortly while the claim could still be running,
     and after that that the outcome is unknown (check, then use a new key)."""
@@ -257,7 +280,10 @@ def test_an_mcp_tool_under_throttling_reports_429_to_the_agent(api: Api, tenant:
     with McpSession(api.base, tenant.key) as mcp:
         result = mcp.execute("contacts.create", {"contact": {"personType": "natural", "lastName": "Agentisch"}})
     assert result.is_error and result.structured_content is not None
-    assert result.structured_content["error"]["status"] == 429 and result.structured_content["error"]["code"] == "throttled"
+    assert (
+        result.structured_content["error"]["status"] == 429
+        and result.structured_content["error"]["code"] == "throttled"
+    )
     assert contacts_named(tenant, "Agentisch") == []
 
 
@@ -284,7 +310,11 @@ def _stream_records(tenant: Tenant, entity_id: str, count: int) -> list[dict[str
             "version": n + 1,
             "createdAt": at if previous is None else previous["createdAt"],
             "updatedAt": at,
-            "changedBy": {"keyId": "key_test", "agentName": "stream-test", "operation": "contacts.update" if n else "contacts.create"},
+            "changedBy": {
+                "keyId": "key_test",
+                "agentName": "stream-test",
+                "operation": "contacts.update" if n else "contacts.create",
+            },
         }
         stream: dict[str, Any] = {
             "Keys": {"PK": typed.serialize(image["PK"]), "SK": typed.serialize("entity")},
@@ -294,7 +324,14 @@ def _stream_records(tenant: Tenant, entity_id: str, count: int) -> list[dict[str
         }
         if previous is not None:
             stream["OldImage"] = {k: typed.serialize(v) for k, v in previous.items()}
-        records.append({"eventID": uuid.uuid4().hex, "eventName": "MODIFY" if previous else "INSERT", "eventSource": "aws:dynamodb", "dynamodb": stream})
+        records.append(
+            {
+                "eventID": uuid.uuid4().hex,
+                "eventName": "MODIFY" if previous else "INSERT",
+                "eventSource": "aws:dynamodb",
+                "dynamodb": stream,
+            }
+        )
         previous = image
     return records
 
@@ -322,7 +359,9 @@ def test_a_stream_batch_failing_at_record_k_is_redelivered_without_loss_or_dupli
     from chalicelib import ids
     from chalicelib.events.stream import handle_event
 
-    tenant.ok("webhooks.create", {"name": "stream", "url": receiver.url, "events": ["contact.created", "contact.updated"]})
+    tenant.ok(
+        "webhooks.create", {"name": "stream", "url": receiver.url, "events": ["contact.created", "contact.updated"]}
+    )
     assert stack.poller.wait_idle(15)
     entity_id = ids.new_id("con")
     records = _stream_records(tenant, entity_id, 5)
@@ -355,10 +394,14 @@ def test_a_stream_batch_failing_at_record_k_is_redelivered_without_loss_or_dupli
 
 
 def _deliveries(tenant: Tenant, hook: dict[str, Any]) -> list[dict[str, Any]]:
-    return list(tenant.get("webhooks.deliveries.list", {"webhook": hook["id"], "limit": 100, "offset": 0})["deliveries"])
+    return list(
+        tenant.get("webhooks.deliveries.list", {"webhook": hook["id"], "limit": 100, "offset": 0})["deliveries"]
+    )
 
 
-def test_slow_failing_gone_and_hanging_up_receivers_do_not_affect_each_other(tenant: Tenant, stack: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_slow_failing_gone_and_hanging_up_receivers_do_not_affect_each_other(
+    tenant: Tenant, stack: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from chalicelib.events import sender
 
     # The others must have had the event before the slow receiver's first attempt timed out: the
@@ -375,11 +418,16 @@ def test_slow_failing_gone_and_hanging_up_receivers_do_not_affect_each_other(ten
     try:
         for name, rec in receivers.items():
             rec.start()
-            hooks[name] = tenant.ok("webhooks.create", {"name": name, "url": rec.url, "events": ["contact.created", "contact.updated"]})["webhook"]
+            hooks[name] = tenant.ok(
+                "webhooks.create", {"name": name, "url": rec.url, "events": ["contact.created", "contact.updated"]}
+            )["webhook"]
         assert stack.poller.wait_idle(15)
         person = tenant.contact(lastName="Empfang")
         eventually(
-            lambda: all(d["status"] != "pending" for h in hooks.values() for d in _deliveries(tenant, h)) and len(receivers["healthy"].delivered()) == 1,
+            lambda: (
+                all(d["status"] != "pending" for h in hooks.values() for d in _deliveries(tenant, h))
+                and len(receivers["healthy"].delivered()) == 1
+            ),
             timeout=15,
             message="every delivery settled",
         )
@@ -387,7 +435,9 @@ def test_slow_failing_gone_and_hanging_up_receivers_do_not_affect_each_other(ten
         slow_gave_up = receivers["slow"].requests[0].at + sender.TIMEOUT_SECONDS
         assert all(receivers[name].requests[0].at < slow_gave_up for name in ("flaky", "gone", "hangs-up", "healthy"))
         logs = {name: _deliveries(tenant, hook) for name, hook in hooks.items()}
-        assert {name: [(d["status"], d["attempts"], d["lastStatusCode"]) for d in log] for name, log in logs.items()} == {
+        assert {
+            name: [(d["status"], d["attempts"], d["lastStatusCode"]) for d in log] for name, log in logs.items()
+        } == {
             "slow": [("delivered", 2, 200)],  # timed out once, then answered
             "flaky": [("delivered", 2, 200)],
             "gone": [("failed", 1, 410)],
@@ -406,7 +456,9 @@ def test_slow_failing_gone_and_hanging_up_receivers_do_not_affect_each_other(ten
         for name in ("slow", "flaky", "hangs-up", "healthy"):
             receivers[name].wait_for(2 if name != "slow" else 3)
         time.sleep(0.3)  # that nothing more goes to the disabled webhook is tested: it would have by now
-        assert len(receivers["gone"].requests) == 1 and len(_deliveries(tenant, hooks["gone"])) == 1  # stopped: nothing more goes there
+        assert (
+            len(receivers["gone"].requests) == 1 and len(_deliveries(tenant, hooks["gone"])) == 1
+        )  # stopped: nothing more goes there
     finally:
         for rec in receivers.values():
             rec.stop()
@@ -436,7 +488,9 @@ def _delivery_records(tenant: Tenant, count: int) -> list[dict[str, Any]]:
     mine: list[dict[str, Any]] = []
 
     def received_all() -> bool:
-        answer = sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=1, MessageSystemAttributeNames=["All"])
+        answer = sqs.receive_message(
+            QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=1, MessageSystemAttributeNames=["All"]
+        )
         for message in answer.get("Messages") or []:
             if json.loads(message["Body"])["tenantId"] == tenant.id:
                 mine.append(message)
@@ -461,7 +515,9 @@ def _settle_as_lambda(answer: dict[str, Any], records: list[dict[str, Any]]) -> 
     import boto3
 
     kept = {f["itemIdentifier"] for f in answer["batchItemFailures"]}
-    done = [{"Id": str(n), "ReceiptHandle": r["receiptHandle"]} for n, r in enumerate(records) if r["messageId"] not in kept]
+    done = [
+        {"Id": str(n), "ReceiptHandle": r["receiptHandle"]} for n, r in enumerate(records) if r["messageId"] not in kept
+    ]
     if done:
         boto3.client("sqs").delete_message_batch(QueueUrl=os.environ["PM_DELIVERY_QUEUE_URL"], Entries=done)
 
@@ -475,7 +531,9 @@ def test_a_delivery_batch_crashing_midway_and_redelivered_whole_loses_nothing_an
     settled ones are dropped, the rest delivered, each event id once, in order per entity."""
     from chalicelib.events.delivery_worker import handle_event
 
-    tenant.ok("webhooks.create", {"name": "worker", "url": receiver.url, "events": ["contact.created", "contact.updated"]})
+    tenant.ok(
+        "webhooks.create", {"name": "worker", "url": receiver.url, "events": ["contact.created", "contact.updated"]}
+    )
     assert stack.poller.wait_idle(15)
     people = [tenant.contact(lastName=f"Person {n}") for n in range(3)]
     tenant.ok("contacts.update", {"contact": {"id": people[0]["id"], "lastName": "Person 0, changed"}})
@@ -501,7 +559,9 @@ def test_a_delivery_batch_crashing_midway_and_redelivered_whole_loses_nothing_an
     assert person0 == ["Person 0", "Person 0, changed"]  # in order
 
 
-def test_a_redelivered_delivery_message_is_not_sent_twice(tenant: Tenant, receiver: Receiver, stack: Any, paused_deliveries: None) -> None:
+def test_a_redelivered_delivery_message_is_not_sent_twice(
+    tenant: Tenant, receiver: Receiver, stack: Any, paused_deliveries: None
+) -> None:
     from chalicelib.events.delivery_worker import handle_event
 
     tenant.ok("webhooks.create", {"name": "twice", "url": receiver.url, "events": ["contact.created"]})
@@ -539,7 +599,9 @@ def _notices(batch_id: str, count: int) -> list[dict[str, Any]]:
     found: dict[str, dict[str, Any]] = {}
 
     def arrived() -> bool:
-        for message in sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=1).get("Messages") or []:
+        for message in (
+            sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10, WaitTimeSeconds=1).get("Messages") or []
+        ):
             if batch_id in message["Body"]:
                 found[message["MessageId"]] = message
         assert len(found) >= count, f"{len(found)} of {count} notices arrived"
@@ -551,7 +613,12 @@ def _notices(batch_id: str, count: int) -> list[dict[str, Any]]:
 
 
 def _sqs_record(message: dict[str, Any], message_id: str | None = None) -> dict[str, Any]:
-    return {"messageId": message_id or message["MessageId"], "receiptHandle": message["ReceiptHandle"], "body": message["Body"], "eventSource": "aws:sqs"}
+    return {
+        "messageId": message_id or message["MessageId"],
+        "receiptHandle": message["ReceiptHandle"],
+        "body": message["Body"],
+        "eventSource": "aws:sqs",
+    }
 
 
 def test_an_upload_batch_failing_midway_retries_only_the_failed_message_and_registers_each_once(
@@ -563,12 +630,17 @@ def test_an_upload_batch_failing_midway_retries_only_the_failed_message_and_regi
 
     obj = tenant.ok("objects.create", {"object": {"name": "Postfach 4", "type": "weg"}})["object"]
     contents = [pdf(f"sqs-{n}") for n in range(4)]
-    requests = [{"locationId": obj["id"], "fileName": f"b{n}.pdf", "contentType": "application/pdf", "size": len(c)} for n, c in enumerate(contents)]
+    requests = [
+        {"locationId": obj["id"], "fileName": f"b{n}.pdf", "contentType": "application/pdf", "size": len(c)}
+        for n, c in enumerate(contents)
+    ]
     created = tenant.ok("documents.uploads.create", {"uploads": requests})
     uploads, batch_id = created["uploads"], created["batch"]["id"]
     for upload, content in zip(uploads, contents, strict=True):
         assert post_file(upload, content) in (200, 204)
-    messages = sorted(_notices(batch_id, 4), key=lambda m: next(n for n, u in enumerate(uploads) if u["documentId"] in m["Body"]))
+    messages = sorted(
+        _notices(batch_id, 4), key=lambda m: next(n for n, u in enumerate(uploads) if u["documentId"] in m["Body"])
+    )
     doc_ids = [u["documentId"] for u in uploads]
 
     rule = faults.fail("TransactWriteItems", THROTTLED, doc_ids[2])  # registering the third file fails
@@ -577,13 +649,18 @@ def test_an_upload_batch_failing_midway_retries_only_the_failed_message_and_regi
     answer = handle_event({"Records": records})
     assert rule.hits == 1
     assert answer == {"batchItemFailures": [{"itemIdentifier": messages[2]["MessageId"]}]}
-    progress = tenant.get("documents.uploads.progress", {"batch": batch_id, "limit": 10, "offset": 0})["batch"]["counts"]
+    progress = tenant.get("documents.uploads.progress", {"batch": batch_id, "limit": 10, "offset": 0})["batch"][
+        "counts"
+    ]
     assert progress["registered"] == 3 and progress["pending"] == 1
 
-    again = handle_event({"Records": [_sqs_record(messages[2]), _sqs_record(messages[0])]})  # the failed one comes back, the first once more
+    again = handle_event(
+        {"Records": [_sqs_record(messages[2]), _sqs_record(messages[0])]}
+    )  # the failed one comes back, the first once more
     assert again == {"batchItemFailures": []}
     boto3.client("sqs").delete_message_batch(
-        QueueUrl=os.environ["PM_UPLOAD_QUEUE_URL"], Entries=[{"Id": str(n), "ReceiptHandle": m["ReceiptHandle"]} for n, m in enumerate(messages)]
+        QueueUrl=os.environ["PM_UPLOAD_QUEUE_URL"],
+        Entries=[{"Id": str(n), "ReceiptHandle": m["ReceiptHandle"]} for n, m in enumerate(messages)],
     )
     listed = tenant.get("documents.list", {"locationId": obj["id"], "limit": 100, "offset": 0})
     assert sorted(d["id"] for d in listed["documents"]) == sorted(doc_ids)
@@ -620,12 +697,19 @@ def test_one_tenants_oversized_zip_is_refused_alone_and_another_tenants_pdf_in_t
     assert refused["status"] == "failed" and refused["failure"]["code"] == "archive_too_large", refused
     assert "3,000,000 entries" in refused["failure"]["reason"]
     assert not object_exists(bad["fields"]["key"])
-    (registered,) = other_tenant.get("documents.uploads.progress", {"batch": good_batch, "limit": 10, "offset": 0})["uploads"]
+    (registered,) = other_tenant.get("documents.uploads.progress", {"batch": good_batch, "limit": 10, "offset": 0})[
+        "uploads"
+    ]
     assert registered["status"] == "registered"
-    assert other_tenant.get("documents.show", {"document": good["documentId"]})["document"]["contentType"] == "application/pdf"
+    assert (
+        other_tenant.get("documents.show", {"document": good["documentId"]})["document"]["contentType"]
+        == "application/pdf"
+    )
 
 
-def test_reservations_that_cannot_be_read_together_are_read_per_notice(tenant: Tenant, faults: Faults, paused_uploads: None) -> None:
+def test_reservations_that_cannot_be_read_together_are_read_per_notice(
+    tenant: Tenant, faults: Faults, paused_uploads: None
+) -> None:
     """The batch's one BatchGetItem failing is no reason to return the whole batch: each notice
     reads its own reservation and settles (or fails) alone."""
     from chalicelib.uploads.register import handle_event
@@ -638,11 +722,15 @@ def test_reservations_that_cannot_be_read_together_are_read_per_notice(tenant: T
     _settle_uploads(records)
     assert rule.hits == 1
     for batch_id in (first_batch, second_batch):
-        counts = tenant.get("documents.uploads.progress", {"batch": batch_id, "limit": 10, "offset": 0})["batch"]["counts"]
+        counts = tenant.get("documents.uploads.progress", {"batch": batch_id, "limit": 10, "offset": 0})["batch"][
+            "counts"
+        ]
         assert counts["registered"] == 1, counts
 
 
-def test_every_file_a_batch_reads_is_removed_once_it_is_settled(tenant: Tenant, paused_uploads: None, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_every_file_a_batch_reads_is_removed_once_it_is_settled(
+    tenant: Tenant, paused_uploads: None, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Issue 16, finding 2: /tmp holds at most the batch's files (EphemeralStorage is sized for
     that), so each file's spooled copy goes once the file is settled, registered or refused."""
     import tempfile
@@ -655,14 +743,19 @@ def test_every_file_a_batch_reads_is_removed_once_it_is_settled(tenant: Tenant, 
     class Recorded(tempfile.SpooledTemporaryFile):  # type: ignore[type-arg]
         def __init__(self, *args: Any, **kwargs: Any) -> None:
             super().__init__(*args, **kwargs)
-            if threading.current_thread().name.startswith("upload-register"):  # moto's server in this process spools form posts too
+            if threading.current_thread().name.startswith(
+                "upload-register"
+            ):  # moto's server in this process spools form posts too
                 spools.append(self)
 
     obj = tenant.ok("objects.create", {"object": {"name": "Postfach 9", "type": "weg"}})["object"]
     large, short = pdf("gross") + b"%" * files.SPOOL_BYTES, pdf("kurz")  # the large one is spooled to /tmp
     sizes = [len(large), len(short) + 10, len(ZIP_CLAIMING_MILLIONS)]  # the short file is smaller than declared
     types = ["application/pdf", "application/pdf", "application/zip"]
-    requests = [{"locationId": obj["id"], "fileName": f"f{n}", "contentType": t, "size": size} for n, (t, size) in enumerate(zip(types, sizes, strict=True))]
+    requests = [
+        {"locationId": obj["id"], "fileName": f"f{n}", "contentType": t, "size": size}
+        for n, (t, size) in enumerate(zip(types, sizes, strict=True))
+    ]
     created = tenant.ok("documents.uploads.create", {"uploads": requests})
     for upload, content in zip(created["uploads"], [large, short, ZIP_CLAIMING_MILLIONS], strict=True):
         assert post_file(upload, content) in (200, 204)
@@ -671,7 +764,9 @@ def test_every_file_a_batch_reads_is_removed_once_it_is_settled(tenant: Tenant, 
     assert handle_event({"Records": records}) == {"batchItemFailures": []}
     monkeypatch.undo()
     _settle_uploads(records)
-    progress = tenant.get("documents.uploads.progress", {"batch": created["batch"]["id"], "limit": 10, "offset": 0})["uploads"]
+    progress = tenant.get("documents.uploads.progress", {"batch": created["batch"]["id"], "limit": 10, "offset": 0})[
+        "uploads"
+    ]
     assert [(u["status"], (u.get("failure") or {}).get("code")) for u in progress] == [
         ("registered", None),
         ("failed", "size_mismatch"),
@@ -706,15 +801,27 @@ def _writer(tenant: Tenant, worker: int, acked: list[Acked], stop: threading.Eve
     try:
         while not stop.is_set():
             n += 1
-            created = tenant.command("contacts.create", {"contact": {"personType": "natural", "lastName": f"W{worker}-{n}"}})
+            created = tenant.command(
+                "contacts.create", {"contact": {"personType": "natural", "lastName": f"W{worker}-{n}"}}
+            )
             if created.status != 200:
                 continue
             entry = Acked(created.body["contact"]["id"], time.time(), last_name=f"W{worker}-{n}")
             acked.append(entry)
             alias = f"w{worker}-{n}"
-            if tenant.command("aliases.upsert", {"entries": [{"alias": alias, "id": entry.contact_id, "type": "contact"}]}).status == 200:
+            if (
+                tenant.command(
+                    "aliases.upsert", {"entries": [{"alias": alias, "id": entry.contact_id, "type": "contact"}]}
+                ).status
+                == 200
+            ):
                 entry.alias, entry.at = alias, time.time()
-            if tenant.command("contacts.update", {"contact": {"id": entry.contact_id, "lastName": f"W{worker}-{n}-neu"}}).status == 200:
+            if (
+                tenant.command(
+                    "contacts.update", {"contact": {"id": entry.contact_id, "lastName": f"W{worker}-{n}-neu"}}
+                ).status
+                == 200
+            ):
                 entry.last_name, entry.at = f"W{worker}-{n}-neu", time.time()
     except Exception:  # noqa: BLE001 - the server is gone (refused, reset, cut off mid-answer)
         return
@@ -768,8 +875,14 @@ def test_serve_killed_mid_write_restarts_with_a_consistent_snapshot(tmp_path: Pa
         for worker in workers:
             worker.start()
         # a snapshot taken while the writers run, then a little more writing, then the kill
-        eventually(lambda: state_file.exists() and state_file.stat().st_mtime > started + 1 and len(acked) > 10, timeout=30, message="a snapshot while writing")
-        time.sleep(0.7)  # writes after that snapshot are part of the scenario: the kill must lose only those (the next snapshot is 5 s away)
+        eventually(
+            lambda: state_file.exists() and state_file.stat().st_mtime > started + 1 and len(acked) > 10,
+            timeout=30,
+            message="a snapshot while writing",
+        )
+        # writes after that snapshot are part of the scenario: the kill must lose only those (the next
+        # snapshot is 5 s away)
+        time.sleep(0.7)
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)
     finally:

@@ -71,9 +71,13 @@ def problem_json(ctx: Any, response: schemathesis.Response, case: Case) -> bool 
     """Every 4xx answer is RFC 9457 problem+json carrying the stable `code`."""
     if 400 <= response.status_code < 500:
         content_type = response.headers.get("content-type", [""])[0]
-        assert content_type.startswith("application/problem+json"), f"{response.status_code} answered with {content_type!r}"
+        assert content_type.startswith("application/problem+json"), (
+            f"{response.status_code} answered with {content_type!r}"
+        )
         body = json.loads(response.content)
-        assert isinstance(body, dict) and isinstance(body.get("code"), str) and body["code"], f"problem without code: {body!r}"
+        assert isinstance(body, dict) and isinstance(body.get("code"), str) and body["code"], (
+            f"problem without code: {body!r}"
+        )
     return None
 
 
@@ -124,7 +128,9 @@ class Target:
             (remover,) = [
                 op
                 for op in registry.REGISTRY.values()
-                if op.destructive and op.name.endswith((".delete", ".revoke")) and [s.get("x-ref") for s in op.args["properties"].values()] == [type_name]
+                if op.destructive
+                and op.name.endswith((".delete", ".revoke"))
+                and [s.get("x-ref") for s in op.args["properties"].values()] == [type_name]
             ]
             answer = self.world.tenant.command(remover.name, {next(iter(remover.args["properties"])): entity_id})
             if answer.status != 200:
@@ -183,7 +189,9 @@ def fuzz(api: Api) -> Fuzz:
     # this interface, where every path is /query/<name> or /command/<name>, it guesses wrong.
     # A request may take as long as API Gateway allows one (29 s), not schemathesis' default 10 s.
     stateful = {"inference": {"algorithms": []}}
-    config = SchemathesisConfig.from_dict({"base-url": api.base, "headers": auth, "request-timeout": 29, "phases": {"stateful": stateful}})
+    config = SchemathesisConfig.from_dict(
+        {"base-url": api.base, "headers": auth, "request-timeout": 29, "phases": {"stateful": stateful}}
+    )
     schema = schemathesis.openapi.from_dict(document, config=config)
     world = World(tenant)
     world.build()
@@ -243,7 +251,9 @@ def test_stateful(fuzz: Fuzz) -> None:
         def before_call(self, case: Case) -> None:
             super().before_call(case)
             if case.meta is not None and case.meta.generation.mode.is_positive:
-                fuzz.target.aim(registry.REGISTRY[case.operation.definition.raw["operationId"]], case, "id", keep=self.answered)
+                fuzz.target.aim(
+                    registry.REGISTRY[case.operation.definition.raw["operationId"]], case, "id", keep=self.answered
+                )
 
         def after_call(self, response: Any, case: Case) -> None:
             super().after_call(response, case)
@@ -266,7 +276,9 @@ def test_stateful(fuzz: Fuzz) -> None:
         if remaining <= 0:
             break
         try:
-            Checked.run(settings=settings(max_examples=remaining, stateful_step_count=10, phases=[Phase.generate], **SETTINGS))
+            Checked.run(
+                settings=settings(max_examples=remaining, stateful_step_count=10, phases=[Phase.generate], **SETTINGS)
+            )
         except FlakyStrategyDefinition:
             assert not failures, "\n\n".join(failures)
     assert not failures, "\n\n".join(failures)

@@ -64,12 +64,18 @@ def test_update_without_fields_is_400(tenant: Tenant) -> None:
 
 
 def test_create_with_an_id_is_400(tenant: Tenant) -> None:
-    answer = tenant.command("contacts.create", {"contact": {"id": "con_01J0000000000000000000000", "personType": "natural", "lastName": "X"}})
+    answer = tenant.command(
+        "contacts.create",
+        {"contact": {"id": "con_01J0000000000000000000000", "personType": "natural", "lastName": "X"}},
+    )
     assert answer.status == 400
 
 
 def test_every_violation_is_listed(tenant: Tenant) -> None:
-    answer = tenant.command("contacts.create", {"contact": {"personType": "natural", "lastName": 5, "emails": [{"address": "nope"}], "extra": 1}})
+    answer = tenant.command(
+        "contacts.create",
+        {"contact": {"personType": "natural", "lastName": 5, "emails": [{"address": "nope"}], "extra": 1}},
+    )
     assert answer.status == 400
     paths = {e["path"] for e in answer.body["errors"]}
     assert {"contact.lastName", "contact.emails[0].address", "contact"} <= paths
@@ -95,7 +101,9 @@ def test_wrong_method_is_405(tenant: Tenant) -> None:
     answer = tenant.query("contacts", {"limit": 1, "offset": 0}, method="POST")
     assert answer.status == 405
     assert answer.headers["allow"] == "GET"
-    get_command = tenant.api.request("GET", "/propertymanagement/v2/command/contacts.create", headers={"Authorization": f"Bearer {tenant.key}"})
+    get_command = tenant.api.request(
+        "GET", "/propertymanagement/v2/command/contacts.create", headers={"Authorization": f"Bearer {tenant.key}"}
+    )
     assert get_command.status == 405
     assert get_command.headers["allow"] == "POST"
     assert get_command.body["code"] == "method_not_allowed"
@@ -133,8 +141,16 @@ def test_idempotency_key_replays_the_first_answer(tenant: Tenant) -> None:
 
 
 def test_idempotency_key_with_another_body_is_409(tenant: Tenant) -> None:
-    tenant.ok("contacts.create", {"contact": {"personType": "legal", "companyName": "A GmbH"}}, headers={"Idempotency-Key": "k2"})
-    answer = tenant.command("contacts.create", {"contact": {"personType": "legal", "companyName": "B GmbH"}}, headers={"Idempotency-Key": "k2"})
+    tenant.ok(
+        "contacts.create",
+        {"contact": {"personType": "legal", "companyName": "A GmbH"}},
+        headers={"Idempotency-Key": "k2"},
+    )
+    answer = tenant.command(
+        "contacts.create",
+        {"contact": {"personType": "legal", "companyName": "B GmbH"}},
+        headers={"Idempotency-Key": "k2"},
+    )
     assert answer.status == 409
     assert answer.body["code"] == "idempotency_key_reused"
 

@@ -22,8 +22,18 @@ def test_tenants_cannot_change_each_others_contacts(tenant: Tenant, other_tenant
     assert tenant.command("contacts.update", {"contact": {"id": theirs["id"], "lastName": "Hacked"}}).status == 404
     assert tenant.command("contacts.merge", {"sourceContact": theirs["id"], "targetContact": mine["id"]}).status == 404
     assert tenant.command("contacts.merge", {"sourceContact": mine["id"], "targetContact": theirs["id"]}).status == 404
-    assert tenant.command("contacts.create", {"contact": {"personType": "natural", "lastName": "X", "companyId": theirs["id"]}}).status == 404
-    assert tenant.command("aliases.upsert", {"entries": [{"alias": "mine-now", "id": theirs["id"], "type": "contact"}]}).status == 404
+    assert (
+        tenant.command(
+            "contacts.create", {"contact": {"personType": "natural", "lastName": "X", "companyId": theirs["id"]}}
+        ).status
+        == 404
+    )
+    assert (
+        tenant.command(
+            "aliases.upsert", {"entries": [{"alias": "mine-now", "id": theirs["id"], "type": "contact"}]}
+        ).status
+        == 404
+    )
     assert other_tenant.get("contacts.show", {"contact": theirs["id"]})["contact"]["lastName"] == "Geheim"
 
 

@@ -83,7 +83,12 @@ def _single_ref(op: Operation) -> tuple[str, str] | None:
 def _free_text(schema: dict[str, Any]) -> bool:
     """Text a person writes: no list, format or reference, no pattern but the control-character rule."""
     plain = schema.get("pattern") in (None, ONE_LINE, MULTI_LINE)
-    return schema.get("type") == "string" and plain and not {"enum", "format", "x-ref"} & set(schema) and schema.get("maxLength", 0) >= 100
+    return (
+        schema.get("type") == "string"
+        and plain
+        and not {"enum", "format", "x-ref"} & set(schema)
+        and schema.get("maxLength", 0) >= 100
+    )
 
 
 CREATES = sorted(op.name for op in V2.values() if is_create(op) and op.name not in OWN_TESTS | {"webhooks.create"})
@@ -108,7 +113,11 @@ for _name in CREATES:
     _props = V2[_name].args["properties"][_payload]["properties"]
     TEXTS[_name] = (
         _payload,
-        [k for k, v in _example[_payload].items() if isinstance(v, str) and k in _props and _free_text(_props[k]) and k not in NOT_FREE_TEXT],
+        [
+            k
+            for k, v in _example[_payload].items()
+            if isinstance(v, str) and k in _props and _free_text(_props[k]) and k not in NOT_FREE_TEXT
+        ],
     )
 for _op in V2.values():
     if _op.kind == "command" and _op.name.endswith(".update") and len(_op.args.get("required", [])) == 1:
@@ -126,14 +135,20 @@ def _list_key(name: str) -> str:
 
 PLURAL = {etype.plural: name for name, etype in ENTITY_TYPES.items()}
 # entity types with a list of all of them (no parent argument)
-LISTED = {PLURAL.get(_list_key(name)) for name in LISTS if not set(V2[name].args.get("required", [])) - {"limit", "offset"}} - {None}
+LISTED = {
+    PLURAL.get(_list_key(name)) for name in LISTS if not set(V2[name].args.get("required", [])) - {"limit", "offset"}
+} - {None}
 
 
 # An attack: (operation, path of the argument that gets the other tenant's id, what it takes).
 # Every reference argument of every operation (x-ref, from the operation's own example), and the
 # arguments that take ids of things that are no entity (audit records, keys, batches, events).
 ATTACKS: list[tuple[str, str, tuple[str, ...]]] = sorted(
-    {(op.name, path, tuple(ref_types(x_ref))) for op in V2.values() for path, x_ref, _ in refs_in(op.args, op.example or {}, "")}
+    {
+        (op.name, path, tuple(ref_types(x_ref)))
+        for op in V2.values()
+        for path, x_ref, _ in refs_in(op.args, op.example or {}, "")
+    }
     | {
         ("aliases.upsert", "entries[0].id", ("entity",)),
         ("audit.show", "auditRecord", ("aud",)),
@@ -215,7 +230,11 @@ class Actor:
     # --- HTTP ---
 
     def call(self, name: str, args: dict[str, Any], *expect: int) -> Answer:
-        answer = self.api.query(name, args, key=self.key) if V2[name].kind == "query" else self.api.command(name, args, key=self.key)
+        answer = (
+            self.api.query(name, args, key=self.key)
+            if V2[name].kind == "query"
+            else self.api.command(name, args, key=self.key)
+        )
         self.calls += 1
         STATS["http calls"] += 1
         self.scan(answer.raw.decode("utf-8", "replace"), json.dumps(args))
@@ -313,16 +332,24 @@ class Actor:
         self.create(name, texts, n, alias)
 
     def do_update(self, n: int, text: str) -> None:
-        entity_id = self.choose(lambda i: self.entities[i].live and UPDATE.get(self.entities[i].type, ("", "", []))[2], n)
+        entity_id = self.choose(
+            lambda i: self.entities[i].live and UPDATE.get(self.entities[i].type, ("", "", []))[2], n
+        )
         name, arg, fields = UPDATE[self.entities[entity_id].type]
         changed = self.call(name, {arg: {"id": self.ref(entity_id, n), fields[n % len(fields)]: text}}, 200).body[arg]
         assert changed["id"] == entity_id and changed["aliases"] == self.own_aliases(entity_id)
 
     def do_alias(self, n: int, alias: str, entity_id: str | None = None) -> None:
-        entity_id = entity_id or self.choose(lambda i: self.entities[i].live and ENTITY_TYPES[self.entities[i].type].aliasable, n)
+        entity_id = entity_id or self.choose(
+            lambda i: self.entities[i].live and ENTITY_TYPES[self.entities[i].type].aliasable, n
+        )
         entry = {"alias": alias, "id": entity_id, "type": self.entities[entity_id].type}
         answer = self.call("aliases.upsert", {"entries": [entry]}, 200, 409)
-        assert (answer.status == 409) == (self.aliases.get(alias, entity_id) != entity_id), (self.name, entry, answer.body)
+        assert (answer.status == 409) == (self.aliases.get(alias, entity_id) != entity_id), (
+            self.name,
+            entry,
+            answer.body,
+        )
         if answer.status == 200:
             self.aliases[alias] = entity_id
 
@@ -339,13 +366,17 @@ class Actor:
             self.entities[str(made)].live = False
         entity_id = self.pick([i for i, e in self.entities.items() if not e.live and e.type in RESTORE], n)
         name, arg = RESTORE[self.entities[entity_id].type]
-        if self.call(name, {arg: entity_id}, 200, 409).status == 200:  # 409: what it refers to is gone, or a unique value is taken
+        if (
+            self.call(name, {arg: entity_id}, 200, 409).status == 200
+        ):  # 409: what it refers to is gone, or a unique value is taken
             self.entities[entity_id].live = True
 
     def do_merge(self, n: int, m: int) -> None:
         source = self.choose(lambda i: self.entities[i].live and self.entities[i].type == "contact", n, count=2)
         target = self.pick([c for c in self.live(["contact"]) if c != source], m)
-        answer = self.call("contacts.merge", {"sourceContact": self.ref(source, n), "targetContact": self.ref(target, m)}, 200, 409)
+        answer = self.call(
+            "contacts.merge", {"sourceContact": self.ref(source, n), "targetContact": self.ref(target, m)}, 200, 409
+        )
         if answer.status != 200:
             return
         # the caller learns what moved of its own aliases, never how many other integrations had
@@ -358,7 +389,11 @@ class Actor:
     def do_list(self, name: str, n: int) -> None:
         op = V2[name]
         if op.scope == "admin" and not self.admin:
-            self.call(name, {"limit": 10, "offset": 0, **({"apiKey": self.key_id} if name == "apikeys.requests.list" else {})}, 403)
+            self.call(
+                name,
+                {"limit": 10, "offset": 0, **({"apiKey": self.key_id} if name == "apikeys.requests.list" else {})},
+                403,
+            )
             return
         args: dict[str, Any] = {"limit": 1000, "offset": 0} if "limit" in op.args["properties"] else {}
         for arg in op.args.get("required", []):
@@ -413,13 +448,21 @@ class Actor:
     def do_upload(self, n: int, text: str) -> None:
         """A presigned bulk upload of one PDF, waited for until it is registered."""
         location, content = self.ensure(["object"], n), pdf()
-        request = {"locationId": location, "fileName": "scan.pdf", "contentType": "application/pdf", "size": len(content), "document": {"title": text}}
+        request = {
+            "locationId": location,
+            "fileName": "scan.pdf",
+            "contentType": "application/pdf",
+            "size": len(content),
+            "document": {"title": text},
+        }
         created = self.call("documents.uploads.create", {"uploads": [request]}, 200).body
         batch, upload = created["batch"]["id"], created["uploads"][0]
         assert post_file(upload, content) in (200, 204)
 
         def registered() -> bool:
-            counts = self.call("documents.uploads.progress", {"batch": batch, "limit": 10, "offset": 0}, 200).body["batch"]["counts"]
+            counts = self.call("documents.uploads.progress", {"batch": batch, "limit": 10, "offset": 0}, 200).body[
+                "batch"
+            ]["counts"]
             assert counts["registered"] == 1, counts
             return True
 
@@ -451,13 +494,20 @@ class Actor:
         args = self.fill(op, n)
         value: str
         if kinds in (("aud",), ("evt",), ("batch",)):
-            value = self.pick(sorted(t for t in other.seen if t.startswith(kinds[0] + "_")) if kinds[0] != "batch" else other.batches, m)
+            value = self.pick(
+                sorted(t for t in other.seen if t.startswith(kinds[0] + "_")) if kinds[0] != "batch" else other.batches,
+                m,
+            )
         elif kinds == ("key",):
             value = other.key_id
         elif kinds == ("entity",):
-            value = self.pick([i for i, e in other.entities.items() if name != "aliases.upsert" or ENTITY_TYPES[e.type].aliasable], m)
+            value = self.pick(
+                [i for i, e in other.entities.items() if name != "aliases.upsert" or ENTITY_TYPES[e.type].aliasable], m
+            )
         else:
-            candidates = [i for i, e in other.entities.items() if e.type in kinds] + [h for h in other.hooks if "webhook" in kinds]
+            candidates = [i for i, e in other.entities.items() if e.type in kinds] + [
+                h for h in other.hooks if "webhook" in kinds
+            ]
             value = self.pick(candidates, m)
             usable = [a for a, i in other.aliases.items() if i == value and a not in self.aliases]
             if usable and m % 2:
@@ -467,7 +517,11 @@ class Actor:
         elif name == "audit.list":
             args = {"limit": 100, "offset": 0, path: value}
         elif name == "audit.revert":
-            args = {"auditRecord": value} if path == "auditRecord" else {"filter": {path.split(".")[1]: value}, "force": True}
+            args = (
+                {"auditRecord": value}
+                if path == "auditRecord"
+                else {"filter": {path.split(".")[1]: value}, "force": True}
+            )
         else:
             set_path(args, path, value)
         answer = self.call(name, args)
@@ -516,7 +570,9 @@ class Actor:
 
         def none_pending() -> bool:
             for hook in list(waiting):
-                log = self.call("webhooks.deliveries.list", {"webhook": hook, "limit": 1000, "offset": 0}, 200).body["deliveries"]
+                log = self.call("webhooks.deliveries.list", {"webhook": hook, "limit": 1000, "offset": 0}, 200).body[
+                    "deliveries"
+                ]
                 pending = [d for d in log if d["status"] != "delivered"]
                 assert not pending, f"{self.name}: deliveries still pending: {pending[:3]}"
                 waiting.remove(hook)
@@ -530,7 +586,9 @@ def all_event_types(actor: Actor) -> list[str]:
 
 
 def hook_for(actor: Actor, receiver: Receiver, events: list[str]) -> str:
-    hook = actor.call("webhooks.create", {"name": f"{actor.name} receiver", "url": receiver.url, "events": events}, 200).body["webhook"]
+    hook = actor.call(
+        "webhooks.create", {"name": f"{actor.name} receiver", "url": receiver.url, "events": events}, 200
+    ).body["webhook"]
     actor.hooks.append(hook["id"])
     return str(hook["id"])
 
@@ -545,11 +603,17 @@ def settle(stack: Any, actors: list[Actor]) -> None:
 # --- strategies -----------------------------------------------------------------------------
 
 N = st.integers(min_value=0, max_value=1 << 16)
-TEXT = st.text(st.characters(codec="utf-8", exclude_categories=("Cc",)), min_size=1, max_size=20)  # one-line fields refuse control characters
+TEXT = st.text(
+    st.characters(codec="utf-8", exclude_categories=("Cc",)), min_size=1, max_size=20
+)  # one-line fields refuse control characters
 # Some fixed names, so that two callers often pick the same alias (each must keep its own).
 SHARED_ALIASES = ["crm-4711", "world-contact", "world-object", "Objekt/Ä-1", "ext:1#2"]
-ALIAS = st.one_of(st.sampled_from(SHARED_ALIASES), st.from_regex(ALIAS_SCHEMA["pattern"], fullmatch=True)).filter(lambda a: not looks_like_id(a))
-CREATE = st.tuples(st.just("create"), st.sampled_from(CREATES), st.lists(TEXT, min_size=3, max_size=3), N, st.none() | ALIAS)
+ALIAS = st.one_of(st.sampled_from(SHARED_ALIASES), st.from_regex(ALIAS_SCHEMA["pattern"], fullmatch=True)).filter(
+    lambda a: not looks_like_id(a)
+)
+CREATE = st.tuples(
+    st.just("create"), st.sampled_from(CREATES), st.lists(TEXT, min_size=3, max_size=3), N, st.none() | ALIAS
+)
 CHANGES = [
     CREATE,
     CREATE,
@@ -657,7 +721,9 @@ def test_a_tenant_never_reveals_or_changes_another_tenants_data(
     before = b.snapshot()
 
     tenant = api.signup(company="Handelnde Verwaltung AG")
-    a = Actor(api, tenant.id, tenant.key, "A", foreign=set(b.seen), others=[b], target=b, settle=lambda: settle(stack, []))
+    a = Actor(
+        api, tenant.id, tenant.key, "A", foreign=set(b.seen), others=[b], target=b, settle=lambda: settle(stack, [])
+    )
     a.learn_key()
     receiver = Receiver().start()
     try:
@@ -692,7 +758,11 @@ def b_cannot_reach(b: Actor, a: Actor, snapshot: dict[str, Any]) -> None:
     for alias, entity_id in a.aliases.items():
         name, arg = SHOW[a.entities[entity_id].type]
         mine = b.aliases.get(alias)
-        answer = b.call(name, {arg: alias}, 200 if mine and b.entities[mine].live and b.entities[mine].type == a.entities[entity_id].type else 404)
+        answer = b.call(
+            name,
+            {arg: alias},
+            200 if mine and b.entities[mine].live and b.entities[mine].type == a.entities[entity_id].type else 404,
+        )
         assert answer.status == 404 or answer.body[arg]["id"] == mine
     b.resolve(sorted(a.aliases)[:100], sorted(a.entities)[:100])
     for name in LISTS:  # A's ids in every reference filter of every list
@@ -737,11 +807,15 @@ def b_cannot_reach_through_mcp(bystander: Bystander, a: Actor) -> None:
         result = run("meta.tool.execute", {"name": name, "arguments": {arg: entity_id}})
         assert result.is_error and result.structured_content["error"]["status"] == 404, result.structured_content
     for etype, entity_id in sorted(targets.items())[:2]:
-        changes: list[tuple[str, dict[str, Any]]] = [(UPDATE[etype][0], {UPDATE[etype][1]: {"id": entity_id, "version": 1}})] if etype in UPDATE else []
+        changes: list[tuple[str, dict[str, Any]]] = (
+            [(UPDATE[etype][0], {UPDATE[etype][1]: {"id": entity_id, "version": 1}})] if etype in UPDATE else []
+        )
         changes += [(DELETE[etype][0], {DELETE[etype][1]: entity_id})] if etype in DELETE else []
         for name, arguments in changes:
             result = run("meta.tool.execute", {"name": name, "arguments": arguments})
-            assert result.is_error and result.structured_content["error"]["status"] in (400, 404), result.structured_content
+            assert result.is_error and result.structured_content["error"]["status"] in (400, 404), (
+                result.structured_content
+            )
     for etype, entity_id in sorted(targets.items())[:2]:
         name, arg = SHOW[etype]
         steps = [
@@ -749,9 +823,16 @@ def b_cannot_reach_through_mcp(bystander: Bystander, a: Actor) -> None:
             {"tool": name, "arguments": {arg: {"$expr": f"'{entity_id}'"}}, "as": "theirs"},
         ]
         result = run("meta.pipeline.execute", {"steps": steps})
-        assert result.is_error and result.structured_content["error"]["failedStep"] == {"index": 1, "tool": name, "status": 404}
+        assert result.is_error and result.structured_content["error"]["failedStep"] == {
+            "index": 1,
+            "tool": name,
+            "status": 404,
+        }
     if a.aliases:
-        resolved = run("meta.pipeline.execute", {"steps": [{"tool": "aliases.resolve", "arguments": {"aliases": sorted(a.aliases)[:100]}}]})
+        resolved = run(
+            "meta.pipeline.execute",
+            {"steps": [{"tool": "aliases.resolve", "arguments": {"aliases": sorted(a.aliases)[:100]}}]},
+        )
         assert {e["id"] for e in resolved.structured_content["last"]["aliases"]} <= set(b.entities)
     assert mcp.ok("meta.tools.search", {"query": "contact", "limit": 10}) == bystander.tools
 
@@ -768,11 +849,15 @@ def test_every_reference_argument_refuses_the_other_tenants_ids(api: Api, stack:
     before = b.snapshot()
 
     tenant = api.signup(company="Neugierige Verwaltung KG")
-    a = Actor(api, tenant.id, tenant.key, "A", foreign=set(b.seen), others=[b], target=b, settle=lambda: settle(stack, []))
+    a = Actor(
+        api, tenant.id, tenant.key, "A", foreign=set(b.seen), others=[b], target=b, settle=lambda: settle(stack, [])
+    )
     a.learn_key()
     idle_hook = {"name": "A", "url": "https://a.example.org/hook", "events": ["contact.created"], "enabled": False}
     a.hooks.append(a.call("webhooks.create", idle_hook, 200).body["webhook"]["id"])
-    mine = api.command("contacts.create", body, key=a.key, headers={"Idempotency-Key": "isolation-1"})  # runs afresh for A
+    mine = api.command(
+        "contacts.create", body, key=a.key, headers={"Idempotency-Key": "isolation-1"}
+    )  # runs afresh for A
     a.scan(mine.raw.decode())
     assert mine.status == 200 and mine.body["contact"]["id"] != theirs.body["contact"]["id"]
     skipped = []
@@ -806,12 +891,17 @@ def test_every_reference_argument_refuses_the_other_tenants_ids(api: Api, stack:
         (0, ("list", "contacts", 0)),
     ]
 )
-def test_integrations_of_one_tenant_share_entities_but_never_aliases(api: Api, stack: Any, steps: list[tuple[int, tuple[Any, ...]]]) -> None:
+def test_integrations_of_one_tenant_share_entities_but_never_aliases(
+    api: Api, stack: Any, steps: list[tuple[int, tuple[Any, ...]]]
+) -> None:
     STATS["integration examples"] += 1
     tenant = api.signup(company="Zwei Integrationen GmbH")
     first, second = onboard(tenant, allowed=INTEGRATION_SCOPES), onboard(tenant, allowed=INTEGRATION_SCOPES)
     shared: dict[str, Entity] = {}
-    actors = [Actor(api, tenant.id, key, name, entities=shared) for name, key in (("I1", first.key), ("I2", second.key), ("own", tenant.key))]
+    actors = [
+        Actor(api, tenant.id, key, name, entities=shared)
+        for name, key in (("I1", first.key), ("I2", second.key), ("own", tenant.key))
+    ]
     for actor in actors:
         actor.others = [x for x in actors if x is not actor]
         actor.peers = actors
@@ -856,13 +946,19 @@ def test_integrations_of_one_tenant_share_entities_but_never_aliases(api: Api, s
 def view_of(actor: Actor) -> dict[str, Any]:
     """What the caller sees of the tenant's entities: its own aliases exactly (checked here),
     and the rest (returned: the same for every caller)."""
-    listed = {(e["alias"], e["id"], e["type"]) for e in actor.call("aliases.list", {"limit": 1000, "offset": 0}, 200).body["aliases"]}
+    listed = {
+        (e["alias"], e["id"], e["type"])
+        for e in actor.call("aliases.list", {"limit": 1000, "offset": 0}, 200).body["aliases"]
+    }
     assert listed == {(a, i, actor.entities[i].type) for a, i in actor.aliases.items()}, actor.name
     view: dict[str, Any] = {}
     for entity_id in actor.entities:
         shown = actor.show(entity_id, entity_id)
         view[entity_id] = strip({k: v for k, v in shown.items() if k != "aliases"}) if shown else None
     for name in LISTS:
-        if not set(V2[name].args.get("required", [])) - {"limit", "offset"} and PLURAL.get(_list_key(name)) not in (None, "webhook"):
+        if not set(V2[name].args.get("required", [])) - {"limit", "offset"} and PLURAL.get(_list_key(name)) not in (
+            None,
+            "webhook",
+        ):
             actor.do_list(name, 0)
     return view

@@ -72,7 +72,9 @@ def test_a_deleted_referrer_no_longer_blocks_and_cannot_come_back_alone(tenant: 
 def test_referencing_a_deleted_entity_is_404(tenant: Tenant) -> None:
     company = tenant.contact(personType="legal", companyName="Weg GmbH")
     tenant.ok("contacts.delete", {"contact": company["id"]})
-    answer = tenant.command("contacts.create", {"contact": {"personType": "natural", "lastName": "X", "companyId": company["id"]}})
+    answer = tenant.command(
+        "contacts.create", {"contact": {"personType": "natural", "lastName": "X", "companyId": company["id"]}}
+    )
     assert answer.status == 404 and answer.body["errors"][0]["path"] == "contact.companyId"
 
 

@@ -55,7 +55,13 @@ def test_meta_tools_carry_schemas_descriptions_and_annotations(api: Api, tenant:
     for name in META_TOOLS - {"meta.tool.execute", "meta.pipeline.execute"}:
         assert tools[name].annotations.read_only_hint is True, name  # type: ignore[union-attr]
     assert tools["meta.tool.describe"].input_schema["required"] == ["toolNames"]
-    assert set(tools["meta.tools.search"].input_schema["properties"]) == {"query", "language", "limit", "kind", "offset"}
+    assert set(tools["meta.tools.search"].input_schema["properties"]) == {
+        "query",
+        "language",
+        "limit",
+        "kind",
+        "offset",
+    }
     listed = [tool.model_dump(mode="json", by_alias=True, exclude_none=True) for tool in tools.values()]
     assert len(json.dumps(listed, separators=(",", ":")).encode()) < 8 * 1024, "tools/list stays under 8 KB"
 
@@ -90,7 +96,9 @@ def test_search_finds_domain_tools_in_english_and_german_and_never_meta_tools(ap
         german = mcp.ok("meta.tools.search", {"query": "Telefonnotiz erfassen", "limit": 5})
         browse = mcp.ok("meta.tools.search", {"limit": 50})
         commands = mcp.ok("meta.tools.search", {"query": "contact", "kind": "commands", "limit": 50})
-    assert english["mode"] == "hybrid" and english["tools"][0]["name"] == "accounting.directdebitmandate.generatereference"
+    assert (
+        english["mode"] == "hybrid" and english["tools"][0]["name"] == "accounting.directdebitmandate.generatereference"
+    )
     assert german["language"] == "de" and german["mode"] == "embedding"
     assert "callrecords.create" in [t["name"] for t in german["tools"][:3]]
     first = english["tools"][0]
@@ -113,7 +121,10 @@ def test_describe_gives_full_definitions(api: Api, tenant: Tenant) -> None:
         described = mcp.ok("meta.tool.describe", {"toolNames": ["contacts.merge", "objects", "no.such.tool"]})
         nothing = mcp.call("meta.tool.describe", {"toolNames": ["no.such.tool"]})
     merge, objects = described["tools"]
-    assert merge["annotations"]["destructiveHint"] is True and merge["requiredScopes"] == ["write:contacts", "destructive"]
+    assert merge["annotations"]["destructiveHint"] is True and merge["requiredScopes"] == [
+        "write:contacts",
+        "destructive",
+    ]
     assert objects["annotations"]["readOnlyHint"] is True and "objects" in objects["outputSchema"]["properties"]
     assert described["unavailable"][0]["name"] == "no.such.tool"
     assert "no such tool" in error_text(nothing)
@@ -123,8 +134,14 @@ def test_execute_with_a_transform_and_bad_expressions(api: Api, tenant: Tenant) 
     tenant.contact(lastName="Alpha")
     tenant.contact(lastName="Beta")
     with McpSession(api.base, tenant.key) as mcp:
-        names = mcp.ok("meta.tool.execute", {"name": "contacts", "arguments": {"limit": 10, "offset": 0}, "_transform": "contacts[].lastName"})
-        total = mcp.ok("meta.tool.execute", {"name": "contacts", "arguments": {"limit": 1, "offset": 0}, "_transform": "pagination"})
+        names = mcp.ok(
+            "meta.tool.execute",
+            {"name": "contacts", "arguments": {"limit": 10, "offset": 0}, "_transform": "contacts[].lastName"},
+        )
+        total = mcp.ok(
+            "meta.tool.execute",
+            {"name": "contacts", "arguments": {"limit": 1, "offset": 0}, "_transform": "pagination"},
+        )
         broken = mcp.execute("contacts", {"limit": 1, "offset": 0}, _transform="contacts[?lastName ==")
         wrong_type = mcp.execute("contacts", {"limit": 1, "offset": 0}, _transform="sum(contacts)")
     assert names == {"result": ["Alpha", "Beta"]}
@@ -154,7 +171,12 @@ def test_a_read_only_key_sees_and_runs_only_queries(api: Api, tenant: Tenant) ->
         refused = mcp.execute("objects.create", OBJECT)
         piped = mcp.call(
             "meta.pipeline.execute",
-            {"steps": [{"tool": "objects", "arguments": {}, "as": "all"}, {"tool": "objects.create", "arguments": OBJECT}]},
+            {
+                "steps": [
+                    {"tool": "objects", "arguments": {}, "as": "all"},
+                    {"tool": "objects.create", "arguments": OBJECT},
+                ]
+            },
         )
         described = mcp.ok("meta.tool.describe", {"toolNames": ["objects", "objects.create"]})
     assert {t["kind"] for t in found["tools"]} == {"query"}
@@ -174,10 +196,16 @@ def test_pipeline_feeds_results_forward(api: Api, tenant: Tenant) -> None:
                     {"tool": "objects.create", "arguments": OBJECT, "as": "house", "transform": "object"},
                     {
                         "tool": "units.create",
-                        "arguments": {"unit": {"objectId": {"$expr": "house.id"}, "number": "1.01", "type": "apartment"}},
+                        "arguments": {
+                            "unit": {"objectId": {"$expr": "house.id"}, "number": "1.01", "type": "apartment"}
+                        },
                         "as": "unit",
                     },
-                    {"tool": "units", "arguments": {"objectId": {"$expr": "house.id"}, "limit": 10, "offset": 0}, "transform": "units[].number"},
+                    {
+                        "tool": "units",
+                        "arguments": {"objectId": {"$expr": "house.id"}, "limit": 10, "offset": 0},
+                        "transform": "units[].number",
+                    },
                 ]
             },
         )
@@ -193,16 +221,23 @@ def test_a_failing_step_stops_the_pipeline_and_says_which(api: Api, tenant: Tena
             {
                 "steps": [
                     {"tool": "objects.create", "arguments": OBJECT, "as": "house"},
-                    {"tool": "units.create", "arguments": {"unit": {"objectId": {"$expr": "house.object.id"}, "number": "1"}}},
+                    {
+                        "tool": "units.create",
+                        "arguments": {"unit": {"objectId": {"$expr": "house.object.id"}, "number": "1"}},
+                    },
                     {"tool": "objects.create", "arguments": {"object": {"name": "never", "type": "weg"}}},
                 ]
             },
         )
-        bad_reference = mcp.call("meta.pipeline.execute", {"steps": [{"tool": "objects", "arguments": {"x": {"$expr": "nothing[?"}}}]})
+        bad_reference = mcp.call(
+            "meta.pipeline.execute", {"steps": [{"tool": "objects", "arguments": {"x": {"$expr": "nothing[?"}}}]}
+        )
         too_many = mcp.call("meta.pipeline.execute", {"steps": [{"tool": "objects"}] * 26})
     text = error_text(failed)
     assert "Step 2 of the pipeline (units.create) failed" in text and "steps[1].arguments.unit.type" in text
-    assert failed.structured_content["error"]["completedSteps"] == [{"index": 0, "tool": "objects.create", "as": "house"}]  # type: ignore[index]
+    assert failed.structured_content["error"]["completedSteps"] == [  # type: ignore[index]
+        {"index": 0, "tool": "objects.create", "as": "house"}
+    ]
     assert [o["name"] for o in tenant.get("objects")["objects"]] == ["WEG Lindenweg 3"]
     assert "steps[0].arguments.x" in error_text(bad_reference)
     assert "steps" in error_text(too_many) and "25" in error_text(too_many)
@@ -218,7 +253,9 @@ def test_changes_through_mcp_are_audited_under_the_key(api: Api, tenant: Tenant,
     record = records[0]
     assert record["operation"] == "objects.create" and record["channel"] == "mcp"
     assert record["actor"]["agentName"] == "mcp-assistant"
-    assert tenant.get("audit.list", {"agentName": "mcp-assistant", "limit": 10, "offset": 0})["pagination"]["total"] == 1
+    assert (
+        tenant.get("audit.list", {"agentName": "mcp-assistant", "limit": 10, "offset": 0})["pagination"]["total"] == 1
+    )
 
 
 def test_docs_search_and_the_thesaurus(api: Api, tenant: Tenant) -> None:
@@ -229,7 +266,9 @@ def test_docs_search_and_the_thesaurus(api: Api, tenant: Tenant) -> None:
         domains = mcp.ok("meta.thesaurus.domains")
         glossary = mcp.ok("meta.thesaurus.glossary", {"domains": ["banking"], "projection": "en"})
         unknown = mcp.call("meta.thesaurus.glossary", {"domains": ["astrology"]})
-    assert docs["docs"][0]["name"].startswith("accounting.directdebitmandate") and docs["docs"][0]["markdown"].startswith("# ")
+    assert docs["docs"][0]["name"].startswith("accounting.directdebitmandate") and docs["docs"][0][
+        "markdown"
+    ].startswith("# ")
     assert nothing == {"docs": [], "total": 0, "limit": 5, "offset": 0}
     assert concepts["concepts"][0]["en"]["preferred"] and "de" not in concepts["concepts"][0]
     assert len(domains["domains"]) >= 8 and all(d["descriptionEn"] and d["concepts"] > 0 for d in domains["domains"])

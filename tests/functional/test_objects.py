@@ -8,7 +8,13 @@ WEG = {
     "name": "WEG Musterstraße 12",
     "number": "WEG-0042",
     "type": "weg",
-    "address": {"street": "Musterstraße", "houseNumber": "12", "postalCode": "10115", "city": "Berlin", "countryCode": "DE"},
+    "address": {
+        "street": "Musterstraße",
+        "houseNumber": "12",
+        "postalCode": "10115",
+        "city": "Berlin",
+        "countryCode": "DE",
+    },
     "constructionYear": 1928,
     "livingArea": "1840.50",
     "landRegistry": {"court": "Amtsgericht Mitte", "district": "Mitte", "sheet": "4711"},
@@ -28,7 +34,10 @@ def test_object_round_trip_with_alias(tenant: Tenant) -> None:
 
 
 def test_objects_lists_without_paging_arguments(tenant: Tenant) -> None:
-    ids = [tenant.ok("objects.create", {"object": {"name": f"Haus {i}", "type": "rental"}})["object"]["id"] for i in range(3)]
+    ids = [
+        tenant.ok("objects.create", {"object": {"name": f"Haus {i}", "type": "rental"}})["object"]["id"]
+        for i in range(3)
+    ]
     listed = tenant.get("objects")
     assert [o["id"] for o in listed["objects"]] == ids
     assert listed["pagination"] == {"total": 3, "limit": 1000, "offset": 0}
@@ -38,7 +47,10 @@ def test_objects_lists_without_paging_arguments(tenant: Tenant) -> None:
 def test_money_and_areas_are_decimal_strings_not_floats(tenant: Tenant) -> None:
     answer = tenant.command("objects.create", {"object": {"name": "X", "type": "rental", "livingArea": 12.5}})
     assert answer.status == 400
-    assert tenant.command("objects.create", {"object": {"name": "X", "type": "rental", "livingArea": "12.555"}}).status == 400
+    assert (
+        tenant.command("objects.create", {"object": {"name": "X", "type": "rental", "livingArea": "12.555"}}).status
+        == 400
+    )
 
 
 def test_unknown_object_type_is_400(tenant: Tenant) -> None:
@@ -46,7 +58,10 @@ def test_unknown_object_type_is_400(tenant: Tenant) -> None:
 
 
 def test_management_period_must_be_ordered(tenant: Tenant) -> None:
-    answer = tenant.command("objects.create", {"object": {"name": "X", "type": "rental", "managementStart": "2025-01-01", "managementEnd": "2024-12-31"}})
+    answer = tenant.command(
+        "objects.create",
+        {"object": {"name": "X", "type": "rental", "managementStart": "2025-01-01", "managementEnd": "2024-12-31"}},
+    )
     assert answer.status == 400
     assert answer.body["errors"][0]["path"] == "object.managementEnd"
 

@@ -12,8 +12,14 @@ from tests.client import Tenant
 def _fill(tenant: Tenant, count: int, **fields: object) -> list[str]:
     """Create contacts straight through the store (the HTTP path is tested elsewhere):
     2,500 HTTP round trips would only slow the suite down."""
-    ctx = CallContext(tenant_id=tenant.id, key_id="key_fill", agent_name="fill", scopes=frozenset(), operation="contacts.create")
-    return [entities.create(ctx, CONTACT, {"personType": "natural", "lastName": f"N{i:05d}", **fields}, path="contact").id or "" for i in range(count)]
+    ctx = CallContext(
+        tenant_id=tenant.id, key_id="key_fill", agent_name="fill", scopes=frozenset(), operation="contacts.create"
+    )
+    return [
+        entities.create(ctx, CONTACT, {"personType": "natural", "lastName": f"N{i:05d}", **fields}, path="contact").id
+        or ""
+        for i in range(count)
+    ]
 
 
 def test_total_is_exact_across_pages_of_2500(tenant: Tenant) -> None:
@@ -53,7 +59,9 @@ def test_merged_contacts_leave_lists_and_totals(tenant: Tenant) -> None:
 def test_a_list_without_paging_arguments_says_when_more_than_1000_follow(tenant: Tenant) -> None:
     """`objects` takes no paging in the interface: past 1,000 it answers the first 1,000 and
     `pagination.nextOffset`, never a silent cut."""
-    ctx = CallContext(tenant_id=tenant.id, key_id="key_fill", agent_name="fill", scopes=frozenset(), operation="objects.create")
+    ctx = CallContext(
+        tenant_id=tenant.id, key_id="key_fill", agent_name="fill", scopes=frozenset(), operation="objects.create"
+    )
     for i in range(1001):
         entities.create(ctx, OBJECT, {"name": f"Objekt {i:04d}", "type": "weg"}, path="object")
     first = tenant.get("objects")

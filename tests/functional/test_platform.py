@@ -11,7 +11,12 @@ from tests.client import Api, Tenant
 
 
 def _signup(api: Api, body: dict[str, object]) -> object:
-    return api.request("POST", "/api/platform/v1/command/signup", body=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    return api.request(
+        "POST",
+        "/api/platform/v1/command/signup",
+        body=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+    )
 
 
 def test_signup_gives_a_30_day_enterprise_trial_and_a_working_key(api: Api) -> None:
@@ -73,6 +78,8 @@ def test_openapi_spec_is_valid_for_a_read_only_key(tenant: Tenant) -> None:
 
 def test_openapi_offers_multipart_for_the_upload_commands(tenant: Tenant) -> None:
     spec = tenant.get("openapi.spec")
-    form = spec["paths"]["/propertymanagement/v2/command/documents.upload"]["post"]["requestBody"]["content"]["multipart/form-data"]["schema"]
+    form = spec["paths"]["/propertymanagement/v2/command/documents.upload"]["post"]["requestBody"]["content"][
+        "multipart/form-data"
+    ]["schema"]
     assert form["properties"]["resource"] == {"type": "string", "format": "binary", "description": "The file."}
     assert form["required"] == ["locationId", "resource"]

@@ -56,12 +56,26 @@ def unique_name(base: str = "Acme") -> str:
     return f"{base} {uuid.uuid4().hex[:8]}"
 
 
-def onboard(tenant: Tenant, allowed: list[str] = VENDOR_SCOPES, scopes: list[str] | None = None, agent: str = "sync") -> Vendor:
+def onboard(
+    tenant: Tenant, allowed: list[str] = VENDOR_SCOPES, scopes: list[str] | None = None, agent: str = "sync"
+) -> Vendor:
     """The whole flow: create the integration, connect it to the tenant, issue its key."""
     name = unique_name()
-    integration = ok_json("integrations", "create", "--name", name, "--contact", "ops@acme.example", *_scopes(allowed))["integration"]
+    integration = ok_json("integrations", "create", "--name", name, "--contact", "ops@acme.example", *_scopes(allowed))[
+        "integration"
+    ]
     ok("integrations", "connect", integration["id"], "--tenant", tenant.id)
-    secret = ok("keys", "issue", "--integration", integration["id"], "--tenant", tenant.id, "--agent", agent, *_scopes(scopes or allowed)).strip()
+    secret = ok(
+        "keys",
+        "issue",
+        "--integration",
+        integration["id"],
+        "--tenant",
+        tenant.id,
+        "--agent",
+        agent,
+        *_scopes(scopes or allowed),
+    ).strip()
     return Vendor(integration["id"], name, secret)
 
 
@@ -82,7 +96,18 @@ def settle(stack: Any) -> Any:
 
 def test_an_operator_onboards_a_vendor_and_the_vendor_key_works_over_http(tenant: Tenant) -> None:
     name = unique_name("Immo Sync")
-    created = ok("integrations", "create", "--name", name, "--contact", "ops@immosync.example", "--scope", "read", "--scope", "write:contacts")
+    created = ok(
+        "integrations",
+        "create",
+        "--name",
+        name,
+        "--contact",
+        "ops@immosync.example",
+        "--scope",
+        "read",
+        "--scope",
+        "write:contacts",
+    )
     assert created.startswith("Created integration int_") and name in created
     integration_id = created.split()[2]
 
@@ -90,7 +115,18 @@ def test_an_operator_onboards_a_vendor_and_the_vendor_key_works_over_http(tenant
     assert f"connected to tenant {tenant.id}" in connected
 
     issued = pmctl(
-        "keys", "issue", "--integration", integration_id, "--tenant", tenant.id, "--agent", "immo-sync", "--scope", "read", "--scope", "write:contacts"
+        "keys",
+        "issue",
+        "--integration",
+        integration_id,
+        "--tenant",
+        tenant.id,
+        "--agent",
+        "immo-sync",
+        "--scope",
+        "read",
+        "--scope",
+        "write:contacts",
     )
     assert issued.exit_code == 0, issued.output
     secret = issued.stdout.strip()
@@ -109,7 +145,9 @@ def test_the_tenants_own_keys_have_no_integration(tenant: Tenant) -> None:
 
 def test_a_vendor_key_works_within_its_scopes_and_is_refused_beyond_them(tenant: Tenant) -> None:
     vendor = onboard(tenant, allowed=["read", "write:contacts"])
-    person = tenant.ok("contacts.create", {"contact": {"personType": "natural", "lastName": "Vendor"}}, key=vendor.key)["contact"]
+    person = tenant.ok("contacts.create", {"contact": {"personType": "natural", "lastName": "Vendor"}}, key=vendor.key)[
+        "contact"
+    ]
     assert tenant.get("contacts.show", {"contact": person["id"]}, key=vendor.key)["contact"]["id"] == person["id"]
 
     beyond_area = tenant.command("objects.create", {"object": {"name": "Haus", "type": "rental"}}, key=vendor.key)
@@ -122,7 +160,9 @@ def test_a_vendor_key_works_within_its_scopes_and_is_refused_beyond_them(tenant:
 
 def test_a_write_allowance_covers_every_write_area(tenant: Tenant) -> None:
     vendor = onboard(tenant, allowed=["read", "write"], scopes=["read", "write:objects"])
-    assert tenant.command("objects.create", {"object": {"name": "Haus", "type": "rental"}}, key=vendor.key).status == 200
+    assert (
+        tenant.command("objects.create", {"object": {"name": "Haus", "type": "rental"}}, key=vendor.key).status == 200
+    )
 
 
 # --- aliases per integration ----------------------------------------------------------
@@ -130,8 +170,12 @@ def test_a_write_allowance_covers_every_write_area(tenant: Tenant) -> None:
 
 def test_two_integrations_on_one_tenant_keep_their_aliases_apart(tenant: Tenant) -> None:
     first, second = onboard(tenant), onboard(tenant)
-    mine = tenant.ok("contacts.create", {"contact": {"personType": "natural", "lastName": "Erste"}}, key=first.key)["contact"]
-    theirs = tenant.ok("contacts.create", {"contact": {"personType": "natural", "lastName": "Zweite"}}, key=second.key)["contact"]
+    mine = tenant.ok("contacts.create", {"contact": {"personType": "natural", "lastName": "Erste"}}, key=first.key)[
+        "contact"
+    ]
+    theirs = tenant.ok("contacts.create", {"contact": {"personType": "natural", "lastName": "Zweite"}}, key=second.key)[
+        "contact"
+    ]
 
     for vendor, person in ((first, mine), (second, theirs)):
         entries = [{"alias": "crm-4711", "id": person["id"], "type": "contact"}]
@@ -161,7 +205,9 @@ def test_two_integrations_on_one_tenant_keep_their_aliases_apart(tenant: Tenant)
 
 def test_audit_records_of_an_integrations_changes_carry_its_id(tenant: Tenant, settle: Any) -> None:
     vendor = onboard(tenant, agent="audit-sync")
-    person = tenant.ok("contacts.create", {"contact": {"personType": "natural", "lastName": "Geprüft"}}, key=vendor.key)["contact"]
+    person = tenant.ok(
+        "contacts.create", {"contact": {"personType": "natural", "lastName": "Geprüft"}}, key=vendor.key
+    )["contact"]
     tenant.ok("contacts.update", {"contact": {"id": person["id"], "lastName": "Nochmal"}}, key=vendor.key)
     settle()
     records = tenant.get("audit.list", {"entityId": person["id"], "limit": 10, "offset": 0})["auditRecords"]
@@ -185,7 +231,9 @@ def test_disabling_an_integration_makes_its_keys_answer_401(tenant: Tenant) -> N
 
 def test_disabling_reaches_keys_the_integration_made_itself(tenant: Tenant) -> None:
     vendor = onboard(tenant, allowed=["read", "admin"])
-    helper = tenant.ok("apikeys.create", {"apiKey": {"agentName": "helper", "scopes": ["read"]}}, key=vendor.key)["apiKey"]
+    helper = tenant.ok("apikeys.create", {"apiKey": {"agentName": "helper", "scopes": ["read"]}}, key=vendor.key)[
+        "apiKey"
+    ]
     assert helper["integrationId"] == vendor.id
     result = ok_json("integrations", "disable", vendor.id, "--yes")
     assert result["integration"]["disabled"] is True and len(result["keysDisabled"]) == 2
@@ -205,11 +253,15 @@ def test_a_disabled_integration_can_neither_connect_nor_issue_keys(tenant: Tenan
     vendor = onboard(tenant)
     ok("integrations", "disable", vendor.id, "--yes")
     assert "[integration_disabled]" in refused("integrations", "connect", vendor.id, "--tenant", other_tenant.id)
-    assert "[integration_disabled]" in refused("keys", "issue", "--integration", vendor.id, "--tenant", tenant.id, "--agent", "again", "--scope", "read")
+    assert "[integration_disabled]" in refused(
+        "keys", "issue", "--integration", vendor.id, "--tenant", tenant.id, "--agent", "again", "--scope", "read"
+    )
     assert ok_json("integrations", "show", vendor.id)["integration"]["disabled"] is True
 
 
-def test_a_key_issued_while_the_integration_is_disabled_is_disabled_too(tenant: Tenant, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_key_issued_while_the_integration_is_disabled_is_disabled_too(
+    tenant: Tenant, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from chalicelib.store import integrations, keys
 
     vendor = onboard(tenant)
@@ -223,7 +275,9 @@ def test_a_key_issued_while_the_integration_is_disabled_is_disabled_too(tenant: 
         return record, secret
 
     monkeypatch.setattr(keys, "create_key", create_then_disable)
-    said = refused("keys", "issue", "--integration", vendor.id, "--tenant", tenant.id, "--agent", "late", "--scope", "read")
+    said = refused(
+        "keys", "issue", "--integration", vendor.id, "--tenant", tenant.id, "--agent", "late", "--scope", "read"
+    )
     assert "[integration_disabled]" in said
     assert tenant.query("info", key=made["key"]).status == 401
 
@@ -231,9 +285,13 @@ def test_a_key_issued_while_the_integration_is_disabled_is_disabled_too(tenant: 
 # --- refusals -------------------------------------------------------------------------
 
 
-def test_pmctl_refuses_a_key_for_a_tenant_the_integration_is_not_connected_to(tenant: Tenant, other_tenant: Tenant) -> None:
+def test_pmctl_refuses_a_key_for_a_tenant_the_integration_is_not_connected_to(
+    tenant: Tenant, other_tenant: Tenant
+) -> None:
     vendor = onboard(tenant)
-    said = refused("keys", "issue", "--integration", vendor.id, "--tenant", other_tenant.id, "--agent", "sneaky", "--scope", "read")
+    said = refused(
+        "keys", "issue", "--integration", vendor.id, "--tenant", other_tenant.id, "--agent", "sneaky", "--scope", "read"
+    )
     assert "is not connected to tenant" in said and "[integration_not_connected]" in said
     assert "Traceback" not in said
 
@@ -241,19 +299,42 @@ def test_pmctl_refuses_a_key_for_a_tenant_the_integration_is_not_connected_to(te
 def test_pmctl_refuses_scopes_beyond_the_integrations_allowance(tenant: Tenant) -> None:
     vendor = onboard(tenant, allowed=["read", "write:contacts"])
     for scope in ("write", "write:objects", "destructive", "admin"):
-        said = refused("keys", "issue", "--integration", vendor.id, "--tenant", tenant.id, "--agent", f"greedy-{scope}", "--scope", "read", "--scope", scope)
+        said = refused(
+            "keys",
+            "issue",
+            "--integration",
+            vendor.id,
+            "--tenant",
+            tenant.id,
+            "--agent",
+            f"greedy-{scope}",
+            "--scope",
+            "read",
+            "--scope",
+            scope,
+        )
         assert f"may not hold {scope}" in said and "[scope_escalation]" in said
 
 
 def test_pmctl_refuses_unknown_scopes_duplicate_names_and_unknown_ids(tenant: Tenant) -> None:
-    assert "unknown scope superuser" in refused("integrations", "create", "--name", unique_name(), "--contact", "x@y.example", "--scope", "superuser")
+    assert "unknown scope superuser" in refused(
+        "integrations", "create", "--name", unique_name(), "--contact", "x@y.example", "--scope", "superuser"
+    )
     name = unique_name()
     ok("integrations", "create", "--name", name, "--contact", "x@y.example", "--scope", "read")
-    assert "[integration_name_taken]" in refused("integrations", "create", "--name", name.upper(), "--contact", "x@y.example", "--scope", "read")
-    assert "No integration int_00000000000000000000000000" in refused("integrations", "show", "int_00000000000000000000000000")
+    assert "[integration_name_taken]" in refused(
+        "integrations", "create", "--name", name.upper(), "--contact", "x@y.example", "--scope", "read"
+    )
+    assert "No integration int_00000000000000000000000000" in refused(
+        "integrations", "show", "int_00000000000000000000000000"
+    )
     vendor = onboard(tenant)
-    assert "Tenant not found" in refused("integrations", "connect", vendor.id, "--tenant", "ten_00000000000000000000000000")
-    assert "Missing option '--scope'" in refused("keys", "issue", "--integration", vendor.id, "--tenant", tenant.id, "--agent", "a")
+    assert "Tenant not found" in refused(
+        "integrations", "connect", vendor.id, "--tenant", "ten_00000000000000000000000000"
+    )
+    assert "Missing option '--scope'" in refused(
+        "keys", "issue", "--integration", vendor.id, "--tenant", tenant.id, "--agent", "a"
+    )
 
 
 # --- reading --------------------------------------------------------------------------
@@ -281,7 +362,11 @@ def test_connecting_twice_changes_nothing(tenant: Tenant) -> None:
 def test_the_operator_reads_a_tenants_record_and_key_count(tenant: Tenant) -> None:
     vendor = onboard(tenant)
     shown = ok_json("tenants", "show", tenant.id)
-    assert shown["tenant"]["id"] == tenant.id and shown["tenant"]["plan"] == "enterprise" and shown["tenant"]["trialEndsAt"]
+    assert (
+        shown["tenant"]["id"] == tenant.id
+        and shown["tenant"]["plan"] == "enterprise"
+        and shown["tenant"]["trialEndsAt"]
+    )
     assert shown["keys"]["total"] == 2 and shown["keys"]["active"] == 2 and shown["keys"]["ofIntegrations"] == 1
     assert shown["integrations"] == [{"id": vendor.id, "name": vendor.name, "disabled": False}]
     text = ok("tenants", "show", tenant.id)
@@ -321,7 +406,9 @@ def test_the_installed_pmctl_entry_point_runs() -> None:
     assert result.stdout.startswith("Usage: pmctl") and "integrations" in result.stdout and "tenants" in result.stdout
 
 
-def test_local_points_pmctl_at_the_stack_make_serve_wrote_down(tenant: Tenant, stack: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_local_points_pmctl_at_the_stack_make_serve_wrote_down(
+    tenant: Tenant, stack: Any, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     from chalicelib import config
     from chalicelib.local import serve
 
@@ -376,7 +463,10 @@ def test_the_operator_sets_and_resets_a_tenants_throttle(tenant: Tenant) -> None
 
     throttle.reset()
     set_ = ok_json("tenants", "throttle", tenant.id, "--per-key", "50/100", "--operation", "objects=0.25/1")["tenant"]
-    assert set_["throttle"] == {"perKey": {"rate": 50.0, "burst": 100.0}, "operations": {"objects": {"rate": 0.25, "burst": 1.0}}}
+    assert set_["throttle"] == {
+        "perKey": {"rate": 50.0, "burst": 100.0},
+        "operations": {"objects": {"rate": 0.25, "burst": 1.0}},
+    }
     try:
         inside_one_window(4, 2)  # 1 per 4-second window
         assert [tenant.query("objects").status for _ in range(2)] == [200, 429]
@@ -396,7 +486,9 @@ def test_a_disabled_integrations_key_is_refused_even_before_its_own_disable(tena
     vendor = onboard(tenant)
     assert tenant.query("info", key=vendor.key).status == 200
     # the record says disabled while the key itself is not (yet): the window disable() sweeps
-    Item.get(integrations.integration_pk(vendor.id), integrations.INTEGRATION_SK).update(actions=[Item.data["disabled"].set(True)])
+    Item.get(integrations.integration_pk(vendor.id), integrations.INTEGRATION_SK).update(
+        actions=[Item.data["disabled"].set(True)]
+    )
     account._cache.clear()
     answer = tenant.query("info", key=vendor.key)
     assert answer.status == 401 and answer.body["code"] == "integration_disabled"
@@ -406,7 +498,9 @@ def test_an_integrations_key_lists_only_its_integrations_keys(tenant: Tenant) ->
     """apikeys.list follows the rule of every other key operation: an integration's key
     reaches its own integration's keys, never the tenant's own or another vendor's."""
     first, second = onboard(tenant, allowed=["read", "admin"]), onboard(tenant, allowed=["read", "admin"])
-    minted = tenant.ok("apikeys.create", {"apiKey": {"agentName": "sync-helper", "scopes": ["read"]}}, key=first.key)["apiKey"]["id"]
+    minted = tenant.ok("apikeys.create", {"apiKey": {"agentName": "sync-helper", "scopes": ["read"]}}, key=first.key)[
+        "apiKey"
+    ]["id"]
 
     def listed(key: str) -> tuple[set[str | None], int]:
         page = tenant.get("apikeys.list", {"limit": 100, "offset": 0}, key=key)
@@ -416,7 +510,9 @@ def test_an_integrations_key_lists_only_its_integrations_keys(tenant: Tenant) ->
     assert listed(second.key) == ({second.id}, 1)
     owners, total = listed(tenant.key)
     assert owners == {None, first.id, second.id} and total >= 4  # the tenant's own admin sees every key
-    assert minted in {k["id"] for k in tenant.get("apikeys.list", {"limit": 100, "offset": 0}, key=first.key)["apiKeys"]}
+    assert minted in {
+        k["id"] for k in tenant.get("apikeys.list", {"limit": 100, "offset": 0}, key=first.key)["apiKeys"]
+    }
 
 
 def test_pmctl_prints_tenant_data_with_control_characters_escaped(tenant: Tenant) -> None:

@@ -15,7 +15,12 @@ def make_object(tenant: Tenant, name: str = "WEG Musterstraße 12") -> dict[str,
 
 def make_contract(tenant: Tenant, object_id: str, contact_id: str, number: str = "1.01") -> dict[str, Any]:
     unit = tenant.ok("units.create", {"unit": {"objectId": object_id, "number": number, "type": "apartment"}})["unit"]
-    contract = {"unitId": unit["id"], "type": "lease", "startDate": "2024-01-01", "parties": [{"contactId": contact_id, "role": "tenant"}]}
+    contract = {
+        "unitId": unit["id"],
+        "type": "lease",
+        "startDate": "2024-01-01",
+        "parties": [{"contactId": contact_id, "role": "tenant"}],
+    }
     return dict(tenant.ok("contracts.create", {"contract": contract})["contract"])
 
 
@@ -71,9 +76,13 @@ def test_create_needs_the_object_argument_and_a_title(tenant: Tenant) -> None:
     assert missing_object.status == 400
     no_title = tenant.command("processes.create", {"process": {"description": "ohne Titel"}, "object": obj["id"]})
     assert no_title.status == 400 and no_title.body["errors"][0] == {"path": "process.title", "message": "required"}
-    cleared = tenant.command("processes.update", {"process": {"id": make_process(tenant, obj["id"])["id"], "title": None}})
+    cleared = tenant.command(
+        "processes.update", {"process": {"id": make_process(tenant, obj["id"])["id"], "title": None}}
+    )
     assert cleared.status == 400 and cleared.body["errors"][0]["path"] == "process.title"
-    in_payload = tenant.command("processes.create", {"process": {"title": "X", "objectId": obj["id"]}, "object": obj["id"]})
+    in_payload = tenant.command(
+        "processes.create", {"process": {"title": "X", "objectId": obj["id"]}, "object": obj["id"]}
+    )
     assert in_payload.status == 400
     unknown = tenant.command("processes.create", {"process": {"title": "X"}, "object": "no-such-object"})
     assert unknown.status == 404 and unknown.body["errors"][0]["path"] == "object"
@@ -116,7 +125,9 @@ def test_list_filters_by_archive_flag_object_and_contract(tenant: Tenant) -> Non
 def test_contract_must_belong_to_the_process_object(tenant: Tenant) -> None:
     a, b = make_object(tenant, "A"), make_object(tenant, "B")
     contract = make_contract(tenant, a["id"], tenant.contact()["id"])
-    answer = tenant.command("processes.create", {"process": {"title": "X", "contractId": contract["id"]}, "object": b["id"]})
+    answer = tenant.command(
+        "processes.create", {"process": {"title": "X", "contractId": contract["id"]}, "object": b["id"]}
+    )
     assert answer.status == 400 and answer.body["errors"][0]["path"] == "process.contractId"
     p = make_process(tenant, b["id"])
     moved = tenant.command("processes.update", {"process": {"id": p["id"], "contractId": contract["id"]}})
@@ -130,10 +141,15 @@ def test_archiving_needs_a_closed_process(tenant: Tenant) -> None:
     assert refused.status == 409 and refused.body["code"] == "process_not_closed"
     on_create = tenant.command("processes.create", {"process": {"title": "X", "isArchived": True}, "object": obj["id"]})
     assert on_create.status == 409 and on_create.body["code"] == "process_not_closed"
-    archived = tenant.ok("processes.update", {"process": {"id": p["id"], "status": "done", "isArchived": True}})["process"]
+    archived = tenant.ok("processes.update", {"process": {"id": p["id"], "status": "done", "isArchived": True}})[
+        "process"
+    ]
     assert archived["isArchived"] is True and archived["status"] == "done"
     cancelled = make_process(tenant, obj["id"], status="cancelled")
-    assert tenant.ok("processes.update", {"process": {"id": cancelled["id"], "isArchived": True}})["process"]["isArchived"] is True
+    assert (
+        tenant.ok("processes.update", {"process": {"id": cancelled["id"], "isArchived": True}})["process"]["isArchived"]
+        is True
+    )
 
 
 def test_an_archived_process_accepts_only_unarchiving(tenant: Tenant) -> None:
@@ -144,7 +160,9 @@ def test_an_archived_process_accepts_only_unarchiving(tenant: Tenant) -> None:
         assert answer.status == 409 and answer.body["code"] == "process_archived", change
     assert tenant.get("processes.show", {"process": p["id"]})["process"]["version"] == p["version"]
     # Unarchive and reopen in one call:
-    reopened = tenant.ok("processes.update", {"process": {"id": p["id"], "isArchived": False, "status": "inProgress"}})["process"]
+    reopened = tenant.ok("processes.update", {"process": {"id": p["id"], "isArchived": False, "status": "inProgress"}})[
+        "process"
+    ]
     assert reopened["isArchived"] is False and reopened["status"] == "inProgress"
     assert tenant.ok("processes.update", {"process": {"id": p["id"], "title": "Neu"}})["process"]["title"] == "Neu"
 
@@ -186,19 +204,31 @@ def test_process_update_lifecycle_by_id(tenant: Tenant) -> None:
     tenant.alias("vorgang-1", p["id"], "process")
     created = tenant.ok(
         "processes.updates.create",
-        {"update": {"text": "Handwerker beauftragt.", "type": "note", "authorId": author["id"], "visibility": "portal"}, "process": "vorgang-1"},
+        {
+            "update": {
+                "text": "Handwerker beauftragt.",
+                "type": "note",
+                "authorId": author["id"],
+                "visibility": "portal",
+            },
+            "process": "vorgang-1",
+        },
     )["update"]
     assert created["id"].startswith("pru_") and created["processId"] == p["id"]
     assert created["occurredAt"].endswith("Z") and created["aliases"] == []
     assert tenant.get("processes.updates.show", {"update": created["id"]})["update"] == created
     listed = tenant.get("processes.updates.list", {"process": "vorgang-1", "limit": 10, "offset": 0})
     assert [u["id"] for u in listed["updates"]] == [created["id"]] and listed["pagination"]["total"] == 1
-    updated = tenant.ok("processes.updates.update", {"update": {"id": created["id"], "text": "Termin verschoben.", "type": "call"}})["update"]
+    updated = tenant.ok(
+        "processes.updates.update", {"update": {"id": created["id"], "text": "Termin verschoben.", "type": "call"}}
+    )["update"]
     assert updated["text"] == "Termin verschoben." and updated["type"] == "call" and updated["version"] == 2
     deleted = tenant.ok("processes.updates.delete", {"update": created["id"]})["deleted"]
     assert deleted["type"] == "processUpdate" and deleted["id"] == created["id"]
     assert tenant.query("processes.updates.show", {"update": created["id"]}).status == 404
-    assert tenant.get("processes.updates.list", {"process": p["id"], "limit": 10, "offset": 0})["pagination"]["total"] == 0
+    assert (
+        tenant.get("processes.updates.list", {"process": p["id"], "limit": 10, "offset": 0})["pagination"]["total"] == 0
+    )
     restored = tenant.ok("processes.updates.restore", {"update": created["id"]})["update"]
     assert restored["id"] == created["id"] and restored["text"] == "Termin verschoben."
 
@@ -207,7 +237,9 @@ def test_process_updates_are_referenced_by_id_only(tenant: Tenant) -> None:
     obj = make_object(tenant)
     p = make_process(tenant, obj["id"])
     entry = tenant.ok("processes.updates.create", {"update": {"text": "Notiz"}, "process": p["id"]})["update"]
-    refused_alias = tenant.command("aliases.upsert", {"entries": [{"alias": "eintrag-1", "id": entry["id"], "type": "processUpdate"}]})
+    refused_alias = tenant.command(
+        "aliases.upsert", {"entries": [{"alias": "eintrag-1", "id": entry["id"], "type": "processUpdate"}]}
+    )
     assert refused_alias.status == 400
     by_alias = tenant.query("processes.updates.show", {"update": "eintrag-1"})
     assert by_alias.status == 404 and by_alias.body["errors"][0]["path"] == "update"
@@ -222,7 +254,9 @@ def test_process_update_needs_a_process_and_text_and_keeps_its_process(tenant: T
     p, q = make_process(tenant, obj["id"]), make_process(tenant, obj["id"])
     assert tenant.command("processes.updates.create", {"update": {"text": "x"}}).status == 400
     assert tenant.command("processes.updates.create", {"update": {"text": "x"}, "process": "unbekannt"}).status == 404
-    assert tenant.command("processes.updates.create", {"update": {"text": "x" * 20001}, "process": p["id"]}).status == 400
+    assert (
+        tenant.command("processes.updates.create", {"update": {"text": "x" * 20001}, "process": p["id"]}).status == 400
+    )
     long = tenant.ok("processes.updates.create", {"update": {"text": "x" * 20000}, "process": p["id"]})["update"]
     moved = tenant.command("processes.updates.update", {"update": {"id": long["id"], "processId": q["id"]}})
     assert moved.status == 400
@@ -243,7 +277,9 @@ def test_archived_process_refuses_new_and_changed_updates(tenant: Tenant) -> Non
     assert refused.status == 409 and refused.body["code"] == "process_archived"
     changed = tenant.command("processes.updates.update", {"update": {"id": entry["id"], "text": "geändert"}})
     assert changed.status == 409 and changed.body["code"] == "process_archived"
-    assert tenant.get("processes.updates.list", {"process": p["id"], "limit": 10, "offset": 0})["pagination"]["total"] == 1
+    assert (
+        tenant.get("processes.updates.list", {"process": p["id"], "limit": 10, "offset": 0})["pagination"]["total"] == 1
+    )
     tenant.ok("processes.update", {"process": {"id": p["id"], "isArchived": False}})
     tenant.ok("processes.updates.create", {"update": {"text": "Nachtrag"}, "process": p["id"]})
 
@@ -270,6 +306,8 @@ def test_processes_write_scope(tenant: Tenant) -> None:
     obj = make_object(tenant)
     reader = tenant.new_key(["read"], agent="reader")
     writer = tenant.new_key(["read", "write:processes"], agent="writer")
-    assert tenant.command("processes.create", {"process": {"title": "X"}, "object": obj["id"]}, key=reader).status == 403
+    assert (
+        tenant.command("processes.create", {"process": {"title": "X"}, "object": obj["id"]}, key=reader).status == 403
+    )
     p = tenant.ok("processes.create", {"process": {"title": "X"}, "object": obj["id"]}, key=writer)["process"]
     assert tenant.command("processes.delete", {"process": p["id"]}, key=writer).status == 403

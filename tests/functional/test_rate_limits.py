@@ -29,8 +29,17 @@ def second_instance(api: Api) -> Iterator[Api]:
     queues and table), as a second Lambda instance."""
     port = free_port()
     # the child serves from a thread; its main thread only has to stay alive until it is killed
-    code = f"import time\nfrom chalicelib.local.http_server import serve_in_thread\nserve_in_thread({port})\ntime.sleep(3600)\n"
-    proc = subprocess.Popen([sys.executable, "-c", code], cwd=ROOT, env=dict(os.environ), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    code = (
+        "import time\nfrom chalicelib.local.http_server import serve_in_thread\n"
+        f"serve_in_thread({port})\ntime.sleep(3600)\n"
+    )
+    proc = subprocess.Popen(
+        [sys.executable, "-c", code],
+        cwd=ROOT,
+        env=dict(os.environ),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     other = Api(f"http://127.0.0.1:{port}")
     try:
         eventually(lambda: answers(other), timeout=60, message="the second instance to come up")
@@ -76,7 +85,9 @@ def test_sign_ups_are_limited_per_source_address(api: Api, monkeypatch: pytest.M
         api.request(
             "POST",
             "/api/platform/v1/command/signup",
-            body=json.dumps({"companyName": f"Flut {n} GmbH", "email": f"flut{n}.{time.time_ns()}@example.org", "agentName": "bot"}).encode(),
+            body=json.dumps(
+                {"companyName": f"Flut {n} GmbH", "email": f"flut{n}.{time.time_ns()}@example.org", "agentName": "bot"}
+            ).encode(),
             headers={"Content-Type": "application/json"},
         )
         for n in range(5)
@@ -89,4 +100,6 @@ def test_sign_ups_are_limited_per_source_address(api: Api, monkeypatch: pytest.M
 
 
 def test_the_default_key_limit_is_documented() -> None:
-    assert [(limit.name, limit.rate, limit.burst) for limit in throttle.limits(None, "contacts")] == [("key", 100.0, 200)]
+    assert [(limit.name, limit.rate, limit.burst) for limit in throttle.limits(None, "contacts")] == [
+        ("key", 100.0, 200)
+    ]

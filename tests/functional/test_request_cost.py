@@ -24,7 +24,9 @@ from chalicelib.registry import Operation
 from tests.client import Answer, Api, Tenant
 
 WITHIN = 1.0  # seconds per request (the issue's bound)
-ATTEMPTS = 3  # a request over the bound is sent again, twice at most: on 2 busy cores one can wait behind another worker
+ATTEMPTS = (
+    3  # a request over the bound is sent again, twice at most: on 2 busy cores one can wait behind another worker
+)
 QUERY_STRING_BYTES = 6000  # what a URL carries through API Gateway and proxies comfortably
 FILLS = {
     "email-like": lambda n: ("a@" + "." * max(n - 3, 0) + "@")[:n],
@@ -49,10 +51,16 @@ def worst_value(schema: dict[str, Any], fill: Any, *, over: float, factor: float
     if "enum" in schema:
         return schema["enum"][-1]
     if kind == "object":
-        return {name: worst_value(sub, fill, over=over, factor=factor, per_string=per_string) for name, sub in schema.get("properties", {}).items()}
+        return {
+            name: worst_value(sub, fill, over=over, factor=factor, per_string=per_string)
+            for name, sub in schema.get("properties", {}).items()
+        }
     if kind == "array":
         count = max(1, int(schema.get("maxItems", 1) * factor))
-        return [worst_value(schema.get("items", {}), fill, over=over, factor=factor, per_string=per_string) for _ in range(count)]
+        return [
+            worst_value(schema.get("items", {}), fill, over=over, factor=factor, per_string=per_string)
+            for _ in range(count)
+        ]
     if kind == "integer":
         return 2**63 if over > 1 else schema.get("maximum", 2**31)
     if kind == "boolean":
@@ -73,16 +81,23 @@ def variants(op: Operation, budget: int) -> Iterator[tuple[str, dict[str, Any]]]
         for label, over, factor in (("at the limits", 1.0, 1.0), ("past the limits", 50.0, 3.0)):
             per_string = max(1, budget // max(1, _leaves(op.args, factor)))
             yield f"{label}, {fill_name}", worst_value(op.args, fill, over=over, factor=factor, per_string=per_string)
-    yield "nested as deep as allowed", {**worst_value(op.args, FILLS["letters"], over=1, factor=1, per_string=10), "zz": _deep(30)}
+    yield (
+        "nested as deep as allowed",
+        {**worst_value(op.args, FILLS["letters"], over=1, factor=1, per_string=10), "zz": _deep(30)},
+    )
 
 
 def send(api: Api, tenant: Tenant, op: Operation, args: dict[str, Any]) -> Answer:
     headers = {} if not op.authenticated else {"Authorization": f"Bearer {tenant.key}"}
     if op.kind == "query":
-        flat = [(name, item) for name, value in args.items() for item in (value if isinstance(value, list) else [value])]
+        flat = [
+            (name, item) for name, value in args.items() for item in (value if isinstance(value, list) else [value])
+        ]
         pairs = [(name, str(item).lower() if isinstance(item, bool) else str(item)) for name, item in flat]
         return api.request("GET", f"{op.path}?{urllib.parse.urlencode(pairs)}", headers=headers)
-    return api.request("POST", op.path, body=json.dumps(args).encode(), headers={**headers, "Content-Type": "application/json"})
+    return api.request(
+        "POST", op.path, body=json.dumps(args).encode(), headers={**headers, "Content-Type": "application/json"}
+    )
 
 
 @pytest.mark.parametrize("name", sorted(registry.REGISTRY))
@@ -92,7 +107,9 @@ def test_every_operation_answers_worst_case_arguments_within_a_second(api: Api, 
     slowest: tuple[float, str, int] = (0.0, "", 0)
     for label, args in variants(op, budget):
         timings: list[float] = []
-        while len(timings) < ATTEMPTS and (not timings or timings[-1] >= WITHIN):  # the request's cost, not a busy moment
+        while len(timings) < ATTEMPTS and (
+            not timings or timings[-1] >= WITHIN
+        ):  # the request's cost, not a busy moment
             started = time.perf_counter()
             answer = send(api, tenant, op, args)
             timings.append(time.perf_counter() - started)
@@ -105,9 +122,16 @@ def test_the_quadratic_email_of_the_review_is_refused_at_once(api: Api) -> None:
     """24,000 characters took 2.7 s before (the pattern ran after the length had failed)."""
     body = {"companyName": "Hausverwaltung Beispiel", "email": "a@" + "." * 24_000 + "@", "agentName": "setup"}
     started = time.perf_counter()
-    answer = api.request("POST", "/api/platform/v1/command/signup", body=json.dumps(body).encode(), headers={"Content-Type": "application/json"})
+    answer = api.request(
+        "POST",
+        "/api/platform/v1/command/signup",
+        body=json.dumps(body).encode(),
+        headers={"Content-Type": "application/json"},
+    )
     assert time.perf_counter() - started < WITHIN
-    assert answer.status == 400 and answer.body["errors"] == [{"path": "email", "message": "is 24003 characters long; at most 254 allowed"}]
+    assert answer.status == 400 and answer.body["errors"] == [
+        {"path": "email", "message": "is 24003 characters long; at most 254 allowed"}
+    ]
 
 
 def test_uniqueness_of_6000_ids_is_checked_in_linear_time(tenant: Tenant) -> None:
@@ -120,6 +144,10 @@ def test_uniqueness_of_6000_ids_is_checked_in_linear_time(tenant: Tenant) -> Non
 
 
 def test_duplicates_within_the_limit_are_named(tenant: Tenant) -> None:
-    answer = tenant.command("objectgroups.create", {"objectGroup": {"name": "Doppelt", "objectIds": ["haus-a", "haus-b", "haus-a"]}})
+    answer = tenant.command(
+        "objectgroups.create", {"objectGroup": {"name": "Doppelt", "objectIds": ["haus-a", "haus-b", "haus-a"]}}
+    )
     assert answer.status == 400
-    assert answer.body["errors"] == [{"path": "objectGroup.objectIds[2]", "message": "repeats item 0; the items must be unique"}]
+    assert answer.body["errors"] == [
+        {"path": "objectGroup.objectIds[2]", "message": "repeats item 0; the items must be unique"}
+    ]

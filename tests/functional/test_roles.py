@@ -81,8 +81,18 @@ def test_responsibility_validity_and_required_parts(tenant: Tenant) -> None:
     }
     refused = tenant.command("responsibilities.create", body)
     assert refused.status == 400 and refused.body["errors"][0]["path"] == "responsibility.validTo"
-    assert tenant.command("responsibilities.create", {"responsibility": {"categoryId": "cleaning"}, "contact": c["id"]}).status == 400
-    assert tenant.command("responsibilities.create", {"responsibility": {}, "contact": c["id"], "object": obj["id"]}).status == 400
+    assert (
+        tenant.command(
+            "responsibilities.create", {"responsibility": {"categoryId": "cleaning"}, "contact": c["id"]}
+        ).status
+        == 400
+    )
+    assert (
+        tenant.command(
+            "responsibilities.create", {"responsibility": {}, "contact": c["id"], "object": obj["id"]}
+        ).status
+        == 400
+    )
     r = _responsibility(tenant, c["id"], obj["id"], "cleaning")
     cleared = tenant.command("responsibilities.update", {"responsibility": {"id": r, "categoryId": None}})
     assert cleared.status == 400 and cleared.body["errors"][0]["path"] == "responsibility.categoryId"
@@ -112,7 +122,13 @@ def test_signatory_lifecycle(tenant: Tenant) -> None:
             type="signatory",
             arg="signatory",
             create="signatories.create",
-            payload={"contactId": director["id"], "objectId": obj["id"], "role": "managingDirector", "authority": "sole", "validFrom": "2024-07-01"},
+            payload={
+                "contactId": director["id"],
+                "objectId": obj["id"],
+                "role": "managingDirector",
+                "authority": "sole",
+                "validFrom": "2024-07-01",
+            },
             show="signatories.show",
             list=None,
             plural="signatories",
@@ -130,13 +146,19 @@ def test_signatory_rules_and_alias_references(tenant: Tenant) -> None:
     person = tenant.contact()
     tenant.alias("prokurist", person["id"], "contact")
     tenant.alias("haus", obj["id"], "object")
-    created = tenant.ok("signatories.create", {"signatory": {"contactId": "prokurist", "objectId": "haus", "role": "authorizedOfficer"}})["signatory"]
+    created = tenant.ok(
+        "signatories.create", {"signatory": {"contactId": "prokurist", "objectId": "haus", "role": "authorizedOfficer"}}
+    )["signatory"]
     assert created["contactId"] == person["id"] and created["objectId"] == obj["id"]
     no_contact = tenant.command("signatories.create", {"signatory": {"role": "owner"}})
     assert no_contact.status == 400
-    backwards = tenant.command("signatories.update", {"signatory": {"id": created["id"], "validFrom": "2025-01-01", "validTo": "2024-12-31"}})
+    backwards = tenant.command(
+        "signatories.update", {"signatory": {"id": created["id"], "validFrom": "2025-01-01", "validTo": "2024-12-31"}}
+    )
     assert backwards.status == 400 and backwards.body["errors"][0]["path"] == "signatory.validTo"
-    assert tenant.command("signatories.update", {"signatory": {"id": created["id"], "authority": "alone"}}).status == 400
+    assert (
+        tenant.command("signatories.update", {"signatory": {"id": created["id"], "authority": "alone"}}).status == 400
+    )
     refused = tenant.command("contacts.delete", {"contact": person["id"]})
     assert refused.status == 409 and refused.body["code"] == "still_referenced"
 
@@ -154,7 +176,12 @@ def test_advisor_lifecycle(tenant: Tenant) -> None:
             type="advisor",
             arg="advisor",
             create="advisors.assign",
-            payload={"objectId": obj["id"], "contactId": member["id"], "role": "advisoryBoardChair", "since": "2024-05-15"},
+            payload={
+                "objectId": obj["id"],
+                "contactId": member["id"],
+                "role": "advisoryBoardChair",
+                "since": "2024-05-15",
+            },
             show="advisors.show",
             list="advisors.list",
             plural="advisors",
@@ -173,10 +200,16 @@ def test_advisors_assign_list_revoke_restore(tenant: Tenant) -> None:
     c1, c2 = tenant.contact(lastName="Eins"), tenant.contact(lastName="Zwei")
     tenant.alias("obj-a", a["id"], "object")
     tenant.alias("c1", c1["id"], "contact")
-    first = tenant.ok("advisors.assign", {"advisor": {"objectId": "obj-a", "contactId": "c1", "role": "advisoryBoardChair"}})["advisor"]
+    first = tenant.ok(
+        "advisors.assign", {"advisor": {"objectId": "obj-a", "contactId": "c1", "role": "advisoryBoardChair"}}
+    )["advisor"]
     assert first["objectId"] == a["id"] and first["contactId"] == c1["id"]
-    second = tenant.ok("advisors.assign", {"advisor": {"objectId": a["id"], "contactId": c2["id"], "role": "advisoryBoardMember"}})["advisor"]
-    third = tenant.ok("advisors.assign", {"advisor": {"objectId": b["id"], "contactId": c1["id"], "role": "auditor"}})["advisor"]
+    second = tenant.ok(
+        "advisors.assign", {"advisor": {"objectId": a["id"], "contactId": c2["id"], "role": "advisoryBoardMember"}}
+    )["advisor"]
+    third = tenant.ok("advisors.assign", {"advisor": {"objectId": b["id"], "contactId": c1["id"], "role": "auditor"}})[
+        "advisor"
+    ]
 
     def ids(params: dict[str, Any]) -> list[str]:
         return [x["id"] for x in tenant.get("advisors.list", {"limit": 100, "offset": 0, **params})["advisors"]]
@@ -204,10 +237,21 @@ def test_advisor_rules(tenant: Tenant) -> None:
     missing = tenant.command("advisors.assign", {"advisor": {"objectId": obj["id"], "role": "lawyer"}})
     assert missing.status == 400
     backwards = tenant.command(
-        "advisors.assign", {"advisor": {"objectId": obj["id"], "contactId": c["id"], "role": "lawyer", "since": "2025-01-01", "until": "2024-01-01"}}
+        "advisors.assign",
+        {
+            "advisor": {
+                "objectId": obj["id"],
+                "contactId": c["id"],
+                "role": "lawyer",
+                "since": "2025-01-01",
+                "until": "2024-01-01",
+            }
+        },
     )
     assert backwards.status == 400 and backwards.body["errors"][0]["path"] == "advisor.until"
-    unknown = tenant.command("advisors.assign", {"advisor": {"objectId": "nirgendwo", "contactId": c["id"], "role": "lawyer"}})
+    unknown = tenant.command(
+        "advisors.assign", {"advisor": {"objectId": "nirgendwo", "contactId": c["id"], "role": "lawyer"}}
+    )
     assert unknown.status == 404 and unknown.body["errors"][0]["path"] == "advisor.objectId"
 
 
@@ -215,7 +259,9 @@ def test_revoke_is_destructive(tenant: Tenant) -> None:
     obj = make_object(tenant)
     c = tenant.contact()
     writer = tenant.new_key(["read", "write:advisors"], agent="writer")
-    adv = tenant.ok("advisors.assign", {"advisor": {"objectId": obj["id"], "contactId": c["id"], "role": "taxAdvisor"}}, key=writer)["advisor"]
+    adv = tenant.ok(
+        "advisors.assign", {"advisor": {"objectId": obj["id"], "contactId": c["id"], "role": "taxAdvisor"}}, key=writer
+    )["advisor"]
     assert tenant.command("advisors.revoke", {"advisor": adv["id"]}, key=writer).status == 403
     destroyer = tenant.new_key(["read", "write:advisors", "destructive"], agent="destroyer")
     assert tenant.command("advisors.revoke", {"advisor": adv["id"]}, key=destroyer).status == 200

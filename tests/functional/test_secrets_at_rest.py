@@ -30,7 +30,12 @@ def stream_position() -> dict[str, str]:
     (reading a whole session's stream from its start would take minutes on moto)."""
     streams, arn = _stream()
     shards = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"]
-    return {s["ShardId"]: streams.get_shard_iterator(StreamArn=arn, ShardId=s["ShardId"], ShardIteratorType="LATEST")["ShardIterator"] for s in shards}
+    return {
+        s["ShardId"]: streams.get_shard_iterator(StreamArn=arn, ShardId=s["ShardId"], ShardIteratorType="LATEST")[
+            "ShardIterator"
+        ]
+        for s in shards
+    }
 
 
 def stream_records(since: dict[str, str]) -> list[str]:
@@ -40,7 +45,9 @@ def stream_records(since: dict[str, str]) -> list[str]:
     for shard in streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"]:
         iterator = since.get(shard["ShardId"])
         if iterator is None:  # a shard opened since: all of it is new
-            iterator = streams.get_shard_iterator(StreamArn=arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON")["ShardIterator"]
+            iterator = streams.get_shard_iterator(
+                StreamArn=arn, ShardId=shard["ShardId"], ShardIteratorType="TRIM_HORIZON"
+            )["ShardIterator"]
         for _ in range(STREAM_PAGES):  # the command's records come first; other tests' writes follow
             page = streams.get_records(ShardIterator=iterator, Limit=1000)
             found += [json.dumps(record, default=str) for record in page["Records"]]
@@ -62,7 +69,12 @@ def assert_nowhere_at_rest(stack: Any, secret: str, since: dict[str, str]) -> No
     assert not [record for record in records if secret in record], "the secret is in the change stream"
 
 
-WEBHOOK = {"name": "Buchhaltung", "url": "https://example.org/hooks/pm", "events": ["contact.created"], "enabled": False}
+WEBHOOK = {
+    "name": "Buchhaltung",
+    "url": "https://example.org/hooks/pm",
+    "events": ["contact.created"],
+    "enabled": False,
+}
 
 
 @pytest.mark.parametrize(

@@ -70,7 +70,10 @@ def test_the_issues_expression_is_refused_naming_the_budget(mcp: McpSession) -> 
 def test_text_whose_escapes_outgrow_it_is_weighed_as_written(tenant: Tenant, mcp: McpSession) -> None:
     for n in range(20):
         tenant.contact(lastName="\U0001f600" * 200, firstName=f"Nr {n}")
-    names = mcp.ok("meta.tool.execute", {"name": "contacts", "arguments": {"limit": 20, "offset": 0}, "_transform": "contacts[*].lastName"})
+    names = mcp.ok(
+        "meta.tool.execute",
+        {"name": "contacts", "arguments": {"limit": 20, "offset": 0}, "_transform": "contacts[*].lastName"},
+    )
     assert names["result"] == ["\U0001f600" * 200] * 20  # an ordinary transform of the same names still answers
 
     # 20 names of 200 emoji, 1,920 times over: 7.8 MB by length, 92 MB written as to_string writes it.

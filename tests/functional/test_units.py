@@ -16,12 +16,18 @@ def _object(tenant: Tenant, alias: str | None = None, name: str = "WEG Musterstr
 
 
 def _unit(tenant: Tenant, object_id: str, number: str = "1.01", **fields: Any) -> dict[str, Any]:
-    return dict(tenant.ok("units.create", {"unit": {"objectId": object_id, "number": number, "type": "apartment", **fields}})["unit"])
+    return dict(
+        tenant.ok("units.create", {"unit": {"objectId": object_id, "number": number, "type": "apartment", **fields}})[
+            "unit"
+        ]
+    )
 
 
 def test_unit_lifecycle(tenant: Tenant) -> None:
     obj = _object(tenant, alias="weg-12")
-    group = tenant.ok("unitgroups.create", {"unitGroup": {"objectId": "weg-12", "name": "Haus A", "type": "building"}})["unitGroup"]
+    group = tenant.ok("unitgroups.create", {"unitGroup": {"objectId": "weg-12", "name": "Haus A", "type": "building"}})[
+        "unitGroup"
+    ]
     tenant.ok("aliases.upsert", {"entries": [{"alias": "haus-a", "id": group["id"], "type": "unitGroup"}]})
     restored = run_lifecycle(
         tenant,
@@ -63,9 +69,13 @@ def test_minimal_unit_as_other_tests_create_it(tenant: Tenant) -> None:
 
 def test_create_with_aliases_for_object_and_unit_group(tenant: Tenant) -> None:
     obj = _object(tenant, alias="o-1")
-    group = tenant.ok("unitgroups.create", {"unitGroup": {"objectId": "o-1", "name": "Aufgang 12b", "type": "staircase"}})["unitGroup"]
+    group = tenant.ok(
+        "unitgroups.create", {"unitGroup": {"objectId": "o-1", "name": "Aufgang 12b", "type": "staircase"}}
+    )["unitGroup"]
     tenant.ok("aliases.upsert", {"entries": [{"alias": "g-1", "id": group["id"], "type": "unitGroup"}]})
-    unit = tenant.ok("units.create", {"unit": {"objectId": "o-1", "unitGroupId": "g-1", "number": "1", "type": "parking"}})["unit"]
+    unit = tenant.ok(
+        "units.create", {"unit": {"objectId": "o-1", "unitGroupId": "g-1", "number": "1", "type": "parking"}}
+    )["unit"]
     assert unit["objectId"] == obj["id"] and unit["unitGroupId"] == group["id"]
     tenant.ok("aliases.upsert", {"entries": [{"alias": "u-1", "id": unit["id"], "type": "unit"}]})
     assert tenant.get("units.show", {"unit": "u-1"})["unit"]["id"] == unit["id"]
@@ -76,7 +86,16 @@ def test_create_with_aliases_for_object_and_unit_group(tenant: Tenant) -> None:
 def test_mea_above_its_base_is_400(tenant: Tenant) -> None:
     obj = _object(tenant)
     answer = tenant.command(
-        "units.create", {"unit": {"objectId": obj["id"], "number": "1", "type": "apartment", "coOwnershipShare": "1000.5", "coOwnershipBase": 1000}}
+        "units.create",
+        {
+            "unit": {
+                "objectId": obj["id"],
+                "number": "1",
+                "type": "apartment",
+                "coOwnershipShare": "1000.5",
+                "coOwnershipBase": 1000,
+            }
+        },
     )
     assert answer.status == 400
     assert answer.body["errors"][0]["path"] == "unit.coOwnershipShare"
@@ -98,7 +117,9 @@ def test_required_fields_and_enum(tenant: Tenant) -> None:
     obj = _object(tenant)
     missing = tenant.command("units.create", {"unit": {"objectId": obj["id"], "type": "apartment"}})
     assert missing.status == 400 and missing.body["errors"][0] == {"path": "unit.number", "message": "required"}
-    assert tenant.command("units.create", {"unit": {"objectId": obj["id"], "number": "1", "type": "castle"}}).status == 400
+    assert (
+        tenant.command("units.create", {"unit": {"objectId": obj["id"], "number": "1", "type": "castle"}}).status == 400
+    )
     unit = _unit(tenant, obj["id"])
     cleared = tenant.command("units.update", {"unit": {"id": unit["id"], "number": None}})
     assert cleared.status == 400 and cleared.body["errors"][0]["path"] == "unit.number"
@@ -122,7 +143,10 @@ def test_unknown_object_is_404_with_path(tenant: Tenant, other_tenant: Tenant) -
 def test_unit_group_must_belong_to_the_units_object(tenant: Tenant) -> None:
     a, b = _object(tenant), _object(tenant, name="Other")
     group_b = tenant.ok("unitgroups.create", {"unitGroup": {"objectId": b["id"], "name": "Haus B"}})["unitGroup"]
-    answer = tenant.command("units.create", {"unit": {"objectId": a["id"], "unitGroupId": group_b["id"], "number": "1", "type": "apartment"}})
+    answer = tenant.command(
+        "units.create",
+        {"unit": {"objectId": a["id"], "unitGroupId": group_b["id"], "number": "1", "type": "apartment"}},
+    )
     assert answer.status == 400 and answer.body["errors"][0]["path"] == "unit.unitGroupId"
     unit = _unit(tenant, a["id"])
     moved = tenant.command("units.update", {"unit": {"id": unit["id"], "unitGroupId": group_b["id"]}})
@@ -160,7 +184,14 @@ def test_unit_with_a_contract_cannot_be_deleted(tenant: Tenant) -> None:
     contact = tenant.contact()
     contract = tenant.ok(
         "contracts.create",
-        {"contract": {"unitId": unit["id"], "type": "lease", "startDate": "2024-01-01", "parties": [{"contactId": contact["id"], "role": "tenant"}]}},
+        {
+            "contract": {
+                "unitId": unit["id"],
+                "type": "lease",
+                "startDate": "2024-01-01",
+                "parties": [{"contactId": contact["id"], "role": "tenant"}],
+            }
+        },
     )["contract"]
     refused = tenant.command("units.delete", {"unit": unit["id"]})
     assert refused.status == 409 and refused.body["code"] == "still_referenced"
@@ -172,7 +203,14 @@ def test_unit_with_a_contract_cannot_be_deleted(tenant: Tenant) -> None:
 def test_unit_delete_needs_the_destructive_scope(tenant: Tenant) -> None:
     writer = tenant.new_key(["read", "write:units"], agent="units-writer")
     obj = _object(tenant)
-    unit = tenant.ok("units.create", {"unit": {"objectId": obj["id"], "number": "1", "type": "storage"}}, key=writer)["unit"]
+    unit = tenant.ok("units.create", {"unit": {"objectId": obj["id"], "number": "1", "type": "storage"}}, key=writer)[
+        "unit"
+    ]
     assert tenant.command("units.delete", {"unit": unit["id"]}, key=writer).status == 403
     objects_only = tenant.new_key(["read", "write:objects"], agent="objects-writer")
-    assert tenant.command("units.create", {"unit": {"objectId": obj["id"], "number": "2", "type": "storage"}}, key=objects_only).status == 403
+    assert (
+        tenant.command(
+            "units.create", {"unit": {"objectId": obj["id"], "number": "2", "type": "storage"}}, key=objects_only
+        ).status
+        == 403
+    )

@@ -31,7 +31,12 @@ def test_the_sweep_reports_orphans_and_missing_files_and_leaves_the_rest(tenant:
 
     report = sweep(grace=NOW)
     assert orphan in report.orphan_files
-    assert {"tenantId": tenant.id, "id": lost["id"], "type": "document", "fileKey": files.direct_key(tenant.id, lost["id"])} in report.missing_files
+    assert {
+        "tenantId": tenant.id,
+        "id": lost["id"],
+        "type": "document",
+        "fileKey": files.direct_key(tenant.id, lost["id"]),
+    } in report.missing_files
     assert files.direct_key(tenant.id, kept["id"]) not in report.orphan_files
     assert registered["fields"]["key"] not in report.orphan_files
     assert awaited["fields"]["key"] not in report.orphan_files

@@ -20,8 +20,17 @@ def setup(tenant: Tenant) -> dict[str, Any]:
 
 
 def uvi(tenant: Tenant, month: int, content: bytes | None = None, **data: Any) -> Any:
-    payload = {"objectId": "markt", "categories": ["heating", "hotWater"], "periodStart": f"2026-{month:02d}-01", "periodEnd": f"2026-{month:02d}-28", **data}
-    resource = {"fileName": f"UVI_2026-{month:02d}.pdf", "content": base64.b64encode(content or pdf(str(month))).decode()}
+    payload = {
+        "objectId": "markt",
+        "categories": ["heating", "hotWater"],
+        "periodStart": f"2026-{month:02d}-01",
+        "periodEnd": f"2026-{month:02d}-28",
+        **data,
+    }
+    resource = {
+        "fileName": f"UVI_2026-{month:02d}.pdf",
+        "content": base64.b64encode(content or pdf(str(month))).decode(),
+    }
     return tenant.command("uvi.upload", {"data": payload, "resource": resource})
 
 
@@ -32,21 +41,33 @@ def test_uvis_are_listed_per_object_with_the_period_they_cover(tenant: Tenant) -
     first = uvi(tenant, 10, content)
     assert first.status == 200, first.body
     stored = first.body["uviDocument"]
-    assert stored["objectId"] == obj["id"] and stored["visibility"] == "portal" and stored["categories"] == ["heating", "hotWater"]
+    assert (
+        stored["objectId"] == obj["id"]
+        and stored["visibility"] == "portal"
+        and stored["categories"] == ["heating", "hotWater"]
+    )
     assert stored["checksum"] == hashlib.sha256(content).hexdigest() and stored["contentType"] == "application/pdf"
     assert uvi(tenant, 11).status == 200
     assert (
         tenant.command(
             "uvi.upload",
             {
-                "data": {"objectId": other["id"], "categories": ["coldWater"], "periodStart": "2026-10-01", "periodEnd": "2026-10-31"},
+                "data": {
+                    "objectId": other["id"],
+                    "categories": ["coldWater"],
+                    "periodStart": "2026-10-01",
+                    "periodEnd": "2026-10-31",
+                },
                 "resource": {"fileName": "x.pdf", "content": base64.b64encode(pdf()).decode()},
             },
         ).status
         == 200
     )
     listed = tenant.get("uvi.list", {"object": "markt", "limit": 10, "offset": 0})
-    assert [(u["periodStart"], u["periodEnd"]) for u in listed["uviDocuments"]] == [("2026-10-01", "2026-10-28"), ("2026-11-01", "2026-11-28")]
+    assert [(u["periodStart"], u["periodEnd"]) for u in listed["uviDocuments"]] == [
+        ("2026-10-01", "2026-10-28"),
+        ("2026-11-01", "2026-11-28"),
+    ]
     shown = tenant.get("uvi.show", {"uviDocument": stored["id"]})["uviDocument"]
     with urllib.request.urlopen(shown["downloadUrl"], timeout=10) as resp:
         assert resp.read() == content
@@ -55,7 +76,9 @@ def test_uvis_are_listed_per_object_with_the_period_they_cover(tenant: Tenant) -
 
 def test_a_uvi_is_uploaded_as_multipart_too(tenant: Tenant) -> None:
     setup(tenant)
-    data = json.dumps({"objectId": "markt", "categories": ["heating"], "periodStart": "2026-09-01", "periodEnd": "2026-09-30"})
+    data = json.dumps(
+        {"objectId": "markt", "categories": ["heating"], "periodStart": "2026-09-01", "periodEnd": "2026-09-30"}
+    )
     body, content_type = multipart([("data", data)], "resource", "UVI_2026-09.pdf", pdf(), "application/pdf")
     answer = tenant.command("uvi.upload", raw=body, headers={"Content-Type": content_type})
     assert answer.status == 200, answer.body
@@ -80,7 +103,12 @@ def test_uvi_upload_needs_the_uvi_write_scope(tenant: Tenant) -> None:
     setup(tenant)
     documents_only = tenant.new_key(["read", "write:documents"], agent="docs")
     body = {
-        "data": {"objectId": "markt", "categories": ["heating"], "periodStart": "2026-10-01", "periodEnd": "2026-10-31"},
+        "data": {
+            "objectId": "markt",
+            "categories": ["heating"],
+            "periodStart": "2026-10-01",
+            "periodEnd": "2026-10-31",
+        },
         "resource": {"fileName": "u.pdf", "content": base64.b64encode(pdf()).decode()},
     }
     assert tenant.command("uvi.upload", body, key=documents_only).status == 403
@@ -92,8 +120,15 @@ def test_a_uvi_is_updated_deleted_and_restored_by_alias(tenant: Tenant) -> None:
     setup(tenant)
     created = uvi(tenant, 10).body["uviDocument"]
     tenant.alias("uvi-okt", created["id"], "uviDocument")
-    updated = tenant.ok("uvi.update", {"uviDocument": {"id": "uvi-okt", "title": "Verbrauchsinformation Oktober", "visibility": "internal"}})["uviDocument"]
-    assert (updated["title"], updated["visibility"], updated["version"]) == ("Verbrauchsinformation Oktober", "internal", 2)
+    updated = tenant.ok(
+        "uvi.update",
+        {"uviDocument": {"id": "uvi-okt", "title": "Verbrauchsinformation Oktober", "visibility": "internal"}},
+    )["uviDocument"]
+    assert (updated["title"], updated["visibility"], updated["version"]) == (
+        "Verbrauchsinformation Oktober",
+        "internal",
+        2,
+    )
     assert tenant.command("uvi.update", {"uviDocument": {"id": "uvi-okt", "checksum": "0" * 64}}).status == 400
     assert tenant.command("uvi.update", {"uviDocument": {"id": "uvi-okt", "periodEnd": "2026-09-01"}}).status == 400
     assert tenant.ok("uvi.delete", {"uviDocument": "uvi-okt"})["deleted"]["id"] == created["id"]

@@ -23,7 +23,12 @@ def receiver() -> Iterator[Receiver]:
 
 
 def _hook(tenant: Tenant, receiver: Receiver, **extra: Any) -> dict[str, Any]:
-    body = {"name": "Test receiver", "url": receiver.url, "events": ["contact.created", "contact.updated", "contact.deleted"], **extra}
+    body = {
+        "name": "Test receiver",
+        "url": receiver.url,
+        "events": ["contact.created", "contact.updated", "contact.deleted"],
+        **extra,
+    }
     return dict(tenant.ok("webhooks.create", body)["webhook"])
 
 
@@ -50,7 +55,9 @@ def test_contact_changes_reach_the_receiver_signed_and_authorised(tenant: Tenant
     assert got[2].event["data"]["deletedAt"]
 
 
-def test_a_receiver_down_for_three_attempts_still_gets_every_event_once_per_id(tenant: Tenant, receiver: Receiver) -> None:
+def test_a_receiver_down_for_three_attempts_still_gets_every_event_once_per_id(
+    tenant: Tenant, receiver: Receiver
+) -> None:
     receiver.fail_first = 3
     _hook(tenant, receiver)
     people = [tenant.contact(lastName=f"P{i}") for i in range(3)]
@@ -95,7 +102,9 @@ def test_delivery_log_and_manual_retry(tenant: Tenant, receiver: Receiver) -> No
     receiver.wait_for(1)
 
     def delivered() -> bool:
-        status = tenant.get("webhooks.deliveries.list", {"webhook": hook["id"], "limit": 10, "offset": 0})["deliveries"][0]["status"]
+        status = tenant.get("webhooks.deliveries.list", {"webhook": hook["id"], "limit": 10, "offset": 0})[
+            "deliveries"
+        ][0]["status"]
         assert status == "delivered", status
         return True
 
@@ -110,11 +119,15 @@ def test_ping_reports_the_receivers_answer(tenant: Tenant, receiver: Receiver) -
     assert Webhook(hook["secret"]).verify(request.body, request.headers)["type"] == "webhook.ping"
 
 
-def test_unsubscribed_events_and_other_tenants_do_not_arrive(tenant: Tenant, other_tenant: Tenant, receiver: Receiver) -> None:
+def test_unsubscribed_events_and_other_tenants_do_not_arrive(
+    tenant: Tenant, other_tenant: Tenant, receiver: Receiver
+) -> None:
     tenant.ok("webhooks.create", {"name": "objects only", "url": receiver.url, "events": ["object.created"]})
     tenant.contact(lastName="Nicht")
     other_tenant.ok("objects.create", {"object": {"name": "Fremd", "type": "rental"}})
     tenant.ok("objects.create", {"object": {"name": "Eigen", "type": "rental"}})
     got = receiver.wait_for(1)
     time.sleep(0.3)  # that the other events never arrive is tested: they would have by now
-    assert [r.event["data"]["name"] for r in receiver.delivered()] == ["Eigen"] and got[0].event["tenantId"] == tenant.id
+    assert [r.event["data"]["name"] for r in receiver.delivered()] == ["Eigen"] and got[0].event[
+        "tenantId"
+    ] == tenant.id

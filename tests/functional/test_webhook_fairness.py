@@ -39,7 +39,11 @@ def _victim_delay(victim: Tenant, receiver: Receiver) -> float:
     notes the arrival: how often this looks does not change the figure)."""
     person = victim.contact(lastName="Opfer")
     committed = time.time()
-    hit = eventually(lambda: next((r for r in receiver.delivered() if r.event["data"]["id"] == person["id"]), None), timeout=30, message="the victim's event")
+    hit = eventually(
+        lambda: next((r for r in receiver.delivered() if r.event["data"]["id"] == person["id"]), None),
+        timeout=30,
+        message="the victim's event",
+    )
     return hit.at - committed
 
 
@@ -63,7 +67,9 @@ def test_a_receiver_answering_429_with_a_huge_retry_after_does_not_delay_another
         rate_limited.stop()
 
 
-def test_a_tarpit_holding_30_connections_does_not_delay_another_tenant(tenant: Tenant, other_tenant: Tenant, victim_receiver: Receiver, stack: Any) -> None:
+def test_a_tarpit_holding_30_connections_does_not_delay_another_tenant(
+    tenant: Tenant, other_tenant: Tenant, victim_receiver: Receiver, stack: Any
+) -> None:
     tarpit = Tarpit().start()
     try:
         for n in range(6):
@@ -90,7 +96,9 @@ def test_a_receiver_down_with_the_real_schedule_does_not_delay_another_tenant(
         tenant.ok("contacts.update", {"contact": {"id": person["id"], "lastName": f"V{version}"}})
     assert stack.poller.wait_idle(60)
 
-    def attempted(hook: dict[str, Any]) -> bool:  # the log is newest first: the attempted (oldest) delivery is at its end
+    def attempted(
+        hook: dict[str, Any],
+    ) -> bool:  # the log is newest first: the attempted (oldest) delivery is at its end
         log = tenant.get("webhooks.deliveries.list", {"webhook": hook["id"], "limit": 1000, "offset": 0})["deliveries"]
         return any(d["attempts"] >= 1 for d in log)
 
@@ -116,7 +124,9 @@ def test_urls_with_whitespace_control_characters_or_credentials_are_refused(tena
     answer = tenant.command("webhooks.create", {"name": why, "url": url, "events": ["contact.created"]})
     # control characters fail the schema's one-line rule (validation_failed, the argument's path);
     # a space and credentials fail the webhook's URL rule (invalid_request, webhook.url)
-    code, path = ("invalid_request", "webhook.url") if why in ("a space", "credentials") else ("validation_failed", "url")
+    code, path = (
+        ("invalid_request", "webhook.url") if why in ("a space", "credentials") else ("validation_failed", "url")
+    )
     assert answer.status == 400, (why, answer.body)
     assert (answer.body["code"], answer.body["errors"][0]["path"]) == (code, path), answer.body
     hook = _subscribe(tenant, "https://example.org/hook")
@@ -136,7 +146,9 @@ def test_urls_with_whitespace_control_characters_or_credentials_are_refused(tena
         ("http://127.0.0.1:8080/hook", False),
     ],
 )
-def test_outside_the_local_stage_only_https_on_443_or_8443_is_accepted(tenant: Tenant, monkeypatch: pytest.MonkeyPatch, url: str, allowed: bool) -> None:
+def test_outside_the_local_stage_only_https_on_443_or_8443_is_accepted(
+    tenant: Tenant, monkeypatch: pytest.MonkeyPatch, url: str, allowed: bool
+) -> None:
     monkeypatch.delenv("PM_ALLOW_LOOPBACK_WEBHOOKS")
     answer = tenant.command("webhooks.create", {"name": "port", "url": url, "events": ["contact.created"]})
     if allowed:
@@ -159,12 +171,16 @@ class _Rebinding:
         return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", (address, port or 443))]
 
 
-def test_dns_rebinding_never_reaches_loopback_and_the_ping_reveals_no_address(tenant: Tenant, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_dns_rebinding_never_reaches_loopback_and_the_ping_reveals_no_address(
+    tenant: Tenant, monkeypatch: pytest.MonkeyPatch
+) -> None:
     listener = Tarpit().start()  # counts any connection, TLS or not
     try:
         hook = _subscribe(tenant, f"https://rebind.example:{listener.port}/hook")
         monkeypatch.delenv("PM_ALLOW_LOOPBACK_WEBHOOKS")  # the cloud's rule from here on: no loopback
-        monkeypatch.setattr(targets, "ALLOWED_PORTS", (*targets.ALLOWED_PORTS, listener.port))  # the listener's port counts as 443
+        monkeypatch.setattr(
+            targets, "ALLOWED_PORTS", (*targets.ALLOWED_PORTS, listener.port)
+        )  # the listener's port counts as 443
         monkeypatch.setattr(socket, "getaddrinfo", _Rebinding("rebind.example", socket.getaddrinfo))
         ping = tenant.ok("webhooks.test", {"webhook": hook["id"]})["ping"]
         time.sleep(0.2)  # that no connection reaches the listener is tested: give a stray one time to be counted
@@ -177,13 +193,19 @@ def test_dns_rebinding_never_reaches_loopback_and_the_ping_reveals_no_address(te
         listener.stop()
 
 
-def test_the_ping_of_a_blocked_address_names_a_coarse_reason_only(tenant: Tenant, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_ping_of_a_blocked_address_names_a_coarse_reason_only(
+    tenant: Tenant, monkeypatch: pytest.MonkeyPatch
+) -> None:
     hook = _subscribe(tenant, "https://scan.example/hook")
     monkeypatch.delenv("PM_ALLOW_LOOPBACK_WEBHOOKS")
     real = socket.getaddrinfo
 
     def private(host: Any, port: Any, *args: Any, **kwargs: Any) -> Any:
-        return [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("10.0.0.7", port))] if host == "scan.example" else real(host, port, *args, **kwargs)
+        return (
+            [(socket.AF_INET, socket.SOCK_STREAM, 6, "", ("10.0.0.7", port))]
+            if host == "scan.example"
+            else real(host, port, *args, **kwargs)
+        )
 
     monkeypatch.setattr(socket, "getaddrinfo", private)
     ping = tenant.ok("webhooks.test", {"webhook": hook["id"]})["ping"]
@@ -191,7 +213,9 @@ def test_the_ping_of_a_blocked_address_names_a_coarse_reason_only(tenant: Tenant
     assert "10.0.0.7" not in str(ping)
 
 
-def test_an_attempt_that_raises_settles_as_a_failed_attempt(tenant: Tenant, stack: Any, victim_receiver: Receiver, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_an_attempt_that_raises_settles_as_a_failed_attempt(
+    tenant: Tenant, stack: Any, victim_receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """A URL stored before the rules were tightened (a TAB in it): the ping answers, the
     delivery counts attempts on the schedule and gives up instead of looping."""
     from chalicelib.store.model import ENTITY_SK, Item
@@ -201,7 +225,9 @@ def test_an_attempt_that_raises_settles_as_a_failed_attempt(tenant: Tenant, stac
     hook = _subscribe(tenant, victim_receiver.url)
     stored = Item.get(f"{tenant.id}#{hook['id']}", ENTITY_SK)
     stored.update(actions=[Item.data["url"].set(victim_receiver.url.replace("/hook", "/\thook"))])
-    time.sleep(1.1)  # the webhook's facts are cached for a second: the cache entry must expire (a ping meanwhile would reach the receiver)
+    # the webhook's facts are cached for a second: the cache entry must expire (a ping meanwhile would
+    # reach the receiver)
+    time.sleep(1.1)
     ping = tenant.command("webhooks.test", {"webhook": hook["id"]})
     assert ping.status == 200 and ping.body["ping"]["error"] == "invalid_url", ping.body
     tenant.contact(lastName="Tab")
@@ -221,7 +247,9 @@ def test_an_attempt_that_raises_settles_as_a_failed_attempt(tenant: Tenant, stac
 
 def test_a_tenant_holds_at_most_25_webhooks(tenant: Tenant) -> None:
     hooks = [_subscribe(tenant, "https://example.org/hook", f"h{n}") for n in range(25)]
-    answer = tenant.command("webhooks.create", {"name": "one too many", "url": "https://example.org/hook", "events": ["contact.created"]})
+    answer = tenant.command(
+        "webhooks.create", {"name": "one too many", "url": "https://example.org/hook", "events": ["contact.created"]}
+    )
     assert answer.status == 409 and answer.body["code"] == "webhook_limit_reached", answer.body
     tenant.ok("webhooks.delete", {"webhook": hooks[0]["id"]})
     _subscribe(tenant, "https://example.org/hook", "fits again")

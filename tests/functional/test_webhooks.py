@@ -33,7 +33,9 @@ def test_secret_is_shown_once_and_the_authorization_header_never(tenant: Tenant)
 def test_authorization_header_can_be_changed_and_cleared(tenant: Tenant) -> None:
     hook = tenant.ok("webhooks.create", HOOK)["webhook"]
     assert hook["authorizationHeaderSet"] is False
-    changed = tenant.ok("webhooks.update", {"webhook": {"id": hook["id"], "authorizationHeader": "Basic eDp5"}})["webhook"]
+    changed = tenant.ok("webhooks.update", {"webhook": {"id": hook["id"], "authorizationHeader": "Basic eDp5"}})[
+        "webhook"
+    ]
     assert changed["authorizationHeaderSet"] is True and "eDp5" not in str(changed)
     cleared = tenant.ok("webhooks.update", {"webhook": {"id": hook["id"], "authorizationHeader": None}})["webhook"]
     assert cleared["authorizationHeaderSet"] is False
@@ -47,7 +49,13 @@ def test_unknown_event_type_is_400(tenant: Tenant) -> None:
 
 @pytest.mark.parametrize(
     "url",
-    ["http://crm.example.org/hooks", "ftp://crm.example.org/", "https://10.0.0.5/hook", "https://169.254.169.254/latest", "https://user:pw@crm.example.org/"],
+    [
+        "http://crm.example.org/hooks",
+        "ftp://crm.example.org/",
+        "https://10.0.0.5/hook",
+        "https://169.254.169.254/latest",
+        "https://user:pw@crm.example.org/",
+    ],
 )
 def test_unsafe_urls_are_400(tenant: Tenant, url: str) -> None:
     answer = tenant.command("webhooks.create", {**HOOK, "url": url})
@@ -65,7 +73,9 @@ def test_webhook_lifecycle(tenant: Tenant) -> None:
     hook = tenant.ok("webhooks.create", HOOK)["webhook"]
     tenant.ok("aliases.upsert", {"entries": [{"alias": "crm-hook", "id": hook["id"], "type": "webhook"}]})
     assert tenant.get("webhooks.show", {"webhook": "crm-hook"})["webhook"]["name"] == "CRM"
-    assert tenant.ok("webhooks.update", {"webhook": {"id": "crm-hook", "enabled": False}})["webhook"]["enabled"] is False
+    assert (
+        tenant.ok("webhooks.update", {"webhook": {"id": "crm-hook", "enabled": False}})["webhook"]["enabled"] is False
+    )
     tenant.ok("webhooks.delete", {"webhook": "crm-hook"})
     assert tenant.query("webhooks.show", {"webhook": hook["id"]}).status == 404
     assert tenant.get("webhooks.list", {"limit": 10, "offset": 0})["pagination"]["total"] == 0

@@ -28,7 +28,9 @@ class Context:
         return 30_000
 
 
-def api_event(resource: str, path: str, request_id: str, path_parameters: dict[str, str] | None = None) -> dict[str, Any]:
+def api_event(
+    resource: str, path: str, request_id: str, path_parameters: dict[str, str] | None = None
+) -> dict[str, Any]:
     headers = {"Authorization": f"Bearer {KEY}"}
     return {
         "resource": resource,
@@ -40,7 +42,12 @@ def api_event(resource: str, path: str, request_id: str, path_parameters: dict[s
         "multiValueQueryStringParameters": None,
         "pathParameters": path_parameters,
         "stageVariables": None,
-        "requestContext": {"resourcePath": resource, "httpMethod": "GET", "requestId": request_id, "identity": {"sourceIp": "203.0.113.9"}},
+        "requestContext": {
+            "resourcePath": resource,
+            "httpMethod": "GET",
+            "requestId": request_id,
+            "identity": {"sourceIp": "203.0.113.9"},
+        },
         "body": None,
         "isBase64Encoded": False,
     }
@@ -87,8 +94,16 @@ def main() -> None:
     def probe_schedule(event: Any) -> None:
         logger.warning("scheduled probe")
 
-    unknown = api_event("/propertymanagement/v2/query/{name}", "/propertymanagement/v2/query/no.such.thing", "apigw-1", {"name": "no.such.thing"})
-    statuses = [app(unknown, Context("lambda-1"))["statusCode"], app(api_event("/probe", "/probe", "apigw-2"), Context("lambda-2"))["statusCode"]]
+    unknown = api_event(
+        "/propertymanagement/v2/query/{name}",
+        "/propertymanagement/v2/query/no.such.thing",
+        "apigw-1",
+        {"name": "no.such.thing"},
+    )
+    statuses = [
+        app(unknown, Context("lambda-1"))["statusCode"],
+        app(api_event("/probe", "/probe", "apigw-2"), Context("lambda-2"))["statusCode"],
+    ]
     probe_schedule(SCHEDULED, Context("lambda-3"))
     sys.stdout.flush()
 

@@ -130,7 +130,9 @@ def slowest_match(pattern: str) -> tuple[float, str]:
 def test_every_schema_pattern_is_linear(pattern: str) -> None:
     assert not _nested_unbounded_repeat(pattern), f"nested unbounded repeat in {pattern!r} (at {_patterns()[pattern]})"
     seconds, text = slowest_match(pattern)
-    assert seconds < _TOO_SLOW, f"{pattern!r} ({_patterns()[pattern]}) took {seconds:.2f} s on {text!r} of {_STRESS_LENGTH} characters"
+    assert seconds < _TOO_SLOW, (
+        f"{pattern!r} ({_patterns()[pattern]}) took {seconds:.2f} s on {text!r} of {_STRESS_LENGTH} characters"
+    )
 
 
 def test_the_pattern_scan_finds_the_quadratic_email_pattern() -> None:
@@ -153,17 +155,33 @@ def test_lengths_are_checked_before_patterns() -> None:
 def test_unique_items_are_checked_by_hashing() -> None:
     schema = {
         "type": "object",
-        "properties": {"ids": {"type": "array", "items": {"type": "string", "maxLength": 10}, "maxItems": 100_000, "uniqueItems": True}},
+        "properties": {
+            "ids": {
+                "type": "array",
+                "items": {"type": "string", "maxLength": 10},
+                "maxItems": 100_000,
+                "uniqueItems": True,
+            }
+        },
     }
     many = [f"id{n}" for n in range(10_000)]
     assert find_errors("test:unique", schema, {"ids": many}) == []
-    assert find_errors("test:unique", schema, {"ids": [*many, "id7"]}) == [{"path": "ids[10000]", "message": "repeats item 7; the items must be unique"}]
+    assert find_errors("test:unique", schema, {"ids": [*many, "id7"]}) == [
+        {"path": "ids[10000]", "message": "repeats item 7; the items must be unique"}
+    ]
 
 
 def test_a_field_named_like_a_keyword_is_kept() -> None:
     """Only keywords are split between the passes: a property called `pattern` or `format` stays."""
-    schema = {"type": "object", "properties": {"format": {"type": "string", "maxLength": 3, "pattern": "^[a-z]+$"}}, "additionalProperties": False}
-    assert find_errors("test:keyword-names", schema, {"format": "abcd"})[0]["message"] == "is 4 characters long; at most 3 allowed"
+    schema = {
+        "type": "object",
+        "properties": {"format": {"type": "string", "maxLength": 3, "pattern": "^[a-z]+$"}},
+        "additionalProperties": False,
+    }
+    assert (
+        find_errors("test:keyword-names", schema, {"format": "abcd"})[0]["message"]
+        == "is 4 characters long; at most 3 allowed"
+    )
     assert "does not match" in find_errors("test:keyword-names", schema, {"format": "AB"})[0]["message"]
 
 
@@ -177,7 +195,12 @@ def test_every_text_argument_refuses_control_characters() -> None:
     base64 content is refused by decoding."""
     accepting = []
     for path, schema in _all_subschemas():
-        if schema.get("type") != "string" or "enum" in schema or schema.get("format") == "byte" or path.endswith(".fileName"):
+        if (
+            schema.get("type") != "string"
+            or "enum" in schema
+            or schema.get("format") == "byte"
+            or path.endswith(".fileName")
+        ):
             continue
         sample = "a\x1b" if schema.get("maxLength", 2) >= 2 else "\x1b"
         if not _refuses(schema, sample) or not _refuses(schema, sample.replace("\x1b", "\u009b")):
@@ -194,8 +217,16 @@ def test_one_line_and_multi_line_text() -> None:
     assert _refuses(notes, "bell\x07") and not _refuses(notes, "first line\r\nsecond\tline")
     # a final line break too: Python's `$` matches before it, JSON Schema's (ECMA-262) does not
     assert _refuses(name, "Hausverwaltung\n") and _refuses(name, "\n") and not _refuses(notes, "Notiz\n")
-    errors = find_errors("test:one-line", {"type": "object", "properties": {"companyName": name}}, {"companyName": "x\x1b[31m"})
-    assert errors == [{"path": "companyName", "message": "holds a control character (ESC, NUL, TAB, a line break, ...); this field takes one line of text"}]
+    errors = find_errors(
+        "test:one-line", {"type": "object", "properties": {"companyName": name}}, {"companyName": "x\x1b[31m"}
+    )
+    assert errors == [
+        {
+            "path": "companyName",
+            "message": "holds a control character (ESC, NUL, TAB, a line break, ...); "
+            "this field takes one line of text",
+        }
+    ]
 
 
 def test_errors_stop_at_the_cap() -> None:
@@ -203,6 +234,9 @@ def test_errors_stop_at_the_cap() -> None:
     from chalicelib import schemas as s
     from chalicelib.validation import MAX_ERRORS
 
-    schema = {"type": "object", "properties": {"names": s.array(s.string("A name.", max_length=5), "Names.", max_items=10_000)}}
+    schema = {
+        "type": "object",
+        "properties": {"names": s.array(s.string("A name.", max_length=5), "Names.", max_items=10_000)},
+    }
     errors = find_errors("test:error-cap", schema, {"names": ["far too long"] * 5_000})
     assert len(errors) == MAX_ERRORS and errors[0]["path"] == "names[0]"

@@ -32,7 +32,14 @@ def frozen(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[dt.datetime]]:
 
 
 def _webhook() -> None:
-    Item("ten_A#whk_1", ENTITY_SK, type="webhook", tenantId="ten_A", id="whk_1", data={"enabled": True, "url": "https://x.example"}).save()
+    Item(
+        "ten_A#whk_1",
+        ENTITY_SK,
+        type="webhook",
+        tenantId="ten_A",
+        id="whk_1",
+        data={"enabled": True, "url": "https://x.example"},
+    ).save()
 
 
 def _pending(event: str = "evt_1") -> Item:
@@ -42,11 +49,15 @@ def _pending(event: str = "evt_1") -> Item:
     return Item.get("ten_A#whk_1", f"delivery#{event}")
 
 
-def test_failures_follow_the_schedule_and_retry_after_lengthens_a_wait_up_to_an_hour(memory_table: None, frozen: list[dt.datetime]) -> None:
+def test_failures_follow_the_schedule_and_retry_after_lengthens_a_wait_up_to_an_hour(
+    memory_table: None, frozen: list[dt.datetime]
+) -> None:
     item = _pending()
     assert deliveries.settle(item, FAILED) == 5
     assert item.data_dict()["nextAttemptAt"] == clock.iso(T0 + dt.timedelta(seconds=5))
-    assert deliveries.settle(item, Outcome(429, "http_429", 1.0, retry_after=1200)) == 1200  # longer than the 5 min step
+    assert (
+        deliveries.settle(item, Outcome(429, "http_429", 1.0, retry_after=1200)) == 1200
+    )  # longer than the 5 min step
     assert deliveries.settle(item, Outcome(429, "http_429", 1.0, retry_after=999_999_999)) == 3600  # capped
     assert deliveries.settle(item, Outcome(503, "http_5xx", 1.0, retry_after=10)) == 7200  # never shortened
     data = item.data_dict()
@@ -75,14 +86,18 @@ def test_at_most_max_in_flight_attempts_hold_a_lease_and_a_lease_runs_out(memory
     assert busy.slot is None and 4 <= busy.wait <= 12  # grows with how often it was turned away
     webhook_health.record("ten_A", "whk_1", admitted[0], DELIVERED)
     assert webhook_health.admit("ten_A", "whk_1").slot == admitted[0].slot  # given back
-    assert webhook_store.claim_lease("ten_A", "whk_1", 1, time.time() + webhook_health.LEASE_SECONDS + 1, time.time() + 100)  # ran out
+    assert webhook_store.claim_lease(
+        "ten_A", "whk_1", 1, time.time() + webhook_health.LEASE_SECONDS + 1, time.time() + 100
+    )  # ran out
 
 
 def test_a_failing_webhook_rests_as_long_as_it_has_been_failing(memory_table: None, frozen: list[dt.datetime]) -> None:
     _webhook()
     webhook_health.record("ten_A", "whk_1", webhook_health.admit("ten_A", "whk_1"), FAILED)
     resting = webhook_health.admit("ten_A", "whk_1")
-    assert resting.slot is None and 4.9 < resting.wait < 10.6  # rests at least 5 s; its backlog comes back spread over as long again
+    assert (
+        resting.slot is None and 4.9 < resting.wait < 10.6
+    )  # rests at least 5 s; its backlog comes back spread over as long again
     frozen[0] = T0 + dt.timedelta(minutes=10)  # ten minutes later it fails again
     webhook_store.record("ten_A", "whk_1", release=None, set_fields={}, remove_fields=("restUntil",))
     webhook_health.record("ten_A", "whk_1", webhook_health.admit("ten_A", "whk_1"), FAILED)
@@ -92,7 +107,9 @@ def test_a_failing_webhook_rests_as_long_as_it_has_been_failing(memory_table: No
     assert webhook_store.health("ten_A", "whk_1").get("failingSince") is None  # a success ends it
 
 
-def test_five_days_of_failures_across_deliveries_disable_the_webhook(memory_table: None, frozen: list[dt.datetime]) -> None:
+def test_five_days_of_failures_across_deliveries_disable_the_webhook(
+    memory_table: None, frozen: list[dt.datetime]
+) -> None:
     """No single delivery fails for five days (each gives up after ~28 h), but the webhook
     has not succeeded for five: it is disabled."""
     _webhook()
@@ -100,7 +117,9 @@ def test_five_days_of_failures_across_deliveries_disable_the_webhook(memory_tabl
     for day in range(6):
         frozen[0] = T0 + dt.timedelta(days=day, minutes=day)
         webhook_store.record("ten_A", "whk_1", release=None, set_fields={}, remove_fields=("restUntil",))
-        webhook_health.record("ten_A", "whk_1", webhook_health.admit("ten_A", "whk_1"), Outcome(None, "timeout", 10_000.0))
+        webhook_health.record(
+            "ten_A", "whk_1", webhook_health.admit("ten_A", "whk_1"), Outcome(None, "timeout", 10_000.0)
+        )
         hook = Item.get("ten_A#whk_1", ENTITY_SK).data_dict()
         assert hook["enabled"] is (day < 5), day
     assert "5 days" in hook["disabledReason"] and "timeout" in hook["disabledReason"]
@@ -113,7 +132,10 @@ def test_410_disables_at_once(memory_table: None) -> None:
     assert hook["enabled"] is False and "410" in hook["disabledReason"]
 
 
-@pytest.mark.parametrize("host", ["10.1.2.3", "169.254.169.254", "127.0.0.1", "192.168.0.10", "[::1]", "[::ffff:10.0.0.1]", "100.64.0.1", "0.0.0.0"])
+@pytest.mark.parametrize(
+    "host",
+    ["10.1.2.3", "169.254.169.254", "127.0.0.1", "192.168.0.10", "[::1]", "[::ffff:10.0.0.1]", "100.64.0.1", "0.0.0.0"],
+)
 def test_non_public_targets_are_refused_with_a_coarse_reason(host: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PM_ALLOW_LOOPBACK_WEBHOOKS", "0")
     assert targets.url_problem(f"https://{host}/hook") is not None
@@ -137,7 +159,9 @@ def test_an_unresolvable_host_settles_as_dns_error(monkeypatch: pytest.MonkeyPat
     assert outcome == Outcome(None, "dns_error", outcome.duration_ms)
 
 
-def test_the_worker_starts_no_attempt_past_its_budget_and_keeps_the_rest_of_the_group(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_worker_starts_no_attempt_past_its_budget_and_keeps_the_rest_of_the_group(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """Ten slow receivers in one group would outlast the function: what was not started is
     kept (visible again at once), in order, and nothing after it in the group is sent."""
     now = [0.0]
@@ -152,7 +176,15 @@ def test_the_worker_starts_no_attempt_past_its_budget_and_keeps_the_rest_of_the_
     monkeypatch.setattr(delivery_worker, "monotonic", lambda: now[0])
     monkeypatch.setattr(delivery_worker, "_attempt", attempt)
     monkeypatch.setattr(delivery_queue, "wait", waits.append)
-    records = [{"messageId": f"m{n}", "receiptHandle": f"r{n}", "body": "{}", "attributes": {"MessageGroupId": "whk_1:contact#con_1"}} for n in range(6)]
+    records = [
+        {
+            "messageId": f"m{n}",
+            "receiptHandle": f"r{n}",
+            "body": "{}",
+            "attributes": {"MessageGroupId": "whk_1:contact#con_1"},
+        }
+        for n in range(6)
+    ]
     answer = delivery_worker.handle_event({"Records": records})
     assert attempted == ["m0", "m1", "m2"]  # started at 0, 15 and 30 s; the budget is 40 s
     assert answer == {"batchItemFailures": [{"itemIdentifier": f"m{n}"} for n in (3, 4, 5)]}

@@ -19,7 +19,9 @@ from chalicelib.error_codes import TABLE, ErrorCode
 
 ROOT = Path(__file__).resolve().parents[2]
 TABLE_FILE = ROOT / "chalicelib" / "error_codes.py"
-SOURCES = sorted(p for p in [*(ROOT / "chalicelib").rglob("*.py"), ROOT / "app.py", ROOT / "mcp_app.py"] if p != TABLE_FILE)
+SOURCES = sorted(
+    p for p in [*(ROOT / "chalicelib").rglob("*.py"), ROOT / "app.py", ROOT / "mcp_app.py"] if p != TABLE_FILE
+)
 ALIASES = {"codes", "error_codes"}  # how modules name the table: `from chalicelib import error_codes as codes`
 ENTRY_NAMES = {name for name, value in vars(error_codes).items() if isinstance(value, ErrorCode)}
 # "409 `stale_version`" in prose or in an Errors line
@@ -28,7 +30,11 @@ DOCUMENTED = re.compile(r"\b([1-5]\d\d) `([a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z]+)`
 
 def _statuses() -> dict[str, int]:
     """The status a code passed to an error class (or invalid_at) is answered with."""
-    found = {name: cls.status for name, cls in vars(errors).items() if isinstance(cls, type) and issubclass(cls, errors.ApiError)}
+    found = {
+        name: cls.status
+        for name, cls in vars(errors).items()
+        if isinstance(cls, type) and issubclass(cls, errors.ApiError)
+    }
     found["invalid_at"] = errors.Invalid.status
     return found
 
@@ -43,7 +49,12 @@ def _entry_name(node: ast.AST) -> str | None:
     """NAME of `codes.NAME` or `codes.NAME.code`, else None."""
     if isinstance(node, ast.Attribute) and node.attr == "code":
         node = node.value
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in ALIASES and node.attr.isupper():
+    if (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id in ALIASES
+        and node.attr.isupper()
+    ):
         return node.attr
     return None
 
@@ -74,7 +85,9 @@ def scan(tree: ast.Module, where: str, positions: dict[str, int], statuses: dict
 
     def literal(node: ast.AST, what: str) -> None:
         assert isinstance(node, ast.Constant)
-        result.problems.append(f"{where}:{node.lineno}: {what} is the literal {node.value!r}; name an entry of chalicelib/error_codes.py")
+        result.problems.append(
+            f"{where}:{node.lineno}: {what} is the literal {node.value!r}; name an entry of chalicelib/error_codes.py"
+        )
 
     for node in ast.walk(tree):
         name = _entry_name(node) if isinstance(node, ast.Attribute) else None
@@ -96,7 +109,10 @@ def scan(tree: ast.Module, where: str, positions: dict[str, int], statuses: dict
                 if entry in ENTRY_NAMES and callee in statuses:
                     table = getattr(error_codes, entry)
                     if statuses[callee] not in (table.status, *table.also):
-                        result.problems.append(f"{where}:{node.lineno}: {callee}() answers {statuses[callee]}, the table gives {entry} {table.status}")
+                        result.problems.append(
+                            f"{where}:{node.lineno}: {callee}() answers {statuses[callee]}, "
+                            f"the table gives {entry} {table.status}"
+                        )
             position = positions.get(callee or "")
             if position is not None and position < len(node.args) and _is_literal(node.args[position]):
                 literal(node.args[position], f"the code argument of {callee}()")
@@ -112,11 +128,18 @@ def scan(tree: ast.Module, where: str, positions: dict[str, int], statuses: dict
                         else [(target, statement.value)]
                     )
                     for name_node, value in pairs:
-                        if isinstance(name_node, ast.Name) and name_node.id == "code" and value is not None and _is_literal(value):
+                        if (
+                            isinstance(name_node, ast.Name)
+                            and name_node.id == "code"
+                            and value is not None
+                            and _is_literal(value)
+                        ):
                             literal(value, f"the code attribute of class {node.name}")
         if isinstance(node, ast.Compare):
             sides = [node.left, *node.comparators]
-            compares_code = any(isinstance(s, ast.Attribute) and s.attr == "code" and _entry_name(s) is None for s in sides)
+            compares_code = any(
+                isinstance(s, ast.Attribute) and s.attr == "code" and _entry_name(s) is None for s in sides
+            )
             if compares_code:
                 for side in sides:
                     if _is_literal(side):
@@ -172,7 +195,14 @@ raise NotFound("x", code=codes.STALE_VERSION)
     tree = ast.parse(source)
     problems = scan(tree, "example.py", code_parameters([tree]), _statuses()).problems
     assert len(problems) == 6, problems
-    for needle in ("'late_code'", "'positional_code'", "'compared_code'", "'bogus_code'", "codes.NO_SUCH_ENTRY", "NotFound() answers 404"):
+    for needle in (
+        "'late_code'",
+        "'positional_code'",
+        "'compared_code'",
+        "'bogus_code'",
+        "codes.NO_SUCH_ENTRY",
+        "NotFound() answers 404",
+    ):
         assert any(needle in p for p in problems), (needle, problems)
 
 
@@ -183,7 +213,10 @@ def test_every_documented_code_is_a_table_entry() -> None:
     found = documented()
     unknown = {code: where for code, where in found.items() if code not in TABLE}
     assert unknown == {}
-    wrong = {code: [(name, status) for name, status in where if status not in (TABLE[code].status, *TABLE[code].also)] for code, where in found.items()}
+    wrong = {
+        code: [(name, status) for name, status in where if status not in (TABLE[code].status, *TABLE[code].also)]
+        for code, where in found.items()
+    }
     assert {code: where for code, where in wrong.items() if where} == {}
 
 

@@ -42,7 +42,12 @@ def test_live_keys_in_the_live_environment(monkeypatch: object) -> None:
 
 def test_scope_rules() -> None:
     load_all()
-    create, merge, listing, keys = REGISTRY["contacts.create"], REGISTRY["contacts.merge"], REGISTRY["contacts"], REGISTRY["apikeys.list"]
+    create, merge, listing, keys = (
+        REGISTRY["contacts.create"],
+        REGISTRY["contacts.merge"],
+        REGISTRY["contacts"],
+        REGISTRY["apikeys.list"],
+    )
     assert auth.allows(frozenset({"read"}), listing)
     assert not auth.allows(frozenset({"read"}), create)
     assert auth.allows(frozenset({"write:contacts"}), create)

@@ -34,10 +34,15 @@ class SteppingClock:
 
 def _fifo() -> tuple[Any, str]:
     sqs = boto3.client("sqs", region_name=config.region())
-    url = sqs.create_queue(QueueName="order.fifo", Attributes={"FifoQueue": "true", "VisibilityTimeout": "180"})["QueueUrl"]
+    url = sqs.create_queue(QueueName="order.fifo", Attributes={"FifoQueue": "true", "VisibilityTimeout": "180"})[
+        "QueueUrl"
+    ]
     sqs.send_message_batch(
         QueueUrl=url,
-        Entries=[{"Id": str(n), "MessageBody": f"V{n}", "MessageGroupId": "entity", "MessageDeduplicationId": f"d{n}"} for n in range(1, 5)],
+        Entries=[
+            {"Id": str(n), "MessageBody": f"V{n}", "MessageGroupId": "entity", "MessageDeduplicationId": f"d{n}"}
+            for n in range(1, 5)
+        ],
     )
     return sqs, url
 
@@ -46,13 +51,17 @@ def _bodies(sqs: Any, url: str) -> list[str]:
     return [m["Body"] for m in sqs.receive_message(QueueUrl=url, MaxNumberOfMessages=10).get("Messages", [])]
 
 
-def test_a_group_turning_visible_during_a_receive_is_handed_out_whole_and_in_order(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_group_turning_visible_during_a_receive_is_handed_out_whole_and_in_order(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     sqs, url = _fifo()
     assert _bodies(sqs, url) == ["V1", "V2", "V3", "V4"]  # in flight now, as a kept batch is
     queue = sqs_backends[DEFAULT_ACCOUNT_ID][config.region()].get_queue("order.fifo")
     clock = SteppingClock(start=time.time())
     # the batch's waits end one after the other, the last a moment later than the rest
-    for message, ends_at in zip(sorted(queue._messages, key=lambda m: m.body), (0.0005, 0.0005, 0.0005, 0.0025), strict=True):
+    for message, ends_at in zip(
+        sorted(queue._messages, key=lambda m: m.body), (0.0005, 0.0005, 0.0005, 0.0025), strict=True
+    ):
         message.visible_at = (clock.now + ends_at) * 1000
     monkeypatch.setattr(moto_patches, "time", clock)
     first = _bodies(sqs, url)

@@ -62,7 +62,9 @@ def test_an_index_query_answers_its_entries_in_key_order_with_only_the_projectio
     found = _query(ProjectionExpression="PK, gsi1sk")
     assert [item["gsi1sk"]["S"] for item in found] == keys
     assert all(set(item) == {"PK", "gsi1sk"} for item in found)
-    assert [item["gsi1sk"]["S"] for item in _query(ProjectionExpression="PK, gsi1sk", ScanIndexForward=False)] == keys[::-1]
+    assert [item["gsi1sk"]["S"] for item in _query(ProjectionExpression="PK, gsi1sk", ScanIndexForward=False)] == keys[
+        ::-1
+    ]
 
 
 def test_pages_of_an_index_query_hold_every_entry_once() -> None:
@@ -82,10 +84,16 @@ def test_a_filter_on_an_attribute_outside_the_projection_expression_still_filter
 def test_whole_items_keep_their_maps_lists_and_binary_values() -> None:
     _fill(3)
     client = _client()
-    item = client.get_item(TableName=config.table_name(), Key={"PK": {"S": "ten_t#con_002"}, "SK": {"S": "entity"}})["Item"]
+    item = client.get_item(TableName=config.table_name(), Key={"PK": {"S": "ten_t#con_002"}, "SK": {"S": "entity"}})[
+        "Item"
+    ]
     assert item["data"] == {"M": {"lastName": {"S": "N002"}, "tags": {"L": [{"S": "a"}, {"N": "1"}]}}}
     assert item["blob"] == {"B": bytes([2, 0, 255])}
-    batch = client.batch_get_item(RequestItems={config.table_name(): {"Keys": [{"PK": {"S": f"ten_t#con_00{n}"}, "SK": {"S": "entity"}} for n in range(3)]}})
+    batch = client.batch_get_item(
+        RequestItems={
+            config.table_name(): {"Keys": [{"PK": {"S": f"ten_t#con_00{n}"}, "SK": {"S": "entity"}} for n in range(3)]}
+        }
+    )
     assert sorted(i["gsi1sk"]["S"] for i in batch["Responses"][config.table_name()]) == ["000", "001", "002"]
     assert all(i["blob"]["B"][1:] == bytes([0, 255]) for i in batch["Responses"][config.table_name()])
     whole = _query()  # the index's projection: keys and the other slots' keys (INCLUDE)

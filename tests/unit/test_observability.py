@@ -61,17 +61,26 @@ def value(line: dict[str, Any], name: str) -> float:
 # ---------------------------------------------------------------------------------- metrics
 
 
-def test_a_request_is_one_emf_line_per_operation_and_summed_over_operations(metrics_on: None, capsys: pytest.CaptureFixture[str]) -> None:
+def test_a_request_is_one_emf_line_per_operation_and_summed_over_operations(
+    metrics_on: None, capsys: pytest.CaptureFixture[str]
+) -> None:
     observability.record_request("contacts.show", 200, 12.5)
     (line,) = emf_lines(capsys)
     assert definition(line)["Namespace"] == "PropertyManagement"
     assert definition(line)["Dimensions"] == [["stage", "operation"], ["stage"]]
     assert units(line) == {"Requests": "Count", "Errors": "Count", "ClientErrors": "Count", "Latency": "Milliseconds"}
     assert line["stage"] == "prod" and line["operation"] == "contacts.show" and "service" not in line
-    assert (value(line, "Requests"), value(line, "Errors"), value(line, "ClientErrors"), value(line, "Latency")) == (1, 0, 0, 12.5)
+    assert (value(line, "Requests"), value(line, "Errors"), value(line, "ClientErrors"), value(line, "Latency")) == (
+        1,
+        0,
+        0,
+        12.5,
+    )
 
 
-@pytest.mark.parametrize(("status", "errors", "client_errors"), [(200, 0, 0), (404, 0, 1), (429, 0, 1), (500, 1, 0), (503, 1, 0)])
+@pytest.mark.parametrize(
+    ("status", "errors", "client_errors"), [(200, 0, 0), (404, 0, 1), (429, 0, 1), (500, 1, 0), (503, 1, 0)]
+)
 def test_status_classes_count_as_errors_or_client_errors(
     metrics_on: None, capsys: pytest.CaptureFixture[str], status: int, errors: int, client_errors: int
 ) -> None:
@@ -80,7 +89,9 @@ def test_status_classes_count_as_errors_or_client_errors(
     assert (value(line, "Errors"), value(line, "ClientErrors")) == (errors, client_errors)
 
 
-def test_the_namespace_follows_powertools_env(metrics_on: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+def test_the_namespace_follows_powertools_env(
+    metrics_on: None, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
     monkeypatch.setenv("POWERTOOLS_METRICS_NAMESPACE", "PM-Staging")
     observability.record_delivery("delivered")
     (line,) = emf_lines(capsys)
@@ -115,7 +126,10 @@ def test_uploads_count_registrations_refusals_and_bytes(metrics_on: None, capsys
     observability.record_upload_registered(2048)
     observability.record_upload_refused("size_mismatch")
     registered, refused = emf_lines(capsys)
-    assert units(registered) == {"UploadsRegistered": "Count", "UploadBytes": "Bytes"} and value(registered, "UploadBytes") == 2048
+    assert (
+        units(registered) == {"UploadsRegistered": "Count", "UploadBytes": "Bytes"}
+        and value(registered, "UploadBytes") == 2048
+    )
     assert definition(registered)["Dimensions"] == [["stage"]]
     assert units(refused) == {"UploadsRefused": "Count"} and definition(refused)["Dimensions"] == [["stage"]]
     assert refused["code"] == "size_mismatch"  # metadata: in the log line, not a dimension
@@ -125,7 +139,11 @@ def test_mcp_tool_calls_are_counted_per_tool(metrics_on: None, capsys: pytest.Ca
     observability.record_tool_call("meta.tool.execute", True, 40.0)
     (line,) = emf_lines(capsys)
     assert units(line) == {"ToolCalls": "Count", "ToolErrors": "Count", "ToolLatency": "Milliseconds"}
-    assert definition(line)["Dimensions"] == [["stage", "tool"]] and line["tool"] == "meta.tool.execute" and value(line, "ToolErrors") == 1
+    assert (
+        definition(line)["Dimensions"] == [["stage", "tool"]]
+        and line["tool"] == "meta.tool.execute"
+        and value(line, "ToolErrors") == 1
+    )
 
 
 def test_a_broken_metric_is_logged_never_raised(metrics_on: None, capsys: pytest.CaptureFixture[str]) -> None:
@@ -137,9 +155,13 @@ def _request() -> SimpleNamespace:
     return SimpleNamespace(context={"requestId": "req-1"}, method="GET", headers={})
 
 
-def test_answer_counts_each_request_under_its_registered_name(metrics_on: None, capsys: pytest.CaptureFixture[str]) -> None:
+def test_answer_counts_each_request_under_its_registered_name(
+    metrics_on: None, capsys: pytest.CaptureFixture[str]
+) -> None:
     http.answer(_request(), "mcp", lambda request_id, caller: Response(body="{}", status_code=200))
-    http.answer(_request(), "invented.name.4711", lambda request_id, caller: (_ for _ in ()).throw(NotFound("no such query")))
+    http.answer(
+        _request(), "invented.name.4711", lambda request_id, caller: (_ for _ in ()).throw(NotFound("no such query"))
+    )
     http.answer(_request(), "mcp", lambda request_id, caller: 1 / 0)
     ok, unknown, crashed = emf_lines(capsys)
     assert ok["operation"] == "mcp" and value(ok, "Requests") == 1
@@ -163,8 +185,17 @@ def _delivery(event_id: str) -> Item:
     return Item.get("ten_A#whk_1", f"delivery#{event_id}")
 
 
-def test_each_delivery_attempt_counts_under_its_outcome(memory_table: None, frozen: None, metrics_on: None, capsys: pytest.CaptureFixture[str]) -> None:
-    Item("ten_A#whk_1", ENTITY_SK, type="webhook", tenantId="ten_A", id="whk_1", data={"enabled": True, "url": "https://x.example"}).save()
+def test_each_delivery_attempt_counts_under_its_outcome(
+    memory_table: None, frozen: None, metrics_on: None, capsys: pytest.CaptureFixture[str]
+) -> None:
+    Item(
+        "ten_A#whk_1",
+        ENTITY_SK,
+        type="webhook",
+        tenantId="ten_A",
+        id="whk_1",
+        data={"enabled": True, "url": "https://x.example"},
+    ).save()
     deliveries.settle(_delivery("evt_1"), Outcome(204, None, 5.0))
     deliveries.settle(_delivery("evt_2"), Outcome(503, "http_5xx", 5.0))
     exhausted = _delivery("evt_3")
@@ -173,7 +204,10 @@ def test_each_delivery_attempt_counts_under_its_outcome(memory_table: None, froz
     deliveries.settle(_delivery("evt_4"), Outcome(410, "http_410", 5.0))
     lines = emf_lines(capsys)
     assert [line["outcome"] for line in lines] == ["delivered", "retry", "failed", "gone"]
-    assert all(units(line) == {"WebhookDeliveries": "Count"} and definition(line)["Dimensions"] == [["stage", "outcome"]] for line in lines)
+    assert all(
+        units(line) == {"WebhookDeliveries": "Count"} and definition(line)["Dimensions"] == [["stage", "outcome"]]
+        for line in lines
+    )
 
 
 # ---------------------------------------------------------------------------------- logging
@@ -203,8 +237,13 @@ class _Leaky:
 
 def test_no_secret_reaches_a_log_line(log_output: io.StringIO) -> None:
     logger.info(f"authenticating {KEY}")
-    logger.info("calling a webhook", extra={"headers": {"Authorization": "Basic dXNlcjpwYXNz", "Content-Type": "application/json"}})
-    logger.info("webhook", extra={"hook": {"authorizationHeader": "Token abc", "secret": WEBHOOK_SECRET, "events": ["*"]}})
+    logger.info(
+        "calling a webhook",
+        extra={"headers": {"Authorization": "Basic dXNlcjpwYXNz", "Content-Type": "application/json"}},
+    )
+    logger.info(
+        "webhook", extra={"hook": {"authorizationHeader": "Token abc", "secret": WEBHOOK_SECRET, "events": ["*"]}}
+    )
     logger.info("nested", extra={"items": [{"note": f"signed with {WEBHOOK_SECRET}"}, TEST_KEY]})
     logger.info("raw header line: Authorization: Bearer abc.def-ghi and more")
     logger.info({"AUTHORIZATION": "Basic eHl6eHl6", "line": "X-API-KEY: QUJDREVGR0g="})
@@ -216,7 +255,17 @@ def test_no_secret_reaches_a_log_line(log_output: io.StringIO) -> None:
     text = log_output.getvalue()
     lines = _lines(log_output)  # still one JSON object per line
     assert len(lines) == 8
-    for secret in (KEY, TEST_KEY, WEBHOOK_SECRET, "dXNlcjpwYXNz", "Token abc", "abc.def-ghi", "eHl6eHl6", "QUJDREVGR0g", "k" * 30):
+    for secret in (
+        KEY,
+        TEST_KEY,
+        WEBHOOK_SECRET,
+        "dXNlcjpwYXNz",
+        "Token abc",
+        "abc.def-ghi",
+        "eHl6eHl6",
+        "QUJDREVGR0g",
+        "k" * 30,
+    ):
         assert secret not in text
     assert lines[0]["message"] == "authenticating pm_live_[REDACTED]"
     assert lines[1]["headers"] == {"Authorization": "[REDACTED]", "Content-Type": "application/json"}
@@ -227,20 +276,39 @@ def test_no_secret_reaches_a_log_line(log_output: io.StringIO) -> None:
 
 
 def test_redaction_keeps_ordinary_text() -> None:
-    ordinary = ("upload refused", "the key lacks the scope contacts:read", "authorization failed for ten_A", "pm_live_ or pm_test_ keys", "the bearer of news")
+    ordinary = (
+        "upload refused",
+        "the key lacks the scope contacts:read",
+        "authorization failed for ten_A",
+        "pm_live_ or pm_test_ keys",
+        "the bearer of news",
+    )
     for text in ordinary:
         assert redact_text(text) == text
 
 
-def test_the_middleware_puts_the_lambda_invocation_on_the_logger(monkeypatch: pytest.MonkeyPatch, log_output: io.StringIO) -> None:
+def test_the_middleware_puts_the_lambda_invocation_on_the_logger(
+    monkeypatch: pytest.MonkeyPatch, log_output: io.StringIO
+) -> None:
     monkeypatch.setenv("AWS_LAMBDA_FUNCTION_NAME", "pm-prod-api")
     monkeypatch.delenv("LAMBDA_TASK_ROOT", raising=False)  # no tracing here
-    context = SimpleNamespace(function_name="pm-prod-api", memory_limit_in_mb=512, invoked_function_arn="arn:aws:lambda:x:pm-prod-api", aws_request_id="lmb-7")
-    logger.append_keys(request_id="earlier", tenant="ten_earlier", agent="a", operation="x")  # left by a previous request
+    context = SimpleNamespace(
+        function_name="pm-prod-api",
+        memory_limit_in_mb=512,
+        invoked_function_arn="arn:aws:lambda:x:pm-prod-api",
+        aws_request_id="lmb-7",
+    )
+    logger.append_keys(
+        request_id="earlier", tenant="ten_earlier", agent="a", operation="x"
+    )  # left by a previous request
     try:
-        result = observability.middleware(SimpleNamespace(context=context), lambda event: logger.info("inside") or "answer")
+        result = observability.middleware(
+            SimpleNamespace(context=context), lambda event: logger.info("inside") or "answer"
+        )
     finally:
-        logger.remove_keys(["cold_start", "function_name", "function_memory_size", "function_arn", "function_request_id"])
+        logger.remove_keys(
+            ["cold_start", "function_name", "function_memory_size", "function_arn", "function_request_id"]
+        )
     assert result == "answer"
     (line,) = _lines(log_output)
     assert line["function_request_id"] == "lmb-7" and line["function_name"] == "pm-prod-api" and "cold_start" in line
@@ -251,9 +319,18 @@ def test_the_middleware_puts_the_lambda_invocation_on_the_logger(monkeypatch: py
 
 
 def test_import_app_loads_no_xray_and_traces_nothing_locally() -> None:
-    code = "import app, sys; from chalicelib import observability as o; print('aws_xray_sdk' in sys.modules, o.tracing_enabled(), o.metrics_enabled())"
-    env = {k: v for k, v in os.environ.items() if k not in ("AWS_LAMBDA_FUNCTION_NAME", "LAMBDA_TASK_ROOT", "POWERTOOLS_METRICS_DISABLED")}
-    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True).stdout.strip()
+    code = (
+        "import app, sys; from chalicelib import observability as o; "
+        "print('aws_xray_sdk' in sys.modules, o.tracing_enabled(), o.metrics_enabled())"
+    )
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if k not in ("AWS_LAMBDA_FUNCTION_NAME", "LAMBDA_TASK_ROOT", "POWERTOOLS_METRICS_DISABLED")
+    }
+    out = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert out == "False False False"
 
 
@@ -266,7 +343,9 @@ def test_a_lambda_invocation_logs_counts_and_traces_without_secrets() -> None:
         "POWERTOOLS_LOG_LEVEL": "INFO",
         "_X_AMZN_TRACE_ID": "Root=1-65f00000-0123456789abcdef01234567;Parent=53995c3f42cd8ad8;Sampled=1",
     }
-    run = subprocess.run([sys.executable, "-m", "tests.unit.lambda_probe"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60)
+    run = subprocess.run(
+        [sys.executable, "-m", "tests.unit.lambda_probe"], cwd=ROOT, env=env, capture_output=True, text=True, timeout=60
+    )
     assert run.returncode == 0, run.stderr
     *lines, summary = [json.loads(line) for line in run.stdout.splitlines()]
     assert "pm_live_k" not in run.stdout and "pm_live_k" not in run.stderr
@@ -275,7 +354,11 @@ def test_a_lambda_invocation_logs_counts_and_traces_without_secrets() -> None:
     metrics = [line for line in lines if "_aws" in line]
     assert [(m["operation"], m["stage"]) for m in metrics] == [("unknown", "dev"), ("mcp", "dev")]
     logs = [line for line in lines if "_aws" not in line]
-    assert [(log["function_request_id"], log["cold_start"]) for log in logs] == [("lambda-1", True), ("lambda-2", False), ("lambda-3", False)]
+    assert [(log["function_request_id"], log["cold_start"]) for log in logs] == [
+        ("lambda-1", True),
+        ("lambda-2", False),
+        ("lambda-3", False),
+    ]
     assert logs[0]["request_id"] == "apigw-1" and logs[1]["tenant"] == "ten_probe"
     assert "tenant" not in logs[2] and "request_id" not in logs[2]  # a warm Lambda forgets the previous request
     assert all(log["xray_trace_id"] == "1-65f00000-0123456789abcdef01234567" for log in logs)
@@ -283,6 +366,15 @@ def test_a_lambda_invocation_logs_counts_and_traces_without_secrets() -> None:
     names = [(doc["name"], doc["annotations"]) for doc in summary["trace"]]
     assert names == [
         ("## http", {"ColdStart": True, "Service": "propertymanagement", "operation": "unknown", "status": 404}),
-        ("## http", {"ColdStart": False, "Service": "propertymanagement", "operation": "mcp", "status": 200, "tenant": "ten_probe"}),
+        (
+            "## http",
+            {
+                "ColdStart": False,
+                "Service": "propertymanagement",
+                "operation": "mcp",
+                "status": 200,
+                "tenant": "ten_probe",
+            },
+        ),
         ("## schedule", {"ColdStart": False, "Service": "propertymanagement"}),
     ]

@@ -41,7 +41,12 @@ def vec(*values: float) -> tuple[float, ...]:
 
 
 def tool(name: str) -> SearchDocument:
-    return SearchDocument(id=name, text=f"{name.replace('.', ' ')} tool", embedded_texts=("en", "de"), vectors=(vec(1, 0, 0, 0), vec(0, 1, 0, 0)))
+    return SearchDocument(
+        id=name,
+        text=f"{name.replace('.', ' ')} tool",
+        embedded_texts=("en", "de"),
+        vectors=(vec(1, 0, 0, 0), vec(0, 1, 0, 0)),
+    )
 
 
 @pytest.fixture()
@@ -60,7 +65,13 @@ def backend(server: FakeOpenSearch) -> OpenSearchBackend:
 def indexed(server: FakeOpenSearch, backend: OpenSearchBackend) -> OpenSearchBackend:
     backend.create_indexes(DIM)
     backend.bulk_index("tools", [tool(name) for name in TOOLS])
-    backend.bulk_index("docs", [SearchDocument(id=name, text=f"# {name}\nCreates or lists {name.split('.')[0]}.", embedded_texts=()) for name in TOOLS])
+    backend.bulk_index(
+        "docs",
+        [
+            SearchDocument(id=name, text=f"# {name}\nCreates or lists {name.split('.')[0]}.", embedded_texts=())
+            for name in TOOLS
+        ],
+    )
     server.requests.clear()
     return backend
 
@@ -75,7 +86,9 @@ def only_search(server: FakeOpenSearch) -> Request:
 # --- Tests ---------------------------------------------------------------------------------------------
 
 
-def test_create_indexes_sends_mappings_and_the_hybrid_pipeline(server: FakeOpenSearch, backend: OpenSearchBackend) -> None:
+def test_create_indexes_sends_mappings_and_the_hybrid_pipeline(
+    server: FakeOpenSearch, backend: OpenSearchBackend
+) -> None:
     backend.create_indexes(DIM)
 
     assert [(r.method, r.path) for r in server.requests] == [
@@ -99,16 +112,25 @@ def test_create_indexes_sends_mappings_and_the_hybrid_pipeline(server: FakeOpenS
     assert "vectors" not in server.requests[3].body["mappings"]["properties"]
     processor = server.requests[4].body["phase_results_processors"][0]["normalization-processor"]
     assert processor["normalization"] == {"technique": "min_max"}
-    assert processor["combination"] == {"technique": "arithmetic_mean", "parameters": {"weights": [BM25_WEIGHT, VECTOR_WEIGHT]}}
+    assert processor["combination"] == {
+        "technique": "arithmetic_mean",
+        "parameters": {"weights": [BM25_WEIGHT, VECTOR_WEIGHT]},
+    }
 
 
-def test_create_indexes_keeps_existing_indexes_and_replaces_the_pipeline(server: FakeOpenSearch, backend: OpenSearchBackend) -> None:
+def test_create_indexes_keeps_existing_indexes_and_replaces_the_pipeline(
+    server: FakeOpenSearch, backend: OpenSearchBackend
+) -> None:
     backend.create_indexes(DIM)
     server.requests.clear()
 
     backend.create_indexes(DIM)
 
-    assert [(r.method, r.path) for r in server.requests] == [("HEAD", "/pm-tools"), ("HEAD", "/pm-docs"), ("PUT", "/_search/pipeline/pm-hybrid")]
+    assert [(r.method, r.path) for r in server.requests] == [
+        ("HEAD", "/pm-tools"),
+        ("HEAD", "/pm-docs"),
+        ("PUT", "/_search/pipeline/pm-hybrid"),
+    ]
 
 
 def test_prefix_names_indexes_and_pipeline(server: FakeOpenSearch) -> None:
@@ -147,7 +169,9 @@ def test_bulk_index_docs_carry_no_vectors(server: FakeOpenSearch, backend: OpenS
     assert server.requests[0].body[1] == {"name": "tenants.list", "text": "# tenants.list"}
 
 
-def test_bulk_index_reports_failed_items_and_unknown_indexes(server: FakeOpenSearch, backend: OpenSearchBackend) -> None:
+def test_bulk_index_reports_failed_items_and_unknown_indexes(
+    server: FakeOpenSearch, backend: OpenSearchBackend
+) -> None:
     backend.create_indexes(DIM)
     server.failing_ids = {"tenants.list"}
 
@@ -161,7 +185,9 @@ def test_english_query_is_hybrid_through_the_pipeline(server: FakeOpenSearch, in
     server.scores = {"tenants.create": 0.9, "tenants.list": 0.7}
     names = ["tenants.list", "tenants.create", "meters.read"]
 
-    page = indexed.search_tools("create a tenant", language="en", vector=[0.1, 0.2, 0.3, 0.4], names=names, limit=2, offset=0)
+    page = indexed.search_tools(
+        "create a tenant", language="en", vector=[0.1, 0.2, 0.3, 0.4], names=names, limit=2, offset=0
+    )
 
     request = only_search(server)
     assert request.path == "/pm-tools/_search"
@@ -169,7 +195,9 @@ def test_english_query_is_hybrid_through_the_pipeline(server: FakeOpenSearch, in
     assert (request.body["from"], request.body["size"]) == (0, 2)
     hybrid = request.body["query"]["hybrid"]
     match, nested = hybrid["queries"]
-    assert match == {"bool": {"must": {"match": {"text": "create a tenant"}}, "filter": {"terms": {"name": sorted(names)}}}}
+    assert match == {
+        "bool": {"must": {"match": {"text": "create a tenant"}}, "filter": {"terms": {"name": sorted(names)}}}
+    }
     assert nested["nested"]["path"] == "vectors" and nested["nested"]["score_mode"] == "max"
     knn = nested["nested"]["query"]["knn"]["vectors.vector"]
     assert knn == {"vector": [0.1, 0.2, 0.3, 0.4], "k": 3, "filter": {"terms": {"name": sorted(names)}}}
@@ -181,7 +209,9 @@ def test_german_query_is_a_filtered_nested_knn_alone(server: FakeOpenSearch, ind
     server.scores = {"tenants.create": 0.95, "meters.read": 0.6, "tenants.list": 0.8}
     names = ["tenants.list", "tenants.create", "meters.read"]
 
-    page = indexed.search_tools("Mieter anlegen", language="de", vector=[0.4, 0.3, 0.2, 0.1], names=names, limit=2, offset=0)
+    page = indexed.search_tools(
+        "Mieter anlegen", language="de", vector=[0.4, 0.3, 0.2, 0.1], names=names, limit=2, offset=0
+    )
 
     request = only_search(server)
     assert "search_pipeline" not in request.params
@@ -195,8 +225,12 @@ def test_german_query_is_a_filtered_nested_knn_alone(server: FakeOpenSearch, ind
     assert page == Page(hits=[Hit("tenants.create", 0.9), Hit("tenants.list", 0.6)], total=3)
 
 
-def test_knn_k_reaches_offset_plus_limit_and_total_counts_only_allowed_names(server: FakeOpenSearch, indexed: OpenSearchBackend) -> None:
-    page = indexed.search_tools("Zähler", language="de", vector=[1, 0, 0, 0], names=["meters.read", "tenants.list"], limit=10, offset=5)
+def test_knn_k_reaches_offset_plus_limit_and_total_counts_only_allowed_names(
+    server: FakeOpenSearch, indexed: OpenSearchBackend
+) -> None:
+    page = indexed.search_tools(
+        "Zähler", language="de", vector=[1, 0, 0, 0], names=["meters.read", "tenants.list"], limit=10, offset=5
+    )
 
     body = only_search(server).body
     assert body["query"]["nested"]["query"]["knn"]["vectors.vector"]["k"] == 15
@@ -224,7 +258,10 @@ def test_docs_search_is_bm25_on_the_docs_index(server: FakeOpenSearch, indexed: 
     request = only_search(server)
     assert request.path == "/pm-docs/_search" and request.params == {}
     assert request.body["query"] == {
-        "bool": {"must": {"match": {"text": "tenants"}}, "filter": {"terms": {"name": ["meters.read", "tenants.create", "tenants.list"]}}}
+        "bool": {
+            "must": {"match": {"text": "tenants"}},
+            "filter": {"terms": {"name": ["meters.read", "tenants.create", "tenants.list"]}},
+        }
     }
     assert page == Page(hits=[Hit("tenants.create", 4.1), Hit("tenants.list", 3.2)], total=2)
 
@@ -238,8 +275,12 @@ def test_empty_docs_query_browses_by_name(server: FakeOpenSearch, indexed: OpenS
 
 
 SEARCHES = {
-    "hybrid": lambda b, names: b.search_tools("tenant", language="en", vector=[1, 0, 0, 0], names=names, limit=3, offset=1),
-    "knn": lambda b, names: b.search_tools("Mieter", language="de", vector=[1, 0, 0, 0], names=names, limit=3, offset=1),
+    "hybrid": lambda b, names: b.search_tools(
+        "tenant", language="en", vector=[1, 0, 0, 0], names=names, limit=3, offset=1
+    ),
+    "knn": lambda b, names: b.search_tools(
+        "Mieter", language="de", vector=[1, 0, 0, 0], names=names, limit=3, offset=1
+    ),
     "browse": lambda b, names: b.search_tools("", language="de", vector=None, names=names, limit=3, offset=1),
     "docs": lambda b, names: b.search_docs("tenant", names=names, limit=3, offset=1),
     "docs-browse": lambda b, names: b.search_docs("", names=names, limit=3, offset=1),
@@ -247,7 +288,9 @@ SEARCHES = {
 
 
 @pytest.mark.parametrize("kind", SEARCHES)
-def test_every_search_filters_every_clause_by_names_and_pages(server: FakeOpenSearch, indexed: OpenSearchBackend, kind: str) -> None:
+def test_every_search_filters_every_clause_by_names_and_pages(
+    server: FakeOpenSearch, indexed: OpenSearchBackend, kind: str
+) -> None:
     names = {"tenants.list", "meters.read"}
 
     SEARCHES[kind](indexed, names)
@@ -256,12 +299,16 @@ def test_every_search_filters_every_clause_by_names_and_pages(server: FakeOpenSe
     query = body["query"]
     branches = query["hybrid"]["queries"] if "hybrid" in query else [query]
     for branch in branches:  # each scoring branch is restricted, not just the request as a whole
-        assert find(branch, "terms") and all(terms == {"name": ["meters.read", "tenants.list"]} for terms in find(branch, "terms"))
+        assert find(branch, "terms") and all(
+            terms == {"name": ["meters.read", "tenants.list"]} for terms in find(branch, "terms")
+        )
     assert (body["from"], body["size"]) == (1, 3)
 
 
 def test_no_allowed_names_sends_no_request(server: FakeOpenSearch, indexed: OpenSearchBackend) -> None:
-    assert indexed.search_tools("tenant", language="en", vector=[1, 0, 0, 0], names=[], limit=5, offset=0) == Page(hits=[], total=0)
+    assert indexed.search_tools("tenant", language="en", vector=[1, 0, 0, 0], names=[], limit=5, offset=0) == Page(
+        hits=[], total=0
+    )
     assert indexed.search_docs("tenant", names=set(), limit=5, offset=0) == Page(hits=[], total=0)
     assert server.requests == []
 
@@ -269,7 +316,10 @@ def test_no_allowed_names_sends_no_request(server: FakeOpenSearch, indexed: Open
 def test_pages_concatenate_to_the_whole_ranking(server: FakeOpenSearch, indexed: OpenSearchBackend) -> None:
     server.scores = {name: 1.0 - i / 10 for i, name in enumerate(TOOLS)}
 
-    pages = [indexed.search_tools("tool", language="en", vector=[0, 0, 1, 0], names=TOOLS, limit=2, offset=offset) for offset in (0, 2, 4)]
+    pages = [
+        indexed.search_tools("tool", language="en", vector=[0, 0, 1, 0], names=TOOLS, limit=2, offset=offset)
+        for offset in (0, 2, 4)
+    ]
 
     assert [hit.id for page in pages for hit in page.hits] == TOOLS
     assert {page.total for page in pages} == {5}
@@ -282,7 +332,10 @@ def test_hybrid_page_past_the_end_is_empty_with_the_total(server: FakeOpenSearch
 
     page = indexed.search_tools("tenant", language="en", vector=[1, 0, 0, 0], names=names, limit=5, offset=10)
 
-    assert [(r.method, r.path) for r in server.requests] == [("POST", "/pm-tools/_search"), ("POST", "/pm-tools/_count")]
+    assert [(r.method, r.path) for r in server.requests] == [
+        ("POST", "/pm-tools/_search"),
+        ("POST", "/pm-tools/_count"),
+    ]
     assert server.requests[1].body == {"query": {"terms": {"name": sorted(names)}}}
     assert page == Page(hits=[], total=3)
 
@@ -290,7 +343,13 @@ def test_hybrid_page_past_the_end_is_empty_with_the_total(server: FakeOpenSearch
 def test_other_hybrid_errors_propagate(server: FakeOpenSearch, indexed: OpenSearchBackend) -> None:
     from opensearchpy.exceptions import RequestError
 
-    error = {"error": {"root_cause": [{"type": "illegal_argument_exception", "reason": "pagination_depth is missing"}], "type": "x"}, "status": 400}
+    error = {
+        "error": {
+            "root_cause": [{"type": "illegal_argument_exception", "reason": "pagination_depth is missing"}],
+            "type": "x",
+        },
+        "status": 400,
+    }
     server._route = lambda *args: (400, error)  # type: ignore[method-assign]
 
     with pytest.raises(RequestError):
@@ -304,16 +363,23 @@ def test_hits_parse_into_a_page(server: FakeOpenSearch, indexed: OpenSearchBacke
         "hits": {
             "total": {"value": 42, "relation": "eq"},
             "max_score": 0.812345,
-            "hits": [{"_index": "pm-tools", "_id": "a.b", "_score": 0.812345}, {"_index": "pm-tools", "_id": "c.d", "_score": 0.1}],
+            "hits": [
+                {"_index": "pm-tools", "_id": "a.b", "_score": 0.812345},
+                {"_index": "pm-tools", "_id": "c.d", "_score": 0.1},
+            ],
         },
     }
-    assert indexed.search_tools("x", language="en", vector=[1, 0, 0, 0], names=["a.b", "c.d"], limit=2, offset=0) == Page(
-        hits=[Hit("a.b", 0.8123), Hit("c.d", 0.1)], total=42
-    )
+    assert indexed.search_tools(
+        "x", language="en", vector=[1, 0, 0, 0], names=["a.b", "c.d"], limit=2, offset=0
+    ) == Page(hits=[Hit("a.b", 0.8123), Hit("c.d", 0.1)], total=42)
     # knn alone: never more candidates than allowed names; rest_total_hits_as_int answers a bare number
     server.canned = {"hits": {"total": 42, "hits": [{"_id": "a.b", "_score": 1.0}]}}
-    assert indexed.search_tools("x", language="de", vector=[1, 0, 0, 0], names=["a.b", "c.d"], limit=2, offset=0) == Page(hits=[Hit("a.b", 1.0)], total=2)
-    server.canned = {"hits": {"total": {"value": 2, "relation": "eq"}, "hits": [{"_id": "a.b", "_score": None, "sort": ["a.b"]}]}}
+    assert indexed.search_tools(
+        "x", language="de", vector=[1, 0, 0, 0], names=["a.b", "c.d"], limit=2, offset=0
+    ) == Page(hits=[Hit("a.b", 1.0)], total=2)
+    server.canned = {
+        "hits": {"total": {"value": 2, "relation": "eq"}, "hits": [{"_id": "a.b", "_score": None, "sort": ["a.b"]}]}
+    }
     assert indexed.search_docs("", names=["a.b", "c.d"], limit=1, offset=0) == Page(hits=[Hit("a.b", 0.0)], total=2)
 
 
@@ -335,40 +401,80 @@ def _with(body: dict[str, Any], path: list[Any], value: Any) -> dict[str, Any]:
 
 
 BAD = {
-    "hybrid of one query": lambda: check_search({"query": {"hybrid": {"queries": [MATCH]}}}, {"search_pipeline": "p"}, TOOLS_PROPERTIES, PIPELINES),
-    "hybrid of six queries": lambda: check_search({"query": {"hybrid": {"queries": [MATCH] * 6}}}, {"search_pipeline": "p"}, TOOLS_PROPERTIES, PIPELINES),
-    "hybrid without pipeline": lambda: check_search({"query": {"hybrid": {"queries": [MATCH, KNN]}}}, {}, TOOLS_PROPERTIES, PIPELINES),
+    "hybrid of one query": lambda: check_search(
+        {"query": {"hybrid": {"queries": [MATCH]}}}, {"search_pipeline": "p"}, TOOLS_PROPERTIES, PIPELINES
+    ),
+    "hybrid of six queries": lambda: check_search(
+        {"query": {"hybrid": {"queries": [MATCH] * 6}}}, {"search_pipeline": "p"}, TOOLS_PROPERTIES, PIPELINES
+    ),
+    "hybrid without pipeline": lambda: check_search(
+        {"query": {"hybrid": {"queries": [MATCH, KNN]}}}, {}, TOOLS_PROPERTIES, PIPELINES
+    ),
     "hybrid pipeline in the body": lambda: check_search(
         {"query": {"hybrid": {"queries": [MATCH, KNN]}}, "search_pipeline": "p"}, {}, TOOLS_PROPERTIES, PIPELINES
     ),
     "hybrid paged without depth": lambda: check_search(
-        {"from": 5, "query": {"hybrid": {"queries": [MATCH, KNN]}}}, {"search_pipeline": "p"}, TOOLS_PROPERTIES, PIPELINES
+        {"from": 5, "query": {"hybrid": {"queries": [MATCH, KNN]}}},
+        {"search_pipeline": "p"},
+        TOOLS_PROPERTIES,
+        PIPELINES,
     ),
-    "hybrid inside bool": lambda: check_search({"query": {"bool": {"must": {"hybrid": {"queries": [MATCH, KNN]}}}}}, {}, TOOLS_PROPERTIES, PIPELINES),
+    "hybrid inside bool": lambda: check_search(
+        {"query": {"bool": {"must": {"hybrid": {"queries": [MATCH, KNN]}}}}}, {}, TOOLS_PROPERTIES, PIPELINES
+    ),
     "knn vector of wrong dimension": lambda: check_search(
         {"query": _with(KNN, ["nested", "query", "knn", "vectors.vector", "vector"], [1, 0])}, {}, TOOLS_PROPERTIES, {}
     ),
-    "knn k of zero": lambda: check_search({"query": _with(KNN, ["nested", "query", "knn", "vectors.vector", "k"], 0)}, {}, TOOLS_PROPERTIES, {}),
-    "knn k not an integer": lambda: check_search({"query": _with(KNN, ["nested", "query", "knn", "vectors.vector", "k"], 2.5)}, {}, TOOLS_PROPERTIES, {}),
+    "knn k of zero": lambda: check_search(
+        {"query": _with(KNN, ["nested", "query", "knn", "vectors.vector", "k"], 0)}, {}, TOOLS_PROPERTIES, {}
+    ),
+    "knn k not an integer": lambda: check_search(
+        {"query": _with(KNN, ["nested", "query", "knn", "vectors.vector", "k"], 2.5)}, {}, TOOLS_PROPERTIES, {}
+    ),
     "knn zero vector": lambda: check_search(
-        {"query": _with(KNN, ["nested", "query", "knn", "vectors.vector", "vector"], [0, 0, 0, 0])}, {}, TOOLS_PROPERTIES, {}
+        {"query": _with(KNN, ["nested", "query", "knn", "vectors.vector", "vector"], [0, 0, 0, 0])},
+        {},
+        TOOLS_PROPERTIES,
+        {},
     ),
     "knn outside its nested query": lambda: check_search({"query": KNN["nested"]["query"]}, {}, TOOLS_PROPERTIES, {}),
-    "nested score mode": lambda: check_search({"query": _with(KNN, ["nested", "score_mode"], "best")}, {}, TOOLS_PROPERTIES, {}),
-    "sort on a text field": lambda: check_search({"query": {"match_all": {}}, "sort": [{"text": "asc"}]}, {}, TOOLS_PROPERTIES, {}),
+    "nested score mode": lambda: check_search(
+        {"query": _with(KNN, ["nested", "score_mode"], "best")}, {}, TOOLS_PROPERTIES, {}
+    ),
+    "sort on a text field": lambda: check_search(
+        {"query": {"match_all": {}}, "sort": [{"text": "asc"}]}, {}, TOOLS_PROPERTIES, {}
+    ),
     "terms on a text field": lambda: check_search({"query": {"terms": {"text": ["a"]}}}, {}, TOOLS_PROPERTIES, {}),
-    "page past the result window": lambda: check_search({"from": 9_995, "size": 10, "query": {"match_all": {}}}, {}, TOOLS_PROPERTIES, {}),
+    "page past the result window": lambda: check_search(
+        {"from": 9_995, "size": 10, "query": {"match_all": {}}}, {}, TOOLS_PROPERTIES, {}
+    ),
     "weights not summing to 1": lambda: check_pipeline_body(
-        _with(pipeline_body(), ["phase_results_processors", 0, "normalization-processor", "combination", "parameters", "weights"], [0.5, 0.6])
+        _with(
+            pipeline_body(),
+            ["phase_results_processors", 0, "normalization-processor", "combination", "parameters", "weights"],
+            [0.5, 0.6],
+        )
     ),
     "unknown normalization": lambda: check_pipeline_body(
-        _with(pipeline_body(), ["phase_results_processors", 0, "normalization-processor", "normalization", "technique"], "softmax")
+        _with(
+            pipeline_body(),
+            ["phase_results_processors", 0, "normalization-processor", "normalization", "technique"],
+            "softmax",
+        )
     ),
     "unknown combination": lambda: check_pipeline_body(
-        _with(pipeline_body(), ["phase_results_processors", 0, "normalization-processor", "combination", "technique"], "max")
+        _with(
+            pipeline_body(),
+            ["phase_results_processors", 0, "normalization-processor", "combination", "technique"],
+            "max",
+        )
     ),
     "knn_vector without method": lambda: check_index_body(
-        _with(index_body(DIM), ["mappings", "properties", "vectors", "properties", "vector"], {"type": "knn_vector", "dimension": DIM})
+        _with(
+            index_body(DIM),
+            ["mappings", "properties", "vectors", "properties", "vector"],
+            {"type": "knn_vector", "dimension": DIM},
+        )
     ),
     "knn_vector without dimension": lambda: check_index_body(
         _with(index_body(DIM), ["mappings", "properties", "vectors", "properties", "vector", "dimension"], None)
@@ -376,12 +482,18 @@ BAD = {
     "knn without index.knn": lambda: check_index_body(_with(index_body(DIM), ["settings"], {})),
     "lucene space it lacks": lambda: check_index_body(
         _with(
-            index_body(DIM), ["mappings", "properties", "vectors", "properties", "vector", "method"], {"name": "hnsw", "engine": "lucene", "space_type": "l1"}
+            index_body(DIM),
+            ["mappings", "properties", "vectors", "properties", "vector", "method"],
+            {"name": "hnsw", "engine": "lucene", "space_type": "l1"},
         )
     ),
     "bulk without source line": lambda: check_bulk_lines([{"index": {"_id": "a"}}], TOOLS_PROPERTIES),
-    "bulk source as action": lambda: check_bulk_lines([{"name": "a", "text": "b"}, {"index": {"_id": "a"}}], TOOLS_PROPERTIES),
-    "bulk vector of wrong dimension": lambda: check_bulk_lines([{"index": {"_id": "a"}}, {"name": "a", "vectors": [{"vector": [1.0]}]}], TOOLS_PROPERTIES),
+    "bulk source as action": lambda: check_bulk_lines(
+        [{"name": "a", "text": "b"}, {"index": {"_id": "a"}}], TOOLS_PROPERTIES
+    ),
+    "bulk vector of wrong dimension": lambda: check_bulk_lines(
+        [{"index": {"_id": "a"}}, {"name": "a", "vectors": [{"vector": [1.0]}]}], TOOLS_PROPERTIES
+    ),
 }
 
 
@@ -429,7 +541,9 @@ def test_client_from_env_signs_for_the_domain_without_network(aws_env: pytest.Mo
     assert isinstance(connection, RequestsHttpConnection)
     assert connection.host == "https://search-pm-abc123.eu-central-1.es.amazonaws.com:443"
     assert isinstance(connection.session.auth, AWSV4SignerAuth) and connection.session.auth.service == "es"
-    assert _signed_scope(client).startswith("testing/") and _signed_scope(client).endswith("/eu-central-1/es/aws4_request")
+    assert _signed_scope(client).startswith("testing/") and _signed_scope(client).endswith(
+        "/eu-central-1/es/aws4_request"
+    )
 
 
 def test_client_from_env_serverless_and_region(aws_env: pytest.MonkeyPatch) -> None:
@@ -448,8 +562,13 @@ def test_client_from_env_wants_https(aws_env: pytest.MonkeyPatch) -> None:
 
 
 def test_importing_the_backend_loads_neither_opensearchpy_nor_boto3() -> None:
-    code = "import sys, chalicelib.search.opensearch_backend; print([m for m in ('opensearchpy', 'boto3') if m in sys.modules])"
-    loaded = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True).stdout.strip()
+    code = (
+        "import sys, chalicelib.search.opensearch_backend; "
+        "print([m for m in ('opensearchpy', 'boto3') if m in sys.modules])"
+    )
+    loaded = subprocess.run(
+        [sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.strip()
     assert loaded == "[]"
 
 

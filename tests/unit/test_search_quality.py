@@ -34,7 +34,9 @@ def test_recall_and_mrr_on_the_held_out_half(held_out: dict[str, quality.Score],
     recall_floor, mrr_floor = FLOORS[language]
     print(f"\n{language}: {score.queries} queries, recall@5 {score.recall_at_5:.3f}, MRR {score.mrr:.3f}")
     # the misses are not printed: the held-out half is not to be tuned on (the bench lists the development half's)
-    assert score.recall_at_5 >= recall_floor, f"{len(score.misses)} of {score.queries} without a relevant tool in the top 5"
+    assert score.recall_at_5 >= recall_floor, (
+        f"{len(score.misses)} of {score.queries} without a relevant tool in the top 5"
+    )
     assert score.mrr >= mrr_floor
 
 
@@ -61,5 +63,10 @@ def test_every_tool_has_example_requests_and_none_is_a_labelled_query() -> None:
     tools = {op.name for op in registry.domain_operations()}
     assert examples.problems(tools) == []
     asked = {q["query"].casefold().strip(" ?.!") for q in quality.load_queries()}
-    shown = {e.casefold().strip(" ?.!") for name in tools for language in examples.LANGUAGES for e in examples.of(name, language)}
+    shown = {
+        e.casefold().strip(" ?.!")
+        for name in tools
+        for language in examples.LANGUAGES
+        for e in examples.of(name, language)
+    }
     assert sorted(asked & shown) == [], "an example request that is a labelled query measures nothing"

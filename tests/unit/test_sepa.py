@@ -64,7 +64,10 @@ def test_creditor_id_check_leaves_out_the_business_code() -> None:
     assert sepa.normalise_creditor_id("DE9800109999999999") == "DE9800109999999999"
 
 
-@pytest.mark.parametrize(("country", "national"), [("DE", "12345678901"), ("AT", "00000012345"), ("NL", "ABCDEFG123"), ("IT", "12345678901"), ("FR", "123456")])
+@pytest.mark.parametrize(
+    ("country", "national"),
+    [("DE", "12345678901"), ("AT", "00000012345"), ("NL", "ABCDEFG123"), ("IT", "12345678901"), ("FR", "123456")],
+)
 def test_creditor_ids_of_several_countries(country: str, national: str) -> None:
     valid = _with_check_digits(country, "ZZZ", national)
     assert sepa.normalise_creditor_id(valid) == valid
@@ -118,7 +121,12 @@ def test_generated_references_are_readable_and_valid() -> None:
 def test_schwifty_is_not_imported_with_the_app() -> None:
     root = Path(__file__).resolve().parents[2]
     code = "import app, sys; print('schwifty' in sys.modules)"
-    assert subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True).stdout.strip() == "False"
+    assert (
+        subprocess.run(
+            [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, check=True
+        ).stdout.strip()
+        == "False"
+    )
 
 
 # --- through the store ---------------------------------------------------------------------
@@ -137,8 +145,16 @@ def test_one_thousand_generated_references_of_a_tenant_are_distinct(memory_table
 
     ctx = CallContext(tenant_id="ten_A", key_id="key_1", agent_name="unit", scopes=frozenset())
     debtor = entities.create(ctx, CONTACT, {"personType": "natural", "lastName": "X"}, path="contact")
-    payload = {"contactId": debtor.id, "iban": IBAN, "accountHolder": "X", "creditorId": "DE98ZZZ09999999999", "signatureDate": "2024-01-15"}
-    mandates = [entities.create(ctx, DIRECT_DEBIT_MANDATE, dict(payload), path="directDebitMandate").id or "" for _ in range(4)]
+    payload = {
+        "contactId": debtor.id,
+        "iban": IBAN,
+        "accountHolder": "X",
+        "creditorId": "DE98ZZZ09999999999",
+        "signatureDate": "2024-01-15",
+    }
+    mandates = [
+        entities.create(ctx, DIRECT_DEBIT_MANDATE, dict(payload), path="directDebitMandate").id or "" for _ in range(4)
+    ]
     references = [generate_reference(ctx, mandates[i % 4]).data_dict()["mandateReference"] for i in range(1000)]
     assert len(set(references)) == 1000
     # only the four current references stay reserved; every replaced one was released

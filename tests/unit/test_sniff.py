@@ -34,10 +34,15 @@ def png() -> bytes:
         return struct.pack(">I", len(data)) + kind + data + struct.pack(">I", zlib.crc32(kind + data))
 
     ihdr = struct.pack(">IIBBBBB", 1, 1, 8, 0, 0, 0, 0)  # 1x1, 8-bit greyscale
-    return b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\x00\x00")) + chunk(b"IEND", b"")
+    return (
+        b"\x89PNG\r\n\x1a\n" + chunk(b"IHDR", ihdr) + chunk(b"IDAT", zlib.compress(b"\x00\x00")) + chunk(b"IEND", b"")
+    )
 
 
-PDF = b"%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"
+PDF = (
+    b"%PDF-1.4\n1 0 obj << /Type /Catalog /Pages 2 0 R >> endobj\n"
+    b"2 0 obj << /Type /Pages /Kids [] /Count 0 >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n"
+)
 JPEG = b"\xff\xd8\xff\xe0\x00\x10JFIF\x00\x01\x01\x00\x00\x01\x00\x01\x00\x00\xff\xd9"
 
 
@@ -55,7 +60,9 @@ def ooxml(main_part: str, main_type: str, *extra: tuple[str, bytes]) -> bytes:
         '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument"'
         f' Target="{main_part}"/></Relationships>'
     )
-    return make_zip(("[Content_Types].xml", content_types.encode()), ("_rels/.rels", rels.encode()), (main_part, b"<doc/>"), *extra)
+    return make_zip(
+        ("[Content_Types].xml", content_types.encode()), ("_rels/.rels", rels.encode()), (main_part, b"<doc/>"), *extra
+    )
 
 
 def docx(*extra: tuple[str, bytes]) -> bytes:
@@ -65,7 +72,9 @@ def docx(*extra: tuple[str, bytes]) -> bytes:
 def odf(media_type: str) -> bytes:
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
-        archive.writestr("mimetype", media_type, compress_type=zipfile.ZIP_STORED)  # first and uncompressed, as ODF wants
+        archive.writestr(
+            "mimetype", media_type, compress_type=zipfile.ZIP_STORED
+        )  # first and uncompressed, as ODF wants
         archive.writestr("content.xml", "<office:document-content/>", compress_type=zipfile.ZIP_DEFLATED)
         archive.writestr("META-INF/manifest.xml", "<manifest:manifest/>", compress_type=zipfile.ZIP_DEFLATED)
     return buffer.getvalue()
@@ -198,7 +207,14 @@ def test_the_whole_file_is_left_open_for_the_caller() -> None:
 
 def test_office_documents_with_macros_or_other_main_parts_are_refused() -> None:
     assert detect(ooxml("word/document.xml", "application/vnd.ms-word.document.macroEnabled.main+xml")) is None  # .docm
-    assert detect(ooxml("word/document.xml", "application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml")) is None
+    assert (
+        detect(
+            ooxml(
+                "word/document.xml", "application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml"
+            )
+        )
+        is None
+    )
     assert detect(docx(("word/vbaProject.bin", b"\xd0\xcf\x11\xe0"))) is None
     assert detect(odf("application/vnd.oasis.opendocument.presentation")) is None
     content = io.BytesIO(odf(ODT))
@@ -230,7 +246,10 @@ def test_an_encrypted_zip_entry_is_not_recognised() -> None:
         (("1Table", "WordDocument", "\x05SummaryInformation"), "application/msword"),
         (("Workbook", "\x05SummaryInformation"), "application/vnd.ms-excel"),
         (("Book",), "application/vnd.ms-excel"),
-        (("__nameid_version1.0", "__substg1.0_0037001F", "__attach_version1.0_#00000000", "WordDocument"), "application/vnd.ms-outlook"),
+        (
+            ("__nameid_version1.0", "__substg1.0_0037001F", "__attach_version1.0_#00000000", "WordDocument"),
+            "application/vnd.ms-outlook",
+        ),
         (("PowerPoint Document", "Current User"), None),  # .ppt
         (("EncryptionInfo", "EncryptedPackage"), None),  # a password-protected .docx
         (("WordDocumentation", "Bookkeeping"), None),  # only whole names count
@@ -282,18 +301,26 @@ def test_csv_is_detected_as_text_and_accepted_as_declared() -> None:
 
 
 def test_xml_is_told_by_its_declaration() -> None:
-    invoice = '<?xml version="1.0" encoding="UTF-8"?>\n<rsm:CrossIndustryInvoice xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100"/>'
+    invoice = (
+        '<?xml version="1.0" encoding="UTF-8"?>\n'
+        '<rsm:CrossIndustryInvoice xmlns:rsm="urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100"/>'
+    )
     assert detect(invoice.encode()) == "application/xml"
     assert detect(b"\xef\xbb\xbf \r\n" + invoice.encode()) == "application/xml"
     assert detect(b"<rsm:CrossIndustryInvoice/>") == "text/plain"  # no declaration
 
 
 def test_xml_elements_named_like_html_ones_are_fine() -> None:
-    assert detect(b'<?xml version="1.0"?>\n<Message><Header><Id>1</Id></Header><Body><Scripted/></Body></Message>') == "application/xml"
+    assert (
+        detect(b'<?xml version="1.0"?>\n<Message><Header><Id>1</Id></Header><Body><Scripted/></Body></Message>')
+        == "application/xml"
+    )
 
 
 def test_markup_deep_inside_plain_text_is_harmless() -> None:
-    assert detect(b"Notizen\n" + b"x" * 2000 + b"\n<script>alert(1)</script>") == "text/plain"  # served as text, never sniffed that far
+    assert (
+        detect(b"Notizen\n" + b"x" * 2000 + b"\n<script>alert(1)</script>") == "text/plain"
+    )  # served as text, never sniffed that far
 
 
 def test_an_eml_is_told_by_its_header_lines() -> None:
@@ -450,7 +477,9 @@ def test_a_zip_directory_past_the_cap_is_refused_before_it_is_loaded() -> None:
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
-    assert peak < 2 * len(many) // 3, f"peaked at {peak} bytes for a {len(many)}-byte archive"  # the directory was never parsed
+    assert peak < 2 * len(many) // 3, (
+        f"peaked at {peak} bytes for a {len(many)}-byte archive"
+    )  # the directory was never parsed
     assert refused.value.code == "archive_too_large" and "10,001 entries" in str(refused.value)
     assert sniff(_zip_with(3)[:HEAD_SIZE], lambda: io.BytesIO(_zip_with(3))) == "application/zip"
 
@@ -458,7 +487,14 @@ def test_a_zip_directory_past_the_cap_is_refused_before_it_is_loaded() -> None:
 def test_an_end_record_claiming_millions_of_entries_is_refused() -> None:
     from chalicelib.uploads.zipbounds import ArchiveTooLarge, zip_directory
 
-    zip64_end = b"PK\x06\x06" + (44).to_bytes(8, "little") + bytes(20) + (3_000_000).to_bytes(8, "little") + (10**9).to_bytes(8, "little") + bytes(8)
+    zip64_end = (
+        b"PK\x06\x06"
+        + (44).to_bytes(8, "little")
+        + bytes(20)
+        + (3_000_000).to_bytes(8, "little")
+        + (10**9).to_bytes(8, "little")
+        + bytes(8)
+    )
     locator = b"PK\x06\x07" + bytes(4) + (4).to_bytes(8, "little") + (1).to_bytes(4, "little")
     classic = b"PK\x05\x06" + bytes(6) + b"\xff\xff" + b"\xff\xff\xff\xff" + bytes(6)
     forged = b"PK\x03\x04" + zip64_end + locator + classic
@@ -495,7 +531,13 @@ def test_the_end_record_is_read_as_zipfile_reads_it() -> None:
     read end records otherwise, this fails before the cap can drift from what zipfile loads."""
     from chalicelib.uploads.zipbounds import zip_directory
 
-    samples = [_zip_with(3), _zip_with(0), _lying(50, 3, zip64=False), _lying(50, 3, zip64=True), _lying(50, 0xFFFF, zip64=True)]
+    samples = [
+        _zip_with(3),
+        _zip_with(0),
+        _lying(50, 3, zip64=False),
+        _lying(50, 3, zip64=True),
+        _lying(50, 0xFFFF, zip64=True),
+    ]
     commented = io.BytesIO()
     with zipfile.ZipFile(commented, "w") as archive:
         archive.writestr("a", b"x")

@@ -13,7 +13,9 @@ from chalicelib.store.model import ENTITY_SK, Item, Transaction, TransactionCanc
 load_all()
 from chalicelib.resources.contacts import CONTACT  # noqa: E402
 
-CTX = CallContext(tenant_id="ten_A", key_id="key_1", agent_name="unit", scopes=frozenset(), request_id="r1", operation="test")
+CTX = CallContext(
+    tenant_id="ten_A", key_id="key_1", agent_name="unit", scopes=frozenset(), request_id="r1", operation="test"
+)
 OTHER = CallContext(tenant_id="ten_B", key_id="key_2", agent_name="unit", scopes=frozenset())
 
 
@@ -99,7 +101,13 @@ def test_alias_upsert_is_all_or_nothing(memory_table: None) -> None:
     a, b = _person(), _person()
     aliases.upsert(CTX, [{"alias": "one", "id": a.id or "", "type": "contact"}])
     with pytest.raises(Conflict):
-        aliases.upsert(CTX, [{"alias": "two", "id": b.id or "", "type": "contact"}, {"alias": "one", "id": b.id or "", "type": "contact"}])
+        aliases.upsert(
+            CTX,
+            [
+                {"alias": "two", "id": b.id or "", "type": "contact"},
+                {"alias": "one", "id": b.id or "", "type": "contact"},
+            ],
+        )
     assert aliases.resolve(CTX, "two") is None
     assert aliases.resolve(CTX, "one") == (a.id, "contact")
     assert aliases.resolve(OTHER, "one") is None

@@ -91,7 +91,10 @@ def test_ordinary_joins_and_strings_still_work() -> None:
     assert transform.apply("length(to_string(contacts))", RESULT) > 40_000
     assert len(transform.apply("to_string(contacts[*].to_string([@,@,@,@]))", RESULT)) > 250_000
     assert len(transform.apply("contacts[*].[@,@,@,@] | [] | [*].{id: id, name: lastName}", RESULT)) == 4000
-    assert transform.apply("reverse(join('-', contacts[:2].id))", RESULT) == "-".join(c["id"] for c in RESULT["contacts"][:2])[::-1]
+    assert (
+        transform.apply("reverse(join('-', contacts[:2].id))", RESULT)
+        == "-".join(c["id"] for c in RESULT["contacts"][:2])[::-1]
+    )
 
 
 def test_a_slice_with_step_zero_is_an_invalid_transform_not_a_crash() -> None:

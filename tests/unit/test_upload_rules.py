@@ -13,12 +13,20 @@ from chalicelib.errors import Invalid
 from chalicelib.uploads import files, form
 from tests.uploads import PDF, multipart
 
-TENANT, BATCH, DOC = "ten_01M80FKPVT22552JBZ7CGPMA02", "upb_01M80FKPVT22552JBZ7CGPMA03", "doc_01M80FKPVT22552JBZ7CGPMA04"
+TENANT, BATCH, DOC = (
+    "ten_01M80FKPVT22552JBZ7CGPMA02",
+    "upb_01M80FKPVT22552JBZ7CGPMA03",
+    "doc_01M80FKPVT22552JBZ7CGPMA04",
+)
 
 
 @pytest.fixture(autouse=True)
 def credentials(monkeypatch: pytest.MonkeyPatch) -> None:
-    for name, value in {"AWS_ACCESS_KEY_ID": "unit", "AWS_SECRET_ACCESS_KEY": "unit", "AWS_REGION": "eu-central-1"}.items():
+    for name, value in {
+        "AWS_ACCESS_KEY_ID": "unit",
+        "AWS_SECRET_ACCESS_KEY": "unit",
+        "AWS_REGION": "eu-central-1",
+    }.items():
         monkeypatch.setenv(name, value)
 
 
@@ -40,7 +48,9 @@ def test_the_post_policy_binds_key_type_exact_size_and_expiry() -> None:
     assert {"bucket": files.bucket()} in conditions
     expiry = dt.datetime.fromisoformat(str(policy["expiration"]).replace("Z", "+00:00"))
     assert dt.timedelta(seconds=590) <= expiry - before <= dt.timedelta(seconds=610)
-    assert not any(isinstance(c, list) and c[0] == "starts-with" for c in conditions), "no condition leaves a field open"
+    assert not any(isinstance(c, list) and c[0] == "starts-with" for c in conditions), (
+        "no condition leaves a field open"
+    )
 
 
 def test_the_signed_fields_are_what_the_client_must_send() -> None:
@@ -82,7 +92,9 @@ def test_file_names_are_sanitised(given: str, stored: str) -> None:
 
 
 def test_a_multipart_body_becomes_the_json_arguments() -> None:
-    body, content_type = multipart([("locationId", "haus"), ("document", '{"title": "Protokoll"}')], "resource", "p.pdf", PDF, "application/pdf")
+    body, content_type = multipart(
+        [("locationId", "haus"), ("document", '{"title": "Protokoll"}')], "resource", "p.pdf", PDF, "application/pdf"
+    )
     args = form.parse(content_type, body)
     assert args["locationId"] == "haus" and args["document"] == {"title": "Protokoll"}
     assert args["resource"]["fileName"] == "p.pdf" and args["resource"]["contentType"] == "application/pdf"

@@ -22,7 +22,11 @@ def _texts() -> list[str]:
 def test_token_ids_are_the_tokenizers_library_s() -> None:
     reference = tokenizers.Tokenizer.from_file(str(wordllama_model.data_dir() / wordllama_model.TOKENIZER))
     texts = _texts()
-    differing = [text for text in texts if wordllama_model.token_ids(text) != reference.encode(text, add_special_tokens=False).ids]
+    differing = [
+        text
+        for text in texts
+        if wordllama_model.token_ids(text) != reference.encode(text, add_special_tokens=False).ids
+    ]
     assert len(texts) > 5000 and differing == []
 
 
