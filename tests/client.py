@@ -4,6 +4,7 @@ in and out, and helpers for the service's two paths."""
 from __future__ import annotations
 
 import json
+import sys
 import time
 import urllib.error
 import urllib.parse
@@ -26,25 +27,55 @@ class Answer:
 
 
 class Api:
-    def __init__(self, base: str, timeout: float = 30) -> None:
+    """The service at `base`. With `gateways` (chalicelib.local.http_server.Gateways) a request
+    is answered in this process, without a socket: the same request urllib would send (its
+    default headers included) goes to the same code the local HTTP server hands it to. `base`
+    still serves what needs the wire (MCP sessions, raw sockets, `make serve`)."""
+
+    def __init__(self, base: str, timeout: float = 30, *, gateways: Any = None) -> None:
         self.base = base
         self.timeout = timeout  # seconds per request
+        self.gateways = gateways
 
     def request(
         self, method: str, path: str, *, body: bytes | None = None, headers: dict[str, str] | None = None
     ) -> Answer:
         req = urllib.request.Request(self.base + path, data=body, method=method, headers=headers or {})
-        try:
-            with urllib.request.urlopen(req, timeout=self.timeout) as resp:
-                status, raw, hdrs = resp.status, resp.read(), resp.headers
-        except urllib.error.HTTPError as err:
-            status, raw, hdrs = err.code, err.read(), err.headers
-        lowered = {k.lower(): v for k, v in hdrs.items()}
+        if self.gateways is not None:
+            status, raw, lowered = self._in_process(req, path)
+        else:
+            try:
+                with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                    status, raw, hdrs = resp.status, resp.read(), resp.headers
+            except urllib.error.HTTPError as err:
+                status, raw, hdrs = err.code, err.read(), err.headers
+            lowered = {k.lower(): v for k, v in hdrs.items()}
         try:
             parsed = json.loads(raw) if raw else None
         except ValueError:
             parsed = None
         return Answer(status, lowered, parsed, raw)
+
+    def _in_process(self, req: urllib.request.Request, path: str) -> tuple[int, bytes, dict[str, str]]:
+        sent = dict(req.header_items())
+        if req.data is not None:
+            sent.setdefault("Content-type", "application/x-www-form-urlencoded")  # as urllib adds it
+            sent.setdefault("Content-length", str(len(req.data)))  # type: ignore[arg-type]
+        sent = {
+            "Accept-Encoding": "identity",
+            "Host": req.host,
+            "User-Agent": f"Python-urllib/{sys.version_info.major}.{sys.version_info.minor}",
+            "Connection": "close",
+            **sent,
+        }
+        body = req.data if isinstance(req.data, bytes) and req.data else None
+        status, answered, content = self.gateways.answer(req.get_method(), path, sent, body)
+        lowered = {name.lower(): value[-1] if isinstance(value, list) else value for name, value in answered.items()}
+        if content is not None:
+            lowered.setdefault("content-type", "application/json")  # as the local server answers
+        raw = content or b""
+        lowered["content-length"] = str(len(raw))
+        return status, raw, lowered
 
     def query(
         self,

@@ -1,5 +1,8 @@
 """Fixtures: one embedded stack and one HTTP server per test process (moto's server on
-loopback, the Chalice app served by Chalice's own local server), and fresh tenants."""
+loopback, the Chalice app served by Chalice's own local server), and fresh tenants. Within
+the process nothing goes through a socket: the tests' REST calls reach the app directly
+(tests/client.py), the app's AWS calls reach moto directly (chalicelib/local/moto_transport.py);
+MCP sessions, raw-socket tests and the webhook receivers use the wire."""
 
 from __future__ import annotations
 
@@ -35,13 +38,19 @@ def stack() -> Iterator[object]:
 
 @pytest.fixture(scope="session")
 def api(stack: object) -> Iterator[Api]:
-    from chalicelib.local.http_server import serve_in_thread
+    from chalicelib.local.http_server import Gateways, serve_in_thread
     from chalicelib.local.stack import free_port
 
-    port = free_port()
-    server = serve_in_thread(port)
-    yield Api(f"http://127.0.0.1:{port}")
+    port, gateways = free_port(), Gateways()
+    server = serve_in_thread(port, gateways)
+    yield Api(f"http://127.0.0.1:{port}", gateways=gateways)  # REST in process; MCP and raw sockets use the port
     server.shutdown()
+
+
+@pytest.fixture(scope="session")
+def http_api(api: Api) -> Api:
+    """The same service over HTTP: for what the wire itself decides (repeated headers, framing)."""
+    return Api(api.base)
 
 
 @pytest.fixture()

@@ -1,11 +1,17 @@
-"""The two Lambda-hosted faces on Chalice's local HTTP server, used by `make serve`, the
-tests and the benches: the MCP path goes to the MCP function's app (mcp_app.py), every
-other path to the REST function's (app.py), as the deployed API Gateway routes them."""
+"""The two Lambda-hosted faces behind one address, used by `make serve`, the tests and the
+benches: the MCP path goes to the MCP function's app (mcp_app.py), every other path to the
+REST function's (app.py), as the deployed API Gateway routes them.
+
+`Gateways.answer` answers one request in this process; Chalice's local HTTP server calls it
+for every request it reads off a socket, and the functional tests call it directly (no
+socket: tests/client.py), so both get the same answers."""
 
 from __future__ import annotations
 
+import base64
 import threading
 import uuid
+from http.server import BaseHTTPRequestHandler
 from typing import Any
 
 from chalice import Chalice  # type: ignore[attr-defined]
@@ -22,18 +28,64 @@ from chalice.local import (
 from chalicelib.errors import no_route
 from chalicelib.paths import MCP as MCP_PATH
 
+Headers = dict[str, Any]  # a value is a string, or a list of them for a repeated header
+
+
+def _local(app: Chalice) -> Chalice:
+    """What chalice.local.create_local_server does to an app, once."""
+    if not isinstance(app, LocalChalice):
+        app.__class__ = type("LocalApp", (LocalChalice, app.__class__), {})
+    return app
+
+
+class Gateways:
+    def __init__(self) -> None:
+        # cold start: the apps load when the gateways are made (serve.py first sets sys.path and
+        # the stage environment)
+        import app as rest_module  # cold start: as above
+        import mcp_app as mcp_module  # cold start: as above
+
+        self.rest_app = _local(rest_module.app)
+        self.rest = LocalGateway(self.rest_app, Config(chalice_stage="local"))
+        self.mcp = LocalGateway(_local(mcp_module.app), Config(chalice_stage="local"))
+
+    def answer(self, method: str, path: str, headers: Headers, body: bytes | None) -> tuple[int, Headers, bytes | None]:
+        """Status, headers and body of one request, as the deployment's gateway answers it."""
+        gateway = self.mcp if path.split("?", 1)[0] == MCP_PATH else self.rest
+        try:
+            response = gateway.handle_request(method=method, path=path, headers=headers, body=body)
+        except ForbiddenError:
+            # A path no route serves: the problem+json 404 the deployment's gateway response gives
+            # (API Gateway itself says 403 "Missing Authentication Token"). The app has no
+            # authorizers, so chalice's local gateway raises ForbiddenError for nothing else.
+            from chalicelib.http import problem_response  # cold start: loaded with the apps above
+
+            problem = problem_response(no_route(method, path.split("?", 1)[0]), str(uuid.uuid4()))
+            return problem.status_code, dict(problem.headers), _bytes(problem.body)
+        except LocalGatewayException as error:
+            return error.CODE, dict(error.headers), _bytes(error.body)
+        answered = {**response["headers"], **response["multiValueHeaders"]}
+        content = response["body"]
+        if response.get("isBase64Encoded"):
+            content = base64.b64decode(content)
+        return response["statusCode"], answered, _bytes(content)
+
+
+def _bytes(body: str | bytes | None) -> bytes | None:
+    return body.encode() if isinstance(body, str) else body
+
 
 class _Handler(ChaliceRequestHandler):
-    mcp_app: Chalice  # set by create_server
+    gateways: Gateways  # set by create_server
 
     def __init__(self, request: Any, client_address: Any, server: Any, app_object: Chalice, config: Config) -> None:
-        self.mcp_gateway = LocalGateway(self.mcp_app, config)
-        super().__init__(request, client_address, server, app_object, config)
+        # chalice's handler makes a gateway per request; the shared ones serve instead
+        BaseHTTPRequestHandler.__init__(self, request, client_address, server)
 
     def _generic_handle(self) -> None:
-        if self.path.split("?", 1)[0] == MCP_PATH:
-            self.local_gateway = self.mcp_gateway
-        super()._generic_handle()
+        headers, body = self._parse_payload()
+        status, answered, content = self.gateways.answer(self.command, self.path, headers, body)
+        self._send_http_response(status, answered, content)
 
     # chalice binds every method to its own _generic_handle
     do_GET = do_PUT = do_POST = do_HEAD = do_DELETE = do_PATCH = do_OPTIONS = _generic_handle
@@ -48,48 +100,19 @@ class _Handler(ChaliceRequestHandler):
                 headers[name] = ", ".join(values)
         return headers, body
 
-    def _send_error_response(self, error: LocalGatewayException) -> None:
-        """A path no route serves: the problem+json 404 the deployment's gateway response
-        gives (API Gateway itself says 403 "Missing Authentication Token"). The app has no
-        authorizers, so chalice's local gateway raises ForbiddenError for nothing else."""
-        if isinstance(error, ForbiddenError):
-            from chalicelib.http import (  # cold start: the REST face (and its logger) loads with the apps,
-                # see create_server
-                problem_response,
-            )
-
-            answer = problem_response(no_route(self.command, self.path.split("?", 1)[0]), str(uuid.uuid4()))
-            self._send_http_response(answer.status_code, dict(answer.headers), answer.body)
-            return
-        super()._send_error_response(error)
-
 
 class _QuietHandler(_Handler):
     def log_message(self, format: str, *args: Any) -> None:
         """The service logs each request itself (structured); no second access log."""
 
 
-def _local(app: Chalice) -> Chalice:
-    """What chalice.local.create_local_server does to an app, once."""
-    if not isinstance(app, LocalChalice):
-        app.__class__ = type("LocalApp", (LocalChalice, app.__class__), {})
-    return app
+def create_server(port: int, *, quiet: bool = True, gateways: Gateways | None = None) -> LocalDevServer:
+    gateways = gateways or Gateways()
+    handler = type("Handler", (_QuietHandler if quiet else _Handler,), {"gateways": gateways})
+    return LocalDevServer(gateways.rest_app, Config(chalice_stage="local"), "127.0.0.1", port, handler_cls=handler)
 
 
-def create_server(port: int, *, quiet: bool = True) -> LocalDevServer:
-    # cold start: the apps load when a server is made (serve.py first sets sys.path and the stage
-    # environment)
-    import app as rest_module  # cold start: as above
-    import mcp_app as mcp_module  # cold start: as above
-
-    base = _QuietHandler if quiet else _Handler
-    handler = type("Handler", (base,), {"mcp_app": _local(mcp_module.app)})
-    return LocalDevServer(
-        _local(rest_module.app), Config(chalice_stage="local"), "127.0.0.1", port, handler_cls=handler
-    )
-
-
-def serve_in_thread(port: int) -> LocalDevServer:
-    server = create_server(port)
+def serve_in_thread(port: int, gateways: Gateways | None = None) -> LocalDevServer:
+    server = create_server(port, gateways=gateways)
     threading.Thread(target=server.server.serve_forever, daemon=True).start()
     return server

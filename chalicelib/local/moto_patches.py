@@ -19,13 +19,16 @@ table, so a snapshot never holds half of a transaction."""
 
 from __future__ import annotations
 
+import calendar
 import copy
+import datetime as dt
 import functools
 import json
 import threading
 import time
 from typing import Any
 
+from moto.core.responses import ActionResult
 from moto.core.utils import unix_time, unix_time_millis
 from moto.dynamodb.comparisons import OpDefault, get_filter_expression
 from moto.dynamodb.exceptions import (
@@ -39,6 +42,7 @@ from moto.dynamodb.models.dynamo_type import Item, LimitedSizeDict
 from moto.dynamodb.models.table import Table
 from moto.dynamodb.responses import DynamoResult
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication
+from moto.s3.utils import _VersionedKeyStore
 from moto.sqs.models import Message, Queue, SQSBackend
 
 from chalicelib.local import moto_index
@@ -143,6 +147,7 @@ def apply() -> None:
     _patch_projection()
     _patch_item_answers()
     _patch_dispatch()
+    _patch_bucket_listing()
     _applied = True
 
 
@@ -160,6 +165,18 @@ def _patch_dispatch() -> None:
         return known[host]
 
     DomainDispatcherApplication.get_backend_for_host = get_backend_for_host  # type: ignore[method-assign]
+
+
+def _patch_bucket_listing() -> None:
+    """moto lists a bucket's versions by copying its key names, then looking each one up: a
+    key deleted in between (another upload refused at the same moment) answers None, and the
+    listing fails with a TypeError. Here the listing walks one copy of the names with their
+    versions, as S3 answers a listing: what was there when it began."""
+
+    def iterlists(self: Any) -> Any:
+        yield from self._self_iterable().items()
+
+    _VersionedKeyStore.lists = _VersionedKeyStore.iterlists = iterlists  # type: ignore[method-assign]
 
 
 def _patch_sqs() -> None:
@@ -400,6 +417,28 @@ def _patch_item_answers() -> None:
         return original(self, context)
 
     DynamoResult.execute_result = execute_result  # type: ignore[method-assign]
+
+    # The change stream's records carry whole item images the same way (and a creation time,
+    # written as the serialiser writes a timestamp: epoch seconds, to the millisecond).
+    generic = ActionResult.execute_result
+
+    def plain(value: Any) -> Any:
+        if isinstance(value, dt.datetime):
+            seconds = calendar.timegm(value.timetuple())
+            return seconds + (value.microsecond // 1000) / 1000.0 if value.microsecond else seconds
+        return refuse(value)
+
+    def stream_result(self: Any, context: Any) -> Any:
+        if context.operation_model.name == "GetRecords":
+            try:
+                body = json.dumps(self.result, default=plain)
+            except TypeError:
+                pass
+            else:
+                return 200, {"Content-Type": "application/x-amz-json-1.0"}, body
+        return generic(self, context)
+
+    ActionResult.execute_result = stream_result  # type: ignore[method-assign]
 
 
 def _item_of(item: Any, attrs: dict[str, Any]) -> Any:

@@ -1,4 +1,5 @@
-"""Start moto's server on loopback, point boto3 and pynamodb at it, create the table (and
+"""Start moto's server on loopback (this process's own calls reach it without a socket:
+chalicelib/local/moto_transport.py), point boto3 and pynamodb at it, create the table (and
 bucket and queue), and keep the table's items on disk between runs.
 
 State is a JSON file of the table's items in DynamoDB's own typed format, written
@@ -87,11 +88,12 @@ class LocalStack:
             ThreadedMotoServer,
         )
 
-        from chalicelib.local import moto_patches  # cold start: it loads moto, only where moto runs
+        from chalicelib.local import moto_patches, moto_transport  # cold start: they load moto, only where it runs
 
         moto_patches.apply()
         self._server = ThreadedMotoServer(ip_address="127.0.0.1", port=self.port, verbose=False)
         self._server.start()
+        moto_transport.install(self.endpoint)  # this process's own calls skip the sockets
 
     def _create_queues_and_bucket(self) -> None:
         """The upload bucket notifies the upload queue of every stored file; a message that
@@ -275,6 +277,9 @@ class LocalStack:
                 worker.stop()
                 worker.join(timeout=5)
         if self._server is not None:
+            from chalicelib.local import moto_transport  # cold start: loaded already where moto runs
+
+            moto_transport.uninstall(self.endpoint)
             self._server.stop()
             self._server = None
         process = getattr(self, "_process", None)

@@ -98,3 +98,26 @@ def test_whole_items_keep_their_maps_lists_and_binary_values() -> None:
     assert all(i["blob"]["B"][1:] == bytes([0, 255]) for i in batch["Responses"][config.table_name()])
     whole = _query()  # the index's projection: keys and the other slots' keys (INCLUDE)
     assert len(whole) == 3 and set(whole[0]) == {"PK", "SK", "gsi1pk", "gsi1sk", "gsi2pk"}
+
+
+def test_change_stream_records_carry_their_images_and_creation_time() -> None:
+    import datetime as dt
+
+    client = _client()
+    key = {"PK": {"S": "ten_t#con_s"}, "SK": {"S": "entity"}}
+    client.put_item(TableName=config.table_name(), Item={**key, "data": {"M": {"n": {"N": "1.5"}, "l": {"L": []}}}})
+    client.put_item(TableName=config.table_name(), Item={**key, "blob": {"B": b"\x00\xff"}})  # binary: the slow way
+    client.delete_item(TableName=config.table_name(), Key=key)
+    streams = boto3.client("dynamodbstreams", region_name=config.region())
+    arn = client.describe_table(TableName=config.table_name())["Table"]["LatestStreamArn"]
+    shard = streams.describe_stream(StreamArn=arn)["StreamDescription"]["Shards"][0]["ShardId"]
+    iterator = streams.get_shard_iterator(StreamArn=arn, ShardId=shard, ShardIteratorType="TRIM_HORIZON")
+    first = streams.get_records(ShardIterator=iterator["ShardIterator"], Limit=1)  # no binary value: the fast way
+    records = first["Records"] + streams.get_records(ShardIterator=first["NextShardIterator"])["Records"]
+    assert [r["eventName"] for r in records] == ["INSERT", "MODIFY", "REMOVE"]
+    created, changed, removed = (r["dynamodb"] for r in records)
+    assert created["NewImage"]["data"] == {"M": {"n": {"N": "1.5"}, "l": {"L": []}}} and "OldImage" not in created
+    assert changed["NewImage"]["blob"] == {"B": b"\x00\xff"} and changed["OldImage"]["data"]["M"]["n"] == {"N": "1.5"}
+    assert removed["Keys"] == key and removed["OldImage"]["blob"] == {"B": b"\x00\xff"}
+    now = dt.datetime.now(dt.UTC)
+    assert all(abs((now - r["ApproximateCreationDateTime"]).total_seconds()) < 60 for r in (created, changed, removed))
