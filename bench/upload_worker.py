@@ -39,8 +39,8 @@ def instrument() -> None:
     from chalicelib.local import queue_poller
     from chalicelib.uploads import direct, register
 
-    register.reservations.get_many = timed(  # type: ignore[method-assign]
-        "read the batch's reservations (BatchGetItem)", register.reservations.get_many
+    register.upload_store.get_reservations = timed(  # type: ignore[method-assign]
+        "read the batch's reservations (BatchGetItem)", register.upload_store.get_reservations
     )
     register.files.read = timed("read file from S3 + SHA-256", register.files.read)  # type: ignore[method-assign]
     direct.checked_type = timed("sniff media type", direct.checked_type)  # type: ignore[assignment]

@@ -95,11 +95,11 @@ class Grant:
 # What the operations call: the REST function runs them, and the MCP function runs them too
 # (meta.tool.execute, pipelines).
 OPERATIONS: list[Grant] = [
-    # store/entities.py, keys.py, aliases.py, idempotency.py, requests.py, integrations.py,
-    # auth.py (Item.get, item.save/update/delete, Transaction: put, update, delete, condition
-    # check), entities.fetch_many and uploads/reservations.py (batch_get, batch_write),
-    # requests.py / deadletters.py / deliveries.py / refs.py (Item.query, Item.count),
-    # resources/platform.py status (Item.describe_table)
+    # store/entities.py, keys.py, key_lookups.py, aliases.py, merges.py, idempotency.py,
+    # requests.py, integrations.py (Item.get, item.save/update/delete, Transaction: put, update,
+    # delete, condition check), entities.fetch_many and store/uploads.py (batch_get, batch_write),
+    # requests.py / deadletters.py / deliveries.py / audit_records.py / refs.py (Item.query,
+    # Item.count), store/entities.py table_status for `status` (Item.describe_table)
     Grant(
         "TableReadWrite",
         (
@@ -144,9 +144,9 @@ CODE: dict[str, list[Grant]] = {
         Grant("SearchRead", ("es:ESHttpPost",), (*SEARCH_PATHS, *COUNT_PATHS), condition="UseOpenSearch"),
     ],
     "OnTableChange": [
-        # events/audit.py record_many (batch_write of the audit records), events/deliveries.py
-        # fan_out (fetch_many of the tenant's webhooks: batch_get; a delivery per subscriber:
-        # conditional save)
+        # events/audit.py record_many (store/audit_records.py write_records: batch_write),
+        # events/deliveries.py fan_out (fetch_many of the tenant's webhooks: batch_get; a delivery
+        # per subscriber: store/deliveries.py create_delivery, a conditional save)
         Grant("AuditAndDeliveries", ("dynamodb:BatchWriteItem", "dynamodb:BatchGetItem", "dynamodb:PutItem"), (TABLE,)),
         # events/deliveries.py fan_out: each delivery's message (delivery_queue.enqueue)
         Grant("DeliveryMessages", ("sqs:SendMessage",), (DELIVERY_QUEUE,)),
@@ -154,8 +154,8 @@ CODE: dict[str, list[Grant]] = {
         Grant("WebhookIndex", ("dynamodb:Query",), (TABLE_INDEXES,)),
     ],
     "DeliverWebhooks": [
-        # events/deliveries.py get / settle (the delivery: Item.get, item.update),
-        # events/subscriptions.py target (the webhook and its secret: Item.get),
+        # store/deliveries.py get_delivery / save_delivery (the delivery: Item.get, item.update),
+        # store/webhooks.py delivery_target (the webhook and its secret: Item.get),
         # store/webhooks.py health (the health item: Item.get, conditional save on first use),
         # claim_lease / record / disable (item.update)
         Grant("Deliveries", ("dynamodb:GetItem", "dynamodb:PutItem", "dynamodb:UpdateItem"), (TABLE,)),
@@ -163,7 +163,8 @@ CODE: dict[str, list[Grant]] = {
         Grant("DeliveryWaits", ("sqs:ChangeMessageVisibility",), (DELIVERY_QUEUE,)),
     ],
     "OnUpload": [
-        # uploads/reservations.py get_many / get (batch_get, Item.get) and set_failed (update);
+        # store/uploads.py get_reservations / get_reservation (batch_get, Item.get) and
+        # mark_failed (update);
         # uploads/register.py via store.create: the document, its reference edges and unique
         # claims and the reservation in one transaction (put, update, delete, condition check)
         Grant(
@@ -185,7 +186,7 @@ CODE: dict[str, list[Grant]] = {
         Grant("UploadVersions", ("s3:ListBucketVersions",), (UPLOAD_BUCKET,)),
     ],
     "SweepUploads": [
-        # uploads/sweep.py entities_with_files (Item.scan) and _awaited (reservations.get);
+        # store/uploads.py entities_with_files (Item.scan) and get_reservation (uploads/sweep.py);
         # it only reports: deleting orphans is the CLI's --delete-orphans, not the schedule's
         Grant("FileReferences", ("dynamodb:Scan", "dynamodb:GetItem"), (TABLE,)),
         # uploads/files.py stored(): list_objects_v2 over the bucket

@@ -1,9 +1,6 @@
-"""The audit trail: one record per entity change, written by the stream handler.
-
-Record item: PK <tenant>#<audit id>, SK "audit". Indexes: gsi1 all records of the tenant,
-gsi2 per entity, gsi3 per key, gsi4 per agent; all sorted by the audit id, a ULID whose time
-is the change's, so a time range is a key condition, never a filter over everything.
-A record delivered twice by the stream is written again with the same content."""
+"""The audit trail: one record per entity change, written by the stream handler (stored by
+store/audit_records.py), and the reads of audit.list, audit.show and audit.revert. A record
+delivered twice by the stream is written again with the same content."""
 
 from __future__ import annotations
 
@@ -15,15 +12,8 @@ from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.errors import Invalid, NotFound
 from chalicelib.events.changes import Change
-from chalicelib.store.entities import fetch_many, matching_keys
-from chalicelib.store.model import INDEXES, Item
-
-AUDIT_SK = "audit"
-FILTER_SLOTS = {"entityId": 2, "keyId": 3, "agentName": 4}
-
-
-def _slot_pk(tenant_id: str, name: str | None = None, value: str | None = None) -> str:
-    return f"{tenant_id}#audit" if name is None else f"{tenant_id}#audit#{name}={value}"
+from chalicelib.store import audit_records
+from chalicelib.store.audit_records import AuditRecord, records
 
 
 def record(change: Change) -> None:
@@ -32,17 +22,13 @@ def record(change: Change) -> None:
 
 
 def record_many(changes: list[Change]) -> None:
-    """Write the audit records of a stream batch with BatchWriteItem (25 a call). The
-    content of a record is a function of its stream record, so writing it again when the
-    stream redelivers changes nothing: no condition needed."""
-    with Item.batch_write() as batch:
-        for change in changes:
-            batch.save(_item(change))
+    """Write the audit records of a stream batch."""
+    audit_records.write_records([_record(change) for change in changes])
 
 
-def _item(change: Change) -> Item:
+def _record(change: Change) -> AuditRecord:
     actor = change.changed_by
-    data = {
+    return {
         "id": change.audit_id,
         "at": change.at,
         "tenantId": change.tenant_id,
@@ -64,21 +50,6 @@ def _item(change: Change) -> Item:
         "after": change.after,
         "changedFields": changed_fields(change.before, change.after),
     }
-    slots: dict[str, Any] = {"gsi1pk": _slot_pk(change.tenant_id), "gsi1sk": change.audit_id}
-    for name, slot in FILTER_SLOTS.items():
-        value = change.entity_id if name == "entityId" else actor.get(name)
-        if value:
-            slots[f"gsi{slot}pk"], slots[f"gsi{slot}sk"] = _slot_pk(change.tenant_id, name, value), change.audit_id
-    return Item(
-        f"{change.tenant_id}#{change.audit_id}",
-        AUDIT_SK,
-        type="audit",
-        tenantId=change.tenant_id,
-        id=change.audit_id,
-        data=data,
-        createdAt=change.at,
-        **slots,
-    )
 
 
 def changed_fields(before: dict[str, Any] | None, after: dict[str, Any] | None) -> list[str]:
@@ -86,12 +57,11 @@ def changed_fields(before: dict[str, Any] | None, after: dict[str, Any] | None) 
     return sorted(k for k in set(old) | set(new) if old.get(k) != new.get(k))
 
 
-def get(ctx: CallContext, audit_id: str) -> dict[str, Any]:
-    try:
-        item = Item.get(f"{ctx.tenant_id}#{audit_id}", AUDIT_SK, consistent_read=True)
-    except Item.DoesNotExist:
-        raise NotFound(f"No audit record {audit_id} in this tenant.") from None
-    return item.data_dict()
+def get(ctx: CallContext, audit_id: str) -> AuditRecord:
+    found = audit_records.get_record(ctx.tenant_id, audit_id)
+    if found is None:
+        raise NotFound(f"No audit record {audit_id} in this tenant.")
+    return found
 
 
 def _bound(moment: str | None, *, upper: bool) -> str | None:
@@ -102,36 +72,15 @@ def _bound(moment: str | None, *, upper: bool) -> str | None:
 
 
 def search(ctx: CallContext, filters: dict[str, Any]) -> tuple[list[str], bool]:
-    """Keys (PK) of the matching records, oldest first, and whether the read stopped at
-    config.COUNT_LIMIT. The most selective given filter picks the index, the time range is
-    its key condition, the other filters are checked on the index keys; `operation` needs
-    the records (operation_filtered)."""
-    chosen = next((name for name in FILTER_SLOTS if filters.get(name)), None)
-    slot = FILTER_SLOTS[chosen] if chosen else 1
-    index = INDEXES[slot]
-    hash_key = _slot_pk(ctx.tenant_id, chosen, filters[chosen]) if chosen else _slot_pk(ctx.tenant_id)
-    lo, hi = _bound(filters.get("from"), upper=False), _bound(filters.get("to"), upper=True)
-    sort_attr = getattr(Item, f"gsi{slot}sk")
-    condition = None
-    if lo and hi:
-        condition = sort_attr.between(lo, hi)
-    elif lo:
-        condition = sort_attr >= lo
-    elif hi:
-        condition = sort_attr <= hi
-    checks = {
-        f"gsi{FILTER_SLOTS[n]}pk": _slot_pk(ctx.tenant_id, n, filters[n])
-        for n in FILTER_SLOTS
-        if filters.get(n) and n != chosen
-    }
-    return matching_keys(index, hash_key, condition, checks)
+    """Keys of the matching records, oldest first, and whether the read stopped at
+    config.COUNT_LIMIT. The time range (from/to) bounds the audit ids; `operation` needs the
+    records (operation_filtered)."""
+    indexed = {name: filters[name] for name in audit_records.FILTER_SLOTS if filters.get(name)}
+    lowest, highest = _bound(filters.get("from"), upper=False), _bound(filters.get("to"), upper=True)
+    return audit_records.record_keys(ctx.tenant_id, indexed, lowest, highest)
 
 
-def records(keys: list[str]) -> list[dict[str, Any]]:
-    return [item.data_dict() for item in fetch_many([(pk, AUDIT_SK) for pk in keys])]
-
-
-def operation_filtered(keys: list[str], operation: str) -> list[dict[str, Any]]:
+def operation_filtered(keys: list[str], operation: str) -> list[AuditRecord]:
     """The records among `keys` made by `operation`. No index holds the operation, so the
     records themselves are read: at most config.AUDIT_OPERATION_SCAN of them, else 400."""
     if len(keys) > config.AUDIT_OPERATION_SCAN:
@@ -152,7 +101,7 @@ def operation_filtered(keys: list[str], operation: str) -> list[dict[str, Any]]:
     return [r for r in records(keys) if r.get("operation") == operation]
 
 
-def page(ctx: CallContext, filters: dict[str, Any], limit: int, offset: int) -> tuple[list[dict[str, Any]], int, bool]:
+def page(ctx: CallContext, filters: dict[str, Any], limit: int, offset: int) -> tuple[list[AuditRecord], int, bool]:
     keys, capped = search(ctx, filters)
     if filters.get("operation"):
         matching = operation_filtered(keys, filters["operation"])

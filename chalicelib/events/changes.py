@@ -1,11 +1,12 @@
 """One entity change, read from a DynamoDB stream record.
 
-Changes are entity items (SK "entity", a type of the entity catalogue) and the account's own
-records: API keys (created, disabled), the tenant (sign-up, plan and throttle changes) and an
-integration's connection to the tenant (connected, disabled). The account's records are
-audited like entities, but they are no events of the interface (no webhook gets them) and
-never reverted. Key lookups, aliases, reference edges, unique claims, idempotency markers,
-secrets and audit records themselves are bookkeeping and pass silently."""
+Changes are entity items (a type of the entity catalogue) and the account's own records: API
+keys (created, disabled), the tenant (sign-up, plan and throttle changes) and an integration's
+connection to the tenant (connected, disabled). The account's records are audited like
+entities, but they are no events of the interface (no webhook gets them) and never reverted.
+Key lookups, aliases, reference edges, unique claims, idempotency markers, secrets and audit
+records themselves are bookkeeping and pass silently (store/audit_records.py tells the items
+apart by their keys)."""
 
 from __future__ import annotations
 
@@ -14,21 +15,15 @@ from dataclasses import dataclass
 from typing import Any
 
 from chalicelib import clock, ids, jsontext
-from chalicelib.entities import ENTITY_TYPES
-from chalicelib.store.model import ENTITY_SK
+from chalicelib.store import audit_records
 
 REDACTED = "[redacted]"
 # lookupPk is derived from a key's secret (its hash): kept out of the audit trail like the secret.
 _SECRET_FIELDS = {"secret", "authorizationHeader", "key", "password", "token", "lookupPk"}
-# The account's records (store/keys.py): an API key is an item SK "entity" of type apiKey, the
-# tenant an item SK "tenant"; the stream's event filter (STREAM_FILTER below) lets them through.
-TENANT_SK = "tenant"
-# An integration's connection to a tenant (store/integrations.py) has SK "tenant#<tenant id>"
-# under the integration's partition: the integration as the tenant sees it.
-CONNECTION_SK_PREFIX = "tenant#"
 ACCOUNT_TYPES = frozenset({"apiKey", "tenant", "integration"})  # the audit's entity types of the account
-# What the event source's filter lets through (infra/resources.py); from_record drops the rest anyway.
-STREAM_FILTER = {"dynamodb": {"Keys": {"SK": {"S": [ENTITY_SK, TENANT_SK, {"prefix": CONNECTION_SK_PREFIX}]}}}}
+# What the event source's filter lets through (infra/resources.py): the sort keys of the items the
+# audit follows (store/audit_records.py); from_record drops the rest anyway.
+STREAM_FILTER = {"dynamodb": {"Keys": {"SK": {"S": audit_records.AUDITED_SORT_KEYS}}}}
 # Written on a key's record when it is used (store/keys.py record_use): bookkeeping, not a
 # change of the account, so neither in the record's state nor a record of its own.
 _USAGE_FIELDS = {"lastUsedAt", "lastUsedIp"}
@@ -80,23 +75,12 @@ def audit_id(at: str, sequence: str) -> str:
     return f"aud_{ids.ulid_from(millis, int(digits) % (1 << 80))}"
 
 
-def _audited_type(sk: str, item_type: str) -> str | None:
-    """The audit's entity type of an item, None for bookkeeping."""
-    if item_type in ENTITY_TYPES or item_type == "apiKey":
-        return item_type if sk == ENTITY_SK else None
-    if item_type == "tenant":
-        return item_type if sk == TENANT_SK else None
-    if item_type == "integrationConnection":
-        return "integration" if sk.startswith(CONNECTION_SK_PREFIX) else None
-    return None
-
-
 def from_record(record: dict[str, Any]) -> Change | None:
     stream = record.get("dynamodb") or {}
     keys = _deserialise(stream.get("Keys")) or {}
     new, old = _deserialise(stream.get("NewImage")), _deserialise(stream.get("OldImage"))
     current = new or old or {}
-    entity_type = _audited_type(str(keys.get("SK", "")), str(current.get("type")))
+    entity_type = audit_records.audited_type(str(keys.get("SK", "")), str(current.get("type")))
     if entity_type is None or not current.get("tenantId"):
         return None
     action = _action(record.get("eventName", ""), old, new)

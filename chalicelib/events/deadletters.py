@@ -1,5 +1,5 @@
-"""Stream records that kept failing: kept in the table for an operator to look at and
-replay (`python -m chalicelib.events.deadletters [list|replay]`)."""
+"""Stream records that kept failing: kept in the table (store/deadletters.py) for an operator
+to look at and replay (`python -m chalicelib.events.deadletters [list|replay]`)."""
 
 from __future__ import annotations
 
@@ -9,36 +9,24 @@ from typing import Any
 
 from chalicelib import clock
 from chalicelib.events.stream import handle_record
-from chalicelib.store.model import Item
-
-DLQ_PK = "deadletter#stream"
+from chalicelib.store.deadletters import pending, remove_dead_letter, save_dead_letter
 
 
 def store(record: dict[str, Any], error: str, attempts: int) -> None:
     sequence = str((record.get("dynamodb") or {}).get("SequenceNumber", clock.now_iso()))
-    Item(
-        DLQ_PK,
-        sequence,
-        type="deadLetter",
-        data={"record": json.dumps(record, default=str), "error": error, "attempts": attempts},
-        createdAt=clock.now_iso(),
-    ).save()
-
-
-def pending() -> list[Item]:
-    return list(Item.query(DLQ_PK, consistent_read=True))
+    save_dead_letter(sequence, {"record": json.dumps(record, default=str), "error": error, "attempts": attempts})
 
 
 def replay() -> tuple[int, int]:
     """Run every dead letter through the stream handler again; those that pass are removed."""
     done = failed = 0
-    for item in pending():
+    for sequence, letter in pending().items():
         try:
-            handle_record(json.loads(item.data_dict()["record"]))
+            handle_record(json.loads(letter["record"]))
         except Exception:  # noqa: BLE001 - it stays for the next replay
             failed += 1
             continue
-        item.delete()
+        remove_dead_letter(sequence)
         done += 1
     return done, failed
 
@@ -48,5 +36,5 @@ if __name__ == "__main__":
         done, failed = replay()
         print(f"replayed {done}, still failing {failed}")
     else:
-        for item in pending():
-            print(item.sk, item.data_dict()["error"])
+        for sequence, letter in pending().items():
+            print(sequence, letter["error"])

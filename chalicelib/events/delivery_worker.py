@@ -22,6 +22,7 @@ from typing import Any
 
 from chalicelib.events import deliveries, delivery_queue, sender, subscriptions, webhook_health
 from chalicelib.log import logger
+from chalicelib.store.deliveries import get_delivery
 
 WORKER_ERROR_WAIT = 10.0
 # No attempt starts after this many seconds of an invocation: one group of ten slow receivers
@@ -84,15 +85,15 @@ def _attempt(record: dict[str, Any]) -> float | None:
     known = webhook_health.known_wait(tenant_id, webhook_id, deferred=deferred)
     if known is not None:
         return known  # its webhook rests or is busy, as this process saw a moment ago: not even a read
-    item = deliveries.get(tenant_id, webhook_id, message["eventId"])
-    if item is None:
+    delivery = get_delivery(tenant_id, webhook_id, message["eventId"])
+    if delivery is None:
         return None  # expired from the log long ago: nothing left to send
-    data = item.data_dict()
+    data = delivery.data
     if data.get("status") != "pending":
         return None  # a repeat of a settled delivery
     target = subscriptions.target(tenant_id, webhook_id)
     if target is None:
-        deliveries.give_up(item, "webhook_disabled")
+        deliveries.give_up(delivery, "webhook_disabled")
         return None
     admission = webhook_health.admit(tenant_id, webhook_id, deferred=max(0, deferred - int(data.get("attempts", 0))))
     if admission.slot is None:
@@ -101,4 +102,4 @@ def _attempt(record: dict[str, Any]) -> float | None:
         target["url"], data["payload"], data["eventId"], target["secret"], target.get("authorizationHeader")
     )
     webhook_health.record(tenant_id, webhook_id, admission, outcome)
-    return deliveries.settle(item, outcome, receipt=record.get("receiptHandle"))
+    return deliveries.settle(delivery, outcome, receipt=record.get("receiptHandle"))

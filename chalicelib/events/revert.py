@@ -12,6 +12,7 @@ from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES
 from chalicelib.errors import ApiError, Conflict, Invalid
 from chalicelib.store import entities as store
+from chalicelib.store.audit_records import AuditRecord
 
 ACCOUNT_NOT_REVERTED = (
     "Changes of the account (API keys, sign-up, plan, throttle, integrations) are audited but not reverted: "
@@ -20,11 +21,11 @@ ACCOUNT_NOT_REVERTED = (
 )
 
 
-def revert(ctx: CallContext, records: list[dict[str, Any]], *, force: bool, strict: bool) -> dict[str, Any]:
+def revert(ctx: CallContext, records: list[AuditRecord], *, force: bool, strict: bool) -> dict[str, Any]:
     """Revert every entity the records touch to its state before its earliest record.
     Entities are handled newest change first (a contract created after its unit goes
     before the unit). With `strict`, a refusal raises instead of being reported."""
-    groups: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    groups: dict[tuple[str, str], list[AuditRecord]] = {}
     for record in sorted(records, key=lambda r: r["id"]):
         groups.setdefault((record["entityType"], record["entityId"]), []).append(record)
     reverted, skipped = [], []
@@ -48,7 +49,7 @@ def revert(ctx: CallContext, records: list[dict[str, Any]], *, force: bool, stri
 
 
 def _revert_one(
-    ctx: CallContext, type_name: str, entity_id: str, earliest: dict[str, Any], latest: dict[str, Any], *, force: bool
+    ctx: CallContext, type_name: str, entity_id: str, earliest: AuditRecord, latest: AuditRecord, *, force: bool
 ) -> str:
     etype = ENTITY_TYPES[type_name]
     item = store.get_item(ctx, etype, entity_id, include_deleted=True)

@@ -11,8 +11,7 @@ import time
 from typing import Any
 
 from chalicelib.store import webhooks as webhook_store
-from chalicelib.store.entities import entity_pk, fetch_entities, list_pk
-from chalicelib.store.model import ENTITY_SK, INDEXES, Item
+from chalicelib.store.entities import fetch_entities
 
 CACHE_SECONDS = 1.0
 _lock = threading.Lock()
@@ -33,10 +32,9 @@ def subscribers(tenant_id: str) -> list[dict[str, Any]]:
         cached = _subscribers.get(tenant_id)
     if cached and time.monotonic() - cached[0] < CACHE_SECONDS:
         return cached[1]
-    keys = [hit.pk for hit in INDEXES[1].query(list_pk(tenant_id, "webhook"), attributes_to_get=["PK"])]
     hooks = [
         {"id": h.id or "", "events": set(h.data_dict().get("events", []))}
-        for h in fetch_entities(keys)
+        for h in fetch_entities(webhook_store.live_webhook_keys(tenant_id))
         if h.data_dict().get("enabled", True)
     ]
     with _lock:
@@ -51,14 +49,7 @@ def target(tenant_id: str, webhook_id: str) -> dict[str, Any] | None:
         cached = _targets.get(key)
     if cached and time.monotonic() - cached[0] < CACHE_SECONDS:
         return cached[1]
-    found: dict[str, Any] | None = None
-    try:
-        item = Item.get(entity_pk(tenant_id, webhook_id), ENTITY_SK, consistent_read=True)
-        data = item.data_dict()
-        if not item.deletedAt and data.get("enabled", True):
-            found = {"url": data["url"], **webhook_store.secrets_of(tenant_id, webhook_id)}
-    except Item.DoesNotExist:
-        pass
+    found = webhook_store.delivery_target(tenant_id, webhook_id)
     with _lock:
         _targets[key] = (time.monotonic(), found)
     return found

@@ -13,6 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import Any
 
+from chalicelib.store.uploads import UPLOAD_PREFIX
 from chalicelib.uploads import files
 
 _SAFE_KEY = re.compile(
@@ -62,7 +63,7 @@ def repin(items: list[dict[str, Any]], restored: dict[str, str | None]) -> None:
             item["fileVersion"] = {"S": restored[key]}
         sk, pk = item.get("SK", {}).get("S", ""), item.get("PK", {}).get("S", "")
         data = item.get("data", {}).get("M", {})
-        if sk.startswith("upload#") and "version" in data:
-            upload = f"{pk.replace('#', '/uploads/', 1)}/{sk.removeprefix('upload#')}"
+        if sk.startswith(UPLOAD_PREFIX) and "version" in data:
+            upload = f"{pk.replace('#', '/uploads/', 1)}/{sk.removeprefix(UPLOAD_PREFIX)}"
             if restored.get(upload):
                 data["version"] = {"S": restored[upload]}

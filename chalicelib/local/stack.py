@@ -40,6 +40,22 @@ def free_port() -> int:
         return int(sock.getsockname()[1])
 
 
+def attach(stack: dict[str, Any]) -> None:
+    """Point this process at the stack another process runs (`pmctl --local`): `stack` is
+    what `make serve` wrote to its stack.json (endpoint, region, tableName, keyEnvironment)."""
+    os.environ.update(LOCAL_ENV)  # the embedded stack's dummy credentials
+    for name in [n for n in os.environ if n.startswith("AWS_ENDPOINT_URL_")]:
+        del os.environ[name]
+    os.environ.pop("AWS_PROFILE", None)
+    os.environ["AWS_ENDPOINT_URL"] = stack["endpoint"]
+    os.environ["AWS_REGION"] = os.environ["AWS_DEFAULT_REGION"] = stack["region"]
+    os.environ["PM_TABLE_NAME"] = stack["tableName"]
+    os.environ["PM_KEY_ENVIRONMENT"] = stack.get("keyEnvironment", "test")
+    from chalicelib.store import model  # cold start: pynamodb (~100 ms) loads when a stack is attached
+
+    model.reset_connection()
+
+
 class LocalStack:
     def __init__(self, state_file: Path | None = None, port: int | None = None, *, own_process: bool = False) -> None:
         self.state_file = state_file

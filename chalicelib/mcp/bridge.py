@@ -22,7 +22,6 @@ from chalicelib.context import CallContext
 from chalicelib.mcp.server import CONTEXT_KEY, build_server
 from chalicelib.paths import MCP as PATH
 
-MAX_BODY_BYTES = 1_048_576
 TIMEOUT_SECONDS = 60.0
 _LOOPBACK = ["127.0.0.1:*", "localhost:*", "[::1]:*"]
 
@@ -54,7 +53,7 @@ class Bridge:
             stateless_http=True,
             json_response=True,
             transport_security=_security(),
-            max_request_body_size=MAX_BODY_BYTES,
+            max_request_body_size=config.MAX_BODY_BYTES,
         )
         self._loop = asyncio.new_event_loop()
         threading.Thread(target=self._loop.run_forever, name="mcp-loop", daemon=True).start()

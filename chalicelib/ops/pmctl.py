@@ -14,7 +14,6 @@ from __future__ import annotations
 import datetime as dt
 import functools
 import json
-import os
 import re
 import socket
 from collections.abc import Callable
@@ -59,19 +58,9 @@ def use_local_stack() -> dict[str, Any]:
         raise click.ClickException(
             f"Nothing answers at {stack['endpoint']} ({path}): is `make serve` still running?"
         ) from None
-    from chalicelib.local.stack import LOCAL_ENV  # cold start: the local stack module loads for --local only
+    from chalicelib.local.stack import attach  # cold start: the local stack module loads for --local only
 
-    os.environ.update(LOCAL_ENV)  # the embedded stack's dummy credentials
-    for name in [n for n in os.environ if n.startswith("AWS_ENDPOINT_URL_")]:
-        del os.environ[name]
-    os.environ.pop("AWS_PROFILE", None)
-    os.environ["AWS_ENDPOINT_URL"] = stack["endpoint"]
-    os.environ["AWS_REGION"] = os.environ["AWS_DEFAULT_REGION"] = stack["region"]
-    os.environ["PM_TABLE_NAME"] = stack["tableName"]
-    os.environ["PM_KEY_ENVIRONMENT"] = stack.get("keyEnvironment", "test")
-    from chalicelib.store import model  # cold start: --help needs nothing but click (the store loads pynamodb)
-
-    model.reset_connection()
+    attach(stack)
     return dict(stack)
 
 
@@ -407,9 +396,9 @@ def tenants_group() -> None:
 @store_command
 def tenants_list(as_json: bool) -> None:
     """List every tenant, oldest first."""
-    from chalicelib.ops import tenants as reads  # cold start: the store loads when a command runs, not for --help
+    from chalicelib.store.tenants import all_tenants  # cold start: the store loads when a command runs, not for --help
 
-    found = reads.list_all()
+    found = all_tenants()
     if as_json:
         _json({"tenants": found})
         return

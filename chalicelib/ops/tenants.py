@@ -1,4 +1,5 @@
-"""What the operator reads about tenants: their records, keys and connected integrations."""
+"""What the operator reads about a tenant: its record, its keys and connected integrations
+(every tenant: store/tenants.py)."""
 
 from __future__ import annotations
 
@@ -6,23 +7,13 @@ from typing import Any
 
 from chalicelib import clock
 from chalicelib.store import integrations, keys
-from chalicelib.store.entities import fetch_entities
-from chalicelib.store.model import INDEXES, Item
-
-
-def list_all() -> list[dict[str, Any]]:
-    """Every tenant, oldest first."""
-    pks = [hit.pk for hit in INDEXES[1].query(keys.TENANTS_INDEX, attributes_to_get=["PK"])]
-    found = Item.batch_get([(pk, keys.TENANT_SK) for pk in pks])
-    return sorted((keys.tenant_wire(item) for item in found), key=lambda t: t["id"])
+from chalicelib.store.tenants import key_records
 
 
 def key_counts(tenant_id: str) -> dict[str, int]:
-    pks = [hit.pk for hit in INDEXES[1].query(f"{tenant_id}#{keys.API_KEY.name}", attributes_to_get=["PK"])]
     now = clock.now_iso()
     counts = {"total": 0, "active": 0, "disabled": 0, "expired": 0, "ofIntegrations": 0}
-    for item in fetch_entities(pks):
-        data = item.data_dict()
+    for data in key_records(tenant_id):
         counts["total"] += 1
         if data.get("integrationId"):
             counts["ofIntegrations"] += 1

@@ -28,12 +28,10 @@ from chalicelib.resources.accounting_bankaccounts import (
 )
 from chalicelib.resources.common import declare_create, declare_lifecycle, declare_show, declare_update, singular_result
 from chalicelib.store import entities as store
-from chalicelib.store.model import Item
 
 ARG = "directDebitMandate"
 REQUIRED = ["contactId", "iban", "accountHolder", "creditorId", "signatureDate"]
 DEFAULTS = {"type": "CORE", "status": "active"}
-GUARD_SK = "guard"
 GENERATE_ATTEMPTS = 5
 # A signature dated "today" somewhere on earth is not in the future: compare with the
 # date in the easternmost time zone (UTC+14), so no caller is refused a valid today.
@@ -149,7 +147,7 @@ CHECK_ERROR = (
 )
 
 
-def generate_reference(ctx: CallContext, mandate_id: str) -> Item:
+def generate_reference(ctx: CallContext, mandate_id: str) -> store.StoredEntity:
     """Give the mandate a new generated reference (releasing its old one); a generated
     reference that is taken already is replaced by another, a few times at most."""
     store.get_item(ctx, DIRECT_DEBIT_MANDATE, mandate_id, path=ARG)  # a 404 names the argument

@@ -13,7 +13,6 @@ from chalicelib.context import CallContext
 from chalicelib.entities import EntityType
 from chalicelib.registry import DocumentedError, Operation, register
 from chalicelib.store import entities as store
-from chalicelib.store.model import Item
 
 UPDATE_NOTE = (
     "Update mode: `id` (internal id or bare alias) plus at least one field. Fields you leave out stay as they are; "
@@ -29,7 +28,7 @@ def singular_result(
 
 
 # Adds computed fields to a shown entity (a document's presigned download link).
-Extra = Callable[[Item], dict[str, Any]]
+Extra = Callable[[store.StoredEntity], dict[str, Any]]
 
 
 def declare_show(
@@ -179,7 +178,7 @@ def declare_create(
 
 # A guard sees the stored entity and the Update-mode payload (without id and version) and
 # raises a typed error to refuse the change before anything is written.
-Guard = Callable[[CallContext, Item, dict[str, Any]], None]
+Guard = Callable[[CallContext, store.StoredEntity, dict[str, Any]], None]
 
 
 def declare_update(

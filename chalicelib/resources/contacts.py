@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib import clock
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
@@ -15,9 +14,7 @@ from chalicelib.registry import Operation, register
 from chalicelib.resources.common import declare_create, declare_lifecycle, declare_list, declare_show, declare_update
 from chalicelib.resources.fields import EMAIL, PHONE, POSTAL_ADDRESS
 from chalicelib.store import entities as store
-from chalicelib.store import refs
-from chalicelib.store.aliases import ALIAS_SK
-from chalicelib.store.model import Item, Transaction, TransactionCancelled
+from chalicelib.store import merges
 
 PERSON_TYPES = ["natural", "legal"]
 
@@ -134,61 +131,17 @@ def merge(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     moved_refs = store.repoint_inbound(ctx, source_id, target_id)
     source = store.get_item(ctx, CONTACT, source_id, path="sourceContact")
     target = store.get_item(ctx, CONTACT, target_id, path="targetContact")
-    try:
-        moved_aliases = _merge_final(ctx, source, target)
-    except TransactionCancelled as err:
-        raise Conflict(
-            "A contact changed during the merge; retry (references moved so far stay moved).", code=codes.STALE_VERSION
-        ) from err
+    # The caller learns only its own aliases' count: other integrations' move too, but are theirs to know.
+    moved_aliases = merges.merge_into(ctx, CONTACT, source, target).get(ctx.integration_key, set())
     return {
         "contact": store.to_wire(ctx, store.get_item(ctx, CONTACT, target_id)),
         "merge": {
             "sourceContact": source_id,
             "targetContact": target_id,
             "movedReferences": moved_refs,
-            "movedAliases": moved_aliases,
+            "movedAliases": len(moved_aliases),
         },
     }
-
-
-def _merge_final(ctx: CallContext, source: Item, target: Item) -> int:
-    """One transaction: the source's aliases move to the target, the source is soft-deleted
-    (marked mergedInto) and drops its own outgoing references. Answers how many of the
-    caller's own aliases moved: those of other integrations move too, but are theirs to know."""
-    source_id, target_id = source.id or "", target.id or ""
-    source_aliases = {
-        k: set(v) for k, v in (source.aliases.as_dict() if source.aliases is not None else {}).items() if v
-    }
-    now = clock.now_iso()
-    with Transaction() as tx:
-        target_actions = [Item.version.add(1), Item.updatedAt.set(now), Item.changedBy.set(ctx.stamp())]
-        target_actions += [Item.aliases[integration].add(names) for integration, names in source_aliases.items()]
-        tx.update(
-            target, actions=target_actions, condition=(Item.version == target.version) & Item.deletedAt.does_not_exist()
-        )
-        source_actions = [
-            Item.deletedAt.set(now),
-            Item.version.add(1),
-            Item.updatedAt.set(now),
-            Item.changedBy.set(ctx.stamp()),
-            Item.data["mergedInto"].set(target_id),
-            Item.aliases.set({}),
-            *store.no_index_actions(),
-        ]
-        tx.update(
-            source, actions=source_actions, condition=(Item.version == source.version) & Item.deletedAt.does_not_exist()
-        )
-        for ref in refs.outbound(CONTACT, source.data_dict(), self_id=source_id, arg=""):
-            tx.delete(Item(*refs.edge_key(ctx, source_id, ref)))
-        for integration, names in source_aliases.items():
-            for name in names:
-                alias_item = Item(f"{ctx.tenant_id}#alias#{integration}#{name}", ALIAS_SK)
-                tx.update(
-                    alias_item,
-                    actions=[Item.id.set(target_id), Item.data["id"].set(target_id)],
-                    condition=Item.pk.exists(),
-                )
-    return len(source_aliases.get(ctx.integration_key, ()))
 
 
 register(

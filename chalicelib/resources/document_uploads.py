@@ -14,7 +14,8 @@ from chalicelib.errors import ApiError, NotFound, invalid_at, not_found_at
 from chalicelib.registry import operation
 from chalicelib.resources.documents import DOCUMENT, FIELDS, READONLY
 from chalicelib.store import entities as store
-from chalicelib.uploads import direct, files, reservations, sniff
+from chalicelib.store import uploads as upload_store
+from chalicelib.uploads import direct, files, sniff
 
 MAX_BATCH = 1000
 DEFAULT_URL_SECONDS = 3600
@@ -76,8 +77,7 @@ Example with curl: \
 def upload(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     accepted = direct.accept(args["resource"], "resource")
     data = {**(args.get("document") or {}), "locationId": args["locationId"]}
-    item = direct.store_with_file(ctx, DOCUMENT, data, accepted, path="")
-    return {"document": {**store.to_wire(ctx, item), **direct.download(item)}}
+    return {"document": direct.store_with_file(ctx, DOCUMENT, data, accepted, path="")}
 
 
 # --- bulk ------------------------------------------------------------------------------
@@ -195,7 +195,7 @@ def create_uploads(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     expires_in = args.get("expiresIn", DEFAULT_URL_SECONDS)
     url_expires_at = clock.iso_in(expires_in)
     batch_id = ids.new_id("upb")
-    uploads = [
+    uploads: list[upload_store.UploadRequest] = [
         {
             "documentId": ids.new_id(DOCUMENT.prefix),
             "locationId": upload["locationId"],
@@ -206,14 +206,16 @@ def create_uploads(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
         }
         for upload in requested
     ]
-    reservations.reserve(ctx, batch_id, uploads, url_expires_at)  # before any URL exists
+    upload_store.reserve_batch(ctx, batch_id, uploads, url_expires_at)  # before any URL exists
     answers = []
     for upload in uploads:
         key = files.upload_key(ctx.tenant_id, batch_id, upload["documentId"])
         post = files.presigned_post(key, upload["contentType"], upload["size"], expires_in)
         answers.append(
             {
-                **{k: upload[k] for k in ("documentId", "fileName", "locationId")},
+                "documentId": upload["documentId"],
+                "fileName": upload["fileName"],
+                "locationId": upload["locationId"],
                 "url": post["url"],
                 "fields": post["fields"],
             }
@@ -248,9 +250,9 @@ def _check_batch(ctx: CallContext, requested: list[dict[str, Any]]) -> None:
 # --- progress --------------------------------------------------------------------------
 
 STATUSES = (
-    reservations.PENDING,
-    reservations.REGISTERED,
-    reservations.FAILED,
+    upload_store.PENDING,
+    upload_store.REGISTERED,
+    upload_store.FAILED,
     "expired",
 )  # expired: pending past the URLs' expiry
 STATUS_DOC = (
@@ -322,22 +324,22 @@ expired) and a page of its uploads, each with its status: {STATUS_DOC}. Filter w
 )
 def progress(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     batch_id = args["batch"]
-    batch, items = (None, []) if not ids.looks_like_id(batch_id) else reservations.statuses(ctx.tenant_id, batch_id)
+    batch, items = upload_store.batch_statuses(ctx.tenant_id, batch_id) if ids.looks_like_id(batch_id) else (None, [])
     if batch is None:
         raise NotFound(f"No upload batch with id {batch_id} in this tenant.")
-    data = batch.data_dict()
+    data = batch.data
     expired = clock.now_iso() > data["urlExpiresAt"]
     status_of = {document_id: _status(status, expired) for document_id, status in items}
     counts = {name: sum(1 for status in status_of.values() if status == name) for name in STATUSES}
     counts.update(requested=len(items), uploaded=counts["registered"] + counts["failed"])
     wanted = [document_id for document_id, status in status_of.items() if args.get("status") in (None, status)]
     limit, offset = args["limit"], args["offset"]
-    page = reservations.fetch(ctx.tenant_id, batch_id, wanted[offset : offset + limit])
+    page = upload_store.batch_reservations(ctx.tenant_id, batch_id, wanted[offset : offset + limit])
     return {
         "batch": {
             "id": batch_id,
             "count": int(data["count"]),
-            "createdAt": batch.createdAt,
+            "createdAt": batch.created_at,
             "urlExpiresAt": data["urlExpiresAt"],
             "counts": counts,
         },
@@ -347,13 +349,13 @@ def progress(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
 
 
 def _status(stored: str, expired: bool) -> str:
-    return "expired" if stored == reservations.PENDING and expired else stored
+    return "expired" if stored == upload_store.PENDING and expired else stored
 
 
-def _progress_item(item: Any, expired: bool) -> dict[str, Any]:
-    data = item.data_dict()
-    answer = {
-        "documentId": item.id,
+def _progress_item(reservation: upload_store.Reservation, expired: bool) -> dict[str, Any]:
+    data = reservation.data
+    answer: dict[str, Any] = {
+        "documentId": reservation.document_id,
         "fileName": data["fileName"],
         "locationId": data["locationId"],
         "status": _status(data["status"], expired),

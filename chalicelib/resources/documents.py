@@ -14,7 +14,7 @@ from chalicelib.errors import invalid_at
 from chalicelib.registry import operation
 from chalicelib.resources.common import declare_lifecycle, declare_list, declare_show, declare_update
 from chalicelib.resources.document_types import BY_CODE, CATEGORIES, NODE_TYPES, active_types
-from chalicelib.store.model import Item
+from chalicelib.store.entities import StoredEntity
 from chalicelib.uploads import direct
 
 LOCATION_TYPES = list(NODE_TYPES)
@@ -125,7 +125,7 @@ declare_show(
 )
 
 
-def _guard(ctx: CallContext, item: Item, payload: dict[str, Any]) -> None:
+def _guard(ctx: CallContext, item: StoredEntity, payload: dict[str, Any]) -> None:
     code = payload.get("documentType")
     if code is not None and code in BY_CODE and BY_CODE[code].deprecated:
         raise invalid_at("document.documentType", _deprecated_message(code))

@@ -12,8 +12,7 @@ from chalicelib.context import CallContext
 from chalicelib.events import deadletters
 from chalicelib.registry import operation
 from chalicelib.resources.apikeys import AGENT_NAME, KEY_OUT
-from chalicelib.store import integrations, keys
-from chalicelib.store.model import Item
+from chalicelib.store import entities, integrations, keys
 
 TENANT_OUT = s.obj(
     {
@@ -187,7 +186,7 @@ def status(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
 
 def _check_table() -> dict[str, Any]:
     try:
-        state = Item.describe_table()["TableStatus"]
+        state = entities.table_status()
     except Exception as err:  # noqa: BLE001 - a health check reports, it does not fail
         return {"ok": False, "detail": f"unreachable: {type(err).__name__}"}
     return {"ok": state == "ACTIVE", "detail": f"table {state}"}

@@ -13,7 +13,6 @@ from chalicelib.entities import ENTITY_TYPES, EntityType, declare
 from chalicelib.errors import Conflict, NotFound, invalid_at
 from chalicelib.resources.common import declare_create, declare_lifecycle, declare_list, declare_show, declare_update
 from chalicelib.store import entities as store
-from chalicelib.store.model import Item
 
 # --- processes --------------------------------------------------------------------------
 
@@ -149,7 +148,7 @@ declare_create(
 )
 
 
-def _guard_process(ctx: CallContext, item: Item, payload: dict[str, Any]) -> None:
+def _guard_process(ctx: CallContext, item: store.StoredEntity, payload: dict[str, Any]) -> None:
     unarchives = "isArchived" in payload and not payload["isArchived"]  # false, or null (which means false)
     if item.data_dict().get("isArchived") and not unarchives:
         raise Conflict(

@@ -14,7 +14,6 @@ from chalicelib.entities import EntityType, declare
 from chalicelib.errors import invalid_at
 from chalicelib.registry import operation
 from chalicelib.resources.common import declare_lifecycle, declare_list, declare_show, declare_update
-from chalicelib.store import entities as store
 from chalicelib.uploads import direct
 
 # Consumption category code -> (German, English).
@@ -114,8 +113,7 @@ DATA = s.obj(
 def upload(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     accepted = direct.accept(args["resource"], "resource")
     data = {"visibility": "portal", **args["data"]}
-    item = direct.store_with_file(ctx, UVI, data, accepted, path="data")
-    return {"uviDocument": {**store.to_wire(ctx, item), **direct.download(item)}}
+    return {"uviDocument": direct.store_with_file(ctx, UVI, data, accepted, path="data")}
 
 
 declare_list(

@@ -19,7 +19,6 @@ from chalicelib.registry import operation
 from chalicelib.resources.common import declare_lifecycle, declare_list, declare_show, declare_update
 from chalicelib.store import entities as store
 from chalicelib.store import webhooks as webhook_store
-from chalicelib.store.model import INDEXES, Item
 
 ACTIONS = ("created", "updated", "deleted", "restored")
 
@@ -82,13 +81,8 @@ LIMIT_ERROR = (codes.WEBHOOK_LIMIT_REACHED, f"the tenant has {config.MAX_WEBHOOK
 def _within_limit(ctx: CallContext) -> None:
     """A tenant holds at most MAX_WEBHOOKS live webhooks (checked before a create or a
     restore; two at the same moment may pass together, by one)."""
-    live = sum(
-        1
-        for _ in INDEXES[1].query(
-            store.list_pk(ctx.tenant_id, "webhook"), attributes_to_get=["PK"], limit=config.MAX_WEBHOOKS + 1
-        )
-    )
-    if live >= config.MAX_WEBHOOKS:
+    live = webhook_store.live_webhook_keys(ctx.tenant_id, limit=config.MAX_WEBHOOKS + 1)
+    if len(live) >= config.MAX_WEBHOOKS:
         raise Conflict(
             f"A tenant holds at most {config.MAX_WEBHOOKS} webhooks; delete one first.",
             code=codes.WEBHOOK_LIMIT_REACHED,
@@ -169,7 +163,7 @@ def create(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     return {"webhook": {**store.to_wire(ctx, item), "secret": secret}}
 
 
-def _update_guard(ctx: CallContext, item: Item, payload: dict[str, Any]) -> None:
+def _update_guard(ctx: CallContext, item: store.StoredEntity, payload: dict[str, Any]) -> None:
     """Moves a new Authorization header into the secret item before the entity changes."""
     subscriptions.forget(ctx.tenant_id)
     if "authorizationHeader" not in payload:
@@ -298,14 +292,13 @@ def list_deliveries(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
 )
 def retry_delivery(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     hook = store.get_item(ctx, WEBHOOK, args["webhook"], path="webhook")
-    try:
-        item = deliveries.retry_now(ctx.tenant_id, hook.id or "", args["delivery"])
-    except Item.DoesNotExist:
+    delivery = deliveries.retry_now(ctx.tenant_id, hook.id or "", args["delivery"])
+    if delivery is None:
         raise NotFound(
             f"No delivery {args['delivery']} for this webhook.",
             errors=[{"path": "delivery", "message": "unknown delivery"}],
-        ) from None
-    return {"delivery": deliveries.wire(item)}
+        )
+    return {"delivery": deliveries.wire(delivery)}
 
 
 @operation(

@@ -18,8 +18,13 @@ from chalicelib.store.model import ENTITY_SK, INDEXES, Item, Transaction, Transa
 ALIAS_SK = "alias"
 
 
+def integration_alias_pk(tenant_id: str, integration: str, alias: str) -> str:
+    """The alias item's key for any integration (a merge moves every integration's aliases)."""
+    return f"{tenant_id}#alias#{integration}#{alias}"
+
+
 def alias_pk(ctx: CallContext, alias: str) -> str:
-    return f"{ctx.tenant_id}#alias#{ctx.integration_key}#{alias}"
+    return integration_alias_pk(ctx.tenant_id, ctx.integration_key, alias)
 
 
 def alias_list_pk(ctx: CallContext) -> str:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from pynamodb.exceptions import PutError, UpdateError
 from pynamodb.expressions.condition import Condition
@@ -31,6 +31,41 @@ from chalicelib.store.model import ENTITY_SK, INDEXES, SLOT_COUNT, Item, Transac
 
 BATCH_GET_SIZE = 100
 REFERRERS_SHOWN = 100  # a refused delete names at most this many referrers
+
+
+class StoredMap(Protocol):
+    def as_dict(self) -> dict[str, Any]: ...
+
+
+class StoredEntity(Protocol):
+    """What the layers above may read of an entity the store answers (a guard, a computed
+    field): its stored state, never the table item's writes, which stay in the store."""
+
+    @property
+    def id(self) -> str | None: ...
+
+    @property
+    def version(self) -> float: ...
+
+    @property
+    def createdAt(self) -> str | None: ...
+
+    @property
+    def updatedAt(self) -> str | None: ...
+
+    @property
+    def deletedAt(self) -> str | None: ...
+
+    @property
+    def aliases(self) -> StoredMap | None: ...  # integration -> [alias, ...]
+
+    @property
+    def fileKey(self) -> str | None: ...
+
+    @property
+    def fileVersion(self) -> str | None: ...
+
+    def data_dict(self) -> dict[str, Any]: ...
 
 
 def entity_pk(tenant_id: str, entity_id: str) -> str:
@@ -79,6 +114,11 @@ def no_index_actions() -> list[Any]:
 # --- reads ----------------------------------------------------------------------------
 
 
+def table_status() -> str:
+    """The table's status as DynamoDB describes it ("ACTIVE" when it serves reads and writes)."""
+    return str(Item.describe_table()["TableStatus"])
+
+
 def get_item(
     ctx: CallContext, etype: EntityType, entity_id: str, *, include_deleted: bool = False, path: str = ""
 ) -> Item:
@@ -98,7 +138,7 @@ def _missing(etype: EntityType, entity_id: str, path: str) -> NotFound:
     return not_found_at(path, message) if path else NotFound(message)
 
 
-def to_wire(ctx: CallContext, item: Item) -> dict[str, Any]:
+def to_wire(ctx: CallContext, item: StoredEntity) -> dict[str, Any]:
     aliases = (item.aliases.as_dict() if item.aliases is not None else {}).get(ctx.integration_key, [])
     return {
         "id": item.id,

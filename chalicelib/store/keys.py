@@ -18,11 +18,11 @@ from chalicelib.entities import EntityType
 from chalicelib.errors import Conflict, NotFound, invalid_at, not_found_at
 from chalicelib.log import logger
 from chalicelib.store.entities import entity_pk, get_item, index_keys, list_page
+from chalicelib.store.key_lookups import LOOKUP_SK, lookup_pk
 from chalicelib.store.model import ENTITY_SK, Item, Transaction, TransactionCancelled
 
 TENANT_SK = "tenant"
 TENANTS_INDEX = "tenants"  # gsi1 partition listing every tenant (for the operator)
-LOOKUP_SK = "lookup"
 # Indexed by integration: an integration's key lists only its integration's keys (list_keys).
 API_KEY = EntityType(
     name="apiKey", plural="apiKeys", prefix="key", area="admin", aliasable=False, filters=("integrationId",)
@@ -103,9 +103,9 @@ def _key_items(
         "disabled": False,
         "expiresAt": expires_at,
     }
-    lookup_pk = auth.lookup_pk(auth.secret_hash(secret))
+    lookup_key = lookup_pk(auth.secret_hash(secret))
     # The record keeps the lookup item's key (a hash, not the secret) so disable() can reach it.
-    record_data = {**facts, "prefix": secret[:12], "createdByKeyId": ctx.key_id or None, "lookupPk": lookup_pk}
+    record_data = {**facts, "prefix": secret[:12], "createdByKeyId": ctx.key_id or None, "lookupPk": lookup_key}
     common: dict[str, Any] = {
         "type": API_KEY.name,
         "tenantId": ctx.tenant_id,
@@ -120,7 +120,7 @@ def _key_items(
         if value is not None
     }
     record = Item(entity_pk(ctx.tenant_id, key_id), ENTITY_SK, data=_compact(record_data), **indexes, **common)
-    lookup = Item(lookup_pk, LOOKUP_SK, data=_compact(facts), **common)
+    lookup = Item(lookup_key, LOOKUP_SK, data=_compact(facts), **common)
     return record, lookup, secret
 
 

@@ -6,19 +6,32 @@ declared once, as the JSON Schema of its operations (registry), and stored in th
 Keys, indexes, soft delete, versions and the `changedBy` stamp are common to all
 entities and live here.
 
-Key layout (tenant id leads every tenant key, so no read can cross tenants):
-  entity        PK = <tenant>#<id>                       SK = "entity"
-  tenant        PK = <tenant>                            SK = "tenant"
-  api key       PK = <tenant>#<keyId>                    SK = "entity"   (type apiKey)
-  key lookup    PK = keyhash#<sha256 of secret>          SK = "lookup"  (the one tenant-less
-                item: it is how a request finds its tenant)
-  alias         PK = <tenant>#alias#<integration>#<alias> SK = "alias"
-  idempotency   PK = <tenant>#idem#<keyId>#<key>         SK = "idem"   (TTL expiresAt)
-  upload batch  PK = <tenant>#<batchId>                  SK = "batch"  (TTL expiresAt)
-  reservation   PK = <tenant>#<batchId>                  SK = "upload#<documentId>" (TTL expiresAt)
-  integration   PK = integration#<id>                    SK = "integration"  (operator-level, no
-                tenant; its connections SK = "tenant#<tenantId>" and issued keys SK = "key#<keyId>"
-                share the partition: store/integrations.py)
+Key layout (tenant id leads every tenant key, so no read can cross tenants). Each record kind's
+keys are built in one store module, named on the right; nothing outside store/ spells a key or
+imports this module (import-linter's "table layout" contract in pyproject.toml):
+  entity        PK = <tenant>#<id>                        SK = "entity"           entities.py
+  tenant        PK = <tenant>                             SK = "tenant"           keys.py
+  api key       PK = <tenant>#<keyId>                     SK = "entity"           keys.py (type apiKey)
+  key lookup    PK = keyhash#<sha256 of secret>           SK = "lookup"           key_lookups.py (the one
+                tenant-less item: it is how a request finds its tenant)
+  agent guard   PK = <tenant>#agent#<integration>#<agent> SK = "agent"            keys.py
+  alias         PK = <tenant>#alias#<integration>#<alias> SK = "alias"            aliases.py
+  unique claim  PK = <tenant>#unique#<type>.<field>#<v>   SK = "unique"           uniques.py
+  reference     PK = <tenant>#<target id>                 SK = "ref#<source>#<path>"  refs.py
+  idempotency   PK = <tenant>#idem#<keyId>#<sha256>       SK = "idem"             idempotency.py (TTL)
+  request log   PK = <tenant>#requests#<keyId>            SK = <time-ordered id>  requests.py (TTL)
+  audit record  PK = <tenant>#<auditId>                   SK = "audit"            audit_records.py
+  webhook       PK = <tenant>#<webhookId>                 SK = "entity" / "secret" / "health" / "lease<n>"
+                                                                                  entities.py, webhooks.py
+  delivery      PK = <tenant>#<webhookId>                 SK = "delivery#<eventId>"  deliveries.py (TTL)
+  upload batch  PK = <tenant>#<batchId>                   SK = "batch"            uploads.py (TTL)
+  reservation   PK = <tenant>#<batchId>                   SK = "upload#<documentId>"  uploads.py (TTL)
+  dead letter   PK = deadletter#stream                    SK = <stream sequence>  deadletters.py
+  rate window   PK = rate#<subject>                       SK = <window>#<index>   rates.py (TTL)
+  signup guard  PK = signup#<sha256 of e-mail>            SK = "signup"           keys.py
+  integration   PK = integration#<id>                     SK = "integration"      integrations.py (operator-
+                level, no tenant; its connections SK = "tenant#<tenantId>" and issued keys SK = "key#<keyId>"
+                share the partition)
 
 Indexes: gsi1 lists the live items of one type (gsi1pk = <tenant>#<type>); gsi2..gsi4
 serve up to three filters per type (gsiNpk = <tenant>#<type>#<field>=<value>). All sort

@@ -8,7 +8,9 @@ entity returns them, and the stream handler passes them by: their SK is not "ent
            with an expiry, so a worker that died frees its lease by itself), when it began
            failing, and until when it rests (events/webhook_health.py decides).
 
-Disabling a webhook (410 Gone, five days of failures) is a write to its entity item, also here."""
+Disabling a webhook (410 Gone, five days of failures) is a write to its entity item, also here;
+so are the reads of webhook entities that have no call context: which of a tenant's webhooks
+are live (the delivery side, the limit on webhooks) and where a delivery goes."""
 
 from __future__ import annotations
 
@@ -19,16 +21,23 @@ from typing import Any
 from pynamodb.exceptions import PutError, UpdateError
 
 from chalicelib import clock
-from chalicelib.store.entities import entity_pk
-from chalicelib.store.model import ENTITY_SK, Item
+from chalicelib.store.entities import entity_pk, list_pk
+from chalicelib.store.model import ENTITY_SK, INDEXES, Item
 
 SECRET_SK = "secret"
 HEALTH_SK = "health"
 MAX_IN_FLIGHT = 4  # attempts in flight per webhook: lease slots on its health item
+WEBHOOK_TYPE = "webhook"  # the entity type's name (resources/webhooks.py declares it)
 
 
 def new_secret() -> str:
     return "whsec_" + base64.b64encode(secrets.token_bytes(24)).decode()
+
+
+def live_webhook_keys(tenant_id: str, *, limit: int | None = None) -> list[str]:
+    """Keys (PK) of the tenant's live webhooks (the type's list index), at most `limit`."""
+    hits = INDEXES[1].query(list_pk(tenant_id, WEBHOOK_TYPE), attributes_to_get=["PK"], limit=limit)
+    return [hit.pk for hit in hits]
 
 
 def secret_item(tenant_id: str, webhook_id: str, secret: str, authorization: str | None) -> Item:
@@ -47,6 +56,19 @@ def set_authorization(tenant_id: str, webhook_id: str, header: str | None) -> No
 def secrets_of(tenant_id: str, webhook_id: str) -> dict[str, Any]:
     """`secret` and, when set, `authorizationHeader`."""
     return Item.get(entity_pk(tenant_id, webhook_id), SECRET_SK, consistent_read=True).data_dict()
+
+
+def delivery_target(tenant_id: str, webhook_id: str) -> dict[str, Any] | None:
+    """`url`, `secret` and, when set, `authorizationHeader` of a live, enabled webhook (consistent
+    reads); None otherwise: missing, deleted, disabled, or without its secret item."""
+    try:
+        hook = Item.get(entity_pk(tenant_id, webhook_id), ENTITY_SK, consistent_read=True)
+        data = hook.data_dict()
+        if hook.deletedAt or not data.get("enabled", True):
+            return None
+        return {"url": data["url"], **secrets_of(tenant_id, webhook_id)}
+    except Item.DoesNotExist:
+        return None
 
 
 def health(tenant_id: str, webhook_id: str) -> dict[str, Any]:

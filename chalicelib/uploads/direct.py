@@ -21,7 +21,6 @@ from chalicelib.errors import PayloadTooLarge, invalid_at
 from chalicelib.log import logger
 from chalicelib.registry import DocumentedError
 from chalicelib.store import entities as store
-from chalicelib.store.model import Item
 from chalicelib.uploads import files, sniff
 from chalicelib.uploads.zipbounds import MAX_ZIP_DIRECTORY_BYTES, MAX_ZIP_ENTRIES, ArchiveTooLarge
 
@@ -154,8 +153,9 @@ def checked_type(received: files.Received, declared: str, path: str) -> str:
 
 def store_with_file(
     ctx: CallContext, etype: EntityType, data: dict[str, Any], accepted: Accepted, *, path: str
-) -> Item:
-    """Write the file, then the entity; remove the file again if the entity is refused."""
+) -> dict[str, Any]:
+    """Write the file, then the entity; remove the file again if the entity is refused.
+    Answers the entity as shown, with its download link."""
     entity_id = ids.new_id(etype.prefix)
     data = {**data, **accepted.fields()}
     if etype.check:
@@ -163,16 +163,17 @@ def store_with_file(
     key = files.direct_key(ctx.tenant_id, entity_id)
     version = files.put(key, accepted.content, accepted.content_type)
     try:
-        return store.create(ctx, etype, data, path=path, entity_id=entity_id, file_key=key, file_version=version)
+        item = store.create(ctx, etype, data, path=path, entity_id=entity_id, file_key=key, file_version=version)
     except BaseException:
         try:
             files.delete(key)
         except Exception:  # noqa: BLE001 - the sweep reports the orphan; the caller gets the first error
             logger.exception("could not remove the file of a refused upload", extra={"key": key})
         raise
+    return {**store.to_wire(ctx, item), **download(item)}
 
 
-def download(item: Item) -> dict[str, Any]:
+def download(item: store.StoredEntity) -> dict[str, Any]:
     """The presigned download fields of an entity with a file (none for one without)."""
     data = item.data_dict()
     if not item.fileKey:

@@ -20,10 +20,13 @@ from botocore.exceptions import ClientError
 
 from chalicelib import error_codes as codes
 from chalicelib import observability
+from chalicelib.context import CallContext
 from chalicelib.errors import ApiError, Conflict
 from chalicelib.log import logger
 from chalicelib.store import entities as store
-from chalicelib.uploads import direct, files, reservations
+from chalicelib.store import uploads as upload_store
+from chalicelib.store.uploads import FAILED, PENDING, REGISTERED, Reservation
+from chalicelib.uploads import direct, files
 
 # Records of one SQS batch are registered side by side: each is a few round trips to S3
 # and DynamoDB, which a Lambda spends waiting. A batch is at most BATCH_SIZE notices (the
@@ -73,7 +76,7 @@ def handle_event(event: dict[str, Any]) -> dict[str, Any]:
         key for objects in found.values() for obj in objects if (key := files.parse_upload_key(obj.key)) is not None
     ]
     try:
-        known = reservations.get_many(keys)
+        known = upload_store.get_reservations(keys)
     except Exception:  # noqa: BLE001 - a shortcut only: each notice then reads its own reservation, and fails alone
         logger.warning("reading the batch's reservations together failed; reading them one by one", exc_info=True)
         known = {}
@@ -91,19 +94,19 @@ def handle_event(event: dict[str, Any]) -> dict[str, Any]:
     return {"batchItemFailures": [{"itemIdentifier": message_id} for message_id in failed]}
 
 
-def register(obj: StoredObject, known: dict[tuple[str, str, str], Any] | None = None) -> str:
+def register(obj: StoredObject, known: dict[tuple[str, str, str], Reservation] | None = None) -> str:
     """Settle one stored object (`known`: reservations read ahead); answers what became of it."""
     parsed = files.parse_upload_key(obj.key)
     if parsed is None:
         return "ignored"  # a direct upload's file, registered by its command
     tenant_id, batch_id, document_id = parsed
-    reservation = (known or {}).get(parsed) or reservations.get(tenant_id, batch_id, document_id)
+    reservation = (known or {}).get(parsed) or upload_store.get_reservation(tenant_id, batch_id, document_id)
     if reservation is None:
         files.delete(obj.key)
         logger.warning("removed an upload nobody reserved", extra={"key": obj.key})
         return "unreserved"
-    wanted = reservation.data_dict()
-    if wanted.get("status") != reservations.PENDING:
+    wanted = reservation.data
+    if wanted.get("status") != PENDING:
         return _settled_before(reservation, obj.key)
     if obj.event_time and obj.event_time > wanted["urlExpiresAt"]:
         return _refuse(
@@ -135,39 +138,37 @@ def register(obj: StoredObject, known: dict[tuple[str, str, str], Any] | None = 
                 codes.SIZE_MISMATCH.code,
                 f"the upload declared {wanted['size']} bytes but the file has {received.size}",
             )
-        return _create_document(reservation, obj.key, received, parsed)
+        return _create_document(reservation, obj.key, received)
     finally:
         received.content.close()
 
 
-def _create_document(reservation: Any, key: str, received: files.Received, parsed: tuple[str, str, str]) -> str:
+def _create_document(reservation: Reservation, key: str, received: files.Received) -> str:
     from chalicelib.resources.documents import (  # cycle: resources.documents imports uploads
         # (known: uploads.register -> resources.documents)
         DOCUMENT,
     )
 
-    tenant_id, batch_id, document_id = parsed
-    wanted = reservation.data_dict()
+    wanted = reservation.data
     data = {**(wanted.get("document") or {}), "locationId": wanted["locationId"]}
     try:
         content_type = direct.checked_type(received, wanted["contentType"], "file")
         data.update(
             fileName=wanted["fileName"], contentType=content_type, size=received.size, checksum=received.checksum
         )
-        actions, condition = reservations.registered_actions(received.checksum, received.version)
         store.create(
-            reservations.context_of(reservation),
+            _context_of(reservation),
             DOCUMENT,
             data,
             path="",
-            entity_id=document_id,
+            entity_id=reservation.document_id,
             file_key=key,
             file_version=received.version,
-            also=lambda tx: tx.update(reservation, actions=actions, condition=condition, label="reservation"),
+            also=upload_store.marking_registered(reservation, received.checksum, received.version),
         )
     except Conflict:
-        if _registered(tenant_id, batch_id, document_id):
-            return reservations.REGISTERED  # a concurrent delivery of the same message won
+        if _registered(reservation):
+            return REGISTERED  # a concurrent delivery of the same message won
         raise
     except ApiError as err:  # the document's rules refuse it (location gone, type deprecated since)
         if err.status >= 500 or err.status == 429:
@@ -175,31 +176,47 @@ def _create_document(reservation: Any, key: str, received: files.Received, parse
         detail = err.errors[0]["message"] if err.errors else err.detail
         return _refuse(reservation, key, err.code, detail)
     observability.record_upload_registered(received.size)
-    return reservations.REGISTERED
+    return REGISTERED
 
 
-def _settled_before(reservation: Any, key: str) -> str:
+def _context_of(reservation: Reservation) -> CallContext:
+    """The caller who asked for the upload: the registration is theirs (audit, changedBy)."""
+    stamp = reservation.asked_by
+    return CallContext(
+        tenant_id=reservation.tenant_id,
+        key_id=stamp.get("keyId") or "",
+        agent_name=stamp.get("agentName") or "",
+        scopes=frozenset(),
+        integration_id=stamp.get("integrationId"),
+        person_id=stamp.get("personId"),
+        request_id=stamp.get("requestId") or "",
+        operation=stamp.get("operation") or "documents.uploads.create",
+        channel=stamp.get("channel") or "rest",
+    )
+
+
+def _settled_before(reservation: Reservation, key: str) -> str:
     """A repeated notice, or a second upload to a settled key (the presigned POST was used
     again before it expired): the registered version stays the only one; after a refusal,
     nothing stays."""
-    wanted = reservation.data_dict()
+    wanted = reservation.data
     status = str(wanted.get("status"))
-    if status == reservations.REGISTERED and wanted.get("version"):
+    if status == REGISTERED and wanted.get("version"):
         if files.keep_only(key, wanted["version"]):
             logger.warning("discarded a second upload to a registered document's key", extra={"key": key})
-    elif status == reservations.FAILED:
+    elif status == FAILED:
         files.delete(key)
     return status
 
 
-def _registered(tenant_id: str, batch_id: str, document_id: str) -> bool:
-    again = reservations.get(tenant_id, batch_id, document_id)
-    return again is not None and again.data_dict().get("status") == reservations.REGISTERED
+def _registered(reservation: Reservation) -> bool:
+    again = upload_store.get_reservation(reservation.tenant_id, reservation.batch_id, reservation.document_id)
+    return again is not None and again.data.get("status") == REGISTERED
 
 
-def _refuse(reservation: Any, key: str, code: str, reason: str) -> str:
+def _refuse(reservation: Reservation, key: str, code: str, reason: str) -> str:
     files.delete(key)
-    reservations.mark_failed(reservation, code, reason)
+    upload_store.mark_failed(reservation, code, reason)
     logger.info("upload refused", extra={"key": key, "code": code})
     observability.record_upload_refused(code)
-    return reservations.FAILED
+    return FAILED

@@ -24,8 +24,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from chalicelib import clock
-from chalicelib.store.model import Item
-from chalicelib.uploads import files, reservations
+from chalicelib.store import uploads as upload_store
+from chalicelib.uploads import files
 
 GRACE = dt.timedelta(minutes=15)
 
@@ -36,7 +36,7 @@ class Report:
     entities_checked: int = 0
     in_flight: int = 0
     orphan_files: list[str] = field(default_factory=list)
-    missing_files: list[dict[str, str]] = field(default_factory=list)
+    missing_files: list[upload_store.FileReference] = field(default_factory=list)
     deleted: int = 0
 
     def as_dict(self) -> dict[str, Any]:
@@ -56,25 +56,17 @@ def stored_files(older_than: dt.datetime) -> Iterator[tuple[str, bool]]:
         yield obj["Key"], obj["LastModified"] < older_than
 
 
-def entities_with_files() -> Iterator[Item]:
-    """Documents and UVIs (also soft-deleted ones: they may be restored) that have a file."""
-    yield from Item.scan(Item.fileKey.exists(), attributes_to_get=["PK", "SK", "id", "type", "tenantId", "fileKey"])
-
-
 def sweep(*, delete_orphans: bool = False, grace: dt.timedelta = GRACE) -> Report:
     report = Report()
     older_than = clock.now() - grace
     keys = dict(stored_files(older_than))
     report.files_checked = len(keys)
     referenced: set[str] = set()
-    for item in entities_with_files():
+    for holder in upload_store.entities_with_files():
         report.entities_checked += 1
-        key = item.fileKey or ""
-        referenced.add(key)
-        if key not in keys:
-            report.missing_files.append(
-                {"tenantId": item.tenantId or "", "id": item.id or "", "type": item.type, "fileKey": key}
-            )
+        referenced.add(holder["fileKey"])
+        if holder["fileKey"] not in keys:
+            report.missing_files.append(holder)
     candidates = [key for key, old in keys.items() if old and key not in referenced]
     report.in_flight = sum(1 for key, old in keys.items() if not old and key not in referenced)
     for key in candidates:
@@ -94,11 +86,8 @@ def _awaited(key: str) -> bool:
     parsed = files.parse_upload_key(key)
     if parsed is None:
         return False
-    reservation = reservations.get(*parsed)
-    return reservation is not None and reservation.data_dict().get("status") in (
-        reservations.PENDING,
-        reservations.REGISTERED,
-    )
+    reservation = upload_store.get_reservation(*parsed)
+    return reservation is not None and reservation.data.get("status") in (upload_store.PENDING, upload_store.REGISTERED)
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -24,6 +24,7 @@ from chalicelib.errors import NotFound
 from chalicelib.events import deliveries
 from chalicelib.events.sender import Outcome
 from chalicelib.log import logger, redact_text
+from chalicelib.store.deliveries import StoredDelivery, get_delivery
 from chalicelib.store.model import ENTITY_SK, Item
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -179,10 +180,12 @@ def frozen() -> Iterator[None]:
     clock.set_clock(None)
 
 
-def _delivery(event_id: str) -> Item:
+def _delivery(event_id: str) -> StoredDelivery:
     body = {"id": event_id, "type": "contact.created", "timestamp": clock.now_iso(), "tenantId": "ten_A", "data": {}}
     assert deliveries.create("ten_A", "whk_1", body, entity_key=f"contact#{event_id}")
-    return Item.get("ten_A#whk_1", f"delivery#{event_id}")
+    found = get_delivery("ten_A", "whk_1", event_id)
+    assert found is not None
+    return found
 
 
 def test_each_delivery_attempt_counts_under_its_outcome(
@@ -199,7 +202,7 @@ def test_each_delivery_attempt_counts_under_its_outcome(
     deliveries.settle(_delivery("evt_1"), Outcome(204, None, 5.0))
     deliveries.settle(_delivery("evt_2"), Outcome(503, "http_5xx", 5.0))
     exhausted = _delivery("evt_3")
-    exhausted.update(actions=[Item.data["attempts"].set(len(deliveries.SCHEDULE))])
+    exhausted.data["attempts"] = len(deliveries.SCHEDULE)
     deliveries.settle(exhausted, Outcome(500, "http_5xx", 5.0))
     deliveries.settle(_delivery("evt_4"), Outcome(410, "http_410", 5.0))
     lines = emf_lines(capsys)

@@ -1,0 +1,115 @@
+"""Webhook delivery records: a webhook's log of the events it was sent, each record also the
+delivery's state for the delivery worker (events/deliveries.py decides what goes in it).
+
+  delivery   PK <tenant>#<webhook id>  SK delivery#<event id>   type "delivery", TTL expiresAt
+             WEBHOOK_LOG_DAYS after it was made
+
+Event ids are time-ordered, so the sort key reads a webhook's log in order; the records share
+the webhook's partition with its entity, secret and health items (store/webhooks.py)."""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass
+from typing import Required, TypedDict, cast
+
+from pynamodb.exceptions import PutError
+
+from chalicelib import clock, config
+from chalicelib.store.entities import entity_pk
+from chalicelib.store.model import Item
+
+DELIVERY_PREFIX = "delivery#"
+DELIVERY_TYPE = "delivery"
+
+
+class DeliveryData(TypedDict, total=False):
+    """The record's `data` map. A None value (a timeout has no status code) means unset:
+    save_delivery drops it, so the map never holds None."""
+
+    eventId: Required[str]
+    eventType: Required[str]
+    entityKey: Required[str]  # <entity type>#<entity id>: the message group that keeps an entity's events in order
+    payload: Required[str]  # the event body as sent, JSON text
+    status: Required[str]  # pending | delivered | failed
+    attempts: Required[int]
+    nextAttemptAt: str  # while pending
+    receipt: str | None  # the waiting queue message's, while pending after a failed attempt
+    lastAttemptAt: str
+    lastStatusCode: int | None
+    lastError: str | None
+    lastDurationMs: float | None
+    deliveredAt: str
+
+
+@dataclass(frozen=True)
+class StoredDelivery:
+    tenant_id: str
+    webhook_id: str
+    created_at: str | None  # when the event was queued
+    data: DeliveryData
+
+
+def delivery_key(tenant_id: str, webhook_id: str, event_id: str) -> tuple[str, str]:
+    return entity_pk(tenant_id, webhook_id), DELIVERY_PREFIX + event_id
+
+
+def create_delivery(tenant_id: str, webhook_id: str, data: DeliveryData, *, created_at: str) -> bool:
+    """Write a new record; False when the event's record exists already (a stream record
+    handled twice writes it once)."""
+    expires = int(time.time()) + config.WEBHOOK_LOG_DAYS * 86400
+    item = Item(
+        *delivery_key(tenant_id, webhook_id, data["eventId"]),
+        type=DELIVERY_TYPE,
+        tenantId=tenant_id,
+        id=webhook_id,
+        data=data,
+        createdAt=created_at,
+        updatedAt=created_at,
+        expiresAt=expires,
+    )
+    try:
+        item.save(condition=Item.pk.does_not_exist())
+    except PutError as err:
+        if getattr(err, "cause_response_code", None) == "ConditionalCheckFailedException":
+            return False
+        raise
+    return True
+
+
+def _stored(item: Item) -> StoredDelivery:
+    return StoredDelivery(item.tenantId or "", item.id or "", item.createdAt, cast(DeliveryData, item.data_dict()))
+
+
+def get_delivery(tenant_id: str, webhook_id: str, event_id: str) -> StoredDelivery | None:
+    """One record (a consistent GetItem); None when there is none (never made, or expired)."""
+    try:
+        return _stored(Item.get(*delivery_key(tenant_id, webhook_id, event_id), consistent_read=True))
+    except Item.DoesNotExist:
+        return None
+
+
+def save_delivery(tenant_id: str, webhook_id: str, data: DeliveryData) -> None:
+    """Replace the record's data map (unset fields dropped) and stamp updatedAt."""
+    kept = {k: v for k, v in data.items() if v is not None}
+    Item(*delivery_key(tenant_id, webhook_id, data["eventId"])).update(
+        actions=[Item.data.set(kept), Item.updatedAt.set(clock.now_iso())]
+    )
+
+
+def delivery_page(tenant_id: str, webhook_id: str, limit: int, offset: int) -> list[StoredDelivery]:
+    """`limit` records of the webhook's log after the first `offset`, newest first (one Query
+    reads them all from the newest on)."""
+    newest = Item.query(
+        entity_pk(tenant_id, webhook_id),
+        Item.sk.startswith(DELIVERY_PREFIX),
+        scan_index_forward=False,
+        consistent_read=True,
+        limit=offset + limit,
+    )
+    return [_stored(item) for item in list(newest)[offset:]]
+
+
+def count_deliveries(tenant_id: str, webhook_id: str, *, up_to: int) -> int:
+    """How many records the webhook's log holds, counted up to `up_to`."""
+    return Item.count(entity_pk(tenant_id, webhook_id), Item.sk.startswith(DELIVERY_PREFIX), limit=up_to)
