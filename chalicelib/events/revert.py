@@ -54,12 +54,12 @@ def _revert_one(
     etype = ENTITY_TYPES[type_name]
     item = store.get_item(ctx, etype, entity_id, include_deleted=True)
     expected = (latest.get("after") or {}).get("version")
-    if expected is not None and int(item.version) != int(expected) and not force:
+    if expected is not None and item.version != int(expected) and not force:
         raise Conflict(
-            f"{type_name} {entity_id} changed after {latest['id']} (now version {int(item.version)}); "
+            f"{type_name} {entity_id} changed after {latest['id']} (now version {item.version}); "
             "send force to overwrite that change.",
             code=codes.CHANGED_LATER,
-            extra={"currentVersion": int(item.version)},
+            extra={"currentVersion": item.version},
         )
     goal = earliest.get("before")
     live = not item.deletedAt

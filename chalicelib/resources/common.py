@@ -209,7 +209,7 @@ def declare_update(
         if guard is not None:
             item = store.get_item(ctx, etype, entity_id, path=f"{arg}.id")
             guard(ctx, item, payload)
-            version = version if version is not None else int(item.version)
+            version = version if version is not None else item.version
         updated = store.update(ctx, etype, entity_id, payload, expected_version=version, path=arg)
         return {arg: store.to_wire(ctx, updated)}
 

@@ -9,7 +9,7 @@ the webhook's partition with its entity, secret and health items (store/webhooks
 
 from __future__ import annotations
 
-import time
+import datetime as dt
 from dataclasses import dataclass
 from typing import Required, TypedDict, cast
 
@@ -57,7 +57,7 @@ def delivery_key(tenant_id: str, webhook_id: str, event_id: str) -> tuple[str, s
 def create_delivery(tenant_id: str, webhook_id: str, data: DeliveryData, *, created_at: str) -> bool:
     """Write a new record; False when the event's record exists already (a stream record
     handled twice writes it once)."""
-    expires = int(time.time()) + config.WEBHOOK_LOG_DAYS * 86400
+    expires = clock.now() + dt.timedelta(days=config.WEBHOOK_LOG_DAYS)
     item = Item(
         *delivery_key(tenant_id, webhook_id, data["eventId"]),
         type=DELIVERY_TYPE,

@@ -45,7 +45,7 @@ class StoredEntity(Protocol):
     def id(self) -> str | None: ...
 
     @property
-    def version(self) -> float: ...
+    def version(self) -> int: ...
 
     @property
     def createdAt(self) -> str | None: ...
@@ -143,7 +143,7 @@ def to_wire(ctx: CallContext, item: StoredEntity) -> dict[str, Any]:
     return {
         "id": item.id,
         **item.data_dict(),
-        "version": int(item.version),
+        "version": item.version,
         "createdAt": item.createdAt,
         "updatedAt": item.updatedAt,
         "aliases": sorted(aliases),
@@ -210,7 +210,7 @@ def _live() -> Condition:
 
 def _stamp(ctx: CallContext, item: Item) -> list[Any]:
     return [
-        Item.version.set(int(item.version) + 1),
+        Item.version.set(item.version + 1),
         Item.updatedAt.set(clock.now_iso()),
         Item.changedBy.set(ctx.stamp()),
     ]
@@ -289,7 +289,7 @@ def update(
     """Apply changes (None clears a field) under an optimistic version condition."""
     item = get_item(ctx, etype, entity_id, path=f"{path}.id")
     if expected_version is not None and expected_version != item.version:
-        raise _stale(etype, entity_id, int(item.version))
+        raise _stale(etype, entity_id, item.version)
     before = item.data_dict()
     data = dict(before)
     for name, value in changes.items():
@@ -418,7 +418,7 @@ def _update_one(item: Item, actions: list[Any], condition: Condition, etype: Ent
         item.update(actions=actions, condition=condition)
     except UpdateError as err:
         if getattr(err, "cause_response_code", None) == "ConditionalCheckFailedException":
-            raise _stale(etype, item.id or "", int(item.version) + 1) from err
+            raise _stale(etype, item.id or "", item.version + 1) from err
         raise
 
 
@@ -463,7 +463,7 @@ def _write_with_edges(
                 where = f"{arg}.{ref.path}" if arg else ref.path
                 raise not_found_at(where, f"No live {ref.target_type} with id {ref.target_id} in this tenant.") from err
         if "self" in err.failed:
-            raise _stale(etype, source_id, int(item.version) + 1) from err
+            raise _stale(etype, source_id, item.version + 1) from err
         raise Conflict("The write collided with another; retry.", code=codes.WRITE_CONFLICT) from err
 
 

@@ -40,7 +40,8 @@ def fingerprint(operation: str, body: bytes) -> str:
 def begin(ctx: CallContext, key: str, request_hash: str) -> dict[str, Any] | None:
     """Claim the key. Returns the stored answer of an earlier identical request, or None
     when this request should run."""
-    now = int(clock.now().timestamp())
+    moment = clock.now()
+    now = int(moment.timestamp())
     marker = Item(
         _pk(ctx, key),
         IDEM_SK,
@@ -48,9 +49,9 @@ def begin(ctx: CallContext, key: str, request_hash: str) -> dict[str, Any] | Non
         tenantId=ctx.tenant_id,
         data={"requestHash": request_hash, "state": "pending", "claimedAt": now},
         createdAt=clock.now_iso(),
-        expiresAt=now + config.IDEMPOTENCY_TTL_SECONDS,
+        expiresAt=moment + dt.timedelta(seconds=config.IDEMPOTENCY_TTL_SECONDS),
     )
-    expired_or_missing = Item.pk.does_not_exist() | (Item.expiresAt < now)
+    expired_or_missing = Item.pk.does_not_exist() | (Item.expiresAt < moment)
     try:
         marker.save(condition=expired_or_missing)
         return None
@@ -84,7 +85,6 @@ def _still_pending(claimed_at: int, now: int) -> Conflict:
 
 
 def finish(ctx: CallContext, key: str, request_hash: str, status: int, body: dict[str, Any]) -> None:
-    now = int(clock.now().timestamp())
     Item(
         _pk(ctx, key),
         IDEM_SK,
@@ -92,7 +92,7 @@ def finish(ctx: CallContext, key: str, request_hash: str, status: int, body: dic
         tenantId=ctx.tenant_id,
         data={"requestHash": request_hash, "state": "done", "response": json.dumps({"status": status, "body": body})},
         createdAt=clock.now_iso(),
-        expiresAt=now + config.IDEMPOTENCY_TTL_SECONDS,
+        expiresAt=clock.now() + dt.timedelta(seconds=config.IDEMPOTENCY_TTL_SECONDS),
     ).save()
 
 

@@ -41,9 +41,11 @@ by id (time-ordered), so lists are stable. Soft-deleted items drop their index k
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
-from pynamodb.attributes import MapAttribute, NumberAttribute, UnicodeAttribute
+from pynamodb.attributes import Attribute, MapAttribute, NumberAttribute, TTLAttribute, UnicodeAttribute
+from pynamodb.constants import NUMBER
 from pynamodb.exceptions import TransactWriteError
 from pynamodb.indexes import GlobalSecondaryIndex, IncludeProjection
 from pynamodb.models import Model
@@ -76,6 +78,19 @@ def _index(slot: int) -> type[GlobalSecondaryIndex[Any]]:
     return type(f"Gsi{slot}", (GlobalSecondaryIndex,), attrs)
 
 
+class WholeNumberAttribute(Attribute[int]):
+    """A number that is always whole (an item's version): read back as an int, so no caller
+    casts it. Stored as DynamoDB numbers always were."""
+
+    attr_type = NUMBER
+
+    def serialize(self, value: int) -> str:
+        return json.dumps(int(value))
+
+    def deserialize(self, value: str) -> int:
+        return int(json.loads(value))
+
+
 class _TableMeta:
     billing_mode = "PAY_PER_REQUEST"
     stream_view_type = "NEW_AND_OLD_IMAGES"
@@ -98,13 +113,13 @@ class Item(Model):
     tenantId = UnicodeAttribute(null=True)
     id = UnicodeAttribute(null=True)
     data = MapAttribute[str, Any](default=dict)
-    version = NumberAttribute(default=1)
+    version = WholeNumberAttribute(default=1)
     createdAt = UnicodeAttribute(null=True)
     updatedAt = UnicodeAttribute(null=True)
     deletedAt = UnicodeAttribute(null=True)
     changedBy = MapAttribute[str, Any](null=True)
     aliases = MapAttribute[str, Any](null=True)  # integration -> [alias, ...]
-    expiresAt = NumberAttribute(null=True)  # epoch seconds; DynamoDB TTL (idempotency, upload reservations)
+    expiresAt = TTLAttribute(null=True)  # DynamoDB's TTL: set as an aware datetime, stored as epoch seconds
     hits = NumberAttribute(null=True)  # a request counter's count (store/rates.py)
     fileKey = UnicodeAttribute(null=True)  # S3 key of an entity's file (documents, UVIs); never shown
     fileVersion = UnicodeAttribute(null=True)  # the S3 version registered: a later upload to the key cannot replace it

@@ -8,6 +8,8 @@ is what a safety limit allows; the count itself is exact across every instance."
 
 from __future__ import annotations
 
+import datetime as dt
+
 from pynamodb.exceptions import UpdateError
 
 from chalicelib.store.model import Item
@@ -27,9 +29,10 @@ def spend(subject: str, window_seconds: int, quota: int, now: float) -> float | 
     index = int(now // window_seconds)
     ends = (index + 1) * window_seconds
     item = Item(f"rate#{subject}", f"{window_seconds}#{index}")
+    expires = dt.datetime.fromtimestamp(ends + KEEP_SECONDS, dt.UTC)
     try:
         item.update(
-            actions=[Item.hits.add(1), Item.type.set(TYPE), Item.expiresAt.set(ends + KEEP_SECONDS)],
+            actions=[Item.hits.add(1), Item.type.set(TYPE), Item.expiresAt.set(expires)],
             condition=Item.hits.does_not_exist() | (Item.hits < quota),
         )
     except UpdateError as err:

@@ -33,7 +33,7 @@ def record(ctx: CallContext, *, operation: str, method: str, status: int, ms: fl
     }
     if source_ip:
         data["sourceIp"] = source_ip
-    expires = int((moment + dt.timedelta(days=config.REQUEST_LOG_DAYS)).timestamp())
+    expires = moment + dt.timedelta(days=config.REQUEST_LOG_DAYS)
     try:
         Item(
             _pk(ctx.tenant_id, ctx.key_id),

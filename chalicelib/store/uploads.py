@@ -113,7 +113,7 @@ def reserve_batch(ctx: CallContext, batch_id: str, uploads: list[UploadRequest],
         "createdAt": now,
         "updatedAt": now,
         "changedBy": ctx.stamp(),
-        "expiresAt": int((clock.now() + RETENTION).timestamp()),
+        "expiresAt": clock.now() + RETENTION,
     }
     data = BatchData(count=len(uploads), urlExpiresAt=url_expires_at)
     with Item.batch_write() as batch:
