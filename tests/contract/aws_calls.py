@@ -93,6 +93,7 @@ KNOWN_LIBRARY_NAMES = (
     "pynamodb.attributes.*",
     "pynamodb.exceptions.*",
     "pynamodb.indexes.*",
+    "pynamodb.constants.*",  # attribute type names, no calls
     "pynamodb.expressions.*",
     "pynamodb.transactions.TransactWrite",  # only inside the Transaction wrapper (checked)
     "opensearchpy.OpenSearch",
