@@ -16,8 +16,10 @@ $(BIN)/python:
 
 $(STAMP): requirements.txt requirements-mcp.txt requirements-dev.txt pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade "pip<26.3"  # chalice 1.34 packages through pip and needs < 26.3
-	$(BIN)/python -m pip install --quiet -r requirements-dev.txt
-	$(BIN)/python -m pip install --quiet --no-deps -e .
+	# --no-compile: a module is compiled when first imported instead of all of every package now
+	# (10 s of the install; the tests import a fraction of moto and botocore)
+	$(BIN)/python -m pip install --quiet --no-compile -r requirements-dev.txt
+	$(BIN)/python -m pip install --quiet --no-compile --no-deps -e .
 	touch $(STAMP)
 
 install: $(STAMP)

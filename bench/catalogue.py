@@ -1,7 +1,7 @@
 """Catalogue benchmark: every list query of the registry, at offset 0 and at a deep offset,
 in a tenant of 10,000 units (and one of everything else): DynamoDB calls per request by
 kind (a Scan would show here; there is none) and latency, next to a raw boto3 GetItem
-on the same moto server, measured side by side in one run.
+on the same moto (in process, as the app reaches it), measured side by side in one run.
 
     .venv/bin/python -m bench.catalogue [units] [repeat]
 """
@@ -150,7 +150,7 @@ def run(service: Service, units: int, repeat: int) -> str:
     intro = (
         f"Catalogue benchmark: every list query at offset 0 and at the last page, tenant of {units:,} units "
         f"(filled in {fill_seconds:.0f} s through the store) and one of every other entity; "
-        f"{repeat} requests each over HTTP; raw boto3 on the same moto server: GetItem p50 {floor:.2f} ms, "
+        f"{repeat} requests each over HTTP; raw boto3 on the same moto (in process): GetItem p50 {floor:.2f} ms, "
         f"one-match index Query p50 {query_floor:.1f} ms. Table scans: {scans}." + intro_units
     )
     header = [

@@ -1,6 +1,6 @@
 """Foundation benchmark: DynamoDB calls per request and latency through the local stack
 for contacts.show, contacts (page of 100) and contacts.create, next to a raw boto3
-GetItem on the same moto server, measured side by side in one run.
+GetItem on the same moto (in process, as the app reaches it), measured side by side in one run.
 
     make bench            (or: .venv/bin/python -m bench.foundation [repeat])
 """
@@ -154,7 +154,7 @@ def run(service: Service, repeat: int) -> str:
     intro = (
         f"Foundation benchmark: {repeat} requests each over HTTP (new connection per request) "
         "to the app on the local stack, "
-        f"tenant of {TENANT_CONTACTS} contacts; raw boto3 GetItem p50 on the same moto server: {floor:.2f} ms."
+        f"tenant of {TENANT_CONTACTS} contacts; raw boto3 GetItem p50 on the same moto (reached in process, as the app reaches it): {floor:.2f} ms."
     )
     return intro + "\n\n" + table(header, rows)
 
