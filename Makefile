@@ -27,11 +27,16 @@ install: $(STAMP)
 serve: $(STAMP)
 	PM_PORT=$(PM_PORT) $(BIN)/python -m chalicelib.local.serve
 
-# Unit tests use moto in-process, whose backends are global to a process: they run in a
-# pytest run of their own, apart from the tests that talk to moto's server.
+# Unit tests use moto's mock, whose backends are global to a process: they run in a pytest run
+# of their own, beside the run of the functional and contract tests (whose workers wait on
+# receivers, queues and the stream much of the time, leaving a core to spare); their report is
+# printed after the other's. Either failing fails the target.
+UNIT_LOG := $(VENV)/unit-tests.log
 test: $(STAMP)
-	$(BIN)/python -m pytest -q tests/unit
-	$(BIN)/python -m pytest -n 2 -q tests --ignore=tests/unit
+	@$(BIN)/python -m pytest -q tests/unit > $(UNIT_LOG) 2>&1 & unit=$$!; \
+	$(BIN)/python -m pytest -n 2 -q tests --ignore=tests/unit; others=$$?; \
+	wait $$unit; units=$$?; echo "--- unit tests (tests/unit), run beside the above:"; cat $(UNIT_LOG); \
+	test $$others -eq 0 -a $$units -eq 0
 
 check: $(STAMP)
 	$(BIN)/ruff check .

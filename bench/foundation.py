@@ -154,7 +154,8 @@ def run(service: Service, repeat: int) -> str:
     intro = (
         f"Foundation benchmark: {repeat} requests each over HTTP (new connection per request) "
         "to the app on the local stack, "
-        f"tenant of {TENANT_CONTACTS} contacts; raw boto3 GetItem p50 on the same moto (reached in process, as the app reaches it): {floor:.2f} ms."
+        f"tenant of {TENANT_CONTACTS} contacts; raw boto3 GetItem p50 on the same moto "
+        f"(reached in process, as the app reaches it): {floor:.2f} ms."
     )
     return intro + "\n\n" + table(header, rows)
 

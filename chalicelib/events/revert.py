@@ -21,10 +21,14 @@ ACCOUNT_NOT_REVERTED = (
 )
 
 
-def revert(ctx: CallContext, records: list[AuditRecord], *, force: bool, strict: bool) -> dict[str, Any]:
+def revert(
+    ctx: CallContext, records: list[AuditRecord], *, force: bool, strict: bool, dry_run: bool = False
+) -> dict[str, Any]:
     """Revert every entity the records touch to its state before its earliest record.
     Entities are handled newest change first (a contract created after its unit goes
-    before the unit). With `strict`, a refusal raises instead of being reported."""
+    before the unit). With `strict`, a refusal raises instead of being reported. With
+    `dry_run`, the same checks decide the same answer and nothing is written: the preview
+    of what a revert would do and what it would skip."""
     groups: dict[tuple[str, str], list[AuditRecord]] = {}
     for record in sorted(records, key=lambda r: r["id"]):
         groups.setdefault((record["entityType"], record["entityId"]), []).append(record)
@@ -38,7 +42,7 @@ def revert(ctx: CallContext, records: list[AuditRecord], *, force: bool, strict:
             skipped.append({**target, "code": refusal.code, "reason": refusal.detail})
             continue
         try:
-            action = _revert_one(ctx, type_name, entity_id, changes[0], changes[-1], force=force)
+            action = _revert_one(ctx, type_name, entity_id, changes[0], changes[-1], force=force, dry_run=dry_run)
         except ApiError as err:
             if strict:
                 raise
@@ -49,7 +53,14 @@ def revert(ctx: CallContext, records: list[AuditRecord], *, force: bool, strict:
 
 
 def _revert_one(
-    ctx: CallContext, type_name: str, entity_id: str, earliest: AuditRecord, latest: AuditRecord, *, force: bool
+    ctx: CallContext,
+    type_name: str,
+    entity_id: str,
+    earliest: AuditRecord,
+    latest: AuditRecord,
+    *,
+    force: bool,
+    dry_run: bool,
 ) -> str:
     etype = ENTITY_TYPES[type_name]
     item = store.get_item(ctx, etype, entity_id, include_deleted=True)
@@ -63,16 +74,14 @@ def _revert_one(
         )
     goal = earliest.get("before")
     live = not item.deletedAt
-    if goal is None:  # it did not exist before: take it away again
+    if goal is None or goal.get("deletedAt"):  # it did not exist, or was deleted, before: take it away again
         if not live:
             return "none"
-        store.soft_delete(ctx, etype, entity_id, path="")
+        if not dry_run:
+            store.soft_delete(ctx, etype, entity_id, path="")
         return "deleted"
-    if goal.get("deletedAt"):
-        if not live:
-            return "none"
-        store.soft_delete(ctx, etype, entity_id, path="")
-        return "deleted"
+    if dry_run:
+        return "updated" if live else "restored"
     action = "updated"
     if not live:
         store.restore(ctx, etype, entity_id, path="")

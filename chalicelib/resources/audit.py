@@ -137,6 +137,8 @@ records touch goes back to its state before the first of them, newest changes fi
 later by others are skipped and reported (unless `force`). An entity that did not exist before is
 soft-deleted; a deleted one is restored. The rollback writes through the ordinary commands, so it is itself
 audited (operation `audit.revert`) and sent to webhooks. Answers what was reverted and what was skipped.
+With `dryRun: true` nothing is written: the same checks answer what a revert would set back and what it
+would skip, and why (a preview to confirm; `dryRun` is true in the answer).
 One request undoes at most {config.REVERT_RECORD_LIMIT} changes: a broader filter is 400 `filter_too_broad`; \
 revert in parts,
 narrowing the time range.""",
@@ -145,6 +147,7 @@ narrowing the time range.""",
             "auditRecord": s.string("The change to undo (aud_...)."),
             "filter": s.obj(FILTERS, description="Undo every change these filters match.", minProperties=1),
             "force": s.boolean("Overwrite later changes of other actors too. Default false."),
+            "dryRun": s.boolean("Only answer what would be reverted and skipped; write nothing. Default false."),
         }
     ),
     result=s.obj(
@@ -153,6 +156,7 @@ narrowing the time range.""",
             "skipped": s.array(
                 REVERTED, "Entities left as they are, with the reason.", max_items=config.REVERT_RECORD_LIMIT
             ),
+            "dryRun": s.boolean("True when nothing was written: the answer is a preview."),
         },
         required=["reverted", "skipped"],
     ),
@@ -174,9 +178,10 @@ def revert_changes(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
             "Send either auditRecord or filter.",
             errors=[{"path": "(arguments)", "message": "exactly one of auditRecord and filter"}],
         )
-    force = bool(args.get("force"))
+    force, dry_run = bool(args.get("force")), bool(args.get("dryRun"))
     if args.get("auditRecord"):
-        return revert(ctx, [audit.get(ctx, args["auditRecord"])], force=force, strict=True)
+        answer = revert(ctx, [audit.get(ctx, args["auditRecord"])], force=force, strict=True, dry_run=dry_run)
+        return {**answer, "dryRun": True} if dry_run else answer
     keys, capped = audit.search(ctx, args["filter"])
     operation = args["filter"].get("operation")
     if capped or (not operation and len(keys) > config.REVERT_RECORD_LIMIT):
@@ -184,7 +189,8 @@ def revert_changes(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     records = audit.operation_filtered(keys, operation) if operation else audit.records(keys)
     if len(records) > config.REVERT_RECORD_LIMIT:
         raise _too_many_to_revert(len(records), False)
-    return revert(ctx, records, force=force, strict=False)
+    answer = revert(ctx, records, force=force, strict=False, dry_run=dry_run)
+    return {**answer, "dryRun": True} if dry_run else answer
 
 
 def _too_many_to_revert(count: int, capped: bool) -> Invalid:

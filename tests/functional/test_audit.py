@@ -154,6 +154,39 @@ def test_everything_a_key_did_is_rolled_back_in_one_call(tenant: Tenant, settle:
     assert {r["actor"]["agentName"] for r in rollback["auditRecords"]} == {"setup"}
 
 
+def test_a_dry_run_previews_what_a_revert_would_do_and_writes_nothing(tenant: Tenant, settle: Any) -> None:
+    """The preview the console shows before a revert, also for agents over REST and MCP: the
+    same reverted and skipped lists as the revert itself, and not one write."""
+    agent = tenant.new_key(["read", "write", "destructive"], agent="preview-agent")
+    made = [
+        tenant.ok("contacts.create", {"contact": {"personType": "natural", "lastName": f"V{i}"}}, key=agent)["contact"]
+        for i in range(3)
+    ]
+    for person in made:
+        tenant.ok("contacts.update", {"contact": {"id": person["id"], "lastName": "Vom Agenten"}}, key=agent)
+    tenant.ok("contacts.update", {"contact": {"id": made[0]["id"], "notes": "später vom Menschen"}})  # a later change
+    settle()
+    agent_key = tenant.get("info", key=agent)["key"]["id"]
+    page = {"limit": 1000, "offset": 0}
+    trail_before, contacts_before = tenant.get("audit.list", page), tenant.get("contacts", page)
+
+    preview = tenant.ok("audit.revert", {"filter": {"keyId": agent_key}, "dryRun": True})
+    assert preview["dryRun"] is True
+    assert sorted(r["entityId"] for r in preview["reverted"]) == sorted(p["id"] for p in made[1:])
+    assert {r["action"] for r in preview["reverted"]} == {"deleted"}  # they did not exist before the agent
+    assert [(r["entityId"], r["code"]) for r in preview["skipped"]] == [(made[0]["id"], "changed_later")]
+    settle()
+    assert tenant.get("contacts", page) == contacts_before
+    assert tenant.get("audit.list", page)["pagination"] == trail_before["pagination"]
+
+    single = tenant.command("audit.revert", {"auditRecord": preview["skipped"][0]["auditRecords"][-1], "dryRun": True})
+    assert single.status == 409 and single.body["code"] == "changed_later"  # as the revert itself would answer
+
+    done = tenant.ok("audit.revert", {"filter": {"keyId": agent_key}})
+    assert "dryRun" not in done
+    assert (done["reverted"], done["skipped"]) == (preview["reverted"], preview["skipped"])
+
+
 def test_revert_needs_write_and_destructive(tenant: Tenant) -> None:
     writer = tenant.new_key(["read", "write"], agent="w")
     assert tenant.command("audit.revert", {"filter": {"agentName": "x"}}, key=writer).status == 403

@@ -864,7 +864,9 @@ def test_serve_killed_mid_write_restarts_with_a_consistent_snapshot(tmp_path: Pa
 
     state_file = tmp_path / "state.json"
     port = free_port()
-    proc = serve_process.start(port, tmp_path, capture=False, POWERTOOLS_LOG_LEVEL="ERROR")
+    # four writers outrun a key's default limit (200 per 2 s); the limit is not what this tests
+    unthrottled = {"PM_THROTTLE_RATE": "10000", "PM_THROTTLE_BURST": "20000"}
+    proc = serve_process.start(port, tmp_path, capture=False, POWERTOOLS_LOG_LEVEL="ERROR", **unthrottled)
     acked: list[Acked] = []
     stop = threading.Event()
     try:
