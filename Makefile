@@ -14,10 +14,10 @@ PACKAGE_DIR ?= build/package
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
+# --no-compile: a module is compiled when first imported instead of all of every package at
+# install (10 s of a fresh install; the tests import a fraction of moto and botocore).
 $(STAMP): requirements.txt requirements-mcp.txt requirements-dev.txt pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade "pip<26.3"  # chalice 1.34 packages through pip and needs < 26.3
-	# --no-compile: a module is compiled when first imported instead of all of every package now
-	# (10 s of the install; the tests import a fraction of moto and botocore)
 	$(BIN)/python -m pip install --quiet --no-compile -r requirements-dev.txt
 	$(BIN)/python -m pip install --quiet --no-compile --no-deps -e .
 	touch $(STAMP)
