@@ -21,6 +21,7 @@ from botocore.exceptions import ClientError
 from chalicelib import error_codes as codes
 from chalicelib import observability
 from chalicelib.context import CallContext
+from chalicelib.entities import ENTITY_TYPES
 from chalicelib.errors import ApiError, Conflict
 from chalicelib.log import logger
 from chalicelib.store import entities as store
@@ -144,11 +145,9 @@ def register(obj: StoredObject, known: dict[tuple[str, str, str], Reservation] |
 
 
 def _create_document(reservation: Reservation, key: str, received: files.Received) -> str:
-    from chalicelib.resources.documents import (  # cycle: resources.documents imports uploads
-        # (known: uploads.register -> resources.documents)
-        DOCUMENT,
-    )
-
+    # the document type as resources/documents.py declared it (the apps load every resource
+    # module before a worker runs): the catalogue, not the resource module, so no cycle
+    document = ENTITY_TYPES["document"]
     wanted = reservation.data
     data = {**(wanted.get("document") or {}), "locationId": wanted["locationId"]}
     try:
@@ -158,7 +157,7 @@ def _create_document(reservation: Reservation, key: str, received: files.Receive
         )
         store.create(
             _context_of(reservation),
-            DOCUMENT,
+            document,
             data,
             path="",
             entity_id=reservation.document_id,
