@@ -5,7 +5,7 @@ The MCP server is a function of its own (mcp_app.py). Everything else lives in c
 
 from chalice import Chalice  # type: ignore[attr-defined]
 
-from chalicelib import config, http, observability, registry, v1
+from chalicelib import config, http, observability, resources, v1
 from chalicelib.events import stream
 from chalicelib.log import logger
 from chalicelib.uploads import register as upload_worker
@@ -17,7 +17,7 @@ app.api.binary_types = ["multipart/form-data", "application/octet-stream"]
 app.register_middleware(observability.middleware, "all")
 app.register_middleware(http.chalice_refusals_as_problems, "http")
 
-registry.load_all()
+resources.load_all()
 http.register_routes(app)
 v1.register(app)
 

@@ -8,12 +8,12 @@ locally `make serve` routes it here (chalicelib/local/http_server.py)."""
 
 from chalice import Chalice  # type: ignore[attr-defined]
 
-from chalicelib import http, observability, registry
+from chalicelib import http, observability, resources
 from chalicelib.mcp import route as mcp_route
 
 app = Chalice(app_name="propertymanagement-mcp")
 app.register_middleware(observability.middleware, "all")
 app.register_middleware(http.chalice_refusals_as_problems, "http")
 
-registry.load_all()
+resources.load_all()
 mcp_route.register(app)

@@ -17,7 +17,7 @@ import json
 from typing import Any
 
 from bench.harness import p, record, table, timed
-from chalicelib import registry
+from chalicelib import registry, resources
 from chalicelib.auth import ALL_SCOPES
 from chalicelib.context import CallContext
 from chalicelib.mcp import meta
@@ -52,7 +52,7 @@ def _latency(backend: SearchBackend, names: list[str], query: str, language: str
 
 
 def main() -> str:
-    registry.load_all()
+    resources.load_all()
     ops = registry.domain_operations()
     names = [op.name for op in ops]
     embedded = service.backend()

@@ -116,10 +116,3 @@ def domain_operations() -> list[Operation]:
     """Every operation that is a domain tool (MCP, the tool search): the v2 operations that
     need a key, by name."""
     return sorted((op for op in REGISTRY.values() if op.surface == "v2" and op.authenticated), key=lambda op: op.name)
-
-
-def load_all() -> dict[str, Operation]:
-    """Import every resource module so its operations are registered."""
-    import chalicelib.resources  # noqa: F401  # cycle: every resource module imports registry to register (known: registry -> resources)
-
-    return REGISTRY

@@ -7,12 +7,12 @@ Run it after changing an operation's summary or the German glosses; the contract
 
 from __future__ import annotations
 
-from chalicelib import registry
+from chalicelib import registry, resources
 from chalicelib.search import corpus, embedding
 
 
 def texts_to_embed() -> list[str]:
-    registry.load_all()
+    resources.load_all()
     return [
         text for document in corpus.tool_documents(registry.domain_operations()) for text in document.embedded_texts
     ]

@@ -7,7 +7,7 @@ Idempotent: existing indexes are kept and documents overwritten by id."""
 
 from __future__ import annotations
 
-from chalicelib import config, registry
+from chalicelib import config, registry, resources
 from chalicelib.search import corpus, embedding
 from chalicelib.search.backend import SearchDocument
 from chalicelib.search.opensearch_backend import OpenSearchBackend, client_from_env
@@ -23,7 +23,7 @@ def with_vectors(documents: list[SearchDocument]) -> list[SearchDocument]:
 
 
 def index_catalogue(backend: OpenSearchBackend) -> tuple[int, int]:
-    registry.load_all()
+    resources.load_all()
     ops = registry.domain_operations()
     backend.create_indexes(embedding.DIMENSION)
     tools = with_vectors(corpus.tool_documents(ops))

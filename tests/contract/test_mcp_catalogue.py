@@ -7,13 +7,13 @@ from __future__ import annotations
 import pytest
 from jsonschema import Draft7Validator
 
-from chalicelib import registry
+from chalicelib import registry, resources
 from chalicelib.context import CallContext
 from chalicelib.mcp import catalogue, meta
 from chalicelib.registry import SCOPE_DESTRUCTIVE, Operation
 from chalicelib.search import build, embedding
 
-registry.load_all()
+resources.load_all()
 TOOLS = registry.domain_operations()
 DESTRUCTIVE_WORDS = ("delete", "merge", "revoke", "revert", "disable")
 

@@ -10,7 +10,8 @@ import pytest
 
 from chalicelib import docs
 from chalicelib.entities import ref_types
-from chalicelib.registry import REGISTRY, load_all
+from chalicelib.registry import REGISTRY
+from chalicelib.resources import load_all
 from tests.interface import interface_operations
 from tests.world import OWN_TESTS, World, is_create, is_destructive
 

@@ -49,7 +49,7 @@ from schemathesis.specs.openapi.checks import (
     status_code_conformance,
 )
 
-from chalicelib import registry
+from chalicelib import registry, resources
 from chalicelib.entities import ENTITY_TYPES, ref_types
 from chalicelib.registry import Operation
 from chalicelib.schemas import map_refs
@@ -62,7 +62,7 @@ SCENARIOS = int(os.environ.get("PM_FUZZ_STATEFUL", "5"))
 SPEC = "/propertymanagement/v2/query/openapi.spec"
 
 # Every v2 operation: a signup key holds every scope, so its document lists them all (asserted below).
-OPERATIONS = sorted(op.name for op in registry.load_all().values() if op.surface == "v2")
+OPERATIONS = sorted(op.name for op in resources.load_all().values() if op.surface == "v2")
 SETTINGS: dict[str, Any] = {"deadline": None, "database": None, "suppress_health_check": list(HealthCheck)}
 
 

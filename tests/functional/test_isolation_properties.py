@@ -37,7 +37,8 @@ from hypothesis import strategies as st
 from chalicelib.entities import ENTITY_TYPES, by_prefix, ref_types
 from chalicelib.events.changes import ACCOUNT_TYPES
 from chalicelib.ids import looks_like_id, prefix_of
-from chalicelib.registry import REGISTRY, Operation, load_all
+from chalicelib.registry import REGISTRY, Operation
+from chalicelib.resources import load_all
 from chalicelib.resources.aliases import ALIAS as ALIAS_SCHEMA
 from chalicelib.schemas import MULTI_LINE, ONE_LINE, map_refs, refs_in
 from chalicelib.store import keys

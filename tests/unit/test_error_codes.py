@@ -14,7 +14,7 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from chalicelib import docs, error_codes, errors, registry
+from chalicelib import docs, error_codes, errors, registry, resources
 from chalicelib.error_codes import TABLE, ErrorCode
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -160,7 +160,7 @@ def scan_sources() -> Scan:
 
 def documented() -> dict[str, list[tuple[str, int]]]:
     """Each code an operation's docs (or an MCP meta tool's description) name: where, with what status."""
-    registry.load_all()
+    resources.load_all()
     texts = {op.name: docs.render(op) for op in registry.REGISTRY.values()}
     from chalicelib.mcp import meta
 
@@ -221,7 +221,7 @@ def test_every_documented_code_is_a_table_entry() -> None:
 
 
 def test_operations_document_table_entries() -> None:
-    registry.load_all()
+    resources.load_all()
     for op in registry.REGISTRY.values():
         for documented_error in op.errors:
             entry = documented_error[0] if isinstance(documented_error, tuple) else documented_error

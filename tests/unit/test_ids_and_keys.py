@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from chalicelib import auth, ids
-from chalicelib.registry import REGISTRY, load_all
+from chalicelib.registry import REGISTRY
+from chalicelib.resources import load_all
 
 
 def test_ids_carry_their_type_and_sort_by_creation() -> None:

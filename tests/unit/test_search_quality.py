@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pytest
 
-from chalicelib import registry
+from chalicelib import registry, resources
 from chalicelib.search import examples, quality, service
 
 # (recall@5, MRR) per language on the held-out half: the goal of issue 17, which the ranking
@@ -19,7 +19,7 @@ FLOORS = {"en": (0.97, 0.90), "de": (0.97, 0.90)}
 
 @pytest.fixture(scope="module")
 def held_out() -> dict[str, quality.Score]:
-    registry.load_all()
+    resources.load_all()
     names = [op.name for op in registry.domain_operations()]
 
     def search(query: str, language: str) -> list[str]:
@@ -41,7 +41,7 @@ def test_recall_and_mrr_on_the_held_out_half(held_out: dict[str, quality.Score],
 
 
 def test_the_set_is_big_enough_bilingual_and_covers_every_tool_in_both_halves() -> None:
-    registry.load_all()
+    resources.load_all()
     tools = {op.name for op in registry.domain_operations()}
     queries = quality.load_queries()
     assert len(queries) >= 400 and sum(q["language"] == "de" for q in queries) >= 200
@@ -59,7 +59,7 @@ def test_the_language_of_each_query_is_recognised() -> None:
 
 
 def test_every_tool_has_example_requests_and_none_is_a_labelled_query() -> None:
-    registry.load_all()
+    resources.load_all()
     tools = {op.name for op in registry.domain_operations()}
     assert examples.problems(tools) == []
     asked = {q["query"].casefold().strip(" ?.!") for q in quality.load_queries()}

@@ -135,7 +135,7 @@ def test_schwifty_is_not_imported_with_the_app() -> None:
 @pytest.mark.slow
 def test_one_thousand_generated_references_of_a_tenant_are_distinct(memory_table: None) -> None:
     from chalicelib.context import CallContext
-    from chalicelib.registry import load_all
+    from chalicelib.resources import load_all
 
     load_all()
     from chalicelib.resources.accounting_mandates import DIRECT_DEBIT_MANDATE, generate_reference

@@ -6,7 +6,7 @@ import pytest
 
 from chalicelib.context import CallContext
 from chalicelib.errors import Conflict, NotFound
-from chalicelib.registry import load_all
+from chalicelib.resources import load_all
 from chalicelib.store import aliases, entities
 from chalicelib.store.model import ENTITY_SK, Item, Transaction, TransactionCancelled
 

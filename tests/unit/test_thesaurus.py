@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from chalicelib.registry import REGISTRY, load_all
+from chalicelib.registry import REGISTRY
+from chalicelib.resources import load_all
 from chalicelib.search import terms
 
 

@@ -5,7 +5,8 @@ from __future__ import annotations
 import pytest
 
 from chalicelib.errors import Invalid
-from chalicelib.registry import REGISTRY, load_all
+from chalicelib.registry import REGISTRY
+from chalicelib.resources import load_all
 from chalicelib.validation import as_json_schema, decode_query, validate
 
 load_all()

@@ -7,14 +7,14 @@ from __future__ import annotations
 import numpy as np
 import tokenizers  # a development dependency (wordllama's)
 
-from chalicelib import registry
+from chalicelib import registry, resources
 from chalicelib.search import corpus, quality, wordllama_model
 
 ODD = ["", " ", "  two  spaces ", "Ä😀 x", "naïve café — 12,50 €", "\t", "ÜBERSICHT", "a" * 300]
 
 
 def _texts() -> list[str]:
-    registry.load_all()
+    resources.load_all()
     indexed = [text for doc in corpus.tool_documents(registry.domain_operations()) for text in doc.embedded_texts]
     return indexed + [q["query"] for q in quality.load_queries()] + ODD
 
