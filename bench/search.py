@@ -18,9 +18,9 @@ from typing import Any
 
 from bench.harness import p, record, table, timed
 from chalicelib import registry, resources
-from chalicelib.auth import ALL_SCOPES
 from chalicelib.context import CallContext
 from chalicelib.mcp import meta
+from chalicelib.scopes import ALL_SCOPES
 from chalicelib.search import embedding, quality, rerank, service
 from chalicelib.search.backend import SearchBackend
 from chalicelib.search.index_opensearch import index_catalogue

@@ -11,7 +11,7 @@ from chalicelib import clock, config, throttle
 from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.errors import Forbidden, Unauthorized
-from chalicelib.store import integrations, keys
+from chalicelib.store import evictions, integrations, keys
 
 TENANT_CACHE_SECONDS = 10.0
 
@@ -44,6 +44,9 @@ def forget_tenant(tenant_id: str) -> None:
     """Drop a tenant from this instance's cache (after the operator changed it here)."""
     with _lock:
         _cache.pop(f"tenant:{tenant_id}", None)
+
+
+evictions.on_tenant_changed(forget_tenant)
 
 
 def admit(ctx: CallContext, operation: str) -> None:

@@ -1,74 +1,22 @@
-"""API keys: format, hashing, lookup with a short per-Lambda cache, and scope checks.
-
-A key is `pm_<env>_` + 30 random base62 characters + a 6-character CRC32 checksum, so
-secret scanners can spot it and a mistyped key is refused without a database read.
-Only the SHA-256 of a key is stored.
-"""
+"""API keys at the door: a request's key looked up (with a short per-Lambda cache) and its
+scopes checked against the operation. The key format is keyformat.py's, the scope words
+scopes.py's."""
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import secrets
-import string
 import threading
 import time
-import zlib
 from dataclasses import dataclass
 
 from chalicelib import clock, config
 from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.errors import Forbidden, Unauthorized
-from chalicelib.registry import AREAS, SCOPE_ADMIN, SCOPE_DESTRUCTIVE, SCOPE_READ, SCOPE_WRITE, Operation
+from chalicelib.keyformat import secret_hash, well_formed
+from chalicelib.registry import Operation
+from chalicelib.scopes import has_scope
+from chalicelib.store import evictions, keys
 from chalicelib.store.key_lookups import KeyFacts, key_facts
-
-_BASE62 = string.digits + string.ascii_letters
-_RANDOM_LENGTH = 30
-_CHECKSUM_LENGTH = 6
-
-ALL_SCOPES = (SCOPE_READ, SCOPE_WRITE, SCOPE_DESTRUCTIVE, SCOPE_ADMIN)
-KEY_SCOPES = ALL_SCOPES + tuple(f"write:{area}" for area in AREAS)
-
-
-def _base62(number: int, width: int) -> str:
-    chars = []
-    for _ in range(width):
-        number, rest = divmod(number, 62)
-        chars.append(_BASE62[rest])
-    return "".join(reversed(chars))
-
-
-def _checksum(body: str) -> str:
-    return _base62(zlib.crc32(body.encode()), _CHECKSUM_LENGTH)
-
-
-def new_secret() -> str:
-    body = "".join(secrets.choice(_BASE62) for _ in range(_RANDOM_LENGTH))
-    return f"pm_{config.key_environment()}_{body}{_checksum(body)}"
-
-
-def well_formed(secret: str) -> bool:
-    parts = secret.split("_")
-    if len(parts) != 3 or parts[0] != "pm" or parts[1] not in ("live", "test"):
-        return False
-    tail = parts[2]
-    if len(tail) != _RANDOM_LENGTH + _CHECKSUM_LENGTH or any(c not in _BASE62 for c in tail):
-        return False
-    return hmac.compare_digest(_checksum(tail[:_RANDOM_LENGTH]), tail[_RANDOM_LENGTH:])
-
-
-def secret_hash(secret: str) -> str:
-    return hashlib.sha256(secret.encode()).hexdigest()
-
-
-# --- scopes -------------------------------------------------------------------------
-
-
-def has_scope(scopes: frozenset[str], needed: str) -> bool:
-    if needed.startswith("write:"):
-        return SCOPE_WRITE in scopes or needed in scopes
-    return needed in scopes
 
 
 def allows(scopes: frozenset[str], op: Operation) -> bool:
@@ -104,6 +52,9 @@ def forget_key(key_id: str) -> None:
     with _cache_lock:
         for hashed in [h for h, c in _cache.items() if c.facts.get("keyId") == key_id]:
             del _cache[hashed]
+
+
+evictions.on_key_changed(forget_key)
 
 
 def authenticate(header: str | None, *, request_id: str = "", source_ip: str | None = None) -> CallContext:
@@ -161,9 +112,4 @@ def _touch(hashed: str, facts: KeyFacts, source_ip: str | None) -> None:
         if not cached or now - cached.last_used_written < config.LAST_USED_RESOLUTION_SECONDS:
             return
         cached.last_used_written = now
-    from chalicelib.store import (  # cycle: store.keys imports auth at import to evict its cache
-        # (known: store.keys -> auth)
-        keys,
-    )
-
     keys.record_use(facts["tenantId"], facts["keyId"], clock.now_iso(), source_ip)

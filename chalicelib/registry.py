@@ -14,6 +14,7 @@ from typing import Any, Literal
 from chalicelib import paths
 from chalicelib.context import CallContext
 from chalicelib.error_codes import ErrorCode
+from chalicelib.scopes import AREAS, SCOPE_ADMIN, SCOPE_DESTRUCTIVE, SCOPE_READ, SCOPE_WRITE
 
 Kind = Literal["query", "command"]
 Surface = Literal["v2", "platform"]
@@ -21,16 +22,6 @@ Handler = Callable[[CallContext, dict[str, Any]], dict[str, Any]]
 # An error an operation documents: an entry of error_codes.py, rendered with its status and
 # meaning; or (entry, this operation's own words for it) where the operation says more.
 DocumentedError = ErrorCode | tuple[ErrorCode, str]
-
-SCOPE_READ = "read"
-SCOPE_WRITE = "write"
-SCOPE_DESTRUCTIVE = "destructive"
-SCOPE_ADMIN = "admin"
-
-AREAS = (
-    "contacts", "contracts", "units", "objects", "documents", "processes", "responsibilities",
-    "advisors", "signatories", "callrecords", "accounting", "aliases", "webhooks", "uvi",
-)  # fmt: skip
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,10 @@ from typing import Any
 from chalicelib import clock, config
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
-from chalicelib.auth import KEY_SCOPES, has_scope
 from chalicelib.context import CallContext
 from chalicelib.errors import Forbidden, invalid_at
 from chalicelib.registry import operation
+from chalicelib.scopes import KEY_SCOPES, has_scope
 from chalicelib.store import keys, requests
 
 AGENT_NAME = {

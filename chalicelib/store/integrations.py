@@ -24,10 +24,11 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from chalicelib import auth, clock, ids
+from chalicelib import clock, ids
 from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.errors import Conflict, Forbidden, NotFound, invalid_at
+from chalicelib.scopes import KEY_SCOPES, has_scope
 from chalicelib.store import keys
 from chalicelib.store.entities import fetch_entities, fetch_many, get_item
 from chalicelib.store.model import INDEXES, Item, Transaction, TransactionCancelled
@@ -72,9 +73,9 @@ def _ctx(tenant_id: str, integration_id: str, scopes: list[str], operation: str)
 def _scopes(scopes: list[str], path: str) -> list[str]:
     if not scopes:
         raise invalid_at(path, "name at least one scope")
-    unknown = [s for s in scopes if s not in auth.KEY_SCOPES]
+    unknown = [s for s in scopes if s not in KEY_SCOPES]
     if unknown:
-        raise invalid_at(path, f"unknown scope {', '.join(unknown)}; known: {', '.join(auth.KEY_SCOPES)}")
+        raise invalid_at(path, f"unknown scope {', '.join(unknown)}; known: {', '.join(KEY_SCOPES)}")
     return sorted(set(scopes))
 
 
@@ -286,7 +287,7 @@ def issue_key(
             code=codes.INTEGRATION_NOT_CONNECTED,
         )
     allowed = frozenset(integration.data_dict().get("allowedScopes", []))
-    beyond = [s for s in wanted if not auth.has_scope(allowed, s)]
+    beyond = [s for s in wanted if not has_scope(allowed, s)]
     if beyond:
         raise Forbidden(
             f"Integration {integration_id} may not hold {', '.join(beyond)}; "

@@ -11,12 +11,15 @@ import datetime as dt
 import hashlib
 from typing import Any
 
-from chalicelib import auth, clock, config, ids
+from chalicelib import clock, config, ids
 from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.entities import EntityType
 from chalicelib.errors import Conflict, NotFound, invalid_at, not_found_at
+from chalicelib.keyformat import new_secret, secret_hash
 from chalicelib.log import logger
+from chalicelib.scopes import ALL_SCOPES
+from chalicelib.store import evictions
 from chalicelib.store.entities import entity_pk, get_item, index_keys, list_page
 from chalicelib.store.key_lookups import LOOKUP_SK, lookup_pk
 from chalicelib.store.model import ENTITY_SK, Item, Transaction, TransactionCancelled
@@ -55,7 +58,7 @@ def create_tenant(
     )
     guard = Item(_signup_guard_pk(email), "signup", type="signupGuard", tenantId=tenant_id, createdAt=now)
     ctx = CallContext(tenant_id=tenant_id, key_id="", agent_name=agent_name, scopes=frozenset(), operation="signup")
-    record, lookup, secret = _key_items(ctx, agent_name, list(auth.ALL_SCOPES), None, expiry(None))
+    record, lookup, secret = _key_items(ctx, agent_name, list(ALL_SCOPES), None, expiry(None))
     # The audit's actor of a sign-up is its first key, for the tenant and for that key itself.
     tenant.changedBy = record.changedBy = {**ctx.stamp(), "keyId": record.id}
     try:
@@ -91,7 +94,7 @@ def _key_items(
     ctx: CallContext, agent_name: str, scopes: list[str], person_id: str | None, expires_at: str | None
 ) -> tuple[Item, Item, str]:
     key_id = ids.new_id("key")
-    secret = auth.new_secret()
+    secret = new_secret()
     now = clock.now_iso()
     facts: dict[str, Any] = {
         "tenantId": ctx.tenant_id,
@@ -103,7 +106,7 @@ def _key_items(
         "disabled": False,
         "expiresAt": expires_at,
     }
-    lookup_key = lookup_pk(auth.secret_hash(secret))
+    lookup_key = lookup_pk(secret_hash(secret))
     # The record keeps the lookup item's key (a hash, not the secret) so disable() can reach it.
     record_data = {**facts, "prefix": secret[:12], "createdByKeyId": ctx.key_id or None, "lookupPk": lookup_key}
     common: dict[str, Any] = {
@@ -268,7 +271,7 @@ def disable_key(ctx: CallContext, key_id: str) -> dict[str, Any]:
         raise Conflict(
             "Disabling the key collided with another change of this agent's keys; retry.", code=codes.WRITE_CONFLICT
         ) from err
-    auth.forget_key(key_id)
+    evictions.key_changed(key_id)
     record.data = data
     record.updatedAt = now
     return key_wire(record)
@@ -324,9 +327,7 @@ def _update_tenant(tenant_id: str, actions: list[Any], operation: str) -> dict[s
     tenant.update(
         actions=[*actions, Item.updatedAt.set(clock.now_iso()), Item.version.add(1), stamp], condition=Item.pk.exists()
     )
-    from chalicelib import account  # cycle: account imports store.keys (known: store.keys -> account in pyproject.toml)
-
-    account.forget_tenant(tenant_id)
+    evictions.tenant_changed(tenant_id)
     return tenant_wire(get_tenant(tenant_id))
 
 

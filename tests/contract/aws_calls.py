@@ -181,6 +181,8 @@ DISPATCH = {
     "functools.lru_cache": "all",
     "functools.cache": "all",
     "field": "all",
+    "evictions.on_key_changed": "all",  # store/evictions.py: auth's and account's cache evictions,
+    "evictions.on_tenant_changed": "all",  # run by whichever function changes a key or tenant
     None: "all",  # stored or returned without a receiving call
 }
 

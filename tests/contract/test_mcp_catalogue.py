@@ -10,7 +10,8 @@ from jsonschema import Draft7Validator
 from chalicelib import registry, resources
 from chalicelib.context import CallContext
 from chalicelib.mcp import catalogue, meta
-from chalicelib.registry import SCOPE_DESTRUCTIVE, Operation
+from chalicelib.registry import Operation
+from chalicelib.scopes import SCOPE_DESTRUCTIVE
 from chalicelib.search import build, embedding
 
 resources.load_all()

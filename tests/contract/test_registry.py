@@ -10,7 +10,8 @@ from jsonschema import Draft7Validator
 
 import app as app_module
 from chalicelib import docs
-from chalicelib.registry import AREAS, REGISTRY, Operation
+from chalicelib.registry import REGISTRY, Operation
+from chalicelib.scopes import AREAS
 from chalicelib.validation import as_json_schema
 from tests.interface import interface_operations
 

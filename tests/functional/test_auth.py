@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chalicelib import auth
+from chalicelib import keyformat
 from tests.client import Api, Tenant
 
 
@@ -25,7 +25,7 @@ def test_key_with_wrong_checksum_is_401_without_lookup(api: Api, tenant: Tenant)
 
 
 def test_well_formed_unknown_key_is_401(api: Api) -> None:
-    assert api.query("info", key=auth.new_secret()).status == 401
+    assert api.query("info", key=keyformat.new_secret()).status == 401
 
 
 def test_status_needs_a_key_but_version_does_not(api: Api) -> None:

@@ -30,6 +30,7 @@ from typing import Any
 
 import pytest
 
+from chalicelib import keyformat
 from chalicelib.events import targets
 from tests.client import Answer, Api, Tenant
 from tests.eventually import eventually
@@ -870,9 +871,8 @@ def _flip_checksum(key: str) -> str:
 
 
 def _well_formed_unknown() -> str:
-    from chalicelib import auth
 
-    return auth.new_secret()
+    return keyformat.new_secret()
 
 
 def _logged(tenant: Tenant) -> set[str]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chalicelib import auth, ids
+from chalicelib import auth, ids, keyformat
 from chalicelib.registry import REGISTRY
 from chalicelib.resources import load_all
 
@@ -21,13 +21,13 @@ def test_aliases_do_not_look_like_ids() -> None:
 
 
 def test_secret_format_and_checksum() -> None:
-    secret = auth.new_secret()
+    secret = keyformat.new_secret()
     assert secret.startswith("pm_test_") and len(secret) == len("pm_test_") + 36
-    assert auth.well_formed(secret)
+    assert keyformat.well_formed(secret)
     flipped = secret[:-7] + ("a" if secret[-7] != "a" else "b") + secret[-6:]
-    assert not auth.well_formed(flipped)
-    assert not auth.well_formed(secret.replace("pm_test_", "pm_prod_"))
-    assert auth.secret_hash(secret) != auth.secret_hash(flipped)
+    assert not keyformat.well_formed(flipped)
+    assert not keyformat.well_formed(secret.replace("pm_test_", "pm_prod_"))
+    assert keyformat.secret_hash(secret) != keyformat.secret_hash(flipped)
 
 
 def test_live_keys_in_the_live_environment(monkeypatch: object) -> None:
@@ -36,7 +36,7 @@ def test_live_keys_in_the_live_environment(monkeypatch: object) -> None:
     mp = pytest.MonkeyPatch()
     mp.setenv("PM_KEY_ENVIRONMENT", "live")
     try:
-        assert auth.new_secret().startswith("pm_live_")
+        assert keyformat.new_secret().startswith("pm_live_")
     finally:
         mp.undo()
 
