@@ -13,6 +13,7 @@ from chalicelib.errors import Invalid
 from chalicelib.events import audit
 from chalicelib.events.revert import revert
 from chalicelib.registry import operation
+from chalicelib.store import audit_records
 
 STATE = {
     "type": "object",
@@ -186,7 +187,7 @@ def revert_changes(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     operation = args["filter"].get("operation")
     if capped or (not operation and len(keys) > config.REVERT_RECORD_LIMIT):
         raise _too_many_to_revert(len(keys), capped)
-    records = audit.operation_filtered(keys, operation) if operation else audit.records(keys)
+    records = audit.operation_filtered(keys, operation) if operation else audit_records.records(keys)
     if len(records) > config.REVERT_RECORD_LIMIT:
         raise _too_many_to_revert(len(records), False)
     answer = revert(ctx, records, force=force, strict=False, dry_run=dry_run)

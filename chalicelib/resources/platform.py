@@ -9,10 +9,9 @@ from chalicelib import __version__, config, openapi, paths
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
-from chalicelib.events import deadletters
 from chalicelib.registry import operation
 from chalicelib.resources.apikeys import AGENT_NAME, KEY_OUT
-from chalicelib.store import entities, integrations, keys
+from chalicelib.store import deadletters, entities, integrations, keys
 
 TENANT_OUT = s.obj(
     {

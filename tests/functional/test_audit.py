@@ -219,6 +219,7 @@ def test_a_record_that_keeps_failing_is_dead_lettered_and_replayable(
     tenant: Tenant, settle: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     from chalicelib.events import audit, deadletters
+    from chalicelib.store import deadletters as stored_letters
 
     real = audit.record_many
     broken = {"on": True}
@@ -232,7 +233,7 @@ def test_a_record_that_keeps_failing_is_dead_lettered_and_replayable(
     person = tenant.contact(lastName="Dead")
     settle()
     assert tenant.get("audit.list", {"entityId": person["id"], "limit": 10, "offset": 0})["pagination"]["total"] == 0
-    assert any(person["id"] in letter["record"] for letter in deadletters.pending().values())
+    assert any(person["id"] in letter["record"] for letter in stored_letters.pending().values())
     assert tenant.get("status")["checks"]["changeStream"]["ok"] is False
     broken["on"] = False
     done, failed = deadletters.replay()

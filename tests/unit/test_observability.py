@@ -25,7 +25,7 @@ from chalicelib.events import deliveries
 from chalicelib.events.sender import Outcome
 from chalicelib.log import logger, redact_text
 from chalicelib.store.deliveries import StoredDelivery, get_delivery
-from chalicelib.store.model import ENTITY_SK, Item
+from tests.unit.test_deliveries import _webhook
 
 ROOT = Path(__file__).resolve().parents[2]
 KEY = "pm_live_" + "k" * 30 + "chk123"  # the shape of an API key
@@ -191,14 +191,7 @@ def _delivery(event_id: str) -> StoredDelivery:
 def test_each_delivery_attempt_counts_under_its_outcome(
     memory_table: None, frozen: None, metrics_on: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    Item(
-        "ten_A#whk_1",
-        ENTITY_SK,
-        type="webhook",
-        tenantId="ten_A",
-        id="whk_1",
-        data={"enabled": True, "url": "https://x.example"},
-    ).save()
+    _webhook()
     deliveries.settle(_delivery("evt_1"), Outcome(204, None, 5.0))
     deliveries.settle(_delivery("evt_2"), Outcome(503, "http_5xx", 5.0))
     exhausted = _delivery("evt_3")
