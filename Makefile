@@ -24,6 +24,17 @@ $(STAMP): requirements.txt requirements-mcp.txt requirements-dev.txt pyproject.t
 
 install: $(STAMP)
 
+# The browser tests (tests/browser) drive Debian's Chromium through Playwright (whose own browser
+# download cannot be fetched here). The target is the binary itself: apt runs only when it is
+# missing, `apt-get update` only when the install fails on missing or stale package lists. Only
+# `make test` needs it, not `make serve`.
+CHROMIUM := /usr/bin/chromium
+APT_GET = $(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get
+$(CHROMIUM):
+	$(APT_GET) install -y --no-install-recommends chromium \
+	  || { $(APT_GET) update && $(APT_GET) install -y --no-install-recommends chromium; }
+	test -x $(CHROMIUM)
+
 serve: $(STAMP)
 	PM_PORT=$(PM_PORT) $(BIN)/python -m chalicelib.local.serve
 
@@ -32,7 +43,7 @@ serve: $(STAMP)
 # receivers, queues and the stream much of the time, leaving a core to spare); their report is
 # printed after the other's. Either failing fails the target.
 UNIT_LOG := $(VENV)/unit-tests.log
-test: $(STAMP)
+test: $(STAMP) $(CHROMIUM)
 	@$(BIN)/python -m pytest -q tests/unit > $(UNIT_LOG) 2>&1 & unit=$$!; \
 	$(BIN)/python -m pytest -n 2 -q tests --ignore=tests/unit; others=$$?; \
 	wait $$unit; units=$$?; echo "--- unit tests (tests/unit), run beside the above:"; cat $(UNIT_LOG); \

@@ -1,11 +1,13 @@
 """The REST function's Chalice application: one route per registered operation, plus
 catch-alls that answer unknown names with problem+json (version 2 and the deprecated
 version 1), and the workers: the table's stream handler, webhook deliveries, uploads.
-The MCP server is a function of its own (mcp_app.py). Everything else lives in chalicelib/."""
+The console (web pages under /console) is served here too. The MCP server is a function of
+its own (mcp_app.py). Everything else lives in chalicelib/."""
 
 from chalice import Chalice  # type: ignore[attr-defined]
 
 from chalicelib import config, http, observability, resources, v1
+from chalicelib.console import app as console
 from chalicelib.events import stream
 from chalicelib.log import logger
 from chalicelib.uploads import register as upload_worker
@@ -20,6 +22,7 @@ app.register_middleware(http.chalice_refusals_as_problems, "http")
 resources.load_all()
 http.register_routes(app)
 v1.register(app)
+console.register(app)
 
 # The deployment's merge template points this at the table's real stream; locally the
 # stream poller (chalicelib/local/stream_poller.py) calls the same function.

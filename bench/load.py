@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.harness import call, p, record, table
+from bench.harness import call, p, record, signup, table
 from chalicelib.local.stack import free_port
 from tests import serve_process
 
@@ -125,14 +125,7 @@ def main(seconds: float = 30, clients: int = 8) -> str:
     with tempfile.TemporaryDirectory() as state_dir:
         proc = serve_process.start(port, state_dir, capture=False, PM_THROTTLE_RATE="0")
         try:
-            status, body = _call(
-                port,
-                "POST",
-                "/api/platform/v1/command/signup",
-                {"companyName": "Last GmbH", "email": "load@example.org", "agentName": "load"},
-            )
-            assert status == 200, body
-            key = body["apiKey"]["key"]
+            _, key = signup(port, "Last GmbH", "load@example.org", "load", str(Path(state_dir) / "outbox"))
             ledger = Ledger()
             until = time.monotonic() + seconds
             threads = [

@@ -120,6 +120,24 @@ def signup_limit() -> tuple[int, int]:
     return int(count), max(1, int(seconds or SIGNUP_WINDOW_SECONDS))
 
 
+# Sign-up confirms the e-mail address: the code mailed lasts SIGNUP_CODE_MINUTES and allows
+# CODE_ATTEMPTS tries; an address gets at most ADDRESS_LIMIT mails per ADDRESS_WINDOW_SECONDS
+# (PM_ADDRESS_LIMIT "<count>/<seconds>"), whoever asks for them.
+SIGNUP_CODE_MINUTES = 30
+SIGNIN_CODE_MINUTES = 10
+CODE_ATTEMPTS = 5
+ADDRESS_LIMIT = 5
+ADDRESS_WINDOW_SECONDS = 3600
+
+
+def address_limit() -> tuple[int, int]:
+    spec = os.environ.get("PM_ADDRESS_LIMIT")
+    if not spec:
+        return ADDRESS_LIMIT, ADDRESS_WINDOW_SECONDS
+    count, _, seconds = spec.partition("/")
+    return int(count), max(1, int(seconds or ADDRESS_WINDOW_SECONDS))
+
+
 # Where the rest of the settings come from (each read here only: no other module reads the
 # environment; tests/contract/test_settings.py checks).
 
@@ -206,3 +224,29 @@ def local_port() -> int:
 def state_dir(default: str) -> str:
     """Where `make serve` keeps its data (and stack.json for pmctl --local)."""
     return os.environ.get("PM_STATE_DIR", default)
+
+
+def mail_sender() -> str | None:
+    """The From address of the service's mail, an identity verified in Amazon SES: set in the
+    cloud (the template's SenderAddress), unset locally, where mail goes to the outbox folder."""
+    return os.environ.get("PM_MAIL_SENDER") or None
+
+
+def print_outbox() -> bool:
+    """make serve prints each mail as it lands in the outbox (the developer's mailbox)."""
+    return os.environ.get("PM_PRINT_OUTBOX") == "1"
+
+
+def outbox_dir_setting() -> str | None:
+    return os.environ.get("PM_OUTBOX_DIR") or None
+
+
+def outbox_dir() -> str:
+    """Where mail lands without SES (the local stage): one JSON file per message."""
+    return outbox_dir_setting() or os.path.join(state_dir(".local"), "outbox")
+
+
+def public_url() -> str:
+    """The service's address as people reach it, for links in mail. Never taken from a
+    request's Host header, which a caller chooses (links to an attacker's host)."""
+    return (os.environ.get("PM_PUBLIC_URL") or f"http://127.0.0.1:{local_port()}").rstrip("/")

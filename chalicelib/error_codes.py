@@ -114,7 +114,15 @@ TRIAL_ENDED = ErrorCode(
 VERSION_RETIRED = ErrorCode(
     "version_retired", 410, "version 1 of the interface is switched off; `successor` names the version 2 path."
 )
-EMAIL_TAKEN = ErrorCode("email_taken", 409, "this e-mail address has signed up already.")
+EMAIL_TAKEN = ErrorCode(
+    "email_taken", 409, "this e-mail address signed up already (between the sign-up and its confirmation)."
+)
+CONFIRMATION_FAILED = ErrorCode(
+    "confirmation_failed",
+    400,
+    "the code is wrong, used, or no longer valid (too old or too many tries); sign up again for a new one.",
+)
+MEMBER_EXISTS = ErrorCode("member_exists", 409, "the address is a member of the company already.")
 AGENT_HAS_KEYS = ErrorCode(
     "agent_has_keys", 409, "the agent has two active keys (one plus a rotation): disable the old one first."
 )

@@ -13,6 +13,7 @@ instance refuses without a write until the window ends: a flood costs one write 
 
 from __future__ import annotations
 
+import hashlib
 import math
 import threading
 import time
@@ -85,6 +86,15 @@ def take_anonymous(source_ip: str | None, operation: str) -> None:
             Limit("signup", quota / window, quota, window),
             what="this source address",
         )
+
+
+def take_for_address(email: str, purpose: str) -> None:
+    """Count a mail to `email` (a sign-up or sign-in code) against the address's own limit, so
+    no one can flood a mailbox, or keep replacing someone's code, from many source addresses."""
+    quota, window = config.address_limit()
+    if quota > 0:
+        tag = hashlib.sha256(email.strip().lower().encode()).hexdigest()[:32]
+        _spend(f"address#{tag}#{purpose}", Limit("address", quota / window, quota, window), what="this e-mail address")
 
 
 def _spend(subject: str, limit: Limit, *, what: str) -> None:

@@ -32,8 +32,9 @@ class Api:
     default headers included) goes to the same code the local HTTP server hands it to. `base`
     still serves what needs the wire (MCP sessions, raw sockets, `make serve`)."""
 
-    def __init__(self, base: str, timeout: float = 30, *, gateways: Any = None) -> None:
+    def __init__(self, base: str, timeout: float = 30, *, gateways: Any = None, outbox_dir: str | None = None) -> None:
         self.base = base
+        self.outbox_dir = outbox_dir  # the service's mail outbox; None: this process's (config.outbox_dir())
         self.timeout = timeout  # seconds per request
         self.gateways = gateways
 
@@ -106,16 +107,40 @@ class Api:
         hdrs = {"Content-Type": "application/json", **_auth(key), **(headers or {})}
         return self.request("POST", f"/propertymanagement/v2/command/{name}", body=data, headers=hdrs)
 
-    def signup(self, company: str = "Hausverwaltung Test GmbH", agent: str = "setup") -> Tenant:
-        email = f"{uuid.uuid4().hex[:12]}@example.org"
-        answer = self.request(
+    def platform(self, name: str, body: dict[str, Any]) -> Answer:
+        return self.request(
             "POST",
-            "/api/platform/v1/command/signup",
-            body=json.dumps({"companyName": company, "email": email, "agentName": agent}).encode(),
+            f"/api/platform/v1/command/{name}",
+            body=json.dumps(body).encode(),
             headers={"Content-Type": "application/json"},
         )
+
+    def mailed_code(self, email: str) -> str:
+        """The code of the newest mail to `email` in the service's outbox (`outbox_dir`, else
+        this process's: the in-process service writes there)."""
+        return mailed_code(email, self.outbox_dir)
+
+    def signup(
+        self, company: str = "Hausverwaltung Test GmbH", agent: str = "setup", email: str | None = None
+    ) -> Tenant:
+        """Both steps of a sign-up, the code read from the outbox as a person reads their mail."""
+        email = email or f"{uuid.uuid4().hex[:12]}@example.org"
+        started = self.platform("signup", {"companyName": company, "email": email, "agentName": agent})
+        assert started.status == 200, started.body
+        answer = self.platform("signup.confirm", {"email": email, "code": self.mailed_code(email)})
         assert answer.status == 200, answer.body
-        return Tenant(self, answer.body["tenant"]["id"], answer.body["apiKey"]["key"], answer.body)
+        return Tenant(self, answer.body["tenant"]["id"], answer.body["apiKey"]["key"], answer.body, email)
+
+
+def mailed_code(email: str, outbox_dir: str | None = None) -> str:
+    from chalicelib import mail
+    from chalicelib.store.signups import code_in
+
+    messages = mail.outbox(to=email, limit=1, folder=outbox_dir)
+    assert messages, f"no mail to {email} in the outbox"
+    found = code_in(messages[0].subject + "\n" + messages[0].text)
+    assert found, messages[0]
+    return found
 
 
 def _auth(key: str | None) -> dict[str, str]:
@@ -128,6 +153,7 @@ class Tenant:
     id: str
     key: str
     signup_answer: dict[str, Any]
+    email: str = ""  # the owner's address (console sign-in)
 
     def query(self, name: str, params: Any = None, **kw: Any) -> Answer:
         kw.setdefault("key", self.key)

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import sys
+import tempfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -21,6 +22,7 @@ os.environ.setdefault("PM_ALLOW_LOOPBACK_WEBHOOKS", "1")  # as in the local stag
 os.environ.setdefault(
     "PM_SIGNUP_LIMIT", "100000/3600"
 )  # every test signs up from 127.0.0.1; tests/functional/test_rate_limits.py lowers it
+os.environ.setdefault("PM_OUTBOX_DIR", tempfile.mkdtemp(prefix="pm-outbox-"))  # the service's mail, read by Api.signup
 os.environ.setdefault("PM_WEBHOOK_RETRY_SCALE", "0.001")  # 5 s, 5 min, 30 min become 5 ms, 300 ms, 1.8 s
 
 from tests.client import Api, Tenant  # noqa: E402

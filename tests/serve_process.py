@@ -17,7 +17,8 @@ ROOT = Path(__file__).resolve().parents[1]
 
 def start(port: int, state_dir: Path | str, *, capture: bool = True, **env_extra: str) -> subprocess.Popen[str]:
     """Starts the server and waits until it answers (`capture` keeps its output for reading)."""
-    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_")}
+    # its own AWS stand-ins and its own outbox (in the state folder), as a newcomer's would be
+    env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_") and k != "PM_OUTBOX_DIR"}
     env.update(PM_PORT=str(port), PM_STATE_DIR=str(state_dir), POWERTOOLS_LOG_LEVEL="WARNING")
     env.update(env_extra)
     output = subprocess.PIPE if capture else subprocess.DEVNULL

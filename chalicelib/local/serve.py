@@ -36,6 +36,9 @@ def main() -> None:
     _stage_environment("local")
     port = config.local_port()
     state_dir = Path(config.state_dir(str(ROOT / ".local")))
+    # No SES here: the service's mail goes to the outbox folder and is printed as it lands.
+    os.environ.setdefault("PM_OUTBOX_DIR", str(state_dir / "outbox"))
+    os.environ.setdefault("PM_PRINT_OUTBOX", "1")
 
     stack = LocalStack(state_file=state_dir / "state.json").start()
     restored = len(stack.items())
@@ -80,6 +83,7 @@ def _write_connection_file(state_dir: Path, endpoint: str, port: int) -> Path:
         "region": config.region(),
         "keyEnvironment": config.key_environment(),
         "apiBase": f"http://127.0.0.1:{port}",
+        "outboxDir": config.outbox_dir(),
         "pid": os.getpid(),
     }
     state_dir.mkdir(parents=True, exist_ok=True)
@@ -102,11 +106,16 @@ def _banner(base: str, restored: int, state_dir: Path) -> str:
     return f"""
 Property Management API on {base}  (embedded AWS stand-ins; {restored} items restored from {state_dir})
 
-Sign up (prints your first API key, shown once):
+Console (sign up, keys, webhooks, agent activity): {base}/console
+
+Or sign up with curl; the confirmation mail is printed here (and kept in {state_dir / "outbox"}):
   curl -s -X POST {base}/api/platform/v1/command/signup -H 'Content-Type: application/json' \\
     -d '{{"companyName": "Hausverwaltung Muster GmbH", "email": "you@example.org", "agentName": "me"}}'
+  curl -s -X POST {base}/api/platform/v1/command/signup.confirm -H 'Content-Type: application/json' \\
+    -d '{{"email": "you@example.org", "code": "<the code from the mail>"}}'
 
-Then put the key from apiKey.key in PM_KEY (export PM_KEY=pm_test_...) and ask who you are:
+That answer holds your first API key, shown once. Put apiKey.key in PM_KEY (export PM_KEY=pm_test_...)
+and ask who you are:
   curl -s {base}/propertymanagement/v2/query/info -H "Authorization: Bearer $PM_KEY"
 
 Operator CLI (vendor onboarding, tenants): .venv/bin/pmctl --local --help

@@ -501,6 +501,44 @@ def _rate(spec: str) -> dict[str, float]:
         raise click.BadParameter(f"{spec!r} is not RATE or RATE/BURST (numbers)") from None
 
 
+# --- the local outbox -------------------------------------------------------------------
+
+
+def _outbox_dir() -> str:
+    """The outbox of the local service: the one `make serve` names in stack.json, else
+    $PM_OUTBOX_DIR, else the state folder's."""
+    try:
+        named = json.loads((state_dir() / STACK_FILE).read_text()).get("outboxDir")
+    except (OSError, ValueError):
+        named = None
+    return str(named or config.outbox_dir_setting() or state_dir() / "outbox")
+
+
+@cli.command("outbox")
+@click.option("--to", "recipient", help="Only mail to this address.")
+@click.option("--code", "code_only", is_flag=True, help="Print only the code of the newest mail (needs --to).")
+@click.option("--limit", default=5, show_default=True, help="How many messages, newest first.")
+def outbox(recipient: str | None, code_only: bool, limit: int) -> None:
+    """The mail the local service sent (sign-up and sign-in codes, invitations); without SES,
+    `make serve` keeps it in .local/outbox/ instead of sending it."""
+    from chalicelib import mail  # cold start: as the store modules, loaded when the command runs
+    from chalicelib.store.signups import code_in
+
+    messages = mail.outbox(to=recipient, limit=1 if code_only else limit, folder=_outbox_dir())
+    if code_only:
+        if not recipient:
+            raise click.UsageError("--code needs --to ADDRESS.")
+        found = code_in(messages[0].subject + "\n" + messages[0].text) if messages else None
+        if not found:
+            raise click.ClickException(f"No mail with a code to {recipient} in {_outbox_dir()}.")
+        click.echo(found)
+        return
+    if not messages:
+        _echo(f"No mail in {_outbox_dir()}" + (f" to {recipient}." if recipient else "."))
+    for message in messages:
+        _echo(f"--- {message.sent_at}  to {message.to}\nSubject: {message.subject}\n\n{message.text}")
+
+
 def main() -> None:
     cli(prog_name="pmctl")
 

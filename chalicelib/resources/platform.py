@@ -1,17 +1,18 @@
-"""Sign-up, version, and what a key can learn about itself: info, tenant, status, openapi.spec."""
+"""Sign-up (two steps: a code by mail, then its confirmation), version, and what a key can learn
+about itself: info, tenant, status, openapi.spec."""
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
-from chalicelib import __version__, config, openapi, paths
+from chalicelib import __version__, config, mail, openapi, paths, throttle
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.registry import operation
+from chalicelib.resources import mail_texts
 from chalicelib.resources.apikeys import AGENT_NAME, KEY_OUT
-from chalicelib.store import deadletters, entities, integrations, keys
+from chalicelib.store import deadletters, entities, integrations, keys, signups
 
 TENANT_OUT = s.obj(
     {
@@ -38,33 +39,96 @@ TENANT_OUT = s.obj(
 )
 
 
+SIGNUP_ANSWER = s.obj(
+    {
+        "confirmation": s.obj(
+            {
+                "sentTo": s.email("Where the code went."),
+                "expiresInMinutes": s.integer("How long the code is valid."),
+                "next": s.string("What to do with the code."),
+            },
+            required=["sentTo", "expiresInMinutes", "next"],
+        )
+    },
+    required=["confirmation"],
+)
+
+
 @operation(
     name="signup",
     kind="command",
     surface="platform",
     authenticated=False,
-    summary="Sign up a property-management company: a tenant on a 30-day enterprise trial and its first API key.",
-    docs=f"""Creates a tenant with the full enterprise tier (REST and MCP) for {config.TRIAL_DAYS} days \
-and returns its first
-API key, which holds every scope (`read`, `write`, `destructive`, `admin`). The secret is in `apiKey.key`,
-shown this once. One sign-up per e-mail address. Vendors cannot sign up here; the operator onboards them.""",
+    summary="Sign up a property-management company, step 1 of 2: mails a confirmation code to the address.",
+    docs=(
+        f"Starts a sign-up: a confirmation code goes to `email` (valid {config.SIGNUP_CODE_MINUTES} minutes, "
+        f"{config.CODE_ATTEMPTS} tries). Nothing exists until the code is confirmed with `signup.confirm`, "
+        f"which creates the tenant with the full enterprise tier (REST and MCP) for {config.TRIAL_DAYS} days "
+        f"and its first API key. The answer is the same whatever the address: when it belongs to an account "
+        f"already, the mail says so instead of carrying a code. A second sign-up of the same address replaces "
+        f"the first one's code. Limits: {config.SIGNUP_LIMIT} sign-ups an hour per source address, "
+        f"{config.ADDRESS_LIMIT} mails an hour per e-mail address (429 `throttled`). Locally (`make serve`) "
+        f"the mail lands in the outbox: printed by `make serve`, kept in `.local/outbox/`, shown by `pmctl "
+        f"--local outbox` and at `/console/outbox`. Vendors cannot sign up here; the operator onboards them."
+    ),
     args=s.obj(
         {
             "companyName": s.string("Company name, e.g. Hausverwaltung Muster GmbH.", max_length=300, minLength=1),
-            "email": s.email("Contact e-mail of the account."),
+            "email": s.email("The address the code goes to; it becomes the owner's sign-in address for the console."),
             "agentName": AGENT_NAME,
+            "name": s.string("The owner's name, shown in the console.", max_length=200),
         },
         required=["companyName", "email", "agentName"],
+    ),
+    result=SIGNUP_ANSWER,
+    scope="admin",
+    example={"companyName": "Hausverwaltung Muster GmbH", "email": "it@muster-hv.de", "agentName": "setup"},
+)
+def signup(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    email = args["email"]
+    throttle.take_for_address(email, "signup")
+    code = signups.start(args["companyName"], email, args["agentName"], args.get("name") or "")
+    if code is None:
+        mail.send(email, *mail_texts.address_in_use(email))
+    else:
+        mail.send(email, *mail_texts.signup_code(email, code, args["companyName"]))
+    return {
+        "confirmation": {
+            "sentTo": email,
+            "expiresInMinutes": config.SIGNUP_CODE_MINUTES,
+            "next": f"POST {paths.PLATFORM}/command/signup.confirm with the address and the code from the mail.",
+        }
+    }
+
+
+@operation(
+    name="signup.confirm",
+    kind="command",
+    surface="platform",
+    authenticated=False,
+    summary="Sign up, step 2 of 2: confirm the address with the mailed code; creates the tenant and its first key.",
+    docs=(
+        f"Creates the tenant on a {config.TRIAL_DAYS}-day enterprise trial, its owner (who signs in to the "
+        f"console with this address) and its first API key, which holds every scope (`read`, `write`, "
+        f"`destructive`, `admin`). The secret is in `apiKey.key`, shown this once. A code works once, for "
+        f"{config.SIGNUP_CODE_MINUTES} minutes; after {config.CODE_ATTEMPTS} wrong tries the sign-up is void: "
+        f"sign up again."
+    ),
+    args=s.obj(
+        {
+            "email": s.email("The address signed up with."),
+            "code": s.string("The code from the mail, e.g. `K7QM-2XPA` (case and dash do not matter).", max_length=20),
+        },
+        required=["email", "code"],
     ),
     result=s.obj({"tenant": TENANT_OUT, "apiKey": KEY_OUT}, required=["tenant", "apiKey"]),
     scope="admin",
     secrets=("apiKey.key",),
-    errors=(codes.EMAIL_TAKEN,),
-    example={"companyName": "Hausverwaltung Muster GmbH", "email": "it@muster-hv.de", "agentName": "setup"},
+    errors=(codes.CONFIRMATION_FAILED, codes.EMAIL_TAKEN),
+    example={"email": "it@muster-hv.de", "code": "K7QM-2XPA"},
 )
-def signup(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-    trial = dt.timedelta(days=config.TRIAL_DAYS)
-    tenant, key, secret = keys.create_tenant(args["companyName"], args["email"], args["agentName"], trial)
+def signup_confirm(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    tenant, key, secret = signups.confirm(args["email"], args["code"])
     return {"tenant": tenant, "apiKey": {**key, "key": secret}}
 
 

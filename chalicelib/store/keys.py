@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import datetime as dt
 import hashlib
+from collections.abc import Callable
 from typing import Any
 
 from chalicelib import clock, config, ids
@@ -32,16 +33,37 @@ API_KEY = EntityType(
 )
 
 
-def _signup_guard_pk(email: str) -> str:
+def signup_guard_pk(email: str) -> str:
     return "signup#" + hashlib.sha256(email.strip().lower().encode()).hexdigest()
 
 
+def address_in_use(email: str) -> bool:
+    """Whether a tenant signed up with this address."""
+    try:
+        Item.get(signup_guard_pk(email), "signup", consistent_read=True)
+    except Item.DoesNotExist:
+        return False
+    return True
+
+
+def new_tenant_id() -> str:
+    return ids.new_id("ten")
+
+
 def create_tenant(
-    company_name: str, email: str, agent_name: str, trial: dt.timedelta
+    company_name: str,
+    email: str,
+    agent_name: str,
+    trial: dt.timedelta,
+    *,
+    tenant_id: str,
+    also: Callable[[Transaction], None],
+    refused_by: dict[str, Callable[[], Exception]],
 ) -> tuple[dict[str, Any], dict[str, Any], str]:
-    """Tenant, its first key (every scope) and the secret, in one transaction; the trial
-    ends `trial` after this moment. One sign-up per e-mail address: a second answers 409."""
-    tenant_id = ids.new_id("ten")
+    """Tenant, its first key (every scope) and the secret, in one transaction with what `also`
+    adds (the confirmed sign-up's own items); the trial ends `trial` after this moment. One
+    tenant per e-mail address: a second answers 409. A refused condition of `also` raises
+    what `refused_by` maps its label to."""
     moment = clock.now()
     now, trial_ends_at = clock.iso(moment), clock.iso(moment + trial)
     tenant = Item(
@@ -56,7 +78,7 @@ def create_tenant(
         gsi1pk=TENANTS_INDEX,
         gsi1sk=tenant_id,
     )
-    guard = Item(_signup_guard_pk(email), "signup", type="signupGuard", tenantId=tenant_id, createdAt=now)
+    guard = Item(signup_guard_pk(email), "signup", type="signupGuard", tenantId=tenant_id, createdAt=now)
     ctx = CallContext(tenant_id=tenant_id, key_id="", agent_name=agent_name, scopes=frozenset(), operation="signup")
     record, lookup, secret = _key_items(ctx, agent_name, list(ALL_SCOPES), None, expiry(None))
     # The audit's actor of a sign-up is its first key, for the tenant and for that key itself.
@@ -68,7 +90,11 @@ def create_tenant(
             tx.save(record, condition=Item.pk.does_not_exist())
             tx.save(lookup, condition=Item.pk.does_not_exist())
             _guard_write(tx, ctx, agent_name, record.id, None, record.data_dict().get("expiresAt"))
+            also(tx)
     except TransactionCancelled as err:
+        for label, error in refused_by.items():
+            if label in err.failed:
+                raise error() from err
         if "email" in err.failed:
             raise Conflict("A tenant with this e-mail address exists already.", code=codes.EMAIL_TAKEN) from err
         raise Conflict("Sign-up collided with another request; retry.", code=codes.WRITE_CONFLICT) from err

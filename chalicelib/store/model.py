@@ -29,6 +29,11 @@ imports this module (import-linter's "table layout" contract in pyproject.toml):
   dead letter   PK = deadletter#stream                    SK = <stream sequence>  deadletters.py
   rate window   PK = rate#<subject>                       SK = <window>#<index>   rates.py (TTL)
   signup guard  PK = signup#<sha256 of e-mail>            SK = "signup"           keys.py
+  pending sign-up PK = signup#<sha256 of e-mail>          SK = "pending"          signups.py (TTL)
+  member        PK = member#<sha256 of e-mail>            SK = <tenant>           members.py (gsi1 lists
+                a tenant's members: gsi1pk = <tenant>#member)
+  session       PK = session#<sha256 of the cookie>       SK = "session"          sessions.py (TTL)
+  sign-in code  PK = signin#<sha256 of e-mail>            SK = "code"             sessions.py (TTL)
   integration   PK = integration#<id>                     SK = "integration"      integrations.py (operator-
                 level, no tenant; its connections SK = "tenant#<tenantId>" and issued keys SK = "key#<keyId>"
                 share the partition)
@@ -200,8 +205,8 @@ class Transaction:
         self._tx.update(item, actions=actions, condition=condition)
         self._labels["update"].append(label)
 
-    def delete(self, item: Item, label: Any = None) -> None:
-        self._tx.delete(item)
+    def delete(self, item: Item, condition: Any = None, label: Any = None) -> None:
+        self._tx.delete(item, condition=condition)
         self._labels["delete"].append(label)
 
     def condition_check(self, pk: str, sk: str, condition: Any, label: Any = None) -> None:

@@ -18,8 +18,8 @@ def test_serve_prints_signup_and_keeps_data_across_restart(tmp_path: Path) -> No
 
     port = free_port()
     proc = serve_process.start(port, tmp_path)
-    api = Api(f"http://127.0.0.1:{port}")
-    tenant = api.signup(company="Neustart GmbH")
+    api = Api(f"http://127.0.0.1:{port}", outbox_dir=str(tmp_path / "outbox"))
+    tenant = api.signup(company="Neustart GmbH")  # its code read from the outbox in the state folder
     contact = tenant.contact(lastName="Bleibt")
     obj = tenant.ok("objects.create", {"object": {"name": "Haus am See", "type": "weg"}})["object"]
     content = b"%PDF-1.4\n% kept across restarts\n%%EOF\n"
@@ -29,7 +29,8 @@ def test_serve_prints_signup_and_keeps_data_across_restart(tmp_path: Path) -> No
     }
     document = tenant.ok("documents.upload", body)["document"]
     output = serve_process.stop(proc)
-    assert "/api/platform/v1/command/signup" in output and "curl" in output
+    assert "/api/platform/v1/command/signup" in output and "curl" in output and "/console" in output
+    assert f"--- mail to {tenant.email}" in output  # make serve prints the mail it sends
     assert (tmp_path / "state.json").exists()
 
     proc = serve_process.start(port, tmp_path)

@@ -870,7 +870,7 @@ def test_serve_killed_mid_write_restarts_with_a_consistent_snapshot(tmp_path: Pa
     acked: list[Acked] = []
     stop = threading.Event()
     try:
-        tenant = Api(f"http://127.0.0.1:{port}").signup(company="Absturz GmbH")
+        tenant = Api(f"http://127.0.0.1:{port}", outbox_dir=str(tmp_path / "outbox")).signup(company="Absturz GmbH")
         started = time.time()
         workers = [threading.Thread(target=_writer, args=(tenant, n, acked, stop), daemon=True) for n in range(4)]
         for worker in workers:

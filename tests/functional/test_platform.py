@@ -34,14 +34,6 @@ def test_signup_gives_a_30_day_enterprise_trial_and_a_working_key(api: Api) -> N
     assert info["key"]["binding"] == {"type": "company"}
 
 
-def test_signup_twice_with_one_email_is_409(api: Api) -> None:
-    body = {"companyName": "Zweimal GmbH", "email": "Twice@Example.org", "agentName": "a"}
-    assert _signup(api, body).status == 200  # type: ignore[attr-defined]
-    again = _signup(api, {**body, "email": "twice@example.org"})
-    assert again.status == 409  # type: ignore[attr-defined]
-    assert again.body["code"] == "email_taken"  # type: ignore[attr-defined]
-
-
 def test_signup_validates_its_input(api: Api) -> None:
     answer = _signup(api, {"companyName": "", "email": "not-an-email", "agentName": "a"})
     assert answer.status == 400  # type: ignore[attr-defined]

@@ -1,0 +1,134 @@
+"""The console face: the web application under /console, server-rendered HTML on the same
+registry and dispatch as REST and MCP. A page's action is an operation run as the signed-in
+person (console/operations.py): same validation, scopes and audit trail, channel `console`.
+
+Each request: static file, or route (console/web.py `page`) -> session (cookie) -> form token
+(every POST of a signed-in person carries the session's CSRF token; sign-up and sign-in forms,
+which have no session yet, are refused when the browser says they came from another site) ->
+role -> the page. Routes are declared by the modules of console/pages."""
+
+from __future__ import annotations
+
+import importlib
+import mimetypes
+import uuid
+from pathlib import Path
+from typing import Any
+
+from chalice import Chalice, Response  # type: ignore[attr-defined]
+
+from chalicelib import paths
+from chalicelib.console import auth, web
+from chalicelib.console.render import render
+from chalicelib.log import logger
+
+STATIC = Path(__file__).parent / "static"
+PAGES = ("auth_pages", "overview", "keys", "webhooks", "activity", "data", "members", "outbox")
+ROLE_RANK = {"viewer": 0, "admin": 1, "owner": 2}
+MAX_DEPTH = 5  # path segments below /console a route may have
+
+
+def load_pages() -> None:
+    for name in PAGES:
+        importlib.import_module(f"chalicelib.console.pages.{name}")
+
+
+def register(app: Chalice) -> None:
+    """Routes for /console and every depth of path below it (Chalice matches whole segments)."""
+    load_pages()
+    content_types = ["application/x-www-form-urlencoded", "multipart/form-data", "text/plain", "application/json"]
+    templates = [paths.CONSOLE] + [
+        paths.CONSOLE + "".join(f"/{{p{n}}}" for n in range(depth)) for depth in range(1, MAX_DEPTH + 1)
+    ]
+    for number, template in enumerate(templates):
+
+        def view(**_: str) -> Response:
+            request = app.current_request
+            assert request is not None
+            return handle(request)
+
+        app.route(template, methods=["GET", "POST"], name=f"console_{number}", content_types=content_types)(view)
+
+
+def handle(chalice_request: Any) -> Response:
+    request = _request(chalice_request)
+    try:
+        return _answer(request).response()
+    except Exception:  # noqa: BLE001 - a person gets a page, never a stack trace
+        request_id = str(uuid.uuid4())
+        logger.exception("console error", extra={"console_request_id": request_id})
+        return render(
+            request, "error.html", 500, errors=[_t(request, "error.internal", request_id=request_id)]
+        ).response()
+
+
+def _t(request: web.Request, key: str, **values: Any) -> str:
+    from chalicelib.console.texts import translate
+
+    return translate(request.lang, key, **values)
+
+
+def _request(chalice_request: Any) -> web.Request:
+    context = chalice_request.context or {}
+    full_path = context.get("path") or chalice_request.path
+    below = full_path[len(paths.CONSOLE) :] or "/"
+    query = {name: value for name, value in (chalice_request.query_params or {}).items()}
+    headers = {name.lower(): value for name, value in chalice_request.headers.items()}
+    cookies = web.parse_cookies(headers.get("cookie", ""))
+    raw = chalice_request.raw_body or b""
+    form = web.parse_form(raw if isinstance(raw, bytes) else raw.encode(), headers.get("content-type", ""))
+    identity = context.get("identity") or {}
+    return web.Request(
+        method=chalice_request.method,
+        path=below,
+        query=query,
+        form=form,
+        cookies=cookies,
+        headers=headers,
+        source_ip=identity.get("sourceIp"),
+        lang=web.language_of(cookies, query, headers.get("accept-language", "")),
+    )
+
+
+def _answer(request: web.Request) -> web.Answer:
+    if request.path.startswith("/static/"):
+        return _static(request.path.removeprefix("/static/"))
+    route, params, other_method = web.find_route(request.method, request.path)
+    if route is None:
+        status, key = (405, "error.method") if other_method else (404, "error.not_found")
+        return _with_language(request, render(request, "error.html", status, errors=[_t(request, key)]))
+    request.params = params
+    if request.method == "POST" and not _same_site(request):
+        return render(request, "error.html", 403, errors=[_t(request, "error.csrf")])
+    if not route.public:
+        refused = auth.admit(request)
+        if refused is not None:
+            return refused
+        if request.method == "POST" and request.arg("csrf") != request.csrf:
+            return render(request, "error.html", 403, errors=[_t(request, "error.csrf")])
+        if ROLE_RANK[request.role] < ROLE_RANK[route.role]:
+            return render(request, "error.html", 403, errors=[_t(request, "error.forbidden")])
+    return _with_language(request, route.handler(request))
+
+
+def _same_site(request: web.Request) -> bool:
+    """A form posted from another site is refused (the cookie is SameSite=Strict as well)."""
+    return request.headers.get("sec-fetch-site", "same-origin") in ("same-origin", "none")
+
+
+def _with_language(request: web.Request, answer: web.Answer) -> web.Answer:
+    """An explicit ?lang= choice is kept for the next pages."""
+    chosen = request.query.get("lang")
+    if chosen in web.LANGUAGES:
+        answer.set_cookie(web.LANGUAGE_COOKIE, chosen, request=request, max_age=365 * 24 * 3600)
+    return answer
+
+
+def _static(name: str) -> web.Answer:
+    path = STATIC / name
+    if "/" in name or name.startswith(".") or not path.is_file():
+        return web.Answer(404, "not found", content_type="text/plain")
+    kind = mimetypes.guess_type(name)[0] or "application/octet-stream"
+    answer = web.Answer(200, path.read_text(encoding="utf-8"), content_type=f"{kind}; charset=utf-8")
+    answer.headers["Cache-Control"] = "public, max-age=300"
+    return answer

@@ -1,0 +1,57 @@
+"""Who is signed in: the session cookie -> the session -> the member, still a member, with
+the epoch of the session (sign out everywhere raises it). The operations of a page run as
+that person: their role's scopes, channel `console`, the member id where a key id would be."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+from chalicelib.console import web
+from chalicelib.context import CallContext
+from chalicelib.scopes import ALL_SCOPES, SCOPE_READ
+from chalicelib.store import members, sessions
+
+ROLE_SCOPES = {"owner": frozenset(ALL_SCOPES), "admin": frozenset(ALL_SCOPES), "viewer": frozenset({SCOPE_READ})}
+SESSION_SECONDS = sessions.ABSOLUTE_HOURS * 3600
+
+
+def admit(request: web.Request) -> web.Answer | None:
+    """Fills request.member, .ctx and .csrf from a live session; else the way to sign in."""
+    token = request.cookies.get(web.SESSION_COOKIE, "")
+    session = sessions.find(token) if token else None
+    member = members.get(session.email, session.tenant_id) if session else None
+    if session is None or member is None or int(member.data_dict().get("epoch") or 0) != session.epoch:
+        answer = web.redirect("/signin", **({"expired": "1"} if token else {}))
+        if token:
+            answer.clear_cookie(web.SESSION_COOKIE, request)
+        return answer
+    wire = members.wire(member)
+    request.member = wire
+    request.csrf = sessions.csrf_token(token)
+    request.ctx = context_of(session.tenant_id, wire)
+    return None
+
+
+def context_of(tenant_id: str, member: dict[str, str]) -> CallContext:
+    return CallContext(
+        tenant_id=tenant_id,
+        key_id=member["id"],
+        agent_name=member["name"] or member["email"],
+        scopes=ROLE_SCOPES[member["role"]],
+        channel="console",
+    )
+
+
+def sign_in(request: web.Request, answer: web.Answer, tenant_id: str, member: members.Item) -> web.Answer:
+    """Starts the member's session on `answer` (the cookie lives as long as the session may)."""
+    members.activate(member)
+    token = sessions.start(tenant_id, member.data_dict()["email"], int(member.data_dict().get("epoch") or 0))
+    answer.set_cookie(web.SESSION_COOKIE, token, request=request, max_age=SESSION_SECONDS)
+    request.csrf = sessions.csrf_token(token)
+    request.member = members.wire(member)
+    request.ctx = context_of(tenant_id, request.member)
+    return answer
+
+
+def for_operation(ctx: CallContext, name: str) -> CallContext:
+    return replace(ctx, operation=name)

@@ -1,0 +1,1 @@
+"""Console pages: activity (being built)."""

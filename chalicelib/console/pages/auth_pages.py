@@ -1,0 +1,129 @@
+"""Sign-up (form, confirmation, the first key shown once), sign-in with a mailed code, sign-out
+and sign-out everywhere. Passwordless: the mailbox is what sign-up proved, and no password
+is kept anywhere (README "Console")."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib import config, mail, throttle
+from chalicelib.console import auth
+from chalicelib.console.operations import messages, run_anonymous
+from chalicelib.console.render import render
+from chalicelib.console.texts import translate
+from chalicelib.console.web import Answer, Request, page, redirect
+from chalicelib.errors import ApiError
+from chalicelib.resources import mail_texts
+from chalicelib.store import members, sessions
+
+
+@page("GET", "/signup", public=True)
+def signup_form(request: Request) -> Answer:
+    return render(request, "signup.html", form={"agentName": "setup"})
+
+
+@page("POST", "/signup", public=True)
+def signup(request: Request) -> Answer:
+    form = {name: request.arg(name) for name in ("companyName", "name", "email", "agentName")}
+    args = {key: value for key, value in form.items() if value or key != "name"}
+    try:
+        run_anonymous(request, "signup", args)
+    except ApiError as error:
+        return render(request, "signup.html", error.status, form=form, errors=messages(request, error))
+    return _confirm_page(request, form["email"], "", sent=True)
+
+
+@page("GET", "/signup/confirm", public=True)
+def confirm_form(request: Request) -> Answer:
+    """The mail's link: the form filled in; only the button (a POST) confirms."""
+    return _confirm_page(request, request.query.get("email", ""), request.query.get("code", ""))
+
+
+@page("POST", "/signup/confirm", public=True)
+def confirm(request: Request) -> Answer:
+    email, code = request.arg("email"), request.arg("code")
+    try:
+        answer = run_anonymous(request, "signup.confirm", {"email": email, "code": code})
+    except ApiError as error:
+        shown = messages(request, error) if error.status != 400 or error.code != "confirmation_failed" else []
+        errors = shown or [translate(request.lang, "confirm.failed")]
+        return _confirm_page(request, email, "", status=error.status, errors=errors)
+    tenant_id = answer["tenant"]["id"]
+    owner = members.get(email, tenant_id)
+    assert owner is not None, "the sign-up's transaction writes its owner"
+    page_ = render(request, "welcome.html", key=answer["apiKey"])
+    return auth.sign_in(request, page_, tenant_id, owner)
+
+
+def _confirm_page(request: Request, email: str, code: str, *, sent: bool = False, **extra: Any) -> Answer:
+    minutes = config.SIGNUP_CODE_MINUTES
+    return render(
+        request, "confirm.html", extra.pop("status", 200), email=email, code=code, sent=sent, minutes=minutes, **extra
+    )
+
+
+@page("GET", "/signin", public=True)
+def signin_form(request: Request) -> Answer:
+    notice = None
+    if request.query.get("expired"):
+        notice = translate(request.lang, "signin.expired")
+    elif request.query.get("signed_out"):
+        notice = translate(request.lang, "signout.done")
+    return render(request, "signin.html", email=request.query.get("email", ""), notice=notice)
+
+
+@page("POST", "/signin", public=True)
+def signin(request: Request) -> Answer:
+    """Mails a code when the address is a member somewhere; answers the same either way."""
+    email = request.arg("email")
+    if "@" not in email or len(email) > 254:
+        return render(request, "signin.html", 400, email=email, errors=[translate(request.lang, "signin.failed")])
+    try:
+        throttle.take_anonymous(request.source_ip, "console.signin")
+        throttle.take_for_address(email, "signin")
+    except ApiError as error:
+        return render(request, "signin.html", error.status, email=email, errors=messages(request, error))
+    if members.memberships(email):
+        mail.send(email, *mail_texts.signin_code(email, sessions.issue_code(email)))
+    return render(request, "signin_code.html", email=email, minutes=config.SIGNIN_CODE_MINUTES)
+
+
+@page("POST", "/signin/code", public=True)
+def signin_code(request: Request) -> Answer:
+    email, code = request.arg("email"), request.arg("code")
+    try:
+        throttle.take_anonymous(request.source_ip, "console.signin.code")
+    except ApiError as error:
+        return render(
+            request,
+            "signin_code.html",
+            error.status,
+            email=email,
+            minutes=config.SIGNIN_CODE_MINUTES,
+            errors=messages(request, error),
+        )
+    found = members.memberships(email) if sessions.redeem_code(email, code) else []
+    if not found:
+        failed = [translate(request.lang, "signin.failed")]
+        return render(request, "signin_code.html", 400, email=email, minutes=config.SIGNIN_CODE_MINUTES, errors=failed)
+    member = found[0]  # the company signed up with or joined first (ordered by tenant id)
+    return auth.sign_in(request, redirect("/"), member.sk, member)
+
+
+@page("POST", "/signout")
+def signout(request: Request) -> Answer:
+    sessions.end(request.cookies.get("pm_session", ""))
+    answer = redirect("/signin", signed_out="1")
+    answer.clear_cookie("pm_session", request)
+    return answer
+
+
+@page("POST", "/signout/everywhere")
+def signout_everywhere(request: Request) -> Answer:
+    assert request.member is not None and request.ctx is not None
+    member = members.get(request.member["email"], request.ctx.tenant_id)
+    if member is not None:
+        members.end_sessions(member)
+    answer = redirect("/signin", signed_out="1")
+    answer.clear_cookie("pm_session", request)
+    return answer

@@ -1,0 +1,1 @@
+"""Console pages: data (being built)."""

@@ -1,0 +1,1 @@
+"""Console pages: keys (being built)."""

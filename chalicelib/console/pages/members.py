@@ -1,0 +1,1 @@
+"""Console pages: members (being built)."""

@@ -1,0 +1,48 @@
+"""The overview: company, plan, trial end (days left), and each key's requests over the last
+30 days (from the per-key request log; admins and owners, who may see keys)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+from typing import Any
+
+from chalicelib import clock
+from chalicelib.console.operations import messages, run
+from chalicelib.console.render import render
+from chalicelib.console.web import Answer, Request, page
+from chalicelib.errors import ApiError
+
+MAX_KEYS_SHOWN = 100  # keys of the company's agents; each costs one bounded count of its log
+
+
+@page("GET", "/")
+def overview(request: Request) -> Answer:
+    tenant: dict[str, Any] = {}
+    usage: list[dict[str, Any]] = []
+    errors: list[str] = []
+    try:
+        tenant = run(request, "tenant")["tenant"]
+        if request.role in ("owner", "admin"):
+            usage = _usage(request)
+    except ApiError as error:
+        errors = messages(request, error)
+    return render(request, "overview.html", tenant=tenant, trial=_trial(tenant), usage=usage, errors=errors)
+
+
+def _trial(tenant: dict[str, Any]) -> dict[str, Any] | None:
+    ends = tenant.get("trialEndsAt")
+    if not ends:
+        return None
+    moment = dt.datetime.fromisoformat(ends.replace("Z", "+00:00"))
+    left = (moment - clock.now()).total_seconds()
+    return {"date": ends[:10], "days": max(math.ceil(left / 86400), 0), "over": left <= 0}
+
+
+def _usage(request: Request) -> list[dict[str, Any]]:
+    keys = run(request, "apikeys.list", {"limit": MAX_KEYS_SHOWN, "offset": 0})["apiKeys"]
+    rows = []
+    for key in keys:
+        log = run(request, "apikeys.requests.list", {"apiKey": key["id"], "limit": 1, "offset": 0})
+        rows.append({"key": key, "requests": log["pagination"]["total"]})
+    return rows

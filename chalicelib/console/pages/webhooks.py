@@ -1,0 +1,1 @@
+"""Console pages: webhooks (being built)."""

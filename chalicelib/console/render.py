@@ -1,0 +1,46 @@
+"""HTML from Jinja2 templates (chalicelib/console/templates), autoescaped; each page gets the
+translator of its language, the signed-in member and the form token."""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import jinja2
+
+from chalicelib import paths
+from chalicelib.console import texts
+from chalicelib.console.web import Answer, Request
+
+TEMPLATES = Path(__file__).parent / "templates"
+
+
+@cache
+def environment() -> jinja2.Environment:
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(TEMPLATES),
+        autoescape=True,
+        undefined=jinja2.StrictUndefined,  # a misspelt name fails the page's test, not silently
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
+    env.globals["base"] = paths.CONSOLE
+    return env
+
+
+_DEFAULTS: dict[str, Any] = {"notice": None, "errors": []}
+
+
+def render(request: Request, template: str, status: int = 200, **values: Any) -> Answer:
+    lang = request.lang
+
+    def t(key: str, **fill: Any) -> str:
+        return texts.translate(lang, key, **fill)
+
+    html = (
+        environment()
+        .get_template(template)
+        .render(t=t, lang=lang, request=request, member=request.member, csrf=request.csrf, **{**_DEFAULTS, **values})
+    )
+    return Answer(status, html)

@@ -1,0 +1,21 @@
+"""The console's words in German and English: each area's module holds `TEXTS`, key ->
+(German, English); `translate` picks one and fills its {placeholders}. A key used in a template
+but missing here fails the tests (tests/unit/test_console_texts.py), not a page."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib.console.texts import activity, auth, common, data, keys, members, webhooks
+
+CATALOGUE: dict[str, tuple[str, str]] = {}
+for _module in (common, auth, keys, webhooks, activity, data, members):
+    for _key, _pair in _module.TEXTS.items():
+        assert _key not in CATALOGUE, f"console text {_key!r} is defined twice"
+        CATALOGUE[_key] = _pair
+
+
+def translate(lang: str, key: str, **values: Any) -> str:
+    german, english = CATALOGUE[key]
+    text = german if lang == "de" else english
+    return text.format(**values) if values else text

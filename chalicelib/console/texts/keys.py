@@ -1,0 +1,3 @@
+"""Console texts: keys pages (key -> (German, English))."""
+
+TEXTS: dict[str, tuple[str, str]] = {}

@@ -1,0 +1,136 @@
+"""Console sessions and sign-in codes.
+
+A session is known by the SHA-256 of its cookie (the cookie itself is never stored): PK
+session#<hash>, holding the tenant, the member's address hash and the member's epoch at sign-in
+(store/members.py: raising the epoch ends every session of the member). It lasts IDLE_MINUTES
+after its last use and never longer than ABSOLUTE_HOURS after sign-in; DynamoDB's TTL removes
+it after that, and every read checks both bounds itself (TTL deletes late).
+
+A sign-in code is the hash of a mailed code (PK signin#<sha256 of the address>), valid
+config.SIGNIN_CODE_MINUTES, config.CODE_ATTEMPTS tries, deleted when used."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import hmac
+import secrets
+from dataclasses import dataclass
+
+from pynamodb.exceptions import DeleteError
+
+from chalicelib import clock, config
+from chalicelib.store import members
+from chalicelib.store.model import Item
+from chalicelib.store.signups import code_hash, new_code
+
+IDLE_MINUTES = 30
+ABSOLUTE_HOURS = 12
+TOUCH_SECONDS = 60  # lastSeenAt is written at most this often (one write a minute, not one per page)
+
+
+@dataclass(frozen=True)
+class Session:
+    token_hash: str
+    tenant_id: str
+    email: str
+    epoch: int
+    created_at: str
+
+
+def _hash(token: str) -> str:
+    return hashlib.sha256(token.encode()).hexdigest()
+
+
+def _pk(token_hash: str) -> str:
+    return f"session#{token_hash}"
+
+
+def start(tenant_id: str, email: str, epoch: int) -> str:
+    """A new session; answers the cookie's value (shown to the browser only)."""
+    token = secrets.token_urlsafe(32)
+    moment = clock.now()
+    Item(
+        _pk(_hash(token)),
+        "session",
+        type="session",
+        tenantId=tenant_id,
+        data={"email": email, "epoch": epoch, "lastSeenAt": clock.iso(moment)},
+        createdAt=clock.iso(moment),
+        expiresAt=moment + dt.timedelta(hours=ABSOLUTE_HOURS),
+    ).save()
+    return token
+
+
+def find(token: str) -> Session | None:
+    """The live session of a cookie, touched; None when unknown, idle too long or too old."""
+    if not token or len(token) > 100:
+        return None
+    token_hash = _hash(token)
+    try:
+        item = Item.get(_pk(token_hash), "session")
+    except Item.DoesNotExist:
+        return None
+    data = item.data_dict()
+    now = clock.now()
+    created, seen = item.createdAt or "", data.get("lastSeenAt") or ""
+    if created < clock.iso(now - dt.timedelta(hours=ABSOLUTE_HOURS)) or seen < clock.iso(
+        now - dt.timedelta(minutes=IDLE_MINUTES)
+    ):
+        item.delete()
+        return None
+    if seen < clock.iso(now - dt.timedelta(seconds=TOUCH_SECONDS)):
+        item.update(actions=[Item.data["lastSeenAt"].set(clock.iso(now))])
+    return Session(token_hash, item.tenantId or "", data["email"], int(data.get("epoch") or 0), created)
+
+
+def end(token: str) -> None:
+    Item(_pk(_hash(token)), "session").delete()
+
+
+def csrf_token(token: str) -> str:
+    """The form token of a session: derived from the cookie, so nothing more is stored, and
+    unknowable to another site (which cannot read the cookie)."""
+    return hmac.new(token.encode(), b"console-csrf", hashlib.sha256).hexdigest()[:40]
+
+
+# --- sign-in codes ---------------------------------------------------------------------------
+
+
+def _code_pk(email: str) -> str:
+    return f"signin#{members.email_hash(email)}"
+
+
+def issue_code(email: str) -> str:
+    code = new_code()
+    moment = clock.now()
+    Item(
+        _code_pk(email),
+        "code",
+        type="signinCode",
+        data={"codeHash": code_hash(email, code), "attempts": 0},
+        createdAt=clock.iso(moment),
+        expiresAt=moment + dt.timedelta(minutes=config.SIGNIN_CODE_MINUTES + 5),
+    ).save()
+    return code
+
+
+def redeem_code(email: str, code: str) -> bool:
+    """Whether `code` is the address's live code; a right one is used up, a wrong one counts."""
+    try:
+        item = Item.get(_code_pk(email), "code", consistent_read=True)
+    except Item.DoesNotExist:
+        return False
+    data = item.data_dict()
+    fresh = (item.createdAt or "") >= clock.iso(clock.now() - dt.timedelta(minutes=config.SIGNIN_CODE_MINUTES))
+    if not fresh or int(data.get("attempts") or 0) >= config.CODE_ATTEMPTS:
+        return False
+    expected = data.get("codeHash") or ""
+    if hmac.compare_digest(code_hash(email, code), expected):
+        try:  # single use: of two requests with the right code, one wins
+            item.delete(condition=Item.data["codeHash"] == expected)
+        except DeleteError:  # the other request used it
+            return False
+        return True
+    item.update(actions=[Item.data["attempts"].add(1)], condition=Item.pk.exists())
+    return False

@@ -1,0 +1,110 @@
+"""Sign-up confirms the e-mail address (issue 19): nothing exists before the mailed code is
+confirmed, a used address answers exactly as a new one, codes are short-lived, single use and
+limited in tries, and sign-ups are limited per address and per source address."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+
+from chalicelib import clock, mail
+from chalicelib.store import keys, tenants
+from chalicelib.store.signups import code_in
+from tests.client import Answer, Api
+
+
+def _address() -> str:
+    return f"signup-{uuid.uuid4().hex[:12]}@example.org"
+
+
+def _start(api: Api, email: str, company: str = "Bestätigt GmbH") -> Answer:
+    return api.platform("signup", {"companyName": company, "email": email, "agentName": "setup"})
+
+
+def test_a_used_address_answers_exactly_as_a_new_one_and_its_owner_is_told(api: Api) -> None:
+    used = api.signup().email
+    fresh = f"{uuid.uuid4().hex[:12]}@example.org"  # as long as `used`: the answers' lengths match too
+    first, second = _start(api, fresh), _start(api, used.upper())
+    assert (first.status, second.status) == (200, 200)
+    strip = {fresh: "<address>", used.upper(): "<address>"}
+    same = [{k: v for k, v in a.headers.items() if k not in ("x-request-id", "date")} for a in (first, second)]
+    assert same[0] == same[1]
+    bodies = [a.body for a in (first, second)]
+    for body in bodies:
+        body["confirmation"]["sentTo"] = strip[body["confirmation"]["sentTo"]]
+    assert bodies[0] == bodies[1]
+    told = mail.outbox(to=used, limit=1)[0]
+    assert "already" in told.text and not code_in(told.subject + told.text)
+    assert code_in(mail.outbox(to=fresh, limit=1)[0].subject)
+
+
+def test_no_tenant_exists_before_the_address_is_confirmed(api: Api) -> None:
+    email, company = _address(), f"Unbestätigt {uuid.uuid4().hex[:6]} GmbH"
+    assert _start(api, email, company).status == 200
+    assert not keys.address_in_use(email)
+    assert company not in {t["companyName"] for t in tenants.all_tenants()}
+    confirmed = api.platform("signup.confirm", {"email": email, "code": api.mailed_code(email).lower()})
+    assert confirmed.status == 200, confirmed.body
+    assert confirmed.body["tenant"]["companyName"] == company and confirmed.body["apiKey"]["key"].startswith("pm_")
+    assert keys.address_in_use(email)
+
+
+def test_a_code_works_once(api: Api) -> None:
+    email = _address()
+    _start(api, email)
+    code = api.mailed_code(email)
+    assert api.platform("signup.confirm", {"email": email, "code": code}).status == 200
+    again = api.platform("signup.confirm", {"email": email, "code": code})
+    assert (again.status, again.body["code"]) == (400, "confirmation_failed")
+
+
+def test_wrong_codes_are_limited_and_then_even_the_right_one_fails(api: Api) -> None:
+    email = _address()
+    _start(api, email)
+    code = api.mailed_code(email)
+    wrong = "AAAA-AAAA" if code != "AAAA-AAAA" else "BBBB-BBBB"
+    for _ in range(5):
+        answer = api.platform("signup.confirm", {"email": email, "code": wrong})
+        assert (answer.status, answer.body["code"]) == (400, "confirmation_failed")
+        assert "wrong or no longer valid" in answer.body["detail"]
+    assert api.platform("signup.confirm", {"email": email, "code": code}).status == 400
+    assert not keys.address_in_use(email)
+
+
+def test_a_code_expires_after_30_minutes(api: Api) -> None:
+    email = _address()
+    _start(api, email)
+    code = api.mailed_code(email)
+    clock.set_clock(lambda: dt.datetime.now(dt.UTC) + dt.timedelta(minutes=31))
+    try:
+        answer = api.platform("signup.confirm", {"email": email, "code": code})
+    finally:
+        clock.set_clock(None)
+    assert (answer.status, answer.body["code"]) == (400, "confirmation_failed")
+
+
+def test_a_new_sign_up_replaces_the_code_of_the_first(api: Api) -> None:
+    email = _address()
+    _start(api, email)
+    first = api.mailed_code(email)
+    _start(api, email, "Zweiter Versuch GmbH")
+    second = api.mailed_code(email)
+    if first != second:
+        assert api.platform("signup.confirm", {"email": email, "code": first}).status == 400
+    confirmed = api.platform("signup.confirm", {"email": email, "code": second})
+    assert confirmed.body["tenant"]["companyName"] == "Zweiter Versuch GmbH"
+
+
+def test_sign_ups_are_limited_per_address(api: Api) -> None:
+    email = _address()
+    statuses = [_start(api, email).status for _ in range(6)]
+    assert statuses == [200] * 5 + [429]
+    refused = _start(api, email.upper())
+    assert refused.status == 429 and refused.body["code"] == "throttled"
+    assert int(refused.headers["retry-after"]) >= 1
+    assert len(mail.outbox(to=email)) == 5  # the limit holds the mail back too
+
+
+def test_confirm_validates_its_input(api: Api) -> None:
+    answer = api.platform("signup.confirm", {"email": "x", "code": "A" * 30})
+    assert answer.status == 400 and {e["path"] for e in answer.body["errors"]} == {"email", "code"}
