@@ -51,6 +51,8 @@ class Api:
             except urllib.error.HTTPError as err:
                 status, raw, hdrs = err.code, err.read(), err.headers
             lowered = {k.lower(): v for k, v in hdrs.items()}
+            if hdrs.get_all("Set-Cookie"):
+                lowered["set-cookie"] = "\n".join(hdrs.get_all("Set-Cookie"))  # each cookie a line
         try:
             parsed = json.loads(raw) if raw else None
         except ValueError:
@@ -72,6 +74,9 @@ class Api:
         body = req.data if isinstance(req.data, bytes) and req.data else None
         status, answered, content = self.gateways.answer(req.get_method(), path, sent, body)
         lowered = {name.lower(): value[-1] if isinstance(value, list) else value for name, value in answered.items()}
+        cookies = answered.get("Set-Cookie")
+        if cookies:
+            lowered["set-cookie"] = "\n".join(cookies) if isinstance(cookies, list) else cookies  # each cookie a line
         if content is not None:
             lowered.setdefault("content-type", "application/json")  # as the local server answers
         raw = content or b""

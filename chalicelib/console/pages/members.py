@@ -1,1 +1,97 @@
-"""Console pages: members (being built)."""
+"""The team: who may use the console, with which role. Owners invite by e-mail (the invited
+person signs in with a mailed code), change roles and remove people; everyone sees the team
+and can end their own sessions everywhere.
+
+People are managed by people: these are console pages over store/members.py, not operations of
+the API, so no agent's key can invite a person or change one's role."""
+
+from __future__ import annotations
+
+import re
+
+from chalicelib import mail, throttle
+from chalicelib.console.operations import messages, run
+from chalicelib.console.render import render
+from chalicelib.console.texts import translate
+from chalicelib.console.web import Answer, Request, page, redirect
+from chalicelib.errors import ApiError
+from chalicelib.resources import mail_texts
+from chalicelib.store import members
+
+EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s.]{1,63}(\.[^@\s.]{1,63})+$")
+
+
+def _team(request: Request) -> list[dict[str, str]]:
+    assert request.ctx is not None
+    return sorted((members.wire(item) for item in members.of_tenant(request.ctx.tenant_id)), key=lambda m: m["email"])
+
+
+def _page(request: Request, status: int = 200, **extra: object) -> Answer:
+    notice = None
+    done = request.query.get("done", "")
+    if done in ("invited", "role_changed", "removed"):
+        notice = translate(
+            request.lang,
+            f"members.{done}",
+            email=request.query.get("email", ""),
+            role=translate(request.lang, "role." + request.query.get("role", "viewer")),
+        )
+    values = {"team": _team(request), "notice": notice, "roles": members.ROLES, **extra}
+    return render(request, "members.html", status, **values)
+
+
+@page("GET", "/members")
+def team(request: Request) -> Answer:
+    return _page(request)
+
+
+@page("POST", "/members", role="owner")
+def invite(request: Request) -> Answer:
+    assert request.ctx is not None and request.member is not None
+    email, name, role = request.arg("email"), request.arg("name")[:200], request.arg("role")
+    if not EMAIL.match(email) or len(email) > 254 or role not in members.ROLES:
+        return _page(request, 400, errors=[translate(request.lang, "members.bad_email")])
+    try:
+        throttle.take_for_address(email, "invite")
+        members.invite(request.ctx.tenant_id, email, name, role, invited_by=request.member["id"])
+    except ApiError as error:
+        errors = [translate(request.lang, "members.exists")] if error.status == 409 else messages(request, error)
+        return _page(request, error.status, errors=errors)
+    company = run(request, "tenant")["tenant"]["companyName"]
+    inviter = request.member["name"] or request.member["email"]
+    mail.send(email, *mail_texts.invitation(email, company, inviter, role))
+    return redirect("/members", done="invited", email=email)
+
+
+def _member(request: Request) -> members.Item | None:
+    assert request.ctx is not None
+    found = [item for item in members.of_tenant(request.ctx.tenant_id) if item.id == request.params["member"]]
+    return members.get(found[0].data_dict()["email"], request.ctx.tenant_id) if found else None
+
+
+def _owners(request: Request) -> int:
+    return sum(1 for member in _team(request) if member["role"] == "owner")
+
+
+@page("POST", "/members/{member}/role", role="owner")
+def change_role(request: Request) -> Answer:
+    item, role = _member(request), request.arg("role")
+    if item is None or role not in members.ROLES:
+        return _page(request, 404, errors=[translate(request.lang, "error.not_found")])
+    email = item.data_dict()["email"]
+    if item.data_dict()["role"] == "owner" and role != "owner" and _owners(request) <= 1:
+        return _page(request, 409, errors=[translate(request.lang, "members.last_owner")])
+    members.set_role(item, role)  # raises the epoch: the person's sessions end, they sign in with the new role
+    return redirect("/members", done="role_changed", email=email, role=role)
+
+
+@page("POST", "/members/{member}/remove", role="owner")
+def remove(request: Request) -> Answer:
+    item = _member(request)
+    if item is None:
+        return _page(request, 404, errors=[translate(request.lang, "error.not_found")])
+    email = item.data_dict()["email"]
+    if item.data_dict()["role"] == "owner" and _owners(request) <= 1:
+        return _page(request, 409, errors=[translate(request.lang, "members.last_owner")])
+    members.remove(item)  # their sessions find no member any more and end
+    return redirect("/members", done="removed", email=email)

@@ -1,3 +1,38 @@
-"""Console texts: members pages (key -> (German, English))."""
+"""Console texts: the team (members, invitations, roles) (key -> (German, English))."""
 
-TEXTS: dict[str, tuple[str, str]] = {}
+TEXTS: dict[str, tuple[str, str]] = {
+    "members.title": ("Team", "Team"),
+    "members.intro": (
+        "Wer die Konsole nutzt. Inhaber laden Kolleginnen und Kollegen per E-Mail ein; "
+        "angemeldet wird mit einem Code per E-Mail.",
+        "Who uses the console. Owners invite colleagues by e-mail; they sign in with a mailed code.",
+    ),
+    "members.email": ("E-Mail-Adresse", "E-mail address"),
+    "members.name": ("Name", "Name"),
+    "members.role": ("Rolle", "Role"),
+    "members.status": ("Status", "Status"),
+    "members.status.active": ("aktiv", "active"),
+    "members.status.invited": ("eingeladen", "invited"),
+    "members.you": ("(Sie)", "(you)"),
+    "members.invite": ("Einladen", "Invite"),
+    "members.invite_title": ("Jemanden einladen", "Invite someone"),
+    "members.roles_explained": (
+        "Inhaber: alles, auch das Team verwalten. Administrator: alles außer dem Team. Nur lesen: sieht alles, "
+        "ändert nichts.",
+        "Owner: everything, including the team. Admin: everything but the team. Viewer: sees everything, "
+        "changes nothing.",
+    ),
+    "members.invited": ("{email} ist eingeladen.", "{email} is invited."),
+    "members.change_role": ("Rolle ändern", "Change role"),
+    "members.role_changed": ("Die Rolle von {email} ist jetzt {role}.", "{email} is now {role}."),
+    "members.remove": ("Entfernen", "Remove"),
+    "members.remove_confirm": ("{email} aus dem Team entfernen?", "Remove {email} from the team?"),
+    "members.removed": ("{email} ist entfernt.", "{email} is removed."),
+    "members.last_owner": (
+        "Das Team braucht mindestens einen Inhaber.",
+        "The team needs at least one owner.",
+    ),
+    "members.exists": ("Diese Adresse gehört schon zum Team.", "This address is in the team already."),
+    "members.bad_email": ("Bitte geben Sie eine gültige E-Mail-Adresse ein.", "Please enter a valid e-mail address."),
+    "members.your_sessions": ("Ihre Sitzungen", "Your sessions"),
+}

@@ -1,0 +1,199 @@
+"""The console's doors (issue 19): sign-up and its confirmation, the first key shown once,
+sign-in with a mailed code, sessions (cookie flags, idle and absolute expiry, sign-out and
+sign-out everywhere), form tokens, security headers, and the team's roles."""
+
+from __future__ import annotations
+
+import datetime as dt
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+
+from chalicelib import clock, mail
+from chalicelib.console import web
+from chalicelib.console.app import load_pages
+from tests.client import Api, Tenant
+from tests.console_client import Person, invite, owner_of
+
+
+def _address(tag: str = "person") -> str:
+    return f"{tag}-{uuid.uuid4().hex[:10]}@example.org"
+
+
+@contextmanager
+def later(**delta: float) -> Iterator[None]:
+    clock.set_clock(lambda: dt.datetime.now(dt.UTC) + dt.timedelta(**delta))
+    try:
+        yield
+    finally:
+        clock.set_clock(None)
+
+
+def test_sign_up_in_the_console_shows_the_first_key_once_and_signs_the_owner_in(api: Api) -> None:
+    email = _address("owner")
+    person = Person(api, email)
+    assert person.get("/signup").status == 200
+    sent = person.post(
+        "/signup", {"companyName": "Konsole GmbH", "name": "Eva Muster", "email": email, "agentName": "setup"}
+    )
+    assert sent.status == 200 and "Check your mailbox" in sent.text() and email in sent.text()
+    welcome = person.post("/signup/confirm", {"email": email, "code": api.mailed_code(email)})
+    assert welcome.status == 200 and welcome.secret and welcome.secret.startswith("pm_test_")
+    cookie = welcome.headers["set-cookie"]
+    assert "HttpOnly" in cookie and "SameSite=Strict" in cookie and "Path=/console" in cookie
+    key = welcome.secret
+    assert Tenant(api, "", key, {}).get("info")["tenant"]["companyName"] == "Konsole GmbH"
+    overview = person.get("/")
+    assert "Konsole GmbH" in overview.text() and "Eva Muster (Owner)" in overview.text()
+    assert key not in overview.html and person.get("/").secret is None  # shown once, never again
+
+
+def test_the_mail_link_fills_the_form_and_only_the_button_confirms(api: Api) -> None:
+    email = _address("link")
+    person = Person(api, email)
+    person.post("/signup", {"companyName": "Link GmbH", "email": email, "agentName": "setup"})
+    code = api.mailed_code(email)
+    link = next(
+        line for line in mail.outbox(to=email, limit=1)[0].text.splitlines() if "/console/signup/confirm?" in line
+    )
+    path = link.split("/console", 1)[1].strip()
+    form = person.get(path)
+    assert form.status == 200 and f'value="{code}"' in form.html
+    assert Person(api, email).post("/signup/confirm", {"email": email, "code": code}).secret
+
+
+def test_a_wrong_confirmation_code_shows_a_readable_message(api: Api) -> None:
+    email = _address("wrong")
+    person = Person(api, email)
+    person.post("/signup", {"companyName": "Falsch GmbH", "email": email, "agentName": "setup"})
+    failed = person.post("/signup/confirm", {"email": email, "code": "AAAA-AAAA"})
+    assert failed.status == 400 and "wrong or no longer valid" in failed.text() and failed.secret is None
+
+
+def test_sign_up_form_errors_are_readable(api: Api) -> None:
+    page = Person(api, "x").post("/signup", {"companyName": "", "email": "nope", "agentName": "setup"})
+    assert page.status == 400 and "companyName" in page.text() and "email" in page.text()
+
+
+def test_sign_in_answers_alike_for_unknown_addresses_and_mails_only_members(api: Api, tenant: Tenant) -> None:
+    stranger = _address("stranger")
+    known = Person(api, tenant.email).post("/signin", {"email": tenant.email})
+    unknown = Person(api, stranger).post("/signin", {"email": stranger})
+    assert known.status == unknown.status == 200
+    assert known.text().replace(tenant.email, "@") == unknown.text().replace(stranger, "@")
+    assert mail.outbox(to=stranger) == []
+
+
+def test_a_sign_in_code_works_once_and_wrong_ones_are_limited(api: Api, tenant: Tenant) -> None:
+    person = Person(api, tenant.email)
+    person.post("/signin", {"email": tenant.email})
+    code = api.mailed_code(tenant.email)
+    for _ in range(5):
+        assert person.post("/signin/code", {"email": tenant.email, "code": "AAAA-AAAA"}).status == 400
+    assert person.post("/signin/code", {"email": tenant.email, "code": code}).status == 400  # too many tries
+    person.post("/signin", {"email": tenant.email})
+    fresh = api.mailed_code(tenant.email)
+    assert person.post("/signin/code", {"email": tenant.email, "code": fresh}).status == 303
+    assert Person(api, tenant.email).post("/signin/code", {"email": tenant.email, "code": fresh}).status == 400
+
+
+def test_pages_need_a_session(api: Api) -> None:
+    for path in ("/", "/keys", "/webhooks", "/activity", "/members", "/data/contacts"):
+        page = Person(api, "nobody@example.org").get(path)
+        assert page.status == 303 and page.location.startswith("/console/signin"), path
+
+
+def test_every_page_carries_the_security_headers(api: Api, tenant: Tenant) -> None:
+    owner = owner_of(tenant)
+    for page in (owner.get("/"), owner.get("/members"), Person(api, "x").get("/signup"), owner.get("/nowhere")):
+        policy = page.headers["content-security-policy"]
+        assert "frame-ancestors 'none'" in policy and "script-src 'self'" in policy and "unsafe" not in policy
+        assert page.headers["x-frame-options"] == "DENY" and page.headers["cache-control"] == "no-store"
+
+
+def test_forms_without_the_session_token_or_from_another_site_are_refused(api: Api, tenant: Tenant) -> None:
+    owner = owner_of(tenant)
+    token, owner.csrf = owner.csrf, ""
+    refused = owner.post("/members", {"email": _address(), "role": "viewer"})
+    assert refused.status == 403 and "expired or did not come from this site" in refused.text()
+    forged = owner.post("/members", {"email": _address(), "role": "viewer", "csrf": "0" * 40})
+    assert forged.status == 403
+    owner.csrf = token
+    headers = {
+        "Cookie": f"pm_session={owner.cookies['pm_session']}",
+        "Sec-Fetch-Site": "cross-site",
+        "Content-Type": "application/x-www-form-urlencoded",
+    }
+    body = f"email=x%40example.org&role=viewer&csrf={token}".encode()
+    assert api.request("POST", "/console/members", body=body, headers=headers).status == 403
+
+
+def test_sign_out_ends_the_session(api: Api, tenant: Tenant) -> None:
+    owner = owner_of(tenant)
+    cookie = owner.cookies["pm_session"]
+    done = owner.post("/signout")
+    assert done.status == 303 and "pm_session" not in owner.cookies
+    owner.cookies["pm_session"] = cookie  # the old cookie, replayed
+    assert owner.get("/").status == 303
+
+
+def test_sign_out_everywhere_ends_every_session_of_the_person(api: Api, tenant: Tenant) -> None:
+    laptop, phone = owner_of(tenant), owner_of(tenant)
+    assert phone.post("/signout/everywhere").status == 303
+    assert laptop.get("/").status == 303
+    assert owner_of(tenant).get("/").status == 200  # signing in again works
+
+
+def test_sessions_end_when_idle_and_after_twelve_hours(api: Api, tenant: Tenant) -> None:
+    owner = owner_of(tenant)
+    with later(minutes=31):
+        assert owner.get("/").status == 303
+    busy = owner_of(tenant)
+    for minutes in (25, 50, 75):  # active every 25 minutes: the idle limit never strikes
+        with later(minutes=minutes):
+            assert busy.get("/").status == 200
+    with later(hours=12, minutes=5):
+        assert busy.get("/").status == 303
+
+
+def test_owners_invite_colleagues_who_sign_in_with_their_role(api: Api, tenant: Tenant) -> None:
+    owner = owner_of(tenant)
+    colleague = _address("admin")
+    admin = invite(owner, colleague, "admin")
+    assert "(Admin)" in admin.get("/").text()
+    invitation = mail.outbox(to=colleague)[-1]
+    assert "Hausverwaltung Test GmbH" in invitation.text and "/console/signin" in invitation.text
+    team = owner.get("/members").text()
+    assert colleague in team and "active" in team
+    refused = admin.post("/members", {"email": _address(), "role": "owner"})
+    assert refused.status == 403  # admins do not manage the team
+
+
+def test_a_viewer_cannot_change_anything(api: Api, tenant: Tenant) -> None:
+    viewer = invite(owner_of(tenant), _address("viewer"), "viewer")
+    load_pages()
+    changes = [route for route in web.ROUTES if route.method == "POST" and not route.public and route.role != "viewer"]
+    assert len(changes) >= 3
+    for route in changes:
+        path = route.pattern.pattern.strip("^$")
+        path = path.replace("(?P<", "{").replace(">[A-Za-z0-9_.-]{1,100})", "}")
+        for name in route.pattern.groupindex:
+            path = path.replace("{" + name + "}", "x_1")
+        assert viewer.post(path, {"email": _address(), "role": "owner"}).status == 403, path
+    assert viewer.get("/members").status == 200
+
+
+def _member_id(owner: Person, email: str) -> str:
+    """The member id in the team table's row of `email` (its forms' actions name it)."""
+    row = next(row for row in owner.get("/members").html.split("<tr>") if f"<td>{email}</td>" in row)
+    return row.split('action="/console/members/', 1)[1].split("/", 1)[0]
+
+
+def test_a_role_change_ends_the_persons_sessions_and_the_last_owner_stays(api: Api, tenant: Tenant) -> None:
+    owner = owner_of(tenant)
+    email = _address("promoted")
+    viewer = invite(owner, email, "viewer")
+    assert owner.post(f"/members/{_member_id(owner, email)}/role", {"role": "admin"}).status == 303
+    assert viewer.get("/").status == 303  # signed out: the next sign-in carries the new role
+    last = owner.post(f"/members/{_member_id(owner, tenant.email)}/role", {"role": "viewer"})
+    assert last.status == 409 and "at least one owner" in last.text()
