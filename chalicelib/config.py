@@ -228,7 +228,7 @@ def state_dir(default: str) -> str:
 
 def mail_sender() -> str | None:
     """The From address of the service's mail, an identity verified in Amazon SES: set in the
-    cloud (the template's SenderAddress), unset locally, where mail goes to the outbox folder."""
+    cloud (the template's MailSender), unset locally, where mail goes to the outbox folder."""
     return os.environ.get("PM_MAIL_SENDER") or None
 
 

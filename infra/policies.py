@@ -61,6 +61,9 @@ SEARCH_PATHS = [
     _sub(f"${{SearchDomain.Arn}}/{SEARCH_PREFIX}-docs/_search"),
 ]
 COUNT_PATHS = [_sub(f"${{SearchDomain.Arn}}/{SEARCH_PREFIX}-tools/_count")]
+# The sender's SES identity (the MailSender parameter; infra/resources.py makes it the stack's
+# MailIdentity unless CreateMailIdentity=false), named by the parameter so it holds either way.
+MAIL_IDENTITY = _sub("arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/${MailSender}")
 ANY = "*"  # only for actions without resource-level permissions (X-Ray)
 
 
@@ -136,7 +139,14 @@ OPERATIONS: list[Grant] = [
 ]
 
 CODE: dict[str, list[Grant]] = {
-    "APIHandler": OPERATIONS,
+    "APIHandler": [
+        *OPERATIONS,
+        # mail.py send (_send_ses: sesv2 send_email from MailSender): resources/platform.py signup's
+        # confirmation code, the console's sign-in codes and invitations (console/pages/auth_pages.py
+        # signin, members.py invite). Only the API function serves these: the MCP function's tools
+        # are the v2 operations that need a key (tests/contract/test_iam_policy.py NEVER)
+        Grant("MailSend", ("ses:SendEmail",), (MAIL_IDENTITY,)),
+    ],
     MCP_FUNCTION: [
         *OPERATIONS,
         # search/opensearch_backend.py (SearchBackend=opensearch): POST <index>/_search for tool,

@@ -9,7 +9,9 @@ OnUpload (event OnUploadSqsEventSource), SweepUploads; with the roles ApiHandler
 OnTableChangeRole, DeliverWebhooksRole, OnUploadRole, SweepUploadsRole (policies:
 infra/policies.py). The MCP function (McpHandler, mcp_app.py, its own bundle
 mcp-deployment.zip) is not chalice's: it is defined here whole, with its route on chalice's
-REST API and the permission to invoke it, and its role in infra/policies.py."""
+REST API and the permission to invoke it, and its role in infra/policies.py. Mail (sign-up
+codes, chalicelib/mail.py) goes out through Amazon SES from the MailSender address, an SES
+identity the stack creates (or finds, CreateMailIdentity=false)."""
 
 from __future__ import annotations
 
@@ -24,6 +26,14 @@ from chalicelib.uploads import files, register
 FUNCTIONS = ("APIHandler", "OnTableChange", "DeliverWebhooks", "OnUpload", "SweepUploads")  # chalice's (app.py)
 MCP_FUNCTION = "McpHandler"  # mcp_app.py, defined here
 MCP_BUNDLE = "./mcp-deployment.zip"  # infra/package.py writes it beside sam.json
+# The functions that send mail (chalicelib/mail.py send: sign-up codes from resources/platform.py
+# signup; the console's sign-in codes and invitations): the API function, which serves the REST
+# routes and the console. They get the sender and the public URL the mail's links start with, and
+# may send from the sender identity (infra/policies.py); tests/contract/test_mail_infra.py checks
+# these are the functions whose code reaches the call. The MCP function runs only the v2
+# operations that need a key, none of which mails.
+MAIL_FUNCTIONS = ("APIHandler",)
+MAIL_IDENTITY = "MailIdentity"  # the AWS::SES::EmailIdentity of MailSender
 
 # Memory buys CPU on Lambda. The MCP function loads the search model on its first search
 # (~0.7 s at 1,769 MB = one vCPU); the API validates and answers JSON; the upload worker
@@ -81,6 +91,31 @@ def parameters() -> dict[str, Any]:
             "Default": "*",
             "Description": "Host names the MCP endpoint answers (DNS-rebinding protection); "
             "* leaves the check to API Gateway's own host handling.",
+        },
+        "MailSender": {
+            "Type": "String",
+            "AllowedPattern": r"^[^@\s]+@[^@\s]+\.[^@\s]+$",
+            "ConstraintDescription": "an e-mail address, e.g. no-reply@example.org",
+            "Description": "From address of the service's mail (sign-up codes). The stack makes it an SES identity "
+            "(CreateMailIdentity) and SES mails a verification link to it: nothing is sent before it is "
+            "verified, and while the account is in the SES sandbox only to verified recipients; request "
+            "production access to mail arbitrary addresses.",
+        },
+        "CreateMailIdentity": {
+            "Type": "String",
+            "AllowedValues": ["true", "false"],
+            "Default": "true",
+            "Description": "false when MailSender is an SES identity of this account and region already "
+            "(made by hand or by another stage's stack: an identity belongs to one stack).",
+        },
+        "PublicUrl": {
+            "Type": "String",
+            "Default": "",
+            "AllowedPattern": r"^(https://[^\s/]+(/[^\s]*)?)?$",
+            "ConstraintDescription": "empty or an https:// address",
+            "Description": "The service's public base address, where links in mail point (e.g. a custom domain "
+            "https://api.example.org). Empty: infra/after_deploy.py sets it to the API's own address "
+            "(EndpointURL) after the first deployment (the functions cannot name their own API in the template).",
         },
         "SalesContact": {
             "Type": "String",
@@ -147,6 +182,7 @@ def conditions() -> dict[str, Any]:
         "ReservesApiConcurrency": {"Fn::Not": [{"Fn::Equals": [{"Ref": "ApiConcurrency"}, 0]}]},
         "ReservesMcpConcurrency": {"Fn::Not": [{"Fn::Equals": [{"Ref": "McpConcurrency"}, 0]}]},
         "HasSignupFirewall": {"Fn::Not": [{"Fn::Equals": [{"Ref": "SignupRateLimit"}, 0]}]},
+        "CreatesMailIdentity": {"Fn::Equals": [{"Ref": "CreateMailIdentity"}, "true"]},
     }
 
 
@@ -308,6 +344,20 @@ def _queues() -> dict[str, Any]:
     }
 
 
+def _mail() -> dict[str, Any]:
+    """The sender address as an SES identity: creating it makes SES mail a verification link to
+    the address; SES sends from it once the link was followed. The functions' policies name the
+    identity by the parameter (infra/policies.py MAIL_IDENTITY), which holds when it is not made
+    here (CreateMailIdentity=false)."""
+    return {
+        MAIL_IDENTITY: {
+            "Type": "AWS::SES::EmailIdentity",
+            "Condition": "CreatesMailIdentity",
+            "Properties": {"EmailIdentity": {"Ref": "MailSender"}},
+        }
+    }
+
+
 def _search() -> dict[str, Any]:
     return {
         "SearchDomain": {
@@ -463,11 +513,21 @@ def _environment() -> dict[str, Any]:
     }
 
 
+def _mail_environment() -> dict[str, Any]:
+    """What mail needs (MAIL_FUNCTIONS): the sender (config.mail_sender; set, mail goes through SES
+    instead of the local outbox) and the base of the links in it (config.public_url)."""
+    return {"PM_MAIL_SENDER": {"Ref": "MailSender"}, "PM_PUBLIC_URL": {"Ref": "PublicUrl"}}
+
+
+def _variables(function: str) -> dict[str, Any]:
+    return {**_environment(), **(_mail_environment() if function in MAIL_FUNCTIONS else {})}
+
+
 def _functions() -> dict[str, Any]:
     """Chalice's functions, completed: sizes, environment, and event sources by reference
     (chalice writes the placeholder ARNs of app.py; these replace them)."""
     found = {
-        name: {"Properties": {**SIZING[name], "Tracing": "Active", "Environment": {"Variables": _environment()}}}
+        name: {"Properties": {**SIZING[name], "Tracing": "Active", "Environment": {"Variables": _variables(name)}}}
         for name in FUNCTIONS
     }
     found["OnTableChange"]["Properties"]["Events"] = {
@@ -548,7 +608,7 @@ def _mcp_function() -> dict[str, Any]:
                     "Variables": {
                         "POWERTOOLS_SERVICE_NAME": "propertymanagement",
                         "POWERTOOLS_LOG_LEVEL": {"Fn::If": ["IsProd", "WARNING", "INFO"]},
-                        **_environment(),
+                        **_variables(MCP_FUNCTION),
                     }
                 },
             },
@@ -589,17 +649,19 @@ def _merged(*parts: dict[str, Any]) -> dict[str, Any]:
 def _firewall() -> dict[str, Any]:
     """Optional (SignupRateLimit > 0): a WAF web ACL on the API stage whose one rule blocks a
     source address that signs up more than the limit in 5 minutes (429), before the function
-    runs; the app limits sign-ups per source address too (chalicelib/throttle.py)."""
+    runs; the app limits sign-ups per source address too (chalicelib/throttle.py). Both steps
+    count: the sign-up (which mails a code) and its confirmation (code attempts)."""
 
     def visibility(name: str) -> dict[str, Any]:
         return {"SampledRequestsEnabled": True, "CloudWatchMetricsEnabled": True, "MetricName": name}
 
+    # .../command/signup and .../command/signup.confirm (and either with a trailing slash)
     signup_paths = {
         "ByteMatchStatement": {
             "SearchString": "/command/signup",
             "FieldToMatch": {"UriPath": {}},
             "TextTransformations": [{"Priority": 0, "Type": "LOWERCASE"}],
-            "PositionalConstraint": "ENDS_WITH",
+            "PositionalConstraint": "CONTAINS",
         }
     }
     return {
@@ -707,7 +769,15 @@ def _gateway_responses() -> dict[str, Any]:
 
 def resources() -> dict[str, Any]:
     return _merged(
-        _bucket(), _queues(), _search(), _alarms(), _functions(), _gateway_responses(), _mcp_function(), _firewall()
+        _bucket(),
+        _queues(),
+        _mail(),
+        _search(),
+        _alarms(),
+        _functions(),
+        _gateway_responses(),
+        _mcp_function(),
+        _firewall(),
     )
 
 

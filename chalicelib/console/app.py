@@ -20,6 +20,7 @@ from chalice import Chalice, Response  # type: ignore[attr-defined]
 from chalicelib import paths
 from chalicelib.console import auth, web
 from chalicelib.console.render import render
+from chalicelib.console.texts import translate
 from chalicelib.log import logger
 
 STATIC = Path(__file__).parent / "static"
@@ -63,8 +64,6 @@ def handle(chalice_request: Any) -> Response:
 
 
 def _t(request: web.Request, key: str, **values: Any) -> str:
-    from chalicelib.console.texts import translate
-
     return translate(request.lang, key, **values)
 
 

@@ -42,12 +42,17 @@ ROOT = Path(__file__).resolve().parents[2]
 ENTRIES = ("app", "mcp_app")  # the Lambda functions' entry modules
 NOT_DEPLOYED = ("chalicelib/local/", "chalicelib/ops/")
 
+# Modules that import every module of a package by name (importlib): the unit making the call
+# imports them all (chalicelib/resources/__init__.py, whose body does it, is handled in the reach).
+IMPORTS_EVERY_MODULE = {"chalicelib/console/app.py": "chalicelib.console.pages."}  # load_pages
+
 # Resource kinds (test_iam_policy.py maps each to the policy's CloudFormation reference).
 TABLE, INDEX = "table", "index"
 BUCKET, OBJECTS = "bucket", "objects"
 QUEUES = "queues"  # every queue of the stack: the status check reads their depths
 DELIVERY_QUEUE = "delivery_queue"  # the webhook delivery queue (events/delivery_queue.py)
 SEARCH, COUNT = "search:_search", "search:_count"
+MAIL_IDENTITY = "mail_identity"  # the SES identity of the sender address (chalicelib/mail.py)
 
 # boto3: (service, method) -> (actions, resource kind). Argument-dependent variants below.
 BOTO3: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
@@ -64,6 +69,9 @@ BOTO3: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
     ("sqs", "send_message_batch"): (("sqs:SendMessage",), QUEUES),
     ("sqs", "change_message_visibility"): (("sqs:ChangeMessageVisibility",), QUEUES),
     ("sqs", "change_message_visibility_batch"): (("sqs:ChangeMessageVisibility",), QUEUES),
+    # SES v2's SendEmail is authorised as ses:SendEmail on the From identity (and, for recipients
+    # verified in a sandboxed account, on theirs: the sandbox is lifted for production)
+    ("sesv2", "send_email"): (("ses:SendEmail",), MAIL_IDENTITY),
 }
 # Modules whose SQS calls all go to one queue (the module reads its URL from one setting).
 QUEUE_OF_MODULE = {"chalicelib/events/delivery_queue.py": DELIVERY_QUEUE}
@@ -166,6 +174,7 @@ DISPATCH = {
     "declare_lifecycle": "api",  # (webhooks: the limit) runs inside restore's handler
     "declare_restore": "api",
     "MetaTool": "api",  # mcp/meta.py: the MCP meta-tools
+    "page": "api",  # console/web.py: the console's pages, served by the API function under /console
     "EntityType": "field",  # entities.py: check/derive/unique, run where code reads `.check` etc. (store writes)
     "app.on_dynamodb_record": "root",
     "app.schedule": "root",
@@ -180,6 +189,7 @@ DISPATCH = {
     "lru_cache": "all",
     "functools.lru_cache": "all",
     "functools.cache": "all",
+    "cache": "all",  # `from functools import cache`
     "field": "all",
     "evictions.on_key_changed": "all",  # store/evictions.py: auth's and account's cache evictions,
     "evictions.on_tenant_changed": "all",  # run by whichever function changes a key or tenant
@@ -730,7 +740,11 @@ class Program:
                     and resolved[0] == "external"
                     and resolved[1] in ("importlib.import_module", "builtins.__import__")
                 ):
-                    self.dynamic_imports.append(f"{self.rel(unit.module)}:{node.lineno}")
+                    package = IMPORTS_EVERY_MODULE.get(self.rel(unit.module))
+                    if package:
+                        unit.imports.update(m for m in self.files if m.startswith(package))
+                    else:
+                        self.dynamic_imports.append(f"{self.rel(unit.module)}:{node.lineno}")
                 wrapper = self._class_of(unit)
                 if resolved == ("external", "pynamodb.transactions.TransactWrite") and not (
                     wrapper and wrapper.id in self.transactions

@@ -34,6 +34,7 @@ RESOURCES: dict[str, list[Any]] = {
     "delivery_queue": [policies.DELIVERY_QUEUE],
     "search:_search": policies.SEARCH_PATHS,
     "search:_count": policies.COUNT_PATHS,
+    "mail_identity": [policies.MAIL_IDENTITY],
 }
 
 # Calls a function's code holds but that function never makes, each with the reason (and a
@@ -41,6 +42,10 @@ RESOURCES: dict[str, list[Any]] = {
 NEVER: dict[str, frozenset[tuple[str, str]]] = {
     # sweep() deletes orphans only with delete_orphans=True, which only the CLI passes
     "SweepUploads": frozenset({("chalicelib.uploads.sweep:sweep", "chalicelib.uploads.files:delete")}),
+    # the analysis lets both HTTP functions run every registered operation, but the MCP function's
+    # tools are the v2 operations that need a key (registry.domain_operations): it never runs
+    # sign-up, which mails a code (ses:SendEmail)
+    MCP: frozenset({("chalicelib.resources.platform:", "chalicelib.resources.platform:signup")}),
 }
 
 
@@ -226,6 +231,31 @@ def test_the_schedule_never_deletes_orphans() -> None:
     for caller, callee in NEVER["SweepUploads"]:
         assert any(target == callee for target, *_ in prog.units[caller].edges), (
             f"{caller} no longer calls {callee}: drop it from NEVER"
+        )
+
+
+def test_the_mcp_function_never_signs_up() -> None:
+    """The reason NEVER gives for the MCP function: sign-up is no domain operation, and the MCP
+    code finds operations through registry.domain_operations only (mcp/catalogue.py), never by
+    the registry's table or the REST routes."""
+    from chalicelib import registry, resources
+
+    resources.load_all()
+    assert "signup" in registry.REGISTRY
+    assert "signup" not in {op.name for op in registry.domain_operations()}
+    allowed = {"domain_operations", "Operation"}
+    for path in [ROOT / "mcp_app.py", *sorted((ROOT / "chalicelib" / "mcp").rglob("*.py"))]:
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "registry":
+                assert node.attr in allowed, f"{path.name}:{node.lineno} registry.{node.attr}: check NEVER[{MCP}]"
+            if isinstance(node, ast.ImportFrom) and node.module == "chalicelib.registry":
+                assert {a.name for a in node.names} <= allowed, f"{path.name}:{node.lineno}: check NEVER[{MCP}]"
+            if isinstance(node, ast.Attribute) and node.attr == "register_routes":
+                raise AssertionError(f"{path.name}:{node.lineno} serves the REST routes: check NEVER[{MCP}]")
+    prog = program()
+    for caller, callee in NEVER[MCP]:
+        assert any(target == callee for target, *_ in prog.units[caller].edges), (
+            f"{caller} no longer registers {callee}: drop it from NEVER"
         )
 
 

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from typing import Any
 
 from infra import package, render, resources
 
@@ -189,6 +190,26 @@ def test_the_rewritten_bundle_is_trimmed_sorted_timeless_and_compiled(tmp_path: 
     assert imported.stdout.strip() == "compiled"
 
 
+def _waf_matches(statement: dict[str, Any], path: str) -> bool:
+    """What WAF decides for a request's URI path, for the statements the template uses."""
+    if "OrStatement" in statement:
+        return any(_waf_matches(s, path) for s in statement["OrStatement"]["Statements"])
+    if "AndStatement" in statement:
+        return all(_waf_matches(s, path) for s in statement["AndStatement"]["Statements"])
+    match = statement["ByteMatchStatement"]
+    assert match["FieldToMatch"] == {"UriPath": {}}
+    for transformation in sorted(match["TextTransformations"], key=lambda t: t["Priority"]):
+        assert transformation["Type"] == "LOWERCASE", transformation
+        path = path.lower()
+    found, wanted = path, match["SearchString"]
+    return {
+        "CONTAINS": wanted in found,
+        "ENDS_WITH": found.endswith(wanted),
+        "STARTS_WITH": found.startswith(wanted),
+        "EXACTLY": found == wanted,
+    }[match["PositionalConstraint"]]
+
+
 def test_no_caller_can_take_the_whole_account() -> None:
     """The stage throttles all callers, the API function's concurrency is reserved (and so
     capped), leaving the stream, delivery and upload functions room; sign-ups may be
@@ -210,10 +231,13 @@ def test_no_caller_can_take_the_whole_account() -> None:
     assert acl["Condition"] == "HasSignupFirewall" and parameters["SignupRateLimit"]["Default"] == 0
     rule = acl["Properties"]["Rules"][0]
     assert rule["Statement"]["RateBasedStatement"]["Limit"] == {"Ref": "SignupRateLimit"}
-    assert (
-        rule["Statement"]["RateBasedStatement"]["ScopeDownStatement"]["ByteMatchStatement"]["SearchString"]
-        == "/command/signup"
-    )
+    # both steps of a sign-up count: the sign-up (mails a code) and its confirmation (code attempts)
+    scope = rule["Statement"]["RateBasedStatement"]["ScopeDownStatement"]
+    for path in ("/dev/api/platform/v1/command/signup", "/prod/api/platform/v1/command/signup.confirm"):
+        for variant in (path, path + "/", path.upper()):
+            assert _waf_matches(scope, variant), variant
+    for path in ("/dev/api/platform/v1/query/version", "/dev/propertymanagement/v2/command/contacts.create"):
+        assert not _waf_matches(scope, path), path
     assert rule["Action"] == {"Block": {"CustomResponse": {"ResponseCode": 429}}}
     association = TEMPLATE["Resources"]["SignupFirewallAssociation"]
     assert association["Condition"] == "HasSignupFirewall" and association["Properties"]["WebACLArn"] == {
