@@ -1,1 +1,256 @@
-"""Console pages: keys (being built)."""
+"""API keys (issue 19): the list, a new key (its secret shown once), a key's page (facts and
+request log), disabling, and a guided rotation: a new key for the same agent (same scopes and
+binding), its secret shown once, then the old key disabled. Every read and change is an
+`apikeys.*` operation run as the signed-in person; every route needs the admin role."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from typing import Any
+
+from chalicelib import clock
+from chalicelib import error_codes as codes
+from chalicelib.console.operations import messages, run
+from chalicelib.console.render import render
+from chalicelib.console.texts import translate
+from chalicelib.console.web import Answer, Request, page, redirect
+from chalicelib.errors import ApiError
+from chalicelib.scopes import AREAS, SCOPE_ADMIN, SCOPE_DESTRUCTIVE, SCOPE_READ, SCOPE_WRITE
+
+KEY_ID = re.compile(r"^key_[0-9A-Z]{26}$")  # as apikeys.disable's argument
+LIST_LIMIT = 50
+LOG_LIMIT = 25
+FIND_LIMIT = 1000  # the largest page apikeys.list serves
+FIND_PAGES = 20  # there is no apikeys.get: a key's page looks through this many pages of the list
+MAIN_SCOPES = (SCOPE_READ, SCOPE_WRITE, SCOPE_DESTRUCTIVE, SCOPE_ADMIN)
+
+# The operation's field errors in plain words: a regular expression or "is not a 'date-time'"
+# means little to a property manager.
+READABLE = {
+    "apiKey.agentName": "keys.error.agent",
+    "apiKey.scopes": "keys.error.scopes",
+    "apiKey.expiresAt": "keys.error.expiry",
+    "apiKey.person": "keys.error.person",
+}
+
+
+# --- the list --------------------------------------------------------------------------------
+
+
+@page("GET", "/keys", role="admin")
+def key_list(request: Request) -> Answer:
+    offset = _offset(request)
+    keys: list[dict[str, Any]] = []
+    pagination = {"total": 0, "limit": LIST_LIMIT, "offset": offset}
+    errors: list[str] = []
+    try:
+        found = run(request, "apikeys.list", {"limit": LIST_LIMIT, "offset": offset})
+        keys, pagination = [_view(request, key) for key in found["apiKeys"]], found["pagination"]
+    except ApiError as error:
+        errors = messages(request, error)
+    return render(request, "keys.html", keys=keys, pagination=pagination, errors=errors)
+
+
+# --- a new key -------------------------------------------------------------------------------
+
+
+@page("GET", "/keys/new", role="admin")
+def new_key_form(request: Request) -> Answer:
+    return _form(request, {"agentName": "", "binding": "company", "person": "", "scopes": [], "expiry": ""})
+
+
+@page("POST", "/keys", role="admin")
+def create_key(request: Request) -> Answer:
+    form: dict[str, Any] = {
+        "agentName": request.arg("agentName"),
+        "binding": "person" if request.arg("binding") == "person" else "company",
+        "person": request.arg("person"),
+        "scopes": request.args("scopes"),
+        "expiry": request.arg("expiry"),
+    }
+    if form["binding"] == "person" and not form["person"]:
+        return _form(request, form, 400, [translate(request.lang, "keys.error.person_missing")])
+    spec: dict[str, Any] = {"agentName": form["agentName"], "scopes": form["scopes"]}
+    if form["binding"] == "person":
+        spec["person"] = form["person"]
+    if form["expiry"]:
+        spec["expiresAt"] = _expiry(form["expiry"])
+    try:
+        created = run(request, "apikeys.create", {"apiKey": spec})["apiKey"]
+    except ApiError as error:
+        return _form(request, form, error.status, _readable(request, error))
+    return render(request, "keys_secret.html", key=created, old=None)
+
+
+def _form(request: Request, form: dict[str, Any], status: int = 200, errors: list[str] | None = None) -> Answer:
+    return render(request, "keys_new.html", status, form=form, areas=AREAS, main=MAIN_SCOPES, errors=errors or [])
+
+
+def _expiry(day: str) -> str:
+    """A chosen day -> its start in UTC; anything else goes on as typed, for the operation to refuse."""
+    try:
+        return dt.date.fromisoformat(day).isoformat() + "T00:00:00Z"
+    except ValueError:
+        return day
+
+
+def _readable(request: Request, error: ApiError) -> list[str]:
+    if error.code == codes.AGENT_HAS_KEYS.code:
+        return [translate(request.lang, "keys.error.agent_has_keys")]
+    paths = [item.get("path", "") for item in error.errors or []]
+    if paths and all(path in READABLE for path in paths):
+        return list(dict.fromkeys(translate(request.lang, READABLE[path]) for path in paths))
+    return messages(request, error)
+
+
+# --- a key's page ----------------------------------------------------------------------------
+
+
+@page("GET", "/keys/{key}", role="admin")
+def key_detail(request: Request) -> Answer:
+    key = _lookup(request)
+    if isinstance(key, Answer):
+        return key
+    offset = _offset(request)
+    log: list[dict[str, Any]] = []
+    pagination = {"total": 0, "limit": LOG_LIMIT, "offset": offset}
+    errors: list[str] = []
+    try:
+        found = run(request, "apikeys.requests.list", {"apiKey": key["id"], "limit": LOG_LIMIT, "offset": offset})
+        log, pagination = [{**entry, "at": _when(entry.get("at"))} for entry in found["requests"]], found["pagination"]
+    except ApiError as error:
+        errors = messages(request, error)
+    done = request.query.get("done")
+    notice = translate(request.lang, f"keys.done.{done}") if done in ("disabled", "rotated") else None
+    return render(request, "keys_detail.html", key=key, log=log, pagination=pagination, notice=notice, errors=errors)
+
+
+@page("POST", "/keys/{key}/disable", role="admin")
+def disable_key(request: Request) -> Answer:
+    key_id = request.params["key"]
+    if not KEY_ID.match(key_id):
+        return _not_found(request)
+    try:
+        run(request, "apikeys.disable", {"apiKey": key_id})
+    except ApiError as error:
+        return render(request, "error.html", error.status, errors=messages(request, error))
+    # The rotation's last step comes back to the new key, the agent's key from now on.
+    successor = request.arg("rotatedTo")
+    if KEY_ID.match(successor):
+        return redirect(f"/keys/{successor}", done="rotated")
+    return redirect(f"/keys/{key_id}", done="disabled")
+
+
+# --- rotation --------------------------------------------------------------------------------
+
+
+@page("GET", "/keys/{key}/rotate", role="admin")
+def rotate_form(request: Request) -> Answer:
+    key = _lookup(request)
+    if isinstance(key, Answer):
+        return key
+    return render(request, "keys_rotate.html", key=key)
+
+
+@page("POST", "/keys/{key}/rotate", role="admin")
+def rotate(request: Request) -> Answer:
+    """Step 1: the new key, with the old one's agent, scopes and binding (a second live key of
+    an agent is the rotation the store allows)."""
+    old = _lookup(request)
+    if isinstance(old, Answer):
+        return old
+    spec: dict[str, Any] = {"agentName": old["agentName"], "scopes": old["scopes"]}
+    if old["binding"].get("contactId"):
+        spec["person"] = old["binding"]["contactId"]
+    try:
+        created = run(request, "apikeys.create", {"apiKey": spec})["apiKey"]
+    except ApiError as error:
+        return render(request, "keys_rotate.html", error.status, key=old, errors=_readable(request, error))
+    return render(request, "keys_secret.html", key=created, old=old)
+
+
+# --- helpers ---------------------------------------------------------------------------------
+
+
+def _lookup(request: Request) -> dict[str, Any] | Answer:
+    """The key the path names, else the page that says why not."""
+    try:
+        key = _find(request, request.params["key"])
+    except ApiError as error:
+        return render(request, "error.html", error.status, errors=messages(request, error))
+    return key if key is not None else _not_found(request)
+
+
+def _find(request: Request, key_id: str) -> dict[str, Any] | None:
+    """The key as apikeys.list shows it (there is no operation that reads one key)."""
+    if not KEY_ID.match(key_id):
+        return None
+    for number in range(FIND_PAGES):
+        found = run(request, "apikeys.list", {"limit": FIND_LIMIT, "offset": number * FIND_LIMIT})
+        for key in found["apiKeys"]:
+            if key["id"] == key_id:
+                return _view(request, key)
+        if "nextOffset" not in found["pagination"]:
+            return None
+    return None
+
+
+def _view(request: Request, key: dict[str, Any]) -> dict[str, Any]:
+    """The key's facts as a person reads them: state, scope names, dates without seconds."""
+    now = clock.now_iso()
+    if key.get("disabled"):
+        state = "disabled"
+    elif key.get("expiresAt") and key["expiresAt"] <= now:
+        state = "expired"
+    else:
+        state = "active"
+    scopes = sorted(key["scopes"], key=_scope_rank)
+    contact = key["binding"].get("contactId")
+    binding = (
+        translate(request.lang, "keys.binding.person", contact=contact)
+        if contact
+        else translate(request.lang, "keys.binding.company")
+    )
+    return {
+        **key,
+        "state": state,
+        "bindingText": binding,
+        "scopeNames": [_scope_name(request.lang, scope) for scope in scopes],
+        "scopeHelp": [_scope_help(request.lang, scope) for scope in scopes],
+        "created": _when(key.get("createdAt")),
+        "lastUsed": _when(key.get("lastUsedAt")),
+        "expires": _when(key.get("expiresAt")),
+    }
+
+
+def _scope_rank(scope: str) -> tuple[int, str]:
+    """As the form lists them: read, write, the areas, destructive, admin."""
+    order = (SCOPE_READ, SCOPE_WRITE, "write:", SCOPE_DESTRUCTIVE, SCOPE_ADMIN)
+    return order.index("write:" if scope.startswith("write:") else scope), scope
+
+
+def _scope_name(lang: str, scope: str) -> str:
+    if scope.startswith("write:"):
+        return translate(lang, "keys.scope.area", area=translate(lang, f"keys.area.{scope[6:]}"))
+    return translate(lang, f"keys.scope.{scope}")
+
+
+def _scope_help(lang: str, scope: str) -> str:
+    if scope.startswith("write:"):
+        return translate(lang, "keys.scope.area.help", area=translate(lang, f"keys.area.{scope[6:]}"))
+    return translate(lang, f"keys.scope.{scope}.help")
+
+
+def _when(moment: str | None) -> str:
+    """'2025-03-01T12:34:56.789Z' -> '2025-03-01 12:34' (UTC); empty when there is none."""
+    return moment[:16].replace("T", " ") if moment else ""
+
+
+def _offset(request: Request) -> int:
+    value = request.query.get("offset", "0")
+    return min(int(value), 10**6) if value.isdigit() else 0
+
+
+def _not_found(request: Request) -> Answer:
+    return render(request, "error.html", 404, errors=[translate(request.lang, "keys.error.not_found")])
