@@ -1,1 +1,444 @@
-"""Console pages: data (being built)."""
+"""The tenant's data, read only: objects, units, contracts, contacts, processes and documents,
+each as a paged list with a search by name and as a detail page with every field, links to the
+entities it references and lists of those that reference it. Enough to check what an agent did;
+nothing here changes data (GET only, so the viewer role suffices).
+
+One table (TYPES) describes each type, so that one list and one detail template serve all six.
+Every read is the type's list or show query run as the signed-in person (`operations.run`)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from typing import Any
+from urllib.parse import urlencode
+
+from chalicelib import entities, ids, registry
+from chalicelib.console.operations import messages, run
+from chalicelib.console.render import render
+from chalicelib.console.texts import CATALOGUE, translate
+from chalicelib.console.web import Answer, Request, page
+from chalicelib.errors import ApiError
+
+PAGE_SIZE = 50
+# The list queries have no name filter: a search reads one page of this size (their largest)
+# and filters it here, saying so when the type has more entries than that.
+SEARCH_READ = 1000
+MAX_QUERY = 200  # characters of a search that are used
+CHILD_ROWS = 10  # rows of each child list on a detail page; the rest behind a link to the filtered list
+MAX_NAMED = 25  # referenced entities a detail page names (one show query each); past that, ids only
+DOWNLOADS = ("downloadUrl",)  # a presigned link to the file: offered as a download, not shown as text
+NOT_FOUND = (400, 404, 410)  # a show of an unknown, foreign, deleted or malformed id
+
+
+@dataclass(frozen=True)
+class Child:
+    plural: str  # the child type
+    arg: str  # the argument of its list query that names this entity
+    only_if: tuple[str, str] | None = None  # (field, value) of this entity for which the list makes sense
+
+
+@dataclass(frozen=True)
+class DataType:
+    plural: str  # the URL segment and the key of the list query's answer
+    list_op: str
+    show_op: str
+    key: str  # the show query's argument and the key of its answer
+    name_fields: tuple[str, ...]  # joined for the entity's name; searched (with its id and aliases)
+    columns: tuple[str, ...]  # list columns after the name
+    filters: tuple[str, ...] = ()  # list query arguments a list page passes on (a child list's "show all")
+    search_also: tuple[str, ...] = ()  # further fields a search looks in
+    children: tuple[Child, ...] = ()
+
+
+TYPES: dict[str, DataType] = {
+    dtype.plural: dtype
+    for dtype in (
+        DataType(
+            "objects",
+            "objects",
+            "objects.show",
+            "object",
+            ("name",),
+            ("number", "type", "address"),
+            search_also=("number",),
+            children=(
+                Child("units", "objectId"),
+                Child("contracts", "objectId"),
+                Child("processes", "object"),
+                Child("documents", "locationId"),
+            ),
+        ),
+        DataType(
+            "units",
+            "units",
+            "units.show",
+            "unit",
+            ("number",),
+            ("type", "floor", "area", "objectId"),
+            filters=("objectId",),
+            children=(Child("contracts", "unitId"), Child("documents", "locationId")),
+        ),
+        DataType(
+            "contracts",
+            "contracts",
+            "contracts.show",
+            "contract",
+            (),  # named by its type and parties (see _name)
+            ("unitId", "startDate", "endDate", "objectId"),
+            filters=("objectId", "unitId"),
+            children=(Child("processes", "contract"), Child("documents", "locationId")),
+        ),
+        DataType(
+            "contacts",
+            "contacts",
+            "contacts.show",
+            "contact",
+            ("companyName", "title", "firstName", "lastName"),
+            ("personType", "emails", "address"),
+            filters=("companyId",),
+            children=(Child("contacts", "companyId", only_if=("personType", "legal")),),
+        ),
+        DataType(
+            "processes",
+            "processes.list",
+            "processes.show",
+            "process",
+            ("title",),
+            ("status", "priority", "category", "dueDate", "objectId"),
+            filters=("object", "contract"),
+            children=(Child("documents", "locationId"),),
+        ),
+        DataType(
+            "documents",
+            "documents.list",
+            "documents.show",
+            "document",
+            ("title",),
+            ("documentType", "documentDate", "fileName", "locationId"),
+            filters=("locationId",),
+        ),
+    )
+}
+FILTER_FIELDS = {"object": "objectId", "contract": "contractId"}  # list arguments named unlike the field
+
+
+def type_of(entity_id: str) -> DataType | None:
+    """The data type of an id (its prefix says it), or None for a type these pages do not show."""
+    etype = entities.by_prefix(ids.prefix_of(entity_id))
+    return TYPES.get(etype.plural) if etype is not None else None
+
+
+def path_of(entity_id: str) -> str | None:
+    """The console page of an entity by its id (for other pages' links, e.g. the audit trail), or
+    None for a type the data pages do not show."""
+    dtype = type_of(entity_id)
+    return f"/data/{dtype.plural}/{entity_id}" if dtype is not None else None
+
+
+# --- the pages ---------------------------------------------------------------------------
+
+
+@page("GET", "/data/{plural}")
+def data_list(request: Request) -> Answer:
+    dtype = TYPES.get(request.params["plural"])
+    if dtype is None:
+        return _not_found(request)
+    query = request.query.get("q", "").strip()[:MAX_QUERY]
+    filters = {name: request.query[name] for name in dtype.filters if request.query.get(name)}
+    offset = _offset(request.query.get("offset"))
+    entries: list[dict[str, Any]] = []
+    contacts: dict[str, str] = {}
+    pagination = {"total": 0, "limit": PAGE_SIZE, "offset": offset}
+    partial: dict[str, int] | None = None
+    errors: list[str] = []
+    status = 200
+    try:
+        if dtype.plural == "contracts":
+            contacts = _contact_names(request)
+        if query:
+            answer = run(request, dtype.list_op, {**filters, "limit": SEARCH_READ, "offset": 0})
+            read = answer[dtype.plural]
+            found = [entry for entry in read if _matches(dtype, entry, query.casefold(), contacts)]
+            entries = found[offset : offset + PAGE_SIZE]
+            pagination = {"total": len(found), "limit": PAGE_SIZE, "offset": offset}
+            total = answer["pagination"]["total"]
+            if total > len(read) or answer["pagination"].get("capped"):
+                partial = {"read": len(read), "total": total}
+        else:
+            answer = run(request, dtype.list_op, {**filters, "limit": PAGE_SIZE, "offset": offset})
+            entries, pagination = answer[dtype.plural], answer["pagination"]
+    except ApiError as error:
+        errors, status = messages(request, error), error.status
+    return render(
+        request,
+        "data_list.html",
+        status,
+        errors=errors,
+        **_frame(request, dtype),
+        headers=_headers(request, dtype),
+        rows=[_row(request, dtype, entry, contacts) for entry in entries],
+        pagination=pagination,
+        query=query,
+        partial=partial,
+        filters=[_filter_shown(request, dtype, name, value) for name, value in filters.items()],
+        clear_search=_list_url(dtype, filters),
+        pager_url=_pager_url(dtype, {**filters, **({"q": query} if query else {})}),
+    )
+
+
+@page("GET", "/data/{plural}/{id}")
+def data_detail(request: Request) -> Answer:
+    dtype = TYPES.get(request.params["plural"])
+    if dtype is None:
+        return _not_found(request)
+    try:
+        record = run(request, dtype.show_op, {dtype.key: request.params["id"]})[dtype.key]
+    except ApiError as error:
+        if error.status in NOT_FOUND:
+            return _not_found(request)
+        return render(request, "error.html", error.status, errors=messages(request, error))
+    errors: list[str] = []
+    names = _names(request, _references(dtype, record), errors)
+    children = [
+        _children(request, child, record["id"], errors)
+        for child in dtype.children
+        if child.only_if is None or record.get(child.only_if[0]) == child.only_if[1]
+    ]
+    return render(
+        request,
+        "data_detail.html",
+        errors=errors,
+        **_frame(request, dtype),
+        name=_name(request, dtype, record, names),
+        fields=_fields(request, dtype, record, names),
+        children=children,
+    )
+
+
+# --- reading ------------------------------------------------------------------------------
+
+
+def _offset(raw: str | None) -> int:
+    try:
+        return max(int(raw or 0), 0)
+    except ValueError:
+        return 0
+
+
+def _contact_names(request: Request) -> dict[str, str]:
+    """Contracts have no name of their own: they are named and found by their parties, read from
+    one bounded page of contacts (a party past it is shown by its id)."""
+    read = run(request, "contacts", {"limit": SEARCH_READ, "offset": 0})["contacts"]
+    return {contact["id"]: _name(request, TYPES["contacts"], contact, {}) for contact in read}
+
+
+def _matches(dtype: DataType, entry: dict[str, Any], query: str, contacts: dict[str, str]) -> bool:
+    words = [entry.get(name) for name in (*dtype.name_fields, *dtype.search_also)]
+    words += [entry.get("id"), *(entry.get("aliases") or [])]
+    words += [contacts.get(party.get("contactId", "")) for party in entry.get("parties") or []]
+    return any(isinstance(word, str) and query in word.casefold() for word in words)
+
+
+def _references(dtype: DataType, record: dict[str, Any]) -> list[str]:
+    """Every id the record references (its schema's `x-ref` fields, nested ones too), in order."""
+    schema = _schema(dtype)
+    found = [ref for name, value in record.items() for _, ref in _refs(schema.get(name, {}), value, name)]
+    return list(dict.fromkeys(found))
+
+
+def _names(request: Request, refs: list[str], errors: list[str]) -> dict[str, str]:
+    """The names of referenced entities of the six types, each by its show query (bounded)."""
+    names: dict[str, str] = {}
+    for ref in [ref for ref in refs if type_of(ref)][:MAX_NAMED]:
+        dtype = type_of(ref)
+        assert dtype is not None
+        try:
+            names[ref] = _name(request, dtype, run(request, dtype.show_op, {dtype.key: ref})[dtype.key], {})
+        except ApiError as error:
+            if error.status not in NOT_FOUND:  # a deleted reference keeps its id; anything else is said
+                _add(errors, messages(request, error))
+    return names
+
+
+def _children(request: Request, child: Child, parent_id: str, errors: list[str]) -> dict[str, Any]:
+    """The first entities of a type whose list query, filtered by this entity, finds them."""
+    dtype = TYPES[child.plural]
+    rows: list[dict[str, Any]] = []
+    total = 0
+    try:
+        answer = run(request, dtype.list_op, {child.arg: parent_id, "limit": CHILD_ROWS, "offset": 0})
+        total = answer["pagination"]["total"]
+        contacts = _contact_names(request) if dtype.plural == "contracts" and answer[dtype.plural] else {}
+        rows = [_row(request, dtype, entry, contacts) for entry in answer[dtype.plural]]
+    except ApiError as error:
+        _add(errors, messages(request, error))
+    return {
+        "plural": dtype.plural,
+        "title": translate(request.lang, f"data.type.{dtype.plural}"),
+        "headers": _headers(request, dtype),
+        "rows": rows,
+        "total": total,
+        "all_url": _list_url(dtype, {child.arg: parent_id}) if total > len(rows) else None,
+    }
+
+
+def _add(errors: list[str], more: list[str]) -> None:
+    errors.extend(message for message in more if message not in errors)
+
+
+# --- showing ------------------------------------------------------------------------------
+
+
+def _frame(request: Request, dtype: DataType) -> dict[str, Any]:
+    """What every data page shows around its content: the type tabs and the type's names."""
+    tabs = [
+        {
+            "href": f"/data/{plural}",
+            "text": translate(request.lang, f"data.type.{plural}"),
+            "current": plural == dtype.plural,
+        }
+        for plural in TYPES
+    ]
+    return {
+        "plural": dtype.plural,
+        "type_title": translate(request.lang, f"data.type.{dtype.plural}"),
+        "type_one": translate(request.lang, f"data.one.{dtype.plural}"),
+        "tabs": tabs,
+    }
+
+
+def _not_found(request: Request) -> Answer:
+    return render(request, "error.html", 404, errors=[translate(request.lang, "data.not_found")])
+
+
+def _label(request: Request, field: str) -> str:
+    key = f"data.field.{field}"
+    return translate(request.lang, key) if key in CATALOGUE else field
+
+
+def _headers(request: Request, dtype: DataType) -> list[str]:
+    return [_label(request, "name"), *(_label(request, column) for column in dtype.columns)]
+
+
+def _name(request: Request, dtype: DataType, record: dict[str, Any], names: dict[str, str]) -> str:
+    """How a person calls the entity: its name fields; a contract by its kind and parties."""
+    if dtype.plural == "contracts":
+        kind = _value(request, "type", record.get("type"))
+        parties = [names[p["contactId"]] for p in record.get("parties") or [] if p.get("contactId") in names]
+        if parties:
+            return translate(request.lang, "data.name.contract_parties", type=kind, parties=", ".join(parties))
+        return translate(request.lang, "data.name.contract", type=kind, start=record.get("startDate", "?"))
+    name = " ".join(str(record[field]) for field in dtype.name_fields if record.get(field))
+    return name or str(record.get("id", ""))
+
+
+def _row(request: Request, dtype: DataType, entry: dict[str, Any], contacts: dict[str, str]) -> dict[str, Any]:
+    first = _cell_of(_name(request, dtype, entry, contacts), href=f"/data/{dtype.plural}/{entry['id']}")
+    return {"cells": [first, *(_brief(request, column, entry.get(column)) for column in dtype.columns)]}
+
+
+def _cell_of(text: str, *, href: str | None = None, code: bool = False, download: str | None = None) -> dict[str, Any]:
+    """A value as the templates show it (every key present: the templates are strict)."""
+    return {"text": text, "href": href, "code": code, "download": download}
+
+
+def _brief(request: Request, field: str, value: Any) -> dict[str, Any]:
+    """A list cell: an address on one line, the first e-mail address, else as in the details."""
+    if field == "address" and isinstance(value, dict):
+        street = " ".join(str(value[part]) for part in ("street", "houseNumber") if value.get(part))
+        town = " ".join(str(value[part]) for part in ("postalCode", "city") if value.get(part))
+        return _cell_of(", ".join(part for part in (street, town) if part))
+    if field == "emails" and isinstance(value, list) and value:
+        primary = next((item for item in value if item.get("primary")), value[0])
+        return _cell_of(str(primary.get("address", "")))
+    return _cell(request, field, value, {})
+
+
+def _cell(request: Request, field: str, value: Any, names: dict[str, str]) -> dict[str, Any]:
+    """A field's value: a link for a reference (with its name where known), words for an enum or
+    a yes/no, a list of words joined, compact JSON for anything else nested."""
+    if value is None:
+        return _cell_of(translate(request.lang, "common.none"))
+    if isinstance(value, bool):
+        return _cell_of(translate(request.lang, "common.yes" if value else "common.no"))
+    if isinstance(value, str) and field.endswith("Id") and ids.looks_like_id(value):
+        return _link(value, names)
+    if isinstance(value, list) and all(isinstance(item, str) for item in value):
+        return _cell_of(", ".join(value) or translate(request.lang, "common.none"))
+    if isinstance(value, dict | list):
+        return _cell_of(json.dumps(value, ensure_ascii=False, separators=(", ", ": ")), code=True)
+    return _cell_of(_value(request, field, value))
+
+
+def _link(entity_id: str, names: dict[str, str]) -> dict[str, Any]:
+    """A referenced entity: a link to its page when it is of the six types, else its id."""
+    path = path_of(entity_id)
+    if path is None:
+        return _cell_of(entity_id, code=True)
+    name = names.get(entity_id)
+    return _cell_of(f"{name} ({entity_id})" if name else entity_id, href=path)
+
+
+def _value(request: Request, field: str, value: Any) -> str:
+    key = f"data.value.{field}.{value}"
+    return translate(request.lang, key) if key in CATALOGUE else str(value)
+
+
+def _fields(request: Request, dtype: DataType, record: dict[str, Any], names: dict[str, str]) -> list[dict[str, Any]]:
+    """Every field of the record, in the schema's order: label, value and, for a nested value that
+    references entities, links to them."""
+    schema = _schema(dtype)
+    order = [name for name in schema if name in record] + [name for name in record if name not in schema]
+    shown = []
+    for name in order:
+        value, spec = record[name], schema.get(name, {})
+        refs: list[dict[str, Any]] = []
+        if name in DOWNLOADS:
+            cell = _cell_of(translate(request.lang, "data.download"), download=str(value))
+        elif isinstance(value, str) and spec.get("x-ref"):
+            cell = _link(value, names)
+        else:
+            cell = _cell(request, name, value, names)
+            if isinstance(value, dict | list):
+                refs = [{"path": path, **_link(ref, names)} for path, ref in _refs(spec, value, name)]
+        shown.append({"label": _label(request, name), "name": name, "value": cell, "refs": refs})
+    return shown
+
+
+def _schema(dtype: DataType) -> dict[str, Any]:
+    """The properties of the entity in its show query's answer (the registry's own schema)."""
+    result = registry.REGISTRY[dtype.show_op].result or {}
+    return dict(result.get("properties", {}).get(dtype.key, {}).get("properties", {}))
+
+
+def _refs(schema: dict[str, Any], value: Any, path: str) -> list[tuple[str, str]]:
+    """(path, id) of each reference in a value, following its schema into objects and arrays."""
+    if isinstance(value, str):
+        return [(path, value)] if schema.get("x-ref") else []
+    if isinstance(value, dict):
+        properties = schema.get("properties", {})
+        return [ref for name, item in value.items() for ref in _refs(properties.get(name, {}), item, f"{path}.{name}")]
+    if isinstance(value, list):
+        items = schema.get("items", {})
+        return [ref for number, item in enumerate(value) for ref in _refs(items, item, f"{path}[{number}]")]
+    return []
+
+
+def _filter_shown(request: Request, dtype: DataType, name: str, value: str) -> dict[str, Any]:
+    return {
+        "name": name,
+        "raw": value,
+        "label": _label(request, FILTER_FIELDS.get(name, name)),
+        "value": _link(value, {}),
+        "clear": _list_url(dtype, {}),
+    }
+
+
+def _list_url(dtype: DataType, query: dict[str, str]) -> str:
+    return f"/data/{dtype.plural}" + (f"?{urlencode(query)}" if query else "")
+
+
+def _pager_url(dtype: DataType, query: dict[str, str]) -> str:
+    """The list's address with its search and filters, ready for the pager's `offset=`."""
+    return f"/data/{dtype.plural}?" + (urlencode(query) + "&" if query else "")

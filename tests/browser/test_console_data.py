@@ -1,0 +1,50 @@
+"""The console's data pages in Chromium (issue 19): search a list by name, follow the links from an
+object to its unit and the unit's contract; a list and a detail page pass axe-core in German and
+English."""
+
+from __future__ import annotations
+
+import pytest
+from playwright.sync_api import expect
+
+from tests.browser.conftest import PageFor, check_accessibility, screenshot
+from tests.browser.console import signed_in_owner
+from tests.client import Api
+from tests.functional.test_console_data import make_world
+
+WORDS = {
+    "de-DE": {"search": "Nach Namen suchen", "button": "Suchen", "objects": "Objekte", "object": "Objekt"},
+    "en-US": {"search": "Search by name", "button": "Search", "objects": "Objects", "object": "Object"},
+}
+
+
+@pytest.mark.parametrize("locale", ["de-DE", "en-US"])
+def test_search_a_list_and_follow_the_links_in_both_languages(page_for: PageFor, api: Api, locale: str) -> None:
+    words = WORDS[locale]
+    page = page_for(locale)
+    tenant = signed_in_owner(page, api)
+    world = make_world(tenant)
+    tenant.ok("objects.create", {"object": {"name": "Rosenweg 7", "type": "rental"}})
+
+    page.goto(api.base + "/console/data/objects")
+    expect(page.locator("h1")).to_have_text(words["objects"])
+    expect(page.locator("main table")).to_contain_text("Rosenweg 7")
+    check_accessibility(page)
+    page.get_by_label(words["search"]).fill("linden")
+    page.get_by_role("button", name=words["button"], exact=True).click()
+    expect(page.locator("main table")).to_contain_text("WEG Lindenstraße 12")
+    expect(page.locator("main table")).not_to_contain_text("Rosenweg 7")
+    check_accessibility(page)
+    screenshot(page, f"console-data-search-{locale}")
+
+    page.get_by_role("link", name="WEG Lindenstraße 12").click()
+    expect(page.locator("h1")).to_have_text(f"{words['object']}: WEG Lindenstraße 12")
+    check_accessibility(page)
+    screenshot(page, f"console-data-object-{locale}")
+
+    page.locator("main table").get_by_role("link", name="1.02").click()
+    expect(page).to_have_url(api.base + f"/console/data/units/{world.unit['id']}")
+    page.locator("main table").get_by_role("link", name="Erika Weber").click()
+    expect(page).to_have_url(api.base + f"/console/data/contracts/{world.contract['id']}")
+    expect(page.locator("main dl")).to_contain_text(world.unit["id"])
+    check_accessibility(page)
