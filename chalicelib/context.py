@@ -5,6 +5,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 from typing import Any
 
+# The surfaces a change can come through, as the audit trail names them: the REST interface, the
+# MCP server, the console (a signed-in person), and the operator's CLI (pmctl).
+CHANNELS = ("rest", "mcp", "console", "operator")
+
 
 @dataclass(frozen=True)
 class CallContext:
@@ -16,7 +20,7 @@ class CallContext:
     person_id: str | None = None  # contact id when the key is person-bound
     request_id: str = ""
     operation: str = ""
-    channel: str = "rest"  # the surface the call came through: rest or mcp (shown in the audit trail)
+    channel: str = "rest"  # the surface the call came through, one of CHANNELS (shown in the audit trail)
 
     @property
     def integration_key(self) -> str:

@@ -8,7 +8,7 @@ from typing import Any
 from chalicelib import config
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
-from chalicelib.context import CallContext
+from chalicelib.context import CHANNELS, CallContext
 from chalicelib.errors import Invalid
 from chalicelib.events import audit
 from chalicelib.events.revert import revert
@@ -33,7 +33,11 @@ RECORD = s.obj(
         "operation": {**s.string("The operation that made the change, e.g. contacts.update."), "nullable": True},
         "requestId": {**s.string("The request that made it."), "nullable": True},
         "channel": {
-            **s.enum("The surface the change came through: `rest` or `mcp`.", ["rest", "mcp"]),
+            **s.enum(
+                "The surface the change came through: `rest`, `mcp`, `console` (a person signed in to the "
+                "console; `actor.keyId` is then their member id) or `operator` (the operator's CLI).",
+                list(CHANNELS),
+            ),
             "nullable": True,
         },
         "actor": s.obj(

@@ -1,1 +1,379 @@
-"""Console pages: activity (being built)."""
+"""Agent activity (issue 19): the audit trail by agent, key, entity, entity type, operation and
+time range, each change as a field-by-field diff; reverting one change, or everything a filter
+matches after a preview (audit.revert with dryRun) and a confirmation.
+
+Reads are audit.list and audit.show (viewer); reverts are audit.revert (admin; its scopes are
+write and destructive, which admins and owners hold). audit.list answers oldest first and has
+no entity type filter: the trail shows the newest first (a count, then the page from the end)
+and filters by entity type in the page, over a bounded window of the newest records."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+from typing import Any
+from urllib.parse import urlencode
+
+from chalicelib import clock, registry
+from chalicelib.console.operations import messages, run
+from chalicelib.console.render import render
+from chalicelib.console.texts import CATALOGUE, translate
+from chalicelib.console.web import Answer, Request, page, redirect
+from chalicelib.entities import ENTITY_TYPES
+from chalicelib.errors import ApiError
+
+FILTERS = ("agentName", "keyId", "entityId", "operation", "from", "to")  # audit.list's and audit.revert's
+PAGE_SIZE = 50
+TYPE_WINDOW = 1000  # newest records read when filtering by entity type (one audit.list page at most)
+LIST_DIFF_FIELDS = 5  # fields a row of the trail shows; the detail shows all
+LIST_VALUE_CHARS = 80
+ACCOUNT_TYPES = ("tenant", "apiKey", "integration")  # audited, never reverted (events/revert.py)
+# The data pages (console/pages/data.py) serve these types at /data/<plural>/<id>.
+LINKED = ("object", "unit", "contract", "contact", "process", "document")
+DONE_ACTIONS = ("updated", "deleted", "restored", "none")
+
+
+class BadFilter(ValueError):
+    """A filter value a person typed that no operation would take (a time we cannot read)."""
+
+
+# -- the trail ---------------------------------------------------------------------------
+
+
+@page("GET", "/activity")
+def trail(request: Request) -> Answer:
+    form = {name: request.query.get(name, "").strip() for name in (*FILTERS, "entityType")}
+    offset = _offset(request.query.get("offset", ""))
+    records: list[dict[str, Any]] = []
+    pagination = {"total": 0, "limit": PAGE_SIZE, "offset": offset}
+    window_full, capped, errors, status = False, False, [], 200
+    try:
+        filters = _filters(form)
+        if form["entityType"]:
+            window, total, capped = _newest(request, filters, TYPE_WINDOW, 0)
+            matching = [r for r in window if r["entityType"] == form["entityType"]]
+            records, window_full = matching[offset : offset + PAGE_SIZE], total > TYPE_WINDOW
+            pagination["total"] = len(matching)
+        else:
+            records, pagination["total"], capped = _newest(request, filters, PAGE_SIZE, offset)
+    except BadFilter as bad:
+        errors, status = [translate(request.lang, "activity.bad_time", value=str(bad))], 400
+    except ApiError as error:
+        errors, status = messages(request, error), error.status
+    revertible = {name: form[name] for name in FILTERS if form[name]}
+    return render(
+        request,
+        "activity.html",
+        status,
+        form=form,
+        rows=[_row(request, record, brief=True) for record in records],
+        pagination=pagination,
+        page_url=_page_url({name: value for name, value in form.items() if value}),
+        window_full=window_full,
+        window=TYPE_WINDOW,
+        capped=capped,
+        type_options=_type_options(request),
+        operations=sorted(name for name, op in registry.REGISTRY.items() if op.kind == "command"),
+        preview_url=_url("/activity/revert", revertible) if revertible and _may_revert(request) else "",
+        errors=errors,
+    )
+
+
+def _newest(request: Request, filters: dict[str, str], limit: int, offset: int) -> tuple[list[Any], int, bool]:
+    """The records `offset` to `offset + limit` counted from the newest, newest first, the total
+    and whether counting stopped early (audit.list's `capped`). Two reads: the count, the page."""
+    head = run(request, "audit.list", {**filters, "limit": 1, "offset": 0})["pagination"]
+    total = head["total"]
+    end = max(total - offset, 0)
+    start = max(end - limit, 0)
+    if end == start:
+        return [], total, bool(head.get("capped"))
+    found = run(request, "audit.list", {**filters, "limit": end - start, "offset": start})["auditRecords"]
+    return list(reversed(found)), total, bool(head.get("capped"))
+
+
+# -- undoing everything a filter matches -------------------------------------------------
+
+
+@page("GET", "/activity/revert", role="admin")  # before /activity/{record}, which would match too
+def preview(request: Request) -> Answer:
+    """What reverting everything the filter matches would set back and skip: a dry run. Without
+    an end of the range, the preview pins it to now, so that the confirmation reverts no change
+    the preview did not show."""
+    form = {name: request.query.get(name, "").strip() for name in FILTERS}
+    try:
+        filters = _filters(form)
+    except BadFilter as bad:
+        return _preview_page(request, {}, None, 400, [translate(request.lang, "activity.bad_time", value=str(bad))])
+    if not filters:
+        return _preview_page(request, {}, None, 400, [translate(request.lang, "activity.revert_needs_filter")])
+    filters.setdefault("to", clock.now_iso())
+    try:
+        answer = run(request, "audit.revert", {"filter": filters, "dryRun": True})
+    except ApiError as error:
+        return _preview_page(request, filters, None, error.status, messages(request, error))
+    return _preview_page(request, filters, answer, 200, [])
+
+
+@page("POST", "/activity/revert", role="admin")
+def revert_range(request: Request) -> Answer:
+    """The confirmation: the preview's filter (its hidden fields), without dryRun. The answer is
+    shown at once, not after a redirect: which entities were set back and which skipped is this
+    request's result and nowhere else (the trail shows the writes, not what was skipped)."""
+    started = clock.now()
+    form = {name: request.arg(name) for name in FILTERS}
+    try:
+        filters = _filters(form)
+    except BadFilter as bad:
+        return _preview_page(request, {}, None, 400, [translate(request.lang, "activity.bad_time", value=str(bad))])
+    if not filters:
+        return _preview_page(request, {}, None, 400, [translate(request.lang, "activity.revert_needs_filter")])
+    try:
+        answer = run(request, "audit.revert", {"filter": filters})
+    except ApiError as error:
+        return _preview_page(request, filters, None, error.status, messages(request, error))
+    assert request.member is not None
+    trail_url = _url(
+        "/activity", {"keyId": request.member["id"], "operation": "audit.revert", "from": _field_time(started)}
+    )
+    return render(
+        request,
+        "activity_reverted.html",
+        summary=_summary(request, filters),
+        reverted=[_outcome(request, item) for item in answer["reverted"]],
+        skipped=[_outcome(request, item) for item in answer["skipped"]],
+        trail_url=trail_url,
+    )
+
+
+# -- one change --------------------------------------------------------------------------
+
+
+@page("GET", "/activity/{record}")
+def detail(request: Request) -> Answer:
+    return _detail(request, _done_notice(request), [], 200)
+
+
+@page("POST", "/activity/{record}/revert", role="admin")
+def revert_one(request: Request) -> Answer:
+    record_id = request.params["record"]
+    try:
+        answer = run(request, "audit.revert", {"auditRecord": record_id})
+    except ApiError as error:
+        return _detail(request, None, messages(request, error), error.status)
+    done = answer["reverted"][0]["action"] if answer["reverted"] else "none"
+    return redirect(f"/activity/{record_id}", done=done)
+
+
+def _detail(request: Request, notice: str | None, errors: list[str], status: int) -> Answer:
+    try:
+        record = run(request, "audit.show", {"auditRecord": request.params["record"]})["auditRecord"]
+    except ApiError as error:
+        return render(request, "error.html", error.status, errors=messages(request, error))
+    return render(
+        request,
+        "activity_detail.html",
+        status,
+        row=_row(request, record, brief=False),
+        revertible=record["entityType"] not in ACCOUNT_TYPES and _may_revert(request),
+        history_url=_url("/activity", {"entityId": record["entityId"]}),
+        notice=notice,
+        errors=errors,
+    )
+
+
+def _done_notice(request: Request) -> str | None:
+    done = request.query.get("done", "")
+    if done not in DONE_ACTIONS:
+        return None
+    return translate(request.lang, "activity.reverted_one", what=translate(request.lang, f"activity.outcome.{done}"))
+
+
+# -- what the pages show -----------------------------------------------------------------
+
+
+def _row(request: Request, record: dict[str, Any], *, brief: bool) -> dict[str, Any]:
+    """A record as the templates show it: time, actor, entity (with its link), the diff."""
+    changes = diff(record)
+    shown = changes[:LIST_DIFF_FIELDS] if brief else changes
+    if brief:
+        shown = [{**c, "before": _cut(c["before"]), "after": _cut(c["after"])} for c in shown]
+    actor = record.get("actor") or {}
+    return {
+        "record": record,
+        "at": _shown_time(record["at"]),
+        "agent": actor.get("agentName") or "",
+        # A person in the console acts with their member id where an agent has its key id.
+        "key_label": translate(
+            request.lang,
+            "activity.member" if record.get("channel") == "console" else "activity.key",
+            id=actor.get("keyId") or "",
+        ),
+        "action": translate(request.lang, f"activity.action.{record['action']}"),
+        "entity": _entity(request, record["entityType"], record["entityId"]),
+        "changes": shown,
+        "more": len(changes) - len(shown),
+        "url": f"/activity/{record['id']}",
+        "agent_url": _url("/activity", {"agentName": actor["agentName"]}) if actor.get("agentName") else "",
+        "key_url": _url("/activity", {"keyId": actor["keyId"]}) if actor.get("keyId") else "",
+    }
+
+
+def diff(record: dict[str, Any]) -> list[dict[str, Any]]:
+    """Field by field, what the change did: each field whose value differs between before and
+    after, its old and new value as text (None where it had none), and a deletion or restore
+    as the change of `deletedAt`."""
+    before, after = record.get("before") or {}, record.get("after") or {}
+    old, new = before.get("data") or {}, after.get("data") or {}
+    rows = [
+        {"field": name, "before": _value(old.get(name)), "after": _value(new.get(name))}
+        for name in sorted(set(old) | set(new))
+        if old.get(name) != new.get(name)
+    ]
+    if before and after and before.get("deletedAt") != after.get("deletedAt"):
+        rows.append(
+            {"field": "deletedAt", "before": _value(before.get("deletedAt")), "after": _value(after.get("deletedAt"))}
+        )
+    return rows
+
+
+def _value(value: Any) -> str | None:
+    """Text as it is; numbers, booleans and nested values as compact JSON."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        return value
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), sort_keys=True)
+
+
+def _cut(text: str | None) -> str | None:
+    return text if text is None or len(text) <= LIST_VALUE_CHARS else text[: LIST_VALUE_CHARS - 1] + "…"
+
+
+def _entity(request: Request, type_name: str, entity_id: str) -> dict[str, str]:
+    linked = ENTITY_TYPES[type_name].plural if type_name in LINKED and type_name in ENTITY_TYPES else ""
+    return {
+        "type": _type_label(request, type_name),
+        "id": entity_id,
+        "url": f"/data/{linked}/{entity_id}" if linked else "",
+    }
+
+
+def _outcome(request: Request, item: dict[str, Any]) -> dict[str, Any]:
+    """One entity of a revert's answer (or preview): what happens to it, or why it is skipped.
+    The operation's reason is English; known codes get the page's words."""
+    code = item.get("code", "")
+    reason_key = f"activity.skip.{code}"
+    return {
+        "entity": _entity(request, item["entityType"], item["entityId"]),
+        "changes": len(item["auditRecords"]),
+        "history": _url("/activity", {"entityId": item["entityId"]}),
+        "action": translate(request.lang, f"activity.outcome.{item['action']}") if item.get("action") else "",
+        "reason": translate(request.lang, reason_key) if reason_key in CATALOGUE else item.get("reason", code),
+    }
+
+
+def _preview_page(
+    request: Request, filters: dict[str, str], answer: dict[str, Any] | None, status: int, errors: list[str]
+) -> Answer:
+    reverted = [_outcome(request, item) for item in (answer or {}).get("reverted", [])]
+    return render(
+        request,
+        "activity_revert.html",
+        status,
+        filters=filters,
+        summary=_summary(request, filters),
+        previewed=answer is not None,
+        reverted=reverted,
+        skipped=[_outcome(request, item) for item in (answer or {}).get("skipped", [])],
+        changes=sum(item["changes"] for item in reverted),
+        back_url=_url("/activity", {name: _field_value(name, value) for name, value in filters.items()}),
+        errors=errors,
+    )
+
+
+def _summary(request: Request, filters: dict[str, str]) -> list[tuple[str, str]]:
+    """The filter of a revert, as a person reads it."""
+    return [
+        (translate(request.lang, f"activity.filter.{name}"), _shown_time(value) if name in ("from", "to") else value)
+        for name, value in ((name, filters.get(name, "")) for name in FILTERS)
+        if value
+    ]
+
+
+def _type_label(request: Request, type_name: str) -> str:
+    key = f"activity.type.{type_name}"
+    return translate(request.lang, key) if key in CATALOGUE else type_name
+
+
+def _type_options(request: Request) -> list[tuple[str, str]]:
+    names = [*ENTITY_TYPES, *ACCOUNT_TYPES]
+    return sorted(((name, _type_label(request, name)) for name in names), key=lambda option: option[1].lower())
+
+
+def _may_revert(request: Request) -> bool:
+    return request.role in ("admin", "owner")
+
+
+# -- filters and times -------------------------------------------------------------------
+
+
+def _filters(form: dict[str, str]) -> dict[str, str]:
+    """audit.list's filters from what was typed: the empty ones left out (an empty value is no
+    filter, and the operation refuses it), the times as UTC timestamps."""
+    found = {name: form[name] for name in FILTERS if form.get(name)}
+    if "from" in found:
+        found["from"] = _timestamp(found["from"], end=False)
+    if "to" in found:
+        found["to"] = _timestamp(found["to"], end=True)
+    return found
+
+
+def _timestamp(typed: str, *, end: bool) -> str:
+    """A time from the form (the browser's `2026-01-15T09:30` or with seconds, read as UTC) or
+    a link (ISO with Z) as the operation takes it. An end means all of what it names: a day
+    without a time the whole day, a time without seconds the whole minute (`to 09:30`
+    includes 09:30:40), without fractions the whole second."""
+    text = typed.strip().replace(" ", "T")
+    try:
+        moment = dt.datetime.fromisoformat(text.removesuffix("Z").removesuffix("z"))
+    except ValueError:
+        raise BadFilter(typed) from None
+    if moment.tzinfo is not None:
+        moment = moment.astimezone(dt.UTC).replace(tzinfo=None)
+    time_part = text.partition("T")[2]
+    if end and not time_part:  # a day: all of it
+        moment += dt.timedelta(days=1, microseconds=-1000)
+    elif end and "." not in time_part:
+        whole_minute = time_part.count(":") < 2
+        moment += dt.timedelta(seconds=59 if whole_minute else 0, microseconds=999_000)
+    return clock.iso(moment.replace(tzinfo=dt.UTC))
+
+
+def _field_time(moment: dt.datetime) -> str:
+    """A time as a datetime-local field shows it (UTC, whole seconds)."""
+    return moment.astimezone(dt.UTC).strftime("%Y-%m-%dT%H:%M:%S")
+
+
+def _field_value(name: str, value: str) -> str:
+    """A filter's value as the trail's form field takes it back."""
+    if name not in ("from", "to"):
+        return value
+    return _field_time(dt.datetime.fromisoformat(value.replace("Z", "+00:00")))
+
+
+def _shown_time(timestamp: str) -> str:
+    return timestamp.replace("T", " ").split(".")[0].removesuffix("Z") + " UTC"
+
+
+def _offset(text: str) -> int:
+    return int(text) if text.isdigit() and len(text) < 9 else 0
+
+
+def _page_url(query: dict[str, str]) -> str:
+    """The trail's address for the pager, which appends `offset=`."""
+    return "/activity?" + "".join(f"{urlencode({name: value})}&" for name, value in query.items() if name != "offset")
+
+
+def _url(path: str, query: dict[str, str]) -> str:
+    return path + ("?" + urlencode(query) if query else "")
