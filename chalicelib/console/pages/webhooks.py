@@ -1,1 +1,346 @@
-"""Console pages: webhooks (being built)."""
+"""Console pages: webhooks. The list, a form to create one (its events picked from
+`webhooks.eventTypes`, grouped by entity type), a webhook's page with its delivery log, and the
+changes: test (ping), disable/enable, delete and restore, retry a delivery. Everything is an
+operation run as the signed-in person; reads need a viewer, changes an admin.
+
+The signing secret is shown once, on the answer to the create (as the API shows it once); the
+authorization header is write-only: never shown, never echoed back into a form."""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from chalicelib.console.operations import messages, run
+from chalicelib.console.render import render
+from chalicelib.console.texts import CATALOGUE, translate
+from chalicelib.console.web import Answer, Request, page, redirect
+from chalicelib.errors import ApiError
+
+LIST_LIMIT = 25  # a tenant holds at most 25 webhooks (config.MAX_WEBHOOKS): usually one page
+LOG_LIMIT = 20  # deliveries per page of the log
+CHANGERS = ("admin", "owner")
+ID = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")  # what a route's {webhook} accepts, for ?deleted=
+DONE = ("enabled", "disabled", "restored", "retried")
+# events/targets.py's reasons for refusing a receiver URL -> their text here; any other message
+# (a new one, the port rule) is shown as the service words it.
+URL_PROBLEMS = {
+    "must not contain whitespace or control characters": "webhooks.url.whitespace",
+    "is not a valid URL": "webhooks.url.invalid",
+    "must be an absolute https URL": "webhooks.url.absolute",
+    "credentials in the URL are not allowed; use authorizationHeader": "webhooks.url.credentials",
+    "private, link-local, metadata and reserved addresses are not allowed": "webhooks.url.private",
+    "must use https": "webhooks.url.https",
+    "loopback receivers are only allowed in the local stage": "webhooks.url.loopback",
+}
+FORM_FIELDS = {
+    "name": "webhooks.form.name",
+    "url": "webhooks.form.url",
+    "events": "webhooks.form.events",
+    "authorizationHeader": "webhooks.form.auth",
+    "description": "webhooks.form.description",
+}
+
+
+# --- reads -------------------------------------------------------------------------------------
+
+
+@page("GET", "/webhooks")
+def list_webhooks(request: Request) -> Answer:
+    offset = _offset(request)
+    try:
+        found = run(request, "webhooks.list", {"limit": LIST_LIMIT, "offset": offset})
+    except ApiError as error:
+        return _refused(request, error)
+    deleted = request.query.get("deleted", "")
+    return render(
+        request,
+        "webhooks.html",
+        webhooks=[_summary(request, hook) for hook in found["webhooks"]],
+        pagination=found["pagination"],
+        deleted=deleted if ID.match(deleted) else None,
+        can_change=request.role in CHANGERS,
+    )
+
+
+@page("GET", "/webhooks/new", role="admin")  # before /webhooks/{webhook}, which "new" would match
+def new_webhook(request: Request) -> Answer:
+    return _form(request, {"name": "", "url": "", "description": "", "events": []})
+
+
+@page("GET", "/webhooks/{webhook}")
+def show_webhook(request: Request) -> Answer:
+    webhook_id, offset = request.params["webhook"], _offset(request)
+    try:
+        hook = run(request, "webhooks.show", {"webhook": webhook_id})["webhook"]
+        log = run(request, "webhooks.deliveries.list", {"webhook": webhook_id, "limit": LOG_LIMIT, "offset": offset})
+    except ApiError as error:
+        return _refused(request, error)
+    notice, errors = _outcome(request)
+    return render(
+        request,
+        "webhooks_detail.html",
+        hook=_shown(hook),
+        events=_subscribed(request, hook.get("events", [])),
+        deliveries=[_delivery(request, entry) for entry in log["deliveries"]],
+        pagination=log["pagination"],
+        notice=notice,
+        errors=errors,
+        can_change=request.role in CHANGERS,
+    )
+
+
+# --- changes -----------------------------------------------------------------------------------
+
+
+@page("POST", "/webhooks", role="admin")
+def create_webhook(request: Request) -> Answer:
+    args: dict[str, Any] = {"name": request.arg("name"), "url": request.arg("url"), "events": request.args("events")}
+    for optional in ("authorizationHeader", "description"):
+        if request.arg(optional):
+            args[optional] = request.arg(optional)
+    try:
+        hook = run(request, "webhooks.create", args)["webhook"]
+    except ApiError as error:
+        # the authorization header is write-only: it is not put back into the form
+        values = {**args, "description": args.get("description", "")}
+        return _form(request, values, error, auth_dropped="authorizationHeader" in args)
+    return render(request, "webhooks_created.html", 201, hook=hook)
+
+
+@page("POST", "/webhooks/{webhook}/test", role="admin")
+def test_webhook(request: Request) -> Answer:
+    webhook_id = request.params["webhook"]
+    try:
+        ping = run(request, "webhooks.test", {"webhook": webhook_id})["ping"]
+    except ApiError as error:
+        return _refused(request, error)
+    # the outcome goes to the webhook's page in the query (POST-redirect-GET); the page shows only
+    # what it recognises of it (a number, a known reason)
+    outcome = {"tested": "1", "code": str(ping.get("statusCode") or ""), "ms": str(round(ping.get("durationMs", 0)))}
+    if ping.get("error"):
+        outcome["reason"] = ping["error"]
+    return redirect(f"/webhooks/{webhook_id}", **outcome)
+
+
+@page("POST", "/webhooks/{webhook}/enable", role="admin")
+def enable_webhook(request: Request) -> Answer:
+    return _set_enabled(request, True)
+
+
+@page("POST", "/webhooks/{webhook}/disable", role="admin")
+def disable_webhook(request: Request) -> Answer:
+    return _set_enabled(request, False)
+
+
+@page("POST", "/webhooks/{webhook}/delete", role="admin")
+def delete_webhook(request: Request) -> Answer:
+    webhook_id = request.params["webhook"]
+    try:
+        deleted = run(request, "webhooks.delete", {"webhook": webhook_id})["deleted"]
+    except ApiError as error:
+        return _refused(request, error)
+    # a deleted webhook is invisible to reads: the list offers its restore while the id is known
+    return redirect("/webhooks", deleted=deleted["id"])
+
+
+@page("POST", "/webhooks/{webhook}/restore", role="admin")
+def restore_webhook(request: Request) -> Answer:
+    try:
+        hook = run(request, "webhooks.restore", {"webhook": request.params["webhook"]})["webhook"]
+    except ApiError as error:
+        return _refused(request, error)
+    return redirect(f"/webhooks/{hook['id']}", done="restored")
+
+
+@page("POST", "/webhooks/{webhook}/retry", role="admin")
+def retry_delivery(request: Request) -> Answer:
+    webhook_id = request.params["webhook"]
+    try:
+        run(request, "webhooks.deliveries.retry", {"webhook": webhook_id, "delivery": request.arg("delivery")})
+    except ApiError as error:
+        return _refused(request, error)
+    return redirect(f"/webhooks/{webhook_id}", done="retried")
+
+
+def _set_enabled(request: Request, enabled: bool) -> Answer:
+    webhook_id = request.params["webhook"]
+    try:
+        run(request, "webhooks.update", {"webhook": {"id": webhook_id, "enabled": enabled}})
+    except ApiError as error:
+        return _refused(request, error)
+    return redirect(f"/webhooks/{webhook_id}", done="enabled" if enabled else "disabled")
+
+
+# --- the form ----------------------------------------------------------------------------------
+
+
+def _form(
+    request: Request, values: dict[str, Any], error: ApiError | None = None, *, auth_dropped: bool = False
+) -> Answer:
+    """The create form, empty or with what was sent and why it was refused."""
+    try:
+        catalogue = run(request, "webhooks.eventTypes")["eventTypes"]
+    except ApiError as refused:
+        return _refused(request, refused)
+    field_errors, errors = _field_errors(request, error) if error else ({}, [])
+    if auth_dropped:
+        errors.append(_t(request, "webhooks.form.auth_again"))
+    chosen = set(values.get("events") or [])
+    return render(
+        request,
+        "webhooks_form.html",
+        error.status if error else 200,
+        values=values,
+        groups=_groups(request, catalogue, chosen),
+        all_events="*" in chosen,
+        field_errors=field_errors,
+        errors=errors,
+    )
+
+
+def _field_errors(request: Request, error: ApiError) -> tuple[dict[str, str], list[str]]:
+    """A refusal as a message beside each field it names (`url`, `webhook.url`, `events[2]`)
+    and a summary naming the field by its label; a refusal without fields: its detail."""
+    by_field: dict[str, str] = {}
+    for item in error.errors or []:
+        field = re.split(r"[.\[]", (item.get("path") or "").removeprefix("webhook."), maxsplit=1)[0]
+        if field in FORM_FIELDS and field not in by_field:
+            by_field[field] = _field_message(request, field, item.get("message", ""))
+    if not by_field:
+        return {}, messages(request, error)
+    summary = [f"{_t(request, FORM_FIELDS[field])}: {message}" for field, message in by_field.items()]
+    return by_field, summary
+
+
+def _field_message(request: Request, field: str, message: str) -> str:
+    if field == "url" and message in URL_PROBLEMS:
+        return _t(request, URL_PROBLEMS[message])
+    if field == "events" and message.startswith("has 0 item"):
+        return _t(request, "webhooks.events.none")
+    return message
+
+
+def _groups(request: Request, catalogue: list[dict[str, Any]], chosen: set[str]) -> list[dict[str, Any]]:
+    """The event catalogue as one group (a fieldset) per entity type, ordered by its label."""
+    groups: dict[str, list[dict[str, Any]]] = {}
+    for event in catalogue:
+        groups.setdefault(event["entityType"], []).append(
+            {
+                "name": event["name"],
+                "id": "ev-" + re.sub(r"[^A-Za-z0-9_-]", "-", event["name"]),
+                "label": _word(request, "action", event["action"]),
+                "checked": event["name"] in chosen,
+            }
+        )
+    shown = [
+        {"entity": entity, "label": _word(request, "entity", entity), "events": events}
+        for entity, events in groups.items()
+    ]
+    return sorted(shown, key=lambda group: group["label"].lower())
+
+
+# --- what the pages show -----------------------------------------------------------------------
+
+
+def _shown(hook: dict[str, Any]) -> dict[str, Any]:
+    """A webhook with every field a template reads (the optional ones absent from the wire are
+    empty) and its times readable."""
+    return {
+        "id": hook["id"],
+        "name": hook.get("name") or hook["id"],
+        "url": hook.get("url", ""),
+        "enabled": hook.get("enabled", True),
+        "authorizationHeaderSet": bool(hook.get("authorizationHeaderSet")),
+        "description": hook.get("description") or "",
+        "disabledReason": hook.get("disabledReason") or "",
+        "disabledAt": _at(hook.get("disabledAt")),
+        "createdAt": _at(hook.get("createdAt")),
+        "updatedAt": _at(hook.get("updatedAt")),
+    }
+
+
+def _summary(request: Request, hook: dict[str, Any]) -> dict[str, Any]:
+    events = hook.get("events", [])
+    if "*" in events:
+        shown = _t(request, "webhooks.detail.all_events")
+    elif len(events) == 1:
+        shown = _t(request, "webhooks.events_one")
+    else:
+        shown = _t(request, "webhooks.events_count", count=len(events))
+    return {**_shown(hook), "events_shown": shown}
+
+
+def _subscribed(request: Request, events: list[str]) -> list[dict[str, Any]]:
+    """A webhook's events by entity type: [{label, actions: "angelegt, geändert"}]; `*` is all."""
+    if "*" in events:
+        return [{"label": _t(request, "webhooks.detail.all_events"), "entity": "*", "actions": ""}]
+    groups: dict[str, list[str]] = {}
+    for name in events:
+        entity, _, action = name.rpartition(".")
+        groups.setdefault(entity, []).append(_word(request, "action", action))
+    rows = [{"label": _word(request, "entity", e), "entity": e, "actions": ", ".join(a)} for e, a in groups.items()]
+    return sorted(rows, key=lambda row: row["label"].lower())
+
+
+def _delivery(request: Request, entry: dict[str, Any]) -> dict[str, Any]:
+    reason = entry.get("lastError")
+    return {
+        "id": entry["id"],
+        "eventType": entry["eventType"],
+        "attempts": entry["attempts"],
+        "state": _word(request, "state", entry["status"]),
+        "code": entry.get("lastStatusCode") or "",
+        "reason": _word(request, "reason", reason) if reason else "",
+        "next": _at(entry.get("nextAttemptAt")) if entry["status"] == "pending" else "",
+        "last": _at(entry.get("lastAttemptAt")),
+        "created": _at(entry.get("createdAt")),
+    }
+
+
+def _outcome(request: Request) -> tuple[str | None, list[str]]:
+    """The outcome of the change that led here (?done=, or a test's ?tested=) as a notice, or,
+    for a failed test, as an error."""
+    done = request.query.get("done", "")
+    if done in DONE:
+        return _t(request, f"webhooks.done.{done}"), []
+    if request.query.get("tested") != "1":
+        return None, []
+    code, reason = request.query.get("code", ""), request.query.get("reason", "")
+    code = code if code.isdigit() else ""
+    if reason:
+        said = _word(request, "reason", reason) if f"webhooks.reason.{reason}" in CATALOGUE else reason[:40]
+        if code:
+            return None, [_t(request, "webhooks.tested.failed_code", reason=said, code=code)]
+        return None, [_t(request, "webhooks.tested.failed", reason=said)]
+    ms = request.query.get("ms", "")
+    return _t(request, "webhooks.tested.ok", code=code or "?", ms=ms if ms.isdigit() else "?"), []
+
+
+def _word(request: Request, kind: str, value: str) -> str:
+    """The text of an entity type, action, state or reason; the technical word for a new one."""
+    key = f"webhooks.{kind}.{value}"
+    return _t(request, key) if key in CATALOGUE else value
+
+
+def _at(moment: str | None) -> str:
+    """2026-05-01T09:30:12.345Z -> 2026-05-01 09:30:12 UTC (the API's times are UTC)."""
+    if not moment:
+        return ""
+    return moment[:19].replace("T", " ") + " UTC"
+
+
+def _offset(request: Request) -> int:
+    raw = request.query.get("offset", "")
+    return min(int(raw), 100_000) if raw.isdigit() else 0
+
+
+def _refused(request: Request, error: ApiError) -> Answer:
+    """An operation's refusal as an error page. Not found is said in our words: the operation's
+    detail repeats the id asked for, and a page never names an id that is not the company's."""
+    found = [_t(request, "webhooks.not_found")] if error.status == 404 else messages(request, error)
+    return render(request, "error.html", error.status, errors=found)
+
+
+def _t(request: Request, key: str, **fill: Any) -> str:
+    return translate(request.lang, key, **fill)
