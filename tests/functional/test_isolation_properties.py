@@ -41,8 +41,7 @@ from chalicelib.registry import REGISTRY, Operation
 from chalicelib.resources import load_all
 from chalicelib.resources.aliases import ALIAS as ALIAS_SCHEMA
 from chalicelib.schemas import MULTI_LINE, ONE_LINE, map_refs, refs_in
-from chalicelib.store import keys
-from tests.client import Answer, Api, Tenant
+from tests.client import Answer, Api, Tenant, unthrottled
 from tests.eventually import eventually
 from tests.functional.test_pmctl import onboard
 from tests.mcp_client import McpSession
@@ -192,12 +191,6 @@ def strip(value: Any) -> Any:
 
 class Skip(Exception):
     """A step that cannot run in the current state (nothing to pick); it is left out."""
-
-
-def _unthrottled(tenant: Tenant) -> None:
-    """The walks send hundreds of requests a second in process, more than a key's default limit
-    (200 per 2 s); the limit is tested in test_rate_limits.py, isolation here."""
-    keys.set_throttle(tenant.id, {"perKey": {"rate": 10_000, "burst": 20_000}})
 
 
 @dataclass
@@ -685,7 +678,7 @@ class Bystander:
 def bystander(api: Api, stack: Any) -> Iterator[Bystander]:
     """Tenant B: one of every entity (aliased), a webhook for every event type, an MCP session."""
     tenant = api.signup(company="Unbeteiligte Verwaltung GmbH")
-    _unthrottled(tenant)
+    unthrottled(tenant)
     actor = Actor(api, tenant.id, tenant.key, "B", settle=lambda: settle(stack, []))
     actor.learn_key()
     receiver = Receiver().start()
@@ -730,7 +723,7 @@ def test_a_tenant_never_reveals_or_changes_another_tenants_data(
     before = b.snapshot()
 
     tenant = api.signup(company="Handelnde Verwaltung AG")
-    _unthrottled(tenant)
+    unthrottled(tenant)
     a = Actor(
         api, tenant.id, tenant.key, "A", foreign=set(b.seen), others=[b], target=b, settle=lambda: settle(stack, [])
     )
@@ -859,7 +852,7 @@ def test_every_reference_argument_refuses_the_other_tenants_ids(api: Api, stack:
     before = b.snapshot()
 
     tenant = api.signup(company="Neugierige Verwaltung KG")
-    _unthrottled(tenant)
+    unthrottled(tenant)
     a = Actor(
         api, tenant.id, tenant.key, "A", foreign=set(b.seen), others=[b], target=b, settle=lambda: settle(stack, [])
     )
@@ -907,7 +900,7 @@ def test_integrations_of_one_tenant_share_entities_but_never_aliases(
 ) -> None:
     STATS["integration examples"] += 1
     tenant = api.signup(company="Zwei Integrationen GmbH")
-    _unthrottled(tenant)
+    unthrottled(tenant)
     first, second = onboard(tenant, allowed=INTEGRATION_SCOPES), onboard(tenant, allowed=INTEGRATION_SCOPES)
     shared: dict[str, Entity] = {}
     actors = [
