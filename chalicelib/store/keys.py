@@ -79,7 +79,9 @@ def create_tenant(
         gsi1sk=tenant_id,
     )
     guard = Item(signup_guard_pk(email), "signup", type="signupGuard", tenantId=tenant_id, createdAt=now)
-    ctx = CallContext(tenant_id=tenant_id, key_id="", agent_name=agent_name, scopes=frozenset(), operation="signup")
+    ctx = CallContext(
+        tenant_id=tenant_id, key_id="", agent_name=agent_name, scopes=frozenset(), operation="signup.confirm"
+    )
     record, lookup, secret = _key_items(ctx, agent_name, list(ALL_SCOPES), None, expiry(None))
     # The audit's actor of a sign-up is its first key, for the tenant and for that key itself.
     tenant.changedBy = record.changedBy = {**ctx.stamp(), "keyId": record.id}

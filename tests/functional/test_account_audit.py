@@ -36,7 +36,7 @@ def test_sign_up_and_key_changes_are_audited(api: Api, settled: Any) -> None:
     settled()
 
     (signup,) = records_of(tenant, tenant.id)
-    assert signup["entityType"] == "tenant" and signup["action"] == "created" and signup["operation"] == "signup"
+    assert signup["entityType"] == "tenant" and signup["action"] == "created" and signup["operation"] == "signup.confirm"
     assert signup["actor"]["keyId"] == first_key and signup["after"]["data"]["companyName"] == "Audit Verwaltung GmbH"
 
     made, disabled = records_of(tenant, created["id"])
@@ -99,7 +99,7 @@ def test_the_first_key_of_a_sign_up_is_its_own_actor_and_using_a_key_is_no_chang
     settled()
 
     (made,) = records_of(tenant, first_key)  # its creation only: a key's use is bookkeeping, not a change
-    assert (made["action"], made["operation"], made["actor"]["keyId"]) == ("created", "signup", first_key)
+    assert (made["action"], made["operation"], made["actor"]["keyId"]) == ("created", "signup.confirm", first_key)
     assert made["after"]["data"]["expiresAt"] and made["after"]["data"]["lookupPk"] == "[redacted]"
     assert [r["action"] for r in records_of(tenant, created["id"])] == ["created"]
 

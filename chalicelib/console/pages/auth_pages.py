@@ -4,9 +4,8 @@ is kept anywhere (README "Console")."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from chalicelib import config, mail, throttle
+from chalicelib import error_codes as codes
 from chalicelib.console import auth
 from chalicelib.console.operations import messages, run_anonymous
 from chalicelib.console.render import render
@@ -45,8 +44,8 @@ def confirm(request: Request) -> Answer:
     try:
         answer = run_anonymous(request, "signup.confirm", {"email": email, "code": code})
     except ApiError as error:
-        shown = messages(request, error) if error.status != 400 or error.code != "confirmation_failed" else []
-        errors = shown or [translate(request.lang, "confirm.failed")]
+        failed = error.code == codes.CONFIRMATION_FAILED.code
+        errors = [translate(request.lang, "confirm.failed")] if failed else messages(request, error)
         return _confirm_page(request, email, "", status=error.status, errors=errors)
     tenant_id = answer["tenant"]["id"]
     owner = members.get(email, tenant_id)
@@ -55,10 +54,12 @@ def confirm(request: Request) -> Answer:
     return auth.sign_in(request, page_, tenant_id, owner)
 
 
-def _confirm_page(request: Request, email: str, code: str, *, sent: bool = False, **extra: Any) -> Answer:
+def _confirm_page(
+    request: Request, email: str, mailed: str, *, sent: bool = False, status: int = 200, errors: list[str] | None = None
+) -> Answer:
     minutes = config.SIGNUP_CODE_MINUTES
     return render(
-        request, "confirm.html", extra.pop("status", 200), email=email, code=code, sent=sent, minutes=minutes, **extra
+        request, "confirm.html", status, email=email, code=mailed, sent=sent, minutes=minutes, errors=errors or []
     )
 
 
