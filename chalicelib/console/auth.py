@@ -42,14 +42,20 @@ def context_of(tenant_id: str, member: dict[str, str]) -> CallContext:
     )
 
 
-def sign_in(request: web.Request, answer: web.Answer, tenant_id: str, member: members.Item) -> web.Answer:
-    """Starts the member's session on `answer` (the cookie lives as long as the session may)."""
+def sign_in(request: web.Request, tenant_id: str, member: members.Item) -> str:
+    """Starts the member's session and makes this request theirs (so the page it answers shows
+    them signed in); answers the cookie's value for `keep_session`."""
     members.activate(member)
     token = sessions.start(tenant_id, member.data_dict()["email"], int(member.data_dict().get("epoch") or 0))
-    answer.set_cookie(web.SESSION_COOKIE, token, request=request, max_age=SESSION_SECONDS)
     request.csrf = sessions.csrf_token(token)
     request.member = members.wire(member)
     request.ctx = context_of(tenant_id, request.member)
+    return token
+
+
+def keep_session(request: web.Request, answer: web.Answer, token: str) -> web.Answer:
+    """The session's cookie on `answer`; it lives as long as the session may."""
+    answer.set_cookie(web.SESSION_COOKIE, token, request=request, max_age=SESSION_SECONDS)
     return answer
 
 

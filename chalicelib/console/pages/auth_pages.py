@@ -50,8 +50,8 @@ def confirm(request: Request) -> Answer:
     tenant_id = answer["tenant"]["id"]
     owner = members.get(email, tenant_id)
     assert owner is not None, "the sign-up's transaction writes its owner"
-    page_ = render(request, "welcome.html", key=answer["apiKey"])
-    return auth.sign_in(request, page_, tenant_id, owner)
+    token = auth.sign_in(request, tenant_id, owner)
+    return auth.keep_session(request, render(request, "welcome.html", key=answer["apiKey"]), token)
 
 
 def _confirm_page(
@@ -108,7 +108,7 @@ def signin_code(request: Request) -> Answer:
         failed = [translate(request.lang, "signin.failed")]
         return render(request, "signin_code.html", 400, email=email, minutes=config.SIGNIN_CODE_MINUTES, errors=failed)
     member = found[0]  # the company signed up with or joined first (ordered by tenant id)
-    return auth.sign_in(request, redirect("/"), member.sk, member)
+    return auth.keep_session(request, redirect("/"), auth.sign_in(request, member.sk, member))
 
 
 @page("POST", "/signout")
