@@ -20,7 +20,8 @@ from chalicelib.store import audit_records
 REDACTED = "[redacted]"
 # lookupPk is derived from a key's secret (its hash): kept out of the audit trail like the secret.
 _SECRET_FIELDS = {"secret", "authorizationHeader", "key", "password", "token", "lookupPk"}
-ACCOUNT_TYPES = frozenset({"apiKey", "tenant", "integration"})  # the audit's entity types of the account
+# the audit's entity types of the account (a member: a person of the console's team)
+ACCOUNT_TYPES = frozenset({"apiKey", "tenant", "integration", "member"})
 # What the event source's filter lets through (infra/resources.py): the sort keys of the items the
 # audit follows (store/audit_records.py); from_record drops the rest anyway.
 STREAM_FILTER = {"dynamodb": {"Keys": {"SK": {"S": audit_records.AUDITED_SORT_KEYS}}}}

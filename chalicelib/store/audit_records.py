@@ -17,7 +17,8 @@ from typing import Any, Required, TypedDict, cast
 from chalicelib.entities import ENTITY_TYPES
 from chalicelib.store.entities import fetch_many, matching_keys
 from chalicelib.store.integrations import CONNECTION_TYPE
-from chalicelib.store.keys import API_KEY, TENANT_SK
+from chalicelib.store.keys import API_KEY, TENANT_ID_PREFIX, TENANT_SK
+from chalicelib.store.members import TYPE as MEMBER_TYPE
 from chalicelib.store.model import ENTITY_SK, INDEXES, Item
 
 AUDIT_SK = "audit"
@@ -28,7 +29,9 @@ FILTER_SLOTS = {"entityId": 2, "keyId": 3, "agentName": 4}  # the filters an ind
 CONNECTION_SK_PREFIX = "tenant#"
 # The sort keys of the items the audit follows, in the syntax of the stream's event filter
 # (events/changes.py STREAM_FILTER); audited_type tells them apart from bookkeeping.
-AUDITED_SORT_KEYS: list[Any] = [ENTITY_SK, TENANT_SK, {"prefix": CONNECTION_SK_PREFIX}]
+# A member of the console's team: SK <tenant id> under the person's address (store/members.py).
+MEMBER_SK_PREFIX = TENANT_ID_PREFIX + "_"
+AUDITED_SORT_KEYS: list[Any] = [ENTITY_SK, TENANT_SK, {"prefix": CONNECTION_SK_PREFIX}, {"prefix": MEMBER_SK_PREFIX}]
 
 
 class Binding(TypedDict, total=False):
@@ -70,6 +73,8 @@ def audited_type(sk: str, item_type: str) -> str | None:
         return item_type if sk == TENANT_SK else None
     if item_type == CONNECTION_TYPE:
         return "integration" if sk.startswith(CONNECTION_SK_PREFIX) else None
+    if item_type == MEMBER_TYPE:
+        return item_type if sk.startswith(MEMBER_SK_PREFIX) else None
     return None
 
 

@@ -46,8 +46,11 @@ def address_in_use(email: str) -> bool:
     return True
 
 
+TENANT_ID_PREFIX = "ten"
+
+
 def new_tenant_id() -> str:
-    return ids.new_id("ten")
+    return ids.new_id(TENANT_ID_PREFIX)
 
 
 def create_tenant(
@@ -57,11 +60,11 @@ def create_tenant(
     trial: dt.timedelta,
     *,
     tenant_id: str,
-    also: Callable[[Transaction], None],
+    also: Callable[[Transaction, dict[str, Any]], None],
     refused_by: dict[str, Callable[[], Exception]],
 ) -> tuple[dict[str, Any], dict[str, Any], str]:
     """Tenant, its first key (every scope) and the secret, in one transaction with what `also`
-    adds (the confirmed sign-up's own items); the trial ends `trial` after this moment. One
+    adds (the confirmed sign-up's own items, stamped as the tenant is); the trial ends `trial` after this moment. One
     tenant per e-mail address: a second answers 409. A refused condition of `also` raises
     what `refused_by` maps its label to."""
     moment = clock.now()
@@ -84,7 +87,8 @@ def create_tenant(
     )
     record, lookup, secret = _key_items(ctx, agent_name, list(ALL_SCOPES), None, expiry(None))
     # The audit's actor of a sign-up is its first key, for the tenant and for that key itself.
-    tenant.changedBy = record.changedBy = {**ctx.stamp(), "keyId": record.id}
+    stamp = {**ctx.stamp(), "keyId": record.id}
+    tenant.changedBy = record.changedBy = stamp
     try:
         with Transaction() as tx:
             tx.save(guard, condition=Item.pk.does_not_exist(), label="email")
@@ -92,7 +96,7 @@ def create_tenant(
             tx.save(record, condition=Item.pk.does_not_exist())
             tx.save(lookup, condition=Item.pk.does_not_exist())
             _guard_write(tx, ctx, agent_name, record.id, None, record.data_dict().get("expiresAt"))
-            also(tx)
+            also(tx, stamp)
     except TransactionCancelled as err:
         for label, error in refused_by.items():
             if label in err.failed:

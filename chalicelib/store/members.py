@@ -31,7 +31,12 @@ def _list_pk(tenant_id: str) -> str:
     return f"{tenant_id}#{TYPE}"
 
 
-def new_item(tenant_id: str, email: str, name: str, role: str, *, status: str, invited_by: str | None) -> Item:
+Stamp = dict[str, Any]  # who changes a member (CallContext.stamp()): the audit trail names them
+
+
+def new_item(
+    tenant_id: str, email: str, name: str, role: str, *, status: str, invited_by: str | None, changed_by: Stamp
+) -> Item:
     now = clock.now_iso()
     member_id = ids.new_id("mem")
     return Item(
@@ -44,14 +49,15 @@ def new_item(tenant_id: str, email: str, name: str, role: str, *, status: str, i
         | ({"invitedBy": invited_by} if invited_by else {}),
         createdAt=now,
         updatedAt=now,
+        changedBy=changed_by,
         gsi1pk=_list_pk(tenant_id),
         gsi1sk=member_id,
     )
 
 
-def add_owner(tx: Transaction, tenant_id: str, email: str, name: str) -> None:
+def add_owner(tx: Transaction, tenant_id: str, email: str, name: str, changed_by: Stamp) -> None:
     """The person who signed up, inside the sign-up's transaction."""
-    tx.save(new_item(tenant_id, email, name, "owner", status="active", invited_by=None))
+    tx.save(new_item(tenant_id, email, name, "owner", status="active", invited_by=None, changed_by=changed_by))
 
 
 def wire(item: Item) -> dict[str, Any]:
@@ -67,15 +73,17 @@ def wire(item: Item) -> dict[str, Any]:
 
 
 def get(email: str, tenant_id: str) -> Item | None:
+    """The member, unless removed."""
     try:
-        return Item.get(_pk(email), tenant_id, consistent_read=True)
+        item = Item.get(_pk(email), tenant_id, consistent_read=True)
     except Item.DoesNotExist:
         return None
+    return None if item.deletedAt else item
 
 
 def memberships(email: str) -> list[Item]:
     """Every tenant the address is a member of (a person may serve several companies)."""
-    return list(Item.query(_pk(email), limit=20))
+    return [item for item in Item.query(_pk(email), limit=20) if not item.deletedAt]
 
 
 MAX_MEMBERS = 200  # a company's console users; a list of them is one index page and one batch read
@@ -87,33 +95,43 @@ def of_tenant(tenant_id: str) -> list[Item]:
     return list(Item.batch_get(keys)) if keys else []
 
 
-def invite(tenant_id: str, email: str, name: str, role: str, invited_by: str) -> Item:
-    item = new_item(tenant_id, email, name, role, status="invited", invited_by=invited_by)
+def invite(tenant_id: str, email: str, name: str, role: str, changed_by: Stamp) -> Item:
+    """A new member (or one removed before, invited again)."""
+    item = new_item(
+        tenant_id, email, name, role, status="invited", invited_by=changed_by["keyId"], changed_by=changed_by
+    )
     try:
         with Transaction() as tx:
-            tx.save(item, condition=Item.pk.does_not_exist(), label="member")
+            tx.save(item, condition=Item.pk.does_not_exist() | Item.deletedAt.exists(), label="member")
     except TransactionCancelled as err:
         raise Conflict("This address is a member of the company already.", code=codes.MEMBER_EXISTS) from err
     return item
 
 
-def activate(item: Item) -> None:
-    """An invited person signed in for the first time."""
-    if item.data_dict().get("status") != "active":
-        item.update(actions=[Item.data["status"].set("active"), Item.updatedAt.set(clock.now_iso())])
-
-
-def set_role(item: Item, role: str) -> None:
+def _change(item: Item, actions: list[Any], changed_by: Stamp) -> None:
     item.update(
-        actions=[Item.data["role"].set(role), Item.data["epoch"].add(1), Item.updatedAt.set(clock.now_iso())],
-        condition=Item.pk.exists(),
+        actions=[*actions, Item.updatedAt.set(clock.now_iso()), Item.changedBy.set(changed_by)],
+        condition=Item.pk.exists() & Item.deletedAt.does_not_exist(),
     )
 
 
-def remove(item: Item) -> None:
-    item.delete(condition=Item.pk.exists())
+def activate(item: Item, changed_by: Stamp) -> None:
+    """An invited person signed in for the first time."""
+    if item.data_dict().get("status") != "active":
+        _change(item, [Item.data["status"].set("active")], changed_by)
 
 
-def end_sessions(item: Item) -> None:
+def set_role(item: Item, role: str, changed_by: Stamp) -> None:
+    """A new role; the epoch rises, so the person's sessions end and the next carries the role."""
+    _change(item, [Item.data["role"].set(role), Item.data["epoch"].add(1)], changed_by)
+
+
+def remove(item: Item, changed_by: Stamp) -> None:
+    """Out of the team: kept as a removed record (the audit trail names who removed whom), off the
+    tenant's list; its sessions find no member any more and end."""
+    _change(item, [Item.deletedAt.set(clock.now_iso()), Item.gsi1pk.remove(), Item.gsi1sk.remove()], changed_by)
+
+
+def end_sessions(item: Item, changed_by: Stamp) -> None:
     """Sign out everywhere: every session of this member carries the old epoch."""
-    item.update(actions=[Item.data["epoch"].add(1), Item.updatedAt.set(clock.now_iso())], condition=Item.pk.exists())
+    _change(item, [Item.data["epoch"].add(1)], changed_by)

@@ -108,9 +108,9 @@ def confirm(email: str, code: str) -> tuple[dict[str, Any], dict[str, Any], str]
         _count_failure(pending)
         raise _refused()
 
-    def consume(tx: Transaction) -> None:
+    def consume(tx: Transaction, changed_by: dict[str, Any]) -> None:
         tx.delete(pending, condition=Item.data["codeHash"] == expected, label="code")
-        members.add_owner(tx, tenant_id, data["email"], data.get("ownerName") or "")
+        members.add_owner(tx, tenant_id, data["email"], data.get("ownerName") or "", changed_by)
 
     tenant_id = keys.new_tenant_id()
     return keys.create_tenant(

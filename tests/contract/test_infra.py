@@ -256,7 +256,7 @@ def test_the_change_stream_invokes_the_function_only_for_what_it_handles() -> No
     ]
     (only,) = source["FilterCriteria"]["Filters"]
     assert json.loads(only["Pattern"]) == {
-        "dynamodb": {"Keys": {"SK": {"S": ["entity", "tenant", {"prefix": "tenant#"}]}}}
+        "dynamodb": {"Keys": {"SK": {"S": ["entity", "tenant", {"prefix": "tenant#"}, {"prefix": "ten_"}]}}}
     }
     image = {
         "PK": {"S": "ten_1#con_1"},

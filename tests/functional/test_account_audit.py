@@ -36,7 +36,9 @@ def test_sign_up_and_key_changes_are_audited(api: Api, settled: Any) -> None:
     settled()
 
     (signup,) = records_of(tenant, tenant.id)
-    assert signup["entityType"] == "tenant" and signup["action"] == "created" and signup["operation"] == "signup.confirm"
+    assert (
+        signup["entityType"] == "tenant" and signup["action"] == "created" and signup["operation"] == "signup.confirm"
+    )
     assert signup["actor"]["keyId"] == first_key and signup["after"]["data"]["companyName"] == "Audit Verwaltung GmbH"
 
     made, disabled = records_of(tenant, created["id"])

@@ -9,7 +9,7 @@ import uuid
 from typing import Any
 
 from tests.client import Tenant
-from tests.console_client import Person, owner_of
+from tests.console_client import invite, owner_of
 from tests.eventually import eventually
 
 PAGE = {"limit": 1000, "offset": 0}
@@ -161,17 +161,11 @@ def test_confirming_the_preview_undoes_the_range(tenant: Tenant) -> None:
 
 
 def test_a_viewer_reads_the_trail_but_may_not_undo(tenant: Tenant) -> None:
-    from chalicelib.store import members
-
     person = tenant.contact(lastName="Vorher")
     tenant.ok("contacts.update", {"contact": {"id": person["id"], "lastName": "Nachher"}})
     _trail_total(tenant, {"entityId": person["id"]}, 2)
     update = _records(tenant, {"entityId": person["id"], "operation": "contacts.update"})[0]
-    # A colleague with the viewer role, added the way the members page invites (store/members.py).
-    email = f"viewer-{uuid.uuid4().hex[:10]}@example.org"
-    members.invite(tenant.id, email, "Vera Viewer", "viewer", invited_by="test")
-    viewer = Person(tenant.api, email)
-    viewer.sign_in()
+    viewer = invite(owner_of(tenant), f"viewer-{uuid.uuid4().hex[:10]}@example.org", "viewer")
 
     trail = viewer.get(f"/activity?entityId={person['id']}")
     assert trail.status == 200 and len(_record_links(trail.html)) == 2

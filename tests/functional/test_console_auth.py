@@ -14,6 +14,7 @@ from chalicelib.console import web
 from chalicelib.console.app import load_pages
 from tests.client import Api, Tenant
 from tests.console_client import Person, invite, owner_of
+from tests.eventually import eventually
 
 
 def _address(tag: str = "person") -> str:
@@ -197,3 +198,29 @@ def test_a_role_change_ends_the_persons_sessions_and_the_last_owner_stays(api: A
     assert viewer.get("/").status == 303  # signed out: the next sign-in carries the new role
     last = owner.post(f"/members/{_member_id(owner, tenant.email)}/role", {"role": "viewer"})
     assert last.status == 409 and "at least one owner" in last.text()
+
+
+def test_team_changes_are_in_the_audit_trail_attributed_to_the_owner(api: Api, tenant: Tenant) -> None:
+    owner = owner_of(tenant)
+    email = _address("audited")
+    invite(owner, email, "viewer")
+    member_id = _member_id(owner, email)
+    owner.post(f"/members/{member_id}/role", {"role": "admin"})
+    owner.post(f"/members/{member_id}/remove")
+    assert email not in owner.get("/members").text()
+
+    def trail() -> list[dict[str, object]]:
+        found = tenant.get("audit.list", {"entityId": member_id, "limit": 10, "offset": 0})["auditRecords"]
+        return found if len(found) >= 4 else []
+
+    records = eventually(trail, message="the team's changes in the audit trail")
+    assert [(r["entityType"], r["action"], r["operation"]) for r in records] == [
+        ("member", "created", "console.members.invite"),
+        ("member", "updated", "console.signin"),  # the invited person's first sign-in activates them
+        ("member", "updated", "console.members.role"),
+        ("member", "deleted", "console.members.remove"),
+    ]
+    owner_ids = {r["actor"]["keyId"] for r in records if r["operation"] != "console.signin"}
+    assert owner_ids == {_member_id(owner, tenant.email)} and {r["channel"] for r in records} == {"console"}
+    again = invite(owner, email, "viewer")  # a removed person can be invited again
+    assert again.get("/").status == 200

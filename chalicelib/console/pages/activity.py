@@ -21,13 +21,13 @@ from chalicelib.console.texts import CATALOGUE, translate
 from chalicelib.console.web import Answer, Request, page, redirect
 from chalicelib.entities import ENTITY_TYPES
 from chalicelib.errors import ApiError
+from chalicelib.events.changes import ACCOUNT_TYPES  # audited, never reverted
 
 FILTERS = ("agentName", "keyId", "entityId", "operation", "from", "to")  # audit.list's and audit.revert's
 PAGE_SIZE = 50
 TYPE_WINDOW = 1000  # newest records read when filtering by entity type (one audit.list page at most)
 LIST_DIFF_FIELDS = 5  # fields a row of the trail shows; the detail shows all
 LIST_VALUE_CHARS = 80
-ACCOUNT_TYPES = ("tenant", "apiKey", "integration")  # audited, never reverted (events/revert.py)
 # The data pages (console/pages/data.py) serve these types at /data/<plural>/<id>.
 LINKED = ("object", "unit", "contract", "contact", "process", "document")
 DONE_ACTIONS = ("updated", "deleted", "restored", "none")
@@ -307,7 +307,7 @@ def _type_label(request: Request, type_name: str) -> str:
 
 
 def _type_options(request: Request) -> list[tuple[str, str]]:
-    names = [*ENTITY_TYPES, *ACCOUNT_TYPES]
+    names = [*ENTITY_TYPES, *sorted(ACCOUNT_TYPES)]
     return sorted(((name, _type_label(request, name)) for name in names), key=lambda option: option[1].lower())
 
 

@@ -124,7 +124,7 @@ def signout_everywhere(request: Request) -> Answer:
     assert request.member is not None and request.ctx is not None
     member = members.get(request.member["email"], request.ctx.tenant_id)
     if member is not None:
-        members.end_sessions(member)
+        members.end_sessions(member, request.ctx.for_operation("console.signout.everywhere").stamp())
     answer = redirect("/signin", signed_out="1")
     answer.clear_cookie("pm_session", request)
     return answer

@@ -3,7 +3,8 @@ person signs in with a mailed code), change roles and remove people; everyone se
 and can end their own sessions everywhere.
 
 People are managed by people: these are console pages over store/members.py, not operations of
-the API, so no agent's key can invite a person or change one's role."""
+the API, so no agent's key can invite a person or change one's role. Each change is in the audit
+trail all the same (entity type `member`, operations `console.members.*`)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,12 @@ from chalicelib.resources import mail_texts
 from chalicelib.store import members
 
 EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s.]{1,63}(\.[^@\s.]{1,63})+$")
+
+
+def _stamp(request: Request, action: str) -> dict[str, object]:
+    """Who changed the team, as the audit trail names it: the signed-in owner, channel console."""
+    assert request.ctx is not None
+    return request.ctx.for_operation(f"console.members.{action}").stamp()
 
 
 def _team(request: Request) -> list[dict[str, str]]:
@@ -53,7 +60,7 @@ def invite(request: Request) -> Answer:
         return _page(request, 400, errors=[translate(request.lang, "members.bad_email")])
     try:
         throttle.take_for_address(email, "invite")
-        members.invite(request.ctx.tenant_id, email, name, role, invited_by=request.member["id"])
+        members.invite(request.ctx.tenant_id, email, name, role, _stamp(request, "invite"))
     except ApiError as error:
         errors = [translate(request.lang, "members.exists")] if error.status == 409 else messages(request, error)
         return _page(request, error.status, errors=errors)
@@ -81,7 +88,9 @@ def change_role(request: Request) -> Answer:
     email = item.data_dict()["email"]
     if item.data_dict()["role"] == "owner" and role != "owner" and _owners(request) <= 1:
         return _page(request, 409, errors=[translate(request.lang, "members.last_owner")])
-    members.set_role(item, role)  # raises the epoch: the person's sessions end, they sign in with the new role
+    members.set_role(
+        item, role, _stamp(request, "role")
+    )  # raises the epoch: the person's sessions end, they sign in with the new role
     return redirect("/members", done="role_changed", email=email, role=role)
 
 
@@ -93,5 +102,5 @@ def remove(request: Request) -> Answer:
     email = item.data_dict()["email"]
     if item.data_dict()["role"] == "owner" and _owners(request) <= 1:
         return _page(request, 409, errors=[translate(request.lang, "members.last_owner")])
-    members.remove(item)  # their sessions find no member any more and end
+    members.remove(item, _stamp(request, "remove"))  # their sessions find no member any more and end
     return redirect("/members", done="removed", email=email)
