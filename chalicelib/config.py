@@ -112,12 +112,17 @@ SIGNUP_LIMIT = 10
 SIGNUP_WINDOW_SECONDS = 3600
 
 
-def signup_limit() -> tuple[int, int]:
-    spec = os.environ.get("PM_SIGNUP_LIMIT")
+def _per_window(variable: str, count: int, seconds: int) -> tuple[int, int]:
+    """A limit of `count` per `seconds`, unless `variable` reads "<count>/<seconds>"."""
+    spec = os.environ.get(variable)
     if not spec:
-        return SIGNUP_LIMIT, SIGNUP_WINDOW_SECONDS
-    count, _, seconds = spec.partition("/")
-    return int(count), max(1, int(seconds or SIGNUP_WINDOW_SECONDS))
+        return count, seconds
+    given, _, window = spec.partition("/")
+    return int(given), max(1, int(window or seconds))
+
+
+def signup_limit() -> tuple[int, int]:
+    return _per_window("PM_SIGNUP_LIMIT", SIGNUP_LIMIT, SIGNUP_WINDOW_SECONDS)
 
 
 # Sign-up confirms the e-mail address: the code mailed lasts SIGNUP_CODE_MINUTES and allows
@@ -131,11 +136,7 @@ ADDRESS_WINDOW_SECONDS = 3600
 
 
 def address_limit() -> tuple[int, int]:
-    spec = os.environ.get("PM_ADDRESS_LIMIT")
-    if not spec:
-        return ADDRESS_LIMIT, ADDRESS_WINDOW_SECONDS
-    count, _, seconds = spec.partition("/")
-    return int(count), max(1, int(seconds or ADDRESS_WINDOW_SECONDS))
+    return _per_window("PM_ADDRESS_LIMIT", ADDRESS_LIMIT, ADDRESS_WINDOW_SECONDS)
 
 
 # Where the rest of the settings come from (each read here only: no other module reads the

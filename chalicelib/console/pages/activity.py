@@ -95,18 +95,26 @@ def _newest(request: Request, filters: dict[str, str], limit: int, offset: int) 
 # -- undoing everything a filter matches -------------------------------------------------
 
 
-@page("GET", "/activity/revert", role="admin")  # before /activity/{record}, which would match too
-def preview(request: Request) -> Answer:
-    """What reverting everything the filter matches would set back and skip: a dry run. Without
-    an end of the range, the preview pins it to now, so that the confirmation reverts no change
-    the preview did not show."""
-    form = {name: request.query.get(name, "").strip() for name in FILTERS}
+def _revert_filters(request: Request, form: dict[str, str]) -> dict[str, str] | Answer:
+    """The filter of a range revert, or the page that says what is wrong with it (a revert never
+    runs without a filter: it would cover everything in the company)."""
     try:
         filters = _filters(form)
     except BadFilter as bad:
         return _preview_page(request, {}, None, 400, [translate(request.lang, "activity.bad_time", value=str(bad))])
     if not filters:
         return _preview_page(request, {}, None, 400, [translate(request.lang, "activity.revert_needs_filter")])
+    return filters
+
+
+@page("GET", "/activity/revert", role="admin")  # before /activity/{record}, which would match too
+def preview(request: Request) -> Answer:
+    """What reverting everything the filter matches would set back and skip: a dry run. Without
+    an end of the range, the preview pins it to now, so that the confirmation reverts no change
+    the preview did not show."""
+    filters = _revert_filters(request, {name: request.query.get(name, "").strip() for name in FILTERS})
+    if isinstance(filters, Answer):
+        return filters
     filters.setdefault("to", clock.now_iso())
     try:
         answer = run(request, "audit.revert", {"filter": filters, "dryRun": True})
@@ -121,13 +129,9 @@ def revert_range(request: Request) -> Answer:
     shown at once, not after a redirect: which entities were set back and which skipped is this
     request's result and nowhere else (the trail shows the writes, not what was skipped)."""
     started = clock.now()
-    form = {name: request.arg(name) for name in FILTERS}
-    try:
-        filters = _filters(form)
-    except BadFilter as bad:
-        return _preview_page(request, {}, None, 400, [translate(request.lang, "activity.bad_time", value=str(bad))])
-    if not filters:
-        return _preview_page(request, {}, None, 400, [translate(request.lang, "activity.revert_needs_filter")])
+    filters = _revert_filters(request, {name: request.arg(name) for name in FILTERS})
+    if isinstance(filters, Answer):
+        return filters
     try:
         answer = run(request, "audit.revert", {"filter": filters})
     except ApiError as error:
