@@ -224,3 +224,18 @@ def test_team_changes_are_in_the_audit_trail_attributed_to_the_owner(api: Api, t
     assert owner_ids == {_member_id(owner, tenant.email)} and {r["channel"] for r in records} == {"console"}
     again = invite(owner, email, "viewer")  # a removed person can be invited again
     assert again.get("/").status == 200
+
+
+def test_a_person_of_two_companies_switches_between_them(api: Api, tenant: Tenant, other_tenant: Tenant) -> None:
+    shared = _address("both")
+    invite(owner_of(other_tenant), shared, "viewer")
+    person = invite(owner_of(tenant), shared, "admin")  # signed in to the company it joined first
+    first = person.get("/").text()
+    team = person.get("/members")
+    target = "Andere Verwaltung AG" if "Hausverwaltung Test GmbH" in first else "Hausverwaltung Test GmbH"
+    assert f"Switch to {target}" in team.text()
+    tenant_id = team.html.split('action="/console/switch/', 1)[1].split('"', 1)[0]
+    assert person.post(f"/switch/{tenant_id}").status == 303
+    assert target in person.get("/").text()
+    stranger = owner_of(api.signup(company="Fremd GmbH"))
+    assert stranger.post(f"/switch/{tenant_id}").status == 404  # no member there: no way in

@@ -111,6 +111,18 @@ def signin_code(request: Request) -> Answer:
     return auth.keep_session(request, redirect("/"), auth.sign_in(request, member.sk, member))
 
 
+@page("POST", "/switch/{tenant}")
+def switch_company(request: Request) -> Answer:
+    """A person who belongs to several companies moves to another: the mailbox the session proved
+    is a member there too, so a new session starts there and this one ends."""
+    assert request.member is not None
+    member = members.get(request.member["email"], request.params["tenant"])
+    if member is None:
+        return render(request, "error.html", 404, errors=[translate(request.lang, "error.not_found")])
+    sessions.end(request.cookies.get("pm_session", ""))
+    return auth.keep_session(request, redirect("/"), auth.sign_in(request, request.params["tenant"], member))
+
+
 @page("POST", "/signout")
 def signout(request: Request) -> Answer:
     sessions.end(request.cookies.get("pm_session", ""))

@@ -17,7 +17,7 @@ from chalicelib.console.texts import translate
 from chalicelib.console.web import Answer, Request, page, redirect
 from chalicelib.errors import ApiError
 from chalicelib.resources import mail_texts
-from chalicelib.store import members
+from chalicelib.store import keys, members
 
 EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s.]{1,63}(\.[^@\s.]{1,63})+$")
 
@@ -43,8 +43,17 @@ def _page(request: Request, status: int = 200, **extra: object) -> Answer:
             email=request.query.get("email", ""),
             role=translate(request.lang, "role." + request.query.get("role", "viewer")),
         )
-    values = {"team": _team(request), "notice": notice, "roles": members.ROLES, **extra}
+    values = {"team": _team(request), "notice": notice, "roles": members.ROLES, "companies": _companies(request)}
+    values |= extra
     return render(request, "members.html", status, **values)
+
+
+def _companies(request: Request) -> list[dict[str, str]]:
+    """The other companies the signed-in person belongs to (to switch to), with their names."""
+    assert request.member is not None and request.ctx is not None
+    others = [item.sk for item in members.memberships(request.member["email"]) if item.sk != request.ctx.tenant_id]
+    # the person is a member there (their mailbox proved it): the name is theirs to see
+    return [{"id": tenant_id, "name": keys.get_tenant(tenant_id).data_dict()["companyName"]} for tenant_id in others]
 
 
 @page("GET", "/members")

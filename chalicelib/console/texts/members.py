@@ -35,4 +35,6 @@ TEXTS: dict[str, tuple[str, str]] = {
     "members.exists": ("Diese Adresse gehört schon zum Team.", "This address is in the team already."),
     "members.bad_email": ("Bitte geben Sie eine gültige E-Mail-Adresse ein.", "Please enter a valid e-mail address."),
     "members.your_sessions": ("Ihre Sitzungen", "Your sessions"),
+    "members.companies": ("Ihre anderen Unternehmen", "Your other companies"),
+    "members.switch": ("Zu {company} wechseln", "Switch to {company}"),
 }
