@@ -656,12 +656,25 @@ def _firewall() -> dict[str, Any]:
         return {"SampledRequestsEnabled": True, "CloudWatchMetricsEnabled": True, "MetricName": name}
 
     # .../command/signup and .../command/signup.confirm (and either with a trailing slash)
+    def match(field: str, text: str, where: str) -> dict[str, Any]:
+        return {
+            "ByteMatchStatement": {
+                "SearchString": text,
+                "FieldToMatch": {field: {}},
+                "TextTransformations": [{"Priority": 0, "Type": "LOWERCASE"}],
+                "PositionalConstraint": where,
+            }
+        }
+
+    # Both steps of the API's sign-up, and the console's forms that mail or check a code
+    # (/console/signup, /signup/confirm, /signin, /signin/code) when posted: viewing them is free.
+    console_forms = match("UriPath", "/console/sign", "CONTAINS")
     signup_paths = {
-        "ByteMatchStatement": {
-            "SearchString": "/command/signup",
-            "FieldToMatch": {"UriPath": {}},
-            "TextTransformations": [{"Priority": 0, "Type": "LOWERCASE"}],
-            "PositionalConstraint": "CONTAINS",
+        "OrStatement": {
+            "Statements": [
+                match("UriPath", "/command/signup", "CONTAINS"),
+                {"AndStatement": {"Statements": [match("Method", "post", "EXACTLY"), console_forms]}},
+            ]
         }
     }
     return {

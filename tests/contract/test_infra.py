@@ -190,18 +190,19 @@ def test_the_rewritten_bundle_is_trimmed_sorted_timeless_and_compiled(tmp_path: 
     assert imported.stdout.strip() == "compiled"
 
 
-def _waf_matches(statement: dict[str, Any], path: str) -> bool:
-    """What WAF decides for a request's URI path, for the statements the template uses."""
+def _waf_matches(statement: dict[str, Any], path: str, method: str = "POST") -> bool:
+    """What WAF decides for a request's method and URI path, for the statements the template uses."""
     if "OrStatement" in statement:
-        return any(_waf_matches(s, path) for s in statement["OrStatement"]["Statements"])
+        return any(_waf_matches(s, path, method) for s in statement["OrStatement"]["Statements"])
     if "AndStatement" in statement:
-        return all(_waf_matches(s, path) for s in statement["AndStatement"]["Statements"])
+        return all(_waf_matches(s, path, method) for s in statement["AndStatement"]["Statements"])
     match = statement["ByteMatchStatement"]
-    assert match["FieldToMatch"] == {"UriPath": {}}
+    assert match["FieldToMatch"] in ({"UriPath": {}}, {"Method": {}})
+    found = path if "UriPath" in match["FieldToMatch"] else method
     for transformation in sorted(match["TextTransformations"], key=lambda t: t["Priority"]):
         assert transformation["Type"] == "LOWERCASE", transformation
-        path = path.lower()
-    found, wanted = path, match["SearchString"]
+        found = found.lower()
+    wanted = match["SearchString"]
     return {
         "CONTAINS": wanted in found,
         "ENDS_WITH": found.endswith(wanted),
@@ -238,6 +239,11 @@ def test_no_caller_can_take_the_whole_account() -> None:
             assert _waf_matches(scope, variant), variant
     for path in ("/dev/api/platform/v1/query/version", "/dev/propertymanagement/v2/command/contacts.create"):
         assert not _waf_matches(scope, path), path
+    # the console's forms that mail or check a code count when posted, not when viewed
+    for step in ("signup", "signup/confirm", "signin", "signin/code"):
+        path = f"/dev/console/{step}"
+        assert _waf_matches(scope, path, "POST") and not _waf_matches(scope, path, "GET"), path
+    assert not _waf_matches(scope, "/dev/console/keys", "POST")
     assert rule["Action"] == {"Block": {"CustomResponse": {"ResponseCode": 429}}}
     association = TEMPLATE["Resources"]["SignupFirewallAssociation"]
     assert association["Condition"] == "HasSignupFirewall" and association["Properties"]["WebACLArn"] == {
