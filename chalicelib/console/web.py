@@ -162,7 +162,3 @@ def find_route(method: str, path: str) -> tuple[Route | None, dict[str, str], bo
                 return route, found.groupdict(), False
             other_method = True
     return None, {}, other_method
-
-
-def as_text(value: Any) -> str:
-    return "" if value is None else str(value)

@@ -41,11 +41,16 @@ def _page(request: Request, status: int = 200, **extra: object) -> Answer:
             request.lang,
             f"members.{done}",
             email=request.query.get("email", ""),
-            role=translate(request.lang, "role." + request.query.get("role", "viewer")),
+            role=translate(request.lang, "role." + _known_role(request.query.get("role", ""))),
         )
-    values = {"team": _team(request), "notice": notice, "roles": members.ROLES, "companies": _companies(request)}
-    values |= extra
+    values: dict[str, object] = {"team": _team(request), "notice": notice, "roles": members.ROLES}
+    values |= {"companies": _companies(request), **extra}
     return render(request, "members.html", status, **values)
+
+
+def _known_role(role: str) -> str:
+    """A role named in a query string (the notice after a change): one of ours, or viewer."""
+    return role if role in members.ROLES else "viewer"
 
 
 def _companies(request: Request) -> list[dict[str, str]]:

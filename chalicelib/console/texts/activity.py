@@ -69,7 +69,6 @@ TEXTS: dict[str, tuple[str, str]] = {
     "activity.detail.title": ("Änderung {id}", "Change {id}"),
     "activity.detail.what": ("Was wurde geändert", "What changed"),
     "activity.detail.agent": ("Agent oder Person", "Agent or person"),
-    "activity.detail.key": ("API-Schlüssel", "API key"),
     "activity.detail.channel": ("Zugang", "Channel"),
     "activity.detail.request": ("Anfrage", "Request"),
     "activity.detail.action": ("Art der Änderung", "Kind of change"),

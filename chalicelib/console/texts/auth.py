@@ -54,7 +54,6 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Der Code ist falsch oder nicht mehr gültig. Fordern Sie einen neuen an.",
         "The code is wrong or no longer valid. Ask for a new one.",
     ),
-    "signin.choose": ("Für welches Unternehmen?", "For which company?"),
     "signin.expired": (
         "Ihre Sitzung ist abgelaufen. Bitte melden Sie sich an.",
         "Your session has ended. Please sign in.",

@@ -36,7 +36,6 @@ TEXTS: dict[str, tuple[str, str]] = {
     "data.filter.clear": ("Filter entfernen", "Remove filter"),
     "data.back_to_list": ("Zur Liste: {type}", "Back to the list: {type}"),
     "data.fields": ("Felder", "Fields"),
-    "data.references": ("Verweise in {field}", "References in {field}"),
     "data.children.all": ("Alle {total} anzeigen", "Show all {total}"),
     "data.children.none": ("Keine.", "None."),
     "data.download": ("Datei herunterladen (Link gilt wenige Minuten)", "Download the file (link valid for minutes)"),
