@@ -53,3 +53,30 @@ def test_no_console_page_fails_on_junk_in_its_address(tenant: Tenant) -> None:
             page = owner.get(f"{path}?{query}")
             assert page.status != 500 and page.status < 500, (path, junk, page.status)
             assert "<script>x</script>" not in page.html, (path, "unescaped")
+
+
+def _form_names() -> set[str]:
+    found = set()
+    for path in PAGES.glob("*.py"):
+        found |= set(re.findall(r"""request\.args?\(["'](\w+)["']""", path.read_text()))
+    return found - {"csrf"}
+
+
+def test_no_console_form_fails_on_junk(tenant: Tenant) -> None:
+    """Every form a signed-in owner can post, with junk in every field any page reads: a page
+    with a message (or a redirect), never a 500. Sign-out routes are left for last."""
+    owner = owner_of(tenant)
+    webhook = tenant.ok("webhooks.create", {"name": "J", "url": "https://example.org/j", "events": ["*"]})
+    values = {"key": "key_x", "webhook": webhook["webhook"]["id"], "record": "aud_x", "member": "mem_x", "tenant": "x"}
+    names = _form_names()
+    assert {"email", "role", "scopes", "events", "url", "expiry"} <= names
+    load_pages()
+    routes = [r for r in web.ROUTES if r.method == "POST" and not r.pattern.pattern.startswith("^/signout")]
+    for route in routes:
+        path = route.pattern.pattern.strip("^$")
+        for name in route.pattern.groupindex:
+            path = re.sub(rf"\(\?P<{name}>[^)]*\)", values[name], path)
+        for junk in JUNK:
+            page = owner.post(path, [(name, junk) for name in sorted(names)] + [("scopes", "admin"), ("events", junk)])
+            assert page.status < 500, (path, junk, page.status)
+            assert "<script>x</script>" not in page.html, (path, "unescaped")
