@@ -45,8 +45,9 @@ PROBLEM = "application/problem+json"
 TOTALS = ("contacts", "objects", "processes.list", "documents.list", "webhooks.list", "aliases.list", "audit.list")
 
 
-# A new tenant's: signing up writes none of these but its own two audit records (the tenant and its first key).
-EMPTY = {**dict.fromkeys(TOTALS, 0), "audit.list": 2}
+# A new tenant's: signing up writes none of these but its own three audit records (the tenant, its
+# first key and its owner, the console's first member).
+EMPTY = {**dict.fromkeys(TOTALS, 0), "audit.list": 3}
 _pool = ThreadPoolExecutor(max_workers=len(TOTALS))
 
 
