@@ -17,7 +17,7 @@ import hmac
 import secrets
 from dataclasses import dataclass
 
-from pynamodb.exceptions import DeleteError
+from pynamodb.exceptions import DeleteError, UpdateError
 
 from chalicelib import clock, config
 from chalicelib.store import members
@@ -80,7 +80,10 @@ def find(token: str) -> Session | None:
         item.delete()
         return None
     if seen < clock.iso(now - dt.timedelta(seconds=TOUCH_SECONDS)):
-        item.update(actions=[Item.data["lastSeenAt"].set(clock.iso(now))])
+        try:  # conditional: an update of a session ended meanwhile would write a husk of one
+            item.update(actions=[Item.data["lastSeenAt"].set(clock.iso(now))], condition=Item.pk.exists())
+        except UpdateError:
+            return None
     return Session(token_hash, item.tenantId or "", data["email"], int(data.get("epoch") or 0), created)
 
 
@@ -132,5 +135,8 @@ def redeem_code(email: str, code: str) -> bool:
         except DeleteError:  # the other request used it
             return False
         return True
-    item.update(actions=[Item.data["attempts"].add(1)], condition=Item.pk.exists())
+    try:
+        item.update(actions=[Item.data["attempts"].add(1)], condition=Item.pk.exists())
+    except UpdateError:  # used or replaced meanwhile: nothing left to count against
+        pass
     return False

@@ -18,6 +18,8 @@ import re
 import secrets
 from typing import Any
 
+from pynamodb.exceptions import UpdateError
+
 from chalicelib import clock, config
 from chalicelib import error_codes as codes
 from chalicelib.errors import ApiError, Invalid
@@ -127,6 +129,9 @@ def confirm(email: str, code: str) -> tuple[dict[str, Any], dict[str, Any], str]
 def _count_failure(pending: Item) -> None:
     """A wrong code counts (atomically: concurrent guesses count each); the last allowed
     wrong one ends the sign-up."""
-    pending.update(actions=[Item.data["attempts"].add(1)], condition=Item.pk.exists())
+    try:
+        pending.update(actions=[Item.data["attempts"].add(1)], condition=Item.pk.exists())
+    except UpdateError:  # gone meanwhile (confirmed, replaced by TTL): nothing left to count against
+        return
     if int(pending.data_dict().get("attempts") or 0) >= config.CODE_ATTEMPTS:
         pending.delete()
