@@ -239,3 +239,13 @@ def test_a_person_of_two_companies_switches_between_them(api: Api, tenant: Tenan
     assert target in person.get("/").text()
     stranger = owner_of(api.signup(company="Fremd GmbH"))
     assert stranger.post(f"/switch/{tenant_id}").status == 404  # no member there: no way in
+
+
+def test_the_overview_counts_each_keys_requests(api: Api, tenant: Tenant) -> None:
+    agent = tenant.new_key(["read"], agent="zaehler")
+    for _ in range(4):
+        tenant.get("info", key=agent)
+    page = owner_of(tenant).get("/")
+    row = next(row for row in page.html.split("<tr>") if ">zaehler</a>" in row)
+    assert "<td>4</td>" in row, row
+    assert "30 days" in page.text() and "Hausverwaltung Test GmbH" in page.text()

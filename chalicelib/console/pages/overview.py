@@ -1,5 +1,6 @@
-"""The overview: company, plan, trial end (days left), and each key's requests over the last
-30 days (from the per-key request log; admins and owners, who may see keys)."""
+"""The overview: company, plan, trial end (days left), and the requests of the live keys over the
+last 30 days (from the per-key request log; admins and owners, who may see keys): the
+KEYS_SHOWN most recently used, each count bounded as the request log's total is."""
 
 from __future__ import annotations
 
@@ -13,7 +14,8 @@ from chalicelib.console.render import render
 from chalicelib.console.web import Answer, Request, page
 from chalicelib.errors import ApiError
 
-MAX_KEYS_SHOWN = 100  # keys of the company's agents; each costs one bounded count of its log
+KEYS_READ = 200  # the company's keys read for the table (one list page)
+KEYS_SHOWN = 25  # the most recently used live keys shown; each costs one bounded count of its log
 
 
 @page("GET", "/")
@@ -40,9 +42,12 @@ def _trial(tenant: dict[str, Any]) -> dict[str, Any] | None:
 
 
 def _usage(request: Request) -> list[dict[str, Any]]:
-    keys = run(request, "apikeys.list", {"limit": MAX_KEYS_SHOWN, "offset": 0})["apiKeys"]
+    keys = run(request, "apikeys.list", {"limit": KEYS_READ, "offset": 0})["apiKeys"]
+    now = clock.now_iso()
+    live = [key for key in keys if not key["disabled"] and (key["expiresAt"] or now) >= now]
+    live.sort(key=lambda key: key["lastUsedAt"] or "", reverse=True)
     rows = []
-    for key in keys:
+    for key in live[:KEYS_SHOWN]:
         log = run(request, "apikeys.requests.list", {"apiKey": key["id"], "limit": 1, "offset": 0})
-        rows.append({"key": key, "requests": log["pagination"]["total"]})
+        rows.append({"key": key, "requests": log["pagination"]["total"], "more": log["pagination"].get("capped")})
     return rows
