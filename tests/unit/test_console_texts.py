@@ -42,3 +42,13 @@ def test_every_text_has_both_languages() -> None:
         assert german.strip() and english.strip(), key
         # the same placeholders, in whatever order each language needs them
         assert sorted(re.findall(r"\{(\w+)\}", german)) == sorted(re.findall(r"\{(\w+)\}", english)), key
+
+
+def test_the_webhook_pages_know_every_url_refusal_they_translate() -> None:
+    """The webhook form shows events/targets.py's URL refusals in the page's language, matched
+    by their English words: a reworded refusal must fail here, not fall back to English unseen."""
+    from chalicelib.console.pages.webhooks import URL_PROBLEMS
+
+    source = (CONSOLE.parent / "events" / "targets.py").read_text(encoding="utf-8")
+    assert [message for message in URL_PROBLEMS if message not in source] == []
+    assert all(key in CATALOGUE for key in URL_PROBLEMS.values())
