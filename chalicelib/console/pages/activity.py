@@ -16,6 +16,7 @@ from urllib.parse import urlencode
 
 from chalicelib import clock, registry
 from chalicelib.console.operations import messages, run
+from chalicelib.console.pages import data
 from chalicelib.console.render import render
 from chalicelib.console.texts import CATALOGUE, translate
 from chalicelib.console.web import Answer, Request, page, redirect
@@ -28,8 +29,6 @@ PAGE_SIZE = 50
 TYPE_WINDOW = 1000  # newest records read when filtering by entity type (one audit.list page at most)
 LIST_DIFF_FIELDS = 5  # fields a row of the trail shows; the detail shows all
 LIST_VALUE_CHARS = 80
-# The data pages (console/pages/data.py) serve these types at /data/<plural>/<id>.
-LINKED = ("object", "unit", "contract", "contact", "process", "document")
 DONE_ACTIONS = ("updated", "deleted", "restored", "none")
 
 
@@ -255,12 +254,8 @@ def _cut(text: str | None) -> str | None:
 
 
 def _entity(request: Request, type_name: str, entity_id: str) -> dict[str, str]:
-    linked = ENTITY_TYPES[type_name].plural if type_name in LINKED and type_name in ENTITY_TYPES else ""
-    return {
-        "type": _type_label(request, type_name),
-        "id": entity_id,
-        "url": f"/data/{linked}/{entity_id}" if linked else "",
-    }
+    # the data pages' address of the entity, for the types they show
+    return {"type": _type_label(request, type_name), "id": entity_id, "url": data.path_of(entity_id) or ""}
 
 
 def _outcome(request: Request, item: dict[str, Any]) -> dict[str, Any]:
