@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlencode
 
 from chalice import Response  # type: ignore[attr-defined]
 
-from chalicelib import paths
+from chalicelib import config, paths
 from chalicelib.context import CallContext
 
 SESSION_COOKIE = "pm_session"
@@ -60,9 +60,10 @@ class Request:
 
     @property
     def secure(self) -> bool:
-        """Whether the browser reached us over HTTPS (API Gateway says so; `make serve` is plain
-        HTTP on loopback, where a Secure cookie would not be sent back)."""
-        return self.headers.get("x-forwarded-proto", "") == "https"
+        """Whether cookies must be Secure: always in the cloud (API Gateway serves HTTPS only),
+        and wherever the request says it came over HTTPS; `make serve` is plain HTTP on loopback,
+        where a Secure cookie would not be sent back."""
+        return config.stage() != "local" or self.headers.get("x-forwarded-proto", "") == "https"
 
     @property
     def role(self) -> str:

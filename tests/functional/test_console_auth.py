@@ -8,6 +8,7 @@ import datetime as dt
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
+from typing import Any
 
 from chalicelib import clock, mail
 from chalicelib.console import web
@@ -249,3 +250,12 @@ def test_the_overview_counts_each_keys_requests(api: Api, tenant: Tenant) -> Non
     row = next(row for row in page.html.split("<tr>") if ">zaehler</a>" in row)
     assert "<td>4</td>" in row, row
     assert "30 days" in page.text() and "Hausverwaltung Test GmbH" in page.text()
+
+
+def test_the_session_cookie_is_secure_outside_the_local_stage(api: Api, tenant: Tenant, monkeypatch: Any) -> None:
+    monkeypatch.setenv("PM_STAGE", "prod")
+    person = Person(api, tenant.email)
+    person.post("/signin", {"email": tenant.email})
+    signed_in = person.post("/signin/code", {"email": tenant.email, "code": api.mailed_code(tenant.email)})
+    cookie = signed_in.headers["set-cookie"]
+    assert "pm_session=" in cookie and "; Secure" in cookie and "HttpOnly" in cookie
