@@ -20,6 +20,7 @@ OWN_TESTS = {
     "apikeys.create",
     "apikeys.disable",
     "apikeys.requests.list",  # the log of a real key: tests/functional/test_accounts.py
+    "apikeys.show",  # a real key: tests/functional/test_accounts.py
     "aliases.upsert",
     "audit.show",
     "audit.revert",

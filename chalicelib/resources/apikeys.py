@@ -146,6 +146,25 @@ def list_keys(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     return {"pagination": s.pagination(total, args["limit"], args["offset"], capped), "apiKeys": found}
 
 
+KEY_ID = {**s.string("Id of the key (key_...)."), "pattern": r"^key_[0-9A-Z]{26}$"}
+
+
+@operation(
+    name="apikeys.show",
+    kind="query",
+    summary="One API key of the tenant (never its secret): agent, scopes, binding, state, expiry and last use.",
+    docs="The key as `apikeys.list` shows it, read by its id. An integration's key sees only its integration's "
+    "keys (another key answers 404, as a key of another tenant does).",
+    args=s.obj({"apiKey": KEY_ID}, required=["apiKey"]),
+    result=s.obj({"apiKey": KEY_OUT}, required=["apiKey"]),
+    scope="admin",
+    idempotent=True,
+    example={"apiKey": "key_01J..."},
+)
+def show(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    return {"apiKey": keys.key_wire(keys.get_key(ctx, args["apiKey"]))}
+
+
 REQUEST_OUT = s.obj(
     {
         "at": s.timestamp("When the request arrived (UTC)."),
@@ -171,7 +190,7 @@ when, which operation
 what an agent did and how it fared (for what it changed, `audit.list` with `keyId`). Requests refused before a
 key was recognised (401) belong to no key and are not here.""",
     args=s.obj(
-        {"apiKey": {**s.string("Id of the key (key_...)."), "pattern": r"^key_[0-9A-Z]{26}$"}, **s.paging()},
+        {"apiKey": KEY_ID, **s.paging()},
         required=["apiKey", "limit", "offset"],
     ),
     result=s.list_result("requests", REQUEST_OUT),

@@ -161,6 +161,17 @@ def test_the_request_log_needs_admin_and_stays_in_the_tenant(tenant: Tenant, oth
     )
 
 
+def test_one_key_is_shown_by_its_id_without_its_secret(tenant: Tenant, other_tenant: Tenant) -> None:
+    made = tenant.ok("apikeys.create", {"apiKey": {"agentName": "einzeln", "scopes": ["read", "write:contacts"]}})
+    shown = tenant.get("apikeys.show", {"apiKey": made["apiKey"]["id"]})["apiKey"]
+    assert {k: v for k, v in made["apiKey"].items() if k != "key"} == shown
+    assert made["apiKey"]["key"] not in json.dumps(shown)
+    theirs = other_tenant.ok("apikeys.create", {"apiKey": {"agentName": "fremd", "scopes": ["read"]}})["apiKey"]
+    assert tenant.query("apikeys.show", {"apiKey": theirs["id"]}).status == 404
+    assert tenant.query("apikeys.show", {"apiKey": theirs["id"]}, key=tenant.new_key(["read"])).status == 403
+    assert tenant.query("apikeys.show", {"apiKey": "not-a-key"}).status == 400
+
+
 # --- version 1 ----------------------------------------------------------------------------------
 
 

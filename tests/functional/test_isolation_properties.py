@@ -159,6 +159,7 @@ ATTACKS: list[tuple[str, str, tuple[str, ...]]] = sorted(
         ("audit.list", "entityId", ("entity",)),
         ("audit.list", "keyId", ("key",)),
         ("apikeys.requests.list", "apiKey", ("key",)),
+        ("apikeys.show", "apiKey", ("key",)),
         ("apikeys.disable", "apiKey", ("key",)),
         ("documents.uploads.progress", "batch", ("batch",)),
         ("webhooks.deliveries.retry", "delivery", ("evt",)),

@@ -34,7 +34,8 @@ def test_vectors_are_wordllama_s_own() -> None:
     from wordllama import WordLlama
 
     model = WordLlama.load(cache_dir=wordllama_model.data_dir(), disable_download=True)
-    texts = _texts()[::20] + ODD[1:]
+    # WordLlama divides an empty text's zero vector by its zero norm (NaN): "" is checked below instead
+    texts = [text for text in _texts()[::20] if text] + ODD[1:]
     np.testing.assert_allclose(wordllama_model.embed(texts), model.embed(texts, norm=True), atol=1e-5)
 
 
