@@ -9,7 +9,6 @@ page /console/outbox show them. The outbox exists only where no SES sender is co
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import time
@@ -18,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from chalicelib import clock, config
+from chalicelib.addresses import address_hash
 from chalicelib.log import logger
 
 
@@ -31,7 +31,7 @@ class Message:
 
 def address_tag(address: str) -> str:
     """A short, stable tag of an address (case-insensitive) for outbox file names and counters."""
-    return hashlib.sha256(address.strip().lower().encode()).hexdigest()[:16]
+    return address_hash(address)[:16]
 
 
 def send(to: str, subject: str, text: str) -> None:

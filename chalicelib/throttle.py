@@ -13,7 +13,6 @@ instance refuses without a write until the window ends: a flood costs one write 
 
 from __future__ import annotations
 
-import hashlib
 import math
 import threading
 import time
@@ -22,6 +21,7 @@ from typing import Any
 
 from chalicelib import config
 from chalicelib import error_codes as codes
+from chalicelib.addresses import address_hash
 from chalicelib.errors import Throttled
 from chalicelib.store import rates
 
@@ -93,8 +93,11 @@ def take_for_address(email: str, purpose: str) -> None:
     no one can flood a mailbox, or keep replacing someone's code, from many source addresses."""
     quota, window = config.address_limit()
     if quota > 0:
-        tag = hashlib.sha256(email.strip().lower().encode()).hexdigest()[:32]
-        _spend(f"address#{tag}#{purpose}", Limit("address", quota / window, quota, window), what="this e-mail address")
+        _spend(
+            f"address#{address_hash(email)[:32]}#{purpose}",
+            Limit("address", quota / window, quota, window),
+            what="this e-mail address",
+        )
 
 
 def _spend(subject: str, limit: Limit, *, what: str) -> None:

@@ -4,8 +4,6 @@ that person: their role's scopes, channel `console`, the member id where a key i
 
 from __future__ import annotations
 
-from dataclasses import replace
-
 from chalicelib.console import web
 from chalicelib.context import CallContext
 from chalicelib.scopes import ALL_SCOPES, SCOPE_READ
@@ -57,7 +55,3 @@ def keep_session(request: web.Request, answer: web.Answer, token: str) -> web.An
     """The session's cookie on `answer`; it lives as long as the session may."""
     answer.set_cookie(web.SESSION_COOKIE, token, request=request, max_age=SESSION_SECONDS)
     return answer
-
-
-def for_operation(ctx: CallContext, name: str) -> CallContext:
-    return replace(ctx, operation=name)

@@ -13,7 +13,7 @@ from urllib.parse import parse_qs, urlencode
 
 from chalice import Response  # type: ignore[attr-defined]
 
-from chalicelib import config, paths
+from chalicelib import config, paths, schemas
 from chalicelib.context import CallContext
 
 SESSION_COOKIE = "pm_session"
@@ -33,6 +33,14 @@ SECURITY_HEADERS = {
     "Referrer-Policy": "same-origin",
     "Cache-Control": "no-store",
 }
+
+
+_EMAIL = re.compile(schemas.EMAIL_PATTERN)
+
+
+def is_email(text: str) -> bool:
+    """An address the operations would take (the schemas' rule), checked before one is mailed."""
+    return len(text) <= schemas.EMAIL_MAX and _EMAIL.match(text) is not None
 
 
 @dataclass

@@ -505,13 +505,15 @@ def _rate(spec: str) -> dict[str, float]:
 
 
 def _outbox_dir() -> str:
-    """The outbox of the local service: the one `make serve` names in stack.json, else
-    $PM_OUTBOX_DIR, else the state folder's."""
+    """The outbox of the local service: $PM_OUTBOX_DIR where it is set, else the one a running
+    `make serve` names in stack.json, else the state folder's."""
+    if config.outbox_dir_setting():
+        return config.outbox_dir()
     try:
         named = json.loads((state_dir() / STACK_FILE).read_text()).get("outboxDir")
     except (OSError, ValueError):
         named = None
-    return str(named or config.outbox_dir_setting() or state_dir() / "outbox")
+    return str(named or state_dir() / "outbox")
 
 
 @cli.command("outbox")

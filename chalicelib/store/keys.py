@@ -8,12 +8,12 @@ a copy of what authentication needs, so a request finds tenant and scopes in one
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
 from collections.abc import Callable
 from typing import Any
 
 from chalicelib import clock, config, ids
 from chalicelib import error_codes as codes
+from chalicelib.addresses import address_hash
 from chalicelib.context import CallContext
 from chalicelib.entities import EntityType
 from chalicelib.errors import Conflict, NotFound, invalid_at, not_found_at
@@ -34,7 +34,7 @@ API_KEY = EntityType(
 
 
 def signup_guard_pk(email: str) -> str:
-    return "signup#" + hashlib.sha256(email.strip().lower().encode()).hexdigest()
+    return "signup#" + address_hash(email)
 
 
 def address_in_use(email: str) -> bool:

@@ -7,11 +7,11 @@ member's current epoch (store/sessions.py), so one write ends every session of t
 
 from __future__ import annotations
 
-import hashlib
 from typing import Any
 
 from chalicelib import clock, ids
 from chalicelib import error_codes as codes
+from chalicelib.addresses import address_hash
 from chalicelib.errors import Conflict
 from chalicelib.store.model import Item, Transaction, TransactionCancelled
 
@@ -19,12 +19,8 @@ ROLES = ("owner", "admin", "viewer")
 TYPE = "member"
 
 
-def email_hash(email: str) -> str:
-    return hashlib.sha256(email.strip().lower().encode()).hexdigest()
-
-
 def _pk(email: str) -> str:
-    return f"member#{email_hash(email)}"
+    return f"member#{address_hash(email)}"
 
 
 def _list_pk(tenant_id: str) -> str:

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pynamodb.exceptions import DeleteError, UpdateError
 
 from chalicelib import clock, config
-from chalicelib.store import members
+from chalicelib.addresses import address_hash
 from chalicelib.store.model import Item
 from chalicelib.store.signups import code_hash, new_code
 
@@ -31,11 +31,9 @@ TOUCH_SECONDS = 60  # lastSeenAt is written at most this often (one write a minu
 
 @dataclass(frozen=True)
 class Session:
-    token_hash: str
     tenant_id: str
-    email: str
-    epoch: int
-    created_at: str
+    email: str  # the member's address: with the tenant, the member the session belongs to
+    epoch: int  # the member's epoch at sign-in
 
 
 def _hash(token: str) -> str:
@@ -66,9 +64,8 @@ def find(token: str) -> Session | None:
     """The live session of a cookie, touched; None when unknown, idle too long or too old."""
     if not token or len(token) > 100:
         return None
-    token_hash = _hash(token)
     try:
-        item = Item.get(_pk(token_hash), "session")
+        item = Item.get(_pk(_hash(token)), "session")
     except Item.DoesNotExist:
         return None
     data = item.data_dict()
@@ -84,7 +81,7 @@ def find(token: str) -> Session | None:
             item.update(actions=[Item.data["lastSeenAt"].set(clock.iso(now))], condition=Item.pk.exists())
         except UpdateError:
             return None
-    return Session(token_hash, item.tenantId or "", data["email"], int(data.get("epoch") or 0), created)
+    return Session(item.tenantId or "", data["email"], int(data.get("epoch") or 0))
 
 
 def end(token: str) -> None:
@@ -101,7 +98,7 @@ def csrf_token(token: str) -> str:
 
 
 def _code_pk(email: str) -> str:
-    return f"signin#{members.email_hash(email)}"
+    return f"signin#{address_hash(email)}"
 
 
 def issue_code(email: str) -> str:

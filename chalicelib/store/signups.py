@@ -22,6 +22,7 @@ from pynamodb.exceptions import UpdateError
 
 from chalicelib import clock, config
 from chalicelib import error_codes as codes
+from chalicelib.addresses import normalised
 from chalicelib.errors import ApiError, Invalid
 from chalicelib.store import keys, members
 from chalicelib.store.model import Item, Transaction
@@ -54,7 +55,7 @@ def normalise_code(code: str) -> str:
 
 def code_hash(subject: str, code: str) -> str:
     """Bound to its subject (the address), so one hash cannot be tried against another's."""
-    return hashlib.sha256(f"{subject.strip().lower()}\n{normalise_code(code)}".encode()).hexdigest()
+    return hashlib.sha256(f"{normalised(subject)}\n{normalise_code(code)}".encode()).hexdigest()
 
 
 def _pk(email: str) -> str:

@@ -525,3 +525,17 @@ def test_pmctl_prints_tenant_data_with_control_characters_escaped(tenant: Tenant
     assert "Evil GmbH\\x1b]0;pwned\\x07\\x1b[2J\\x9b31m" in text
     shown = ok("tenants", "show", tenant.id, "--json")
     assert "\x1b" not in shown and "\u009b" not in shown and json.loads(shown)["tenant"]["companyName"] == hostile
+
+
+def test_outbox_shows_the_mail_and_prints_a_code_for_scripts(api: Any) -> None:
+    """`pmctl outbox` reads the local service's outbox (here the test process's, $PM_OUTBOX_DIR), as
+    the README's curl quickstart does to confirm a sign-up."""
+    tenant = api.signup(company="Postausgang GmbH")
+    api.platform("signup", {"companyName": "Zweite GmbH", "email": "second-" + tenant.email, "agentName": "a"})
+    code = ok("outbox", "--to", "second-" + tenant.email, "--code").strip()
+    assert code == api.mailed_code("second-" + tenant.email)
+    listed = ok("outbox", "--to", tenant.email)
+    assert f"to {tenant.email}" in listed and "Postausgang GmbH" in listed
+    assert pmctl("outbox", "--code").exit_code == 2  # a code needs its recipient
+    missing = pmctl("outbox", "--to", "nobody-at-all@example.org", "--code")
+    assert missing.exit_code == 1 and "No mail with a code" in missing.output

@@ -23,8 +23,9 @@ from chalicelib.console.web import Answer, Request, page, redirect
 from chalicelib.entities import ENTITY_TYPES
 from chalicelib.errors import ApiError
 from chalicelib.events.changes import ACCOUNT_TYPES  # audited, never reverted
+from chalicelib.resources.audit import FILTERS as AUDIT_FILTERS
 
-FILTERS = ("agentName", "keyId", "entityId", "operation", "from", "to")  # audit.list's and audit.revert's
+FILTERS = tuple(AUDIT_FILTERS)  # audit.list's filters, and audit.revert's `filter`
 PAGE_SIZE = 50
 TYPE_WINDOW = 1000  # newest records read when filtering by entity type (one audit.list page at most)
 LIST_DIFF_FIELDS = 5  # fields a row of the trail shows; the detail shows all

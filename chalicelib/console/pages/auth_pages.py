@@ -10,7 +10,7 @@ from chalicelib.console import auth
 from chalicelib.console.operations import messages, run_anonymous
 from chalicelib.console.render import render
 from chalicelib.console.texts import translate
-from chalicelib.console.web import Answer, Request, page, redirect
+from chalicelib.console.web import SESSION_COOKIE, Answer, Request, is_email, page, redirect
 from chalicelib.errors import ApiError
 from chalicelib.resources import mail_texts
 from chalicelib.store import members, sessions
@@ -77,7 +77,7 @@ def signin_form(request: Request) -> Answer:
 def signin(request: Request) -> Answer:
     """Mails a code when the address is a member somewhere; answers the same either way."""
     email = request.arg("email")
-    if "@" not in email or len(email) > 254:
+    if not is_email(email):
         return render(request, "signin.html", 400, email=email, errors=[translate(request.lang, "signin.failed")])
     try:
         throttle.take_anonymous(request.source_ip, "console.signin")
@@ -119,15 +119,15 @@ def switch_company(request: Request) -> Answer:
     member = members.get(request.member["email"], request.params["tenant"])
     if member is None:
         return render(request, "error.html", 404, errors=[translate(request.lang, "error.not_found")])
-    sessions.end(request.cookies.get("pm_session", ""))
+    sessions.end(request.cookies.get(SESSION_COOKIE, ""))
     return auth.keep_session(request, redirect("/"), auth.sign_in(request, request.params["tenant"], member))
 
 
 @page("POST", "/signout")
 def signout(request: Request) -> Answer:
-    sessions.end(request.cookies.get("pm_session", ""))
+    sessions.end(request.cookies.get(SESSION_COOKIE, ""))
     answer = redirect("/signin", signed_out="1")
-    answer.clear_cookie("pm_session", request)
+    answer.clear_cookie(SESSION_COOKIE, request)
     return answer
 
 
@@ -138,5 +138,5 @@ def signout_everywhere(request: Request) -> Answer:
     if member is not None:
         members.end_sessions(member, request.ctx.for_operation("console.signout.everywhere").stamp())
     answer = redirect("/signin", signed_out="1")
-    answer.clear_cookie("pm_session", request)
+    answer.clear_cookie(SESSION_COOKIE, request)
     return answer

@@ -16,9 +16,10 @@ from chalicelib.console.render import render
 from chalicelib.console.texts import translate
 from chalicelib.console.web import Answer, Request, page, redirect
 from chalicelib.errors import ApiError
+from chalicelib.resources.apikeys import KEY_ID as KEY_ID_ARG
 from chalicelib.scopes import AREAS, SCOPE_ADMIN, SCOPE_DESTRUCTIVE, SCOPE_READ, SCOPE_WRITE
 
-KEY_ID = re.compile(r"^key_[0-9A-Z]{26}$")  # as apikeys.disable's argument
+KEY_ID = re.compile(KEY_ID_ARG["pattern"])  # what the apikeys operations take as a key's id
 LIST_LIMIT = 50
 LOG_LIMIT = 25
 MAIN_SCOPES = (SCOPE_READ, SCOPE_WRITE, SCOPE_DESTRUCTIVE, SCOPE_ADMIN)

@@ -8,18 +8,14 @@ trail all the same (entity type `member`, operations `console.members.*`)."""
 
 from __future__ import annotations
 
-import re
-
 from chalicelib import mail, throttle
 from chalicelib.console.operations import messages, run
 from chalicelib.console.render import render
 from chalicelib.console.texts import translate
-from chalicelib.console.web import Answer, Request, page, redirect
+from chalicelib.console.web import Answer, Request, is_email, page, redirect
 from chalicelib.errors import ApiError
 from chalicelib.resources import mail_texts
 from chalicelib.store import keys, members
-
-EMAIL = re.compile(r"^[^@\s]{1,64}@[^@\s.]{1,63}(\.[^@\s.]{1,63})+$")
 
 
 def _stamp(request: Request, action: str) -> dict[str, object]:
@@ -70,7 +66,7 @@ def team(request: Request) -> Answer:
 def invite(request: Request) -> Answer:
     assert request.ctx is not None and request.member is not None
     email, name, role = request.arg("email"), request.arg("name")[:200], request.arg("role")
-    if not EMAIL.match(email) or len(email) > 254 or role not in members.ROLES:
+    if not is_email(email) or role not in members.ROLES:
         return _page(request, 400, errors=[translate(request.lang, "members.bad_email")])
     try:
         throttle.take_for_address(email, "invite")
