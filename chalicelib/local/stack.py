@@ -275,7 +275,13 @@ class LocalStack:
             self._dirty.set()
             return handle_event(event)
 
-        self.poller = StreamPoller(handler=handle).start_at_latest()
+        if self._server is not None:  # moto in this process: its writes wake the poller
+            from chalicelib.local import moto_patches  # cold start: loaded already where moto runs
+
+            poller = StreamPoller(handler=handle, wake=moto_patches.TABLE_WRITTEN, interval=1.0)
+        else:
+            poller = StreamPoller(handler=handle)
+        self.poller = poller.start_at_latest()
         self.deliveries = queue_poller.for_deliveries()
         self.deliveries.start()
         if uploads:

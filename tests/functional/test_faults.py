@@ -482,11 +482,13 @@ def paused_deliveries(stack: Any) -> Iterator[None]:
 def _delivery_records(tenant: Tenant, count: int) -> list[dict[str, Any]]:
     """Receive the tenant's next `count` delivery messages in Lambda's record shape (a FIFO
     queue hands out one group's messages together only while none of them is in flight: keep
-    receiving). Other tests' messages go straight back."""
+    receiving). Other tests' messages stay in flight while the search goes on (handed back at
+    once, they would come first again and again), then go back."""
     import boto3
 
     sqs, url = boto3.client("sqs"), os.environ["PM_DELIVERY_QUEUE_URL"]
     mine: list[dict[str, Any]] = []
+    others: list[str] = []
 
     def received_all() -> bool:
         answer = sqs.receive_message(
@@ -496,11 +498,15 @@ def _delivery_records(tenant: Tenant, count: int) -> list[dict[str, Any]]:
             if json.loads(message["Body"])["tenantId"] == tenant.id:
                 mine.append(message)
             else:
-                sqs.change_message_visibility(QueueUrl=url, ReceiptHandle=message["ReceiptHandle"], VisibilityTimeout=0)
+                others.append(message["ReceiptHandle"])
         assert len(mine) >= count, f"{len(mine)} of {count} messages received"
         return True
 
-    eventually(received_all, timeout=15, message=f"{count} delivery messages of the tenant")
+    try:
+        eventually(received_all, timeout=15, message=f"{count} delivery messages of the tenant")
+    finally:
+        for handle in others:
+            sqs.change_message_visibility(QueueUrl=url, ReceiptHandle=handle, VisibilityTimeout=0)
     assert len(mine) == count, len(mine)
     return [_sqs_record(m, m["MessageId"]) for m in mine]
 

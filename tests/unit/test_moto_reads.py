@@ -121,3 +121,39 @@ def test_change_stream_records_carry_their_images_and_creation_time() -> None:
     assert removed["Keys"] == key and removed["OldImage"]["blob"] == {"B": b"\x00\xff"}
     now = dt.datetime.now(dt.UTC)
     assert all(abs((now - r["ApproximateCreationDateTime"]).total_seconds()) < 60 for r in (created, changed, removed))
+
+
+def _scan(**extra: Any) -> tuple[list[dict[str, Any]], int, int]:
+    """Every page of a Scan of the table: the items, the pages, the items read."""
+    client = _client()
+    items: list[dict[str, Any]] = []
+    pages = scanned = 0
+    request: dict[str, Any] = {"TableName": config.table_name(), **extra}
+    while True:
+        page = client.scan(**request)
+        items += page["Items"]
+        pages, scanned = pages + 1, scanned + page["ScannedCount"]
+        if "LastEvaluatedKey" not in page:
+            return items, pages, scanned
+        request["ExclusiveStartKey"] = page["LastEvaluatedKey"]
+
+
+def test_pages_of_a_scan_read_every_item_once_and_copy_only_what_the_filter_keeps() -> None:
+    keys = _fill(120)
+    items, pages, scanned = _scan(Limit=25)
+    assert [i["PK"]["S"] for i in items] == [f"ten_t#con_{k}" for k in keys]  # key order, each once
+    assert (pages, scanned) == (5, 120)
+    odd, _, scanned = _scan(
+        Limit=7,
+        FilterExpression="gsi2pk = :o",
+        ExpressionAttributeValues={":o": {"S": "odd"}},
+        ProjectionExpression="PK, gsi2pk",
+    )
+    assert scanned == 120  # the limit counts items read, as DynamoDB's does
+    assert odd == [{"PK": {"S": f"ten_t#con_{k}"}, "gsi2pk": {"S": "odd"}} for k in keys if int(k) % 2]
+    _client().delete_item(TableName=config.table_name(), Key={"PK": {"S": "ten_t#con_050"}, "SK": {"S": "entity"}})
+    resumed = _client().scan(
+        TableName=config.table_name(),
+        ExclusiveStartKey={"PK": {"S": "ten_t#con_050"}, "SK": {"S": "entity"}},  # gone meanwhile
+    )
+    assert [i["PK"]["S"] for i in resumed["Items"]] == [f"ten_t#con_{k}" for k in keys[51:]]
