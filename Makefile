@@ -15,7 +15,11 @@ $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
 
 # --no-compile: a module is compiled when first imported instead of all of every package at
-# install (10 s of a fresh install; the tests import a fraction of moto and botocore).
+# install (10 s of a fresh install; the tests import a fraction of moto and botocore). That
+# needs bytecode to be written: these machines set PYTHONDONTWRITEBYTECODE=1, with which every
+# process (each test worker, every `make serve` and pmctl a test starts) compiled moto, botocore
+# and the app again from source, 4.5 s each before the first test ran.
+unexport PYTHONDONTWRITEBYTECODE
 $(STAMP): requirements.txt requirements-mcp.txt requirements-dev.txt pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet --upgrade "pip<26.3"  # chalice 1.34 packages through pip and needs < 26.3
 	$(BIN)/python -m pip install --quiet --no-compile -r requirements-dev.txt
