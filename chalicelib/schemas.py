@@ -9,7 +9,7 @@ mark stands.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 Schema = dict[str, Any]
@@ -177,12 +177,16 @@ def entity_output(fields: dict[str, Schema], description: str) -> Schema:
     }
 
 
-def update_payload(fields: dict[str, Schema], entity_type: str, description: str) -> Schema:
-    """Update mode: `id` (id or alias) plus at least one field; `null` clears an optional field.
+def update_payload(
+    fields: dict[str, Schema], entity_type: str, description: str, required: Iterable[str] = ()
+) -> Schema:
+    """Update mode: `id` (id or alias) plus at least one field; `null` clears an optional field,
+    never one of `required` (Create mode's: every stored entity has them).
     `version` is no field: a payload of `id` and `version` alone changes nothing (the `not`)."""
+    kept = set(required)
     props: dict[str, Schema] = {"id": ref(entity_type, "The entity to change.")}
     for name, schema in fields.items():
-        props[name] = {**schema, "nullable": True}
+        props[name] = schema if name in kept else {**schema, "nullable": True}
     props["version"] = integer("Optional: the version you read; a newer stored version answers 409.", minimum=1)
     return obj(props, required=["id"], description=description, minProperties=2, **{"not": ONLY_ID_AND_VERSION})
 

@@ -20,6 +20,7 @@ from chalicelib.resources.common import (
     declare_list,
     declare_show,
     singular_result,
+    update_mode_payload,
 )
 from chalicelib.store import entities as store
 
@@ -208,9 +209,7 @@ register(
         summary="Change fields of a bank account info.",
         docs=DOC + "\n\nA changed `iban` without `bic` (or `bankName`) drops the old IBAN's BIC (bank name) "
         "and takes the new one's where the bank is known. The owner cannot change.\n\n" + UPDATE_NOTE,
-        args=s.obj(
-            {ARG: s.update_payload(_UPDATABLE, BANK_ACCOUNT_INFO.name, "The changes (Update mode).")}, required=[ARG]
-        ),
+        args=s.obj({ARG: update_mode_payload(BANK_ACCOUNT_INFO, _UPDATABLE)}, required=[ARG]),
         result=singular_result(BANK_ACCOUNT_INFO, ARG, "The bank account info after the change."),
         handler=_update,
         scope="write:accounting",

@@ -134,6 +134,22 @@ PAGING_NOTE = (
 )
 
 
+# Create mode's required fields per entity type, as its create operation declares them: its
+# Update mode may not clear them (null), or a stored entity would lack what every one has.
+_CREATE_REQUIRED: dict[str, tuple[str, ...]] = {}
+
+
+def create_mode_required(etype: EntityType, required: list[str]) -> list[str]:
+    """Record (and answer) the fields a create of `etype` requires; its update reads them."""
+    _CREATE_REQUIRED[etype.name] = tuple(required)
+    return required
+
+
+def update_mode_payload(etype: EntityType, fields: dict[str, Any]) -> dict[str, Any]:
+    """The Update-mode payload of `etype`: its create's required fields cannot be cleared."""
+    return s.update_payload(fields, etype.name, "The changes (Update mode).", _CREATE_REQUIRED.get(etype.name, ()))
+
+
 def declare_create(
     etype: EntityType,
     name: str,
@@ -159,7 +175,11 @@ def declare_create(
         data = {**args[arg], **{field: args[a] for a, field in parents.items()}}
         return {arg: store.to_wire(ctx, store.create(ctx, etype, data, path=arg))}
 
-    payload = s.obj(fields, required=required, description=f"The new {etype.name} (Create mode: no id).")
+    payload = s.obj(
+        fields,
+        required=create_mode_required(etype, required),
+        description=f"The new {etype.name} (Create mode: no id).",
+    )
     return register(
         Operation(
             name=name,
@@ -219,7 +239,7 @@ def declare_update(
             kind="command",
             summary=summary or f"Change fields of {etype.a_label}.",
             docs=docs + "\n\n" + UPDATE_NOTE,
-            args=s.obj({arg: s.update_payload(fields, etype.name, "The changes (Update mode).")}, required=[arg]),
+            args=s.obj({arg: update_mode_payload(etype, fields)}, required=[arg]),
             result=singular_result(etype, arg, f"The {etype.name} after the change."),
             handler=handler,
             scope=f"write:{etype.area}",

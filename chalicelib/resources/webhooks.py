@@ -16,7 +16,13 @@ from chalicelib.entities import ENTITY_TYPES, EntityType, declare
 from chalicelib.errors import Conflict, NotFound, invalid_at
 from chalicelib.events import deliveries, sender, subscriptions, targets
 from chalicelib.registry import operation
-from chalicelib.resources.common import declare_lifecycle, declare_list, declare_show, declare_update
+from chalicelib.resources.common import (
+    create_mode_required,
+    declare_lifecycle,
+    declare_list,
+    declare_show,
+    declare_update,
+)
 from chalicelib.store import entities as store
 from chalicelib.store import webhooks as webhook_store
 
@@ -128,7 +134,7 @@ AUTH_HEADER = s.string(
             "enabled": FIELDS["enabled"],
             "description": FIELDS["description"],
         },
-        required=["name", "url", "events"],
+        required=create_mode_required(WEBHOOK, ["name", "url", "events"]),
     ),
     result=s.obj(
         {

@@ -86,3 +86,31 @@ def test_webhook_lifecycle(tenant: Tenant) -> None:
 def test_webhooks_need_their_scope(tenant: Tenant) -> None:
     other = tenant.new_key(["read", "write:contacts"], agent="crm")
     assert tenant.command("webhooks.create", HOOK, key=other).status == 403
+
+
+@pytest.mark.parametrize(
+    ("command", "field", "payload"),
+    [
+        ("webhooks.update", "url", {}),
+        ("webhooks.update", "events", {}),
+        ("contacts.update", "personType", {"personType": "natural", "lastName": "Feld"}),
+    ],
+)
+def test_an_update_cannot_clear_a_field_every_entity_has(
+    tenant: Tenant, command: str, field: str, payload: dict[str, str]
+) -> None:
+    """Found by the stateful fuzzer: `null` cleared a webhook's URL, and a ping of it then failed
+    with a 500. Null clears an optional field only; a field its create requires stays."""
+    arg = command.split(".")[0][:-1]
+    if arg == "webhook":
+        made = tenant.ok("webhooks.create", HOOK)
+    else:
+        made = tenant.ok("contacts.create", {"contact": payload})
+    entity = made[arg]
+    answer = tenant.command(command, {arg: {"id": entity["id"], field: None}})
+    assert answer.status == 400 and answer.body["code"] == "validation_failed", answer.body
+    assert f"{arg}.{field}" in answer.body["detail"], answer.body
+    assert tenant.ok(command, {arg: {"id": entity["id"], "description" if arg == "webhook" else "firstName": None}})
+    if arg == "webhook":
+        ping = tenant.ok("webhooks.test", {"webhook": entity["id"]})["ping"]
+        assert ping["error"] is not None  # the receiver is unreachable: an outcome, not a 500
