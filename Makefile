@@ -49,7 +49,7 @@ serve: $(STAMP)
 UNIT_LOG := $(VENV)/unit-tests.log
 test: $(STAMP) $(CHROMIUM)
 	@$(BIN)/python -m pytest -q tests/unit > $(UNIT_LOG) 2>&1 & unit=$$!; \
-	$(BIN)/python -m pytest -n 3 -q tests --ignore=tests/unit; others=$$?; \
+	$(BIN)/python -m pytest -n 4 -q tests --ignore=tests/unit; others=$$?; \
 	wait $$unit; units=$$?; echo "--- unit tests (tests/unit), run beside the above:"; cat $(UNIT_LOG); \
 	test $$others -eq 0 -a $$units -eq 0
 
