@@ -23,6 +23,9 @@ os.environ.setdefault(
     "PM_SIGNUP_LIMIT", "100000/3600"
 )  # every test signs up from 127.0.0.1; tests/functional/test_rate_limits.py lowers it
 os.environ.setdefault("PM_OUTBOX_DIR", tempfile.mkdtemp(prefix="pm-outbox-"))  # the service's mail, read by Api.signup
+# Every key's default limit off (a counter write per call, a sixth of the suite's time): the
+# limits' own tests set a tenant's limits (pmctl tenants throttle), which count as deployed.
+os.environ.setdefault("PM_THROTTLE_RATE", "0")
 os.environ.setdefault("PM_WEBHOOK_RETRY_SCALE", "0.001")  # 5 s, 5 min, 30 min become 5 ms, 300 ms, 1.8 s
 
 from tests.client import Api, Tenant  # noqa: E402

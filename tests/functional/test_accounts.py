@@ -239,7 +239,8 @@ def test_the_throttle_answers_429_and_recovers(api: Api, tenant: Tenant) -> None
         account.forget_tenant(tenant.id)
 
 
-def test_every_key_has_a_documented_default_limit() -> None:
+def test_every_key_has_a_documented_default_limit(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PM_THROTTLE_RATE")  # the suite turns it off (tests/conftest.py)
     limits = throttle.limits(None, "contacts")
     assert [(limit.name, limit.rate, limit.burst) for limit in limits] == [("key", 100.0, 200)]
     assert throttle.limits({"perKey": {"rate": 0}}, "contacts") == []

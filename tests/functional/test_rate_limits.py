@@ -51,6 +51,20 @@ def second_instance(api: Api) -> Iterator[Api]:
     proc.wait()
 
 
+def test_the_default_key_limit_holds_for_a_key_whose_tenant_sets_none(
+    tenant: Tenant, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The suite runs with the default limit off; here it is on, made small (PM_THROTTLE_*, as an
+    operator sets it): the fourth call of a window is refused under the key's own policy."""
+    throttle.reset()
+    monkeypatch.setenv("PM_THROTTLE_RATE", "0.05")
+    monkeypatch.setenv("PM_THROTTLE_BURST", "3")  # 3 per 60-second window
+    inside_one_window(60, 5)
+    answers = [tenant.query("objects") for _ in range(4)]
+    assert [a.status for a in answers] == [200, 200, 200, 429]
+    assert answers[3].body["code"] == "throttled" and answers[3].headers["ratelimit-policy"] == '"key";q=3;w=60'
+
+
 def test_a_keys_limit_holds_across_instances(api: Api, second_instance: Api, tenant: Tenant) -> None:
     keys.set_throttle(tenant.id, {"operations": {"objects": {"rate": 0.05, "burst": 3}}})  # 3 per 60 s
     account.forget_tenant(tenant.id)
@@ -99,7 +113,8 @@ def test_sign_ups_are_limited_per_source_address(api: Api, monkeypatch: pytest.M
     assert refused.body["code"] == "throttled" and int(refused.headers["retry-after"]) >= 1
 
 
-def test_the_default_key_limit_is_documented() -> None:
+def test_the_default_key_limit_is_documented(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PM_THROTTLE_RATE")  # the suite turns it off (tests/conftest.py)
     assert [(limit.name, limit.rate, limit.burst) for limit in throttle.limits(None, "contacts")] == [
         ("key", 100.0, 200)
     ]
