@@ -33,6 +33,9 @@ class EntityType:
     )
     # fills fields that follow from others (a contract's objectId from its unit); may read the store
     derive: Callable[[Any, dict[str, Any]], None] | None = None
+    # may refuse bringing a deleted one back (a limit on live entities): the restore operation
+    # and a revert that restores both ask it
+    restore_guard: Callable[[Any], None] | None = None
     aliasable: bool = True
     label_text: str = ""  # how prose names it, when not the split name ("UVI document")
 

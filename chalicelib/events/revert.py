@@ -80,6 +80,8 @@ def _revert_one(
         if not dry_run:
             store.soft_delete(ctx, etype, entity_id, path="")
         return "deleted"
+    if not live and etype.restore_guard is not None:  # a limit on live ones (webhooks) holds here too
+        etype.restore_guard(ctx)
     if dry_run:
         return "updated" if live else "restored"
     action = "updated"

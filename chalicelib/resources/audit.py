@@ -174,6 +174,10 @@ narrowing the time range.""",
             f"the filter matches more than {config.REVERT_RECORD_LIMIT} changes; narrow it and revert in parts.",
         ),
         codes.NOT_REVERTIBLE,
+        (
+            codes.WEBHOOK_LIMIT_REACHED,
+            "undoing a webhook's deletion would exceed the tenant's webhooks (skipped in a filter's revert).",
+        ),
     ),
     example={"filter": {"keyId": "key_01K...", "from": "2026-01-15T09:00:00Z", "to": "2026-01-15T10:00:00Z"}},
 )

@@ -290,14 +290,14 @@ def declare_restore(
     name: str,
     arg: str,
     *,
-    guard: Callable[[CallContext], None] | None = None,
     errors: tuple[DocumentedError, ...] = (),
 ) -> Operation:
-    """With a `guard`, the tenant's state may refuse the restore (a limit on live entities)."""
+    """With the entity type's `restore_guard`, the tenant's state may refuse the restore (a
+    limit on live entities)."""
 
     def handler(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-        if guard is not None:
-            guard(ctx)
+        if etype.restore_guard is not None:
+            etype.restore_guard(ctx)
         return {arg: store.to_wire(ctx, store.restore(ctx, etype, args[arg], path=arg))}
 
     return register(
@@ -327,9 +327,8 @@ def declare_lifecycle(
     prefix: str,
     arg: str,
     *,
-    restore_guard: Callable[[CallContext], None] | None = None,
     restore_errors: tuple[DocumentedError, ...] = (),
 ) -> None:
     """`<prefix>.delete` and `<prefix>.restore`."""
     declare_delete(etype, f"{prefix}.delete", arg)
-    declare_restore(etype, f"{prefix}.restore", arg, guard=restore_guard, errors=restore_errors)
+    declare_restore(etype, f"{prefix}.restore", arg, errors=restore_errors)

@@ -104,6 +104,7 @@ WEBHOOK = declare(
         fields=FIELDS,
         readonly=("authorizationHeaderSet", "disabledReason", "disabledAt"),
         check=_check,
+        restore_guard=_within_limit,
     )
 )
 
@@ -190,7 +191,7 @@ declare_update(
     guard=_update_guard,
     write_only={"authorizationHeader": AUTH_HEADER},
 )
-declare_lifecycle(WEBHOOK, "webhooks", "webhook", restore_guard=_within_limit, restore_errors=(LIMIT_ERROR,))
+declare_lifecycle(WEBHOOK, "webhooks", "webhook", restore_errors=(LIMIT_ERROR,))
 
 
 @operation(

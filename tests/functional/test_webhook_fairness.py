@@ -255,6 +255,23 @@ def test_a_tenant_holds_at_most_25_webhooks(tenant: Tenant) -> None:
     _subscribe(tenant, "https://example.org/hook", "fits again")
     answer = tenant.command("webhooks.restore", {"webhook": hooks[0]["id"]})
     assert answer.status == 409 and answer.body["code"] == "webhook_limit_reached", answer.body
+    # nor does a revert of the deletion bring it back past the limit (it restored it before)
+    eventually(
+        lambda: tenant.get(
+            "audit.list", {"entityId": hooks[0]["id"], "operation": "webhooks.delete", "limit": 1, "offset": 0}
+        )["auditRecords"],
+        message="the deletion in the audit trail",
+    )
+    deletion = tenant.get(
+        "audit.list", {"entityId": hooks[0]["id"], "operation": "webhooks.delete", "limit": 1, "offset": 0}
+    )["auditRecords"][0]
+    refused = tenant.command("audit.revert", {"auditRecord": deletion["id"]})
+    assert refused.status == 409 and refused.body["code"] == "webhook_limit_reached", refused.body
+    preview = tenant.ok(
+        "audit.revert", {"filter": {"entityId": hooks[0]["id"], "operation": "webhooks.delete"}, "dryRun": True}
+    )
+    assert [s["code"] for s in preview["skipped"]] == ["webhook_limit_reached"] and not preview["reverted"]
+    assert tenant.query("webhooks.show", {"webhook": hooks[0]["id"]}).status == 404  # still deleted
 
 
 def test_status_reports_the_dead_letters_of_stream_and_deliveries(tenant: Tenant) -> None:
