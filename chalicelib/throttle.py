@@ -79,25 +79,24 @@ def take(key_id: str, operation: str, tenant_config: dict[str, Any] | None) -> N
 
 def take_anonymous(source_ip: str | None, operation: str) -> None:
     """Count an anonymous command (sign-up) against its source address's limit."""
-    quota, window = config.signup_limit()
-    if quota > 0:
-        _spend(
-            f"source#{source_ip or 'unknown'}#{operation}",
-            Limit("signup", quota / window, quota, window),
-            what="this source address",
-        )
+    _spend_per_window(
+        f"source#{source_ip or 'unknown'}#{operation}", "signup", config.signup_limit(), "this source address"
+    )
 
 
 def take_for_address(email: str, purpose: str) -> None:
     """Count a mail to `email` (a sign-up or sign-in code) against the address's own limit, so
     no one can flood a mailbox, or keep replacing someone's code, from many source addresses."""
-    quota, window = config.address_limit()
+    _spend_per_window(
+        f"address#{address_hash(email)[:32]}#{purpose}", "address", config.address_limit(), "this e-mail address"
+    )
+
+
+def _spend_per_window(subject: str, name: str, setting: tuple[int, int], what: str) -> None:
+    """A limit set as (count, window seconds); a count of 0 is off."""
+    quota, window = setting
     if quota > 0:
-        _spend(
-            f"address#{address_hash(email)[:32]}#{purpose}",
-            Limit("address", quota / window, quota, window),
-            what="this e-mail address",
-        )
+        _spend(subject, Limit(name, quota / window, quota, window), what=what)
 
 
 def _spend(subject: str, limit: Limit, *, what: str) -> None:

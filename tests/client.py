@@ -139,7 +139,7 @@ class Api:
 
 def mailed_code(email: str, outbox_dir: str | None = None) -> str:
     from chalicelib import mail
-    from chalicelib.store.signups import code_in
+    from chalicelib.store.mailed_codes import code_in
 
     messages = mail.outbox(to=email, limit=1, folder=outbox_dir)
     assert messages, f"no mail to {email} in the outbox"
@@ -202,11 +202,3 @@ def inside_one_window(window: float, needed: float) -> None:
     left = window - time.time() % window
     if left < needed:
         time.sleep(left + 0.05)  # the current rate window must pass: nothing to poll for, the window is the clock's
-
-
-def unthrottled(tenant: Tenant) -> None:
-    """Walks that send hundreds of requests a second in process exceed a key's (and a console
-    person's) default limit, 200 per 2 s; the limit is tested in test_rate_limits.py."""
-    from chalicelib.store import keys
-
-    keys.set_throttle(tenant.id, {"perKey": {"rate": 10_000, "burst": 20_000}})

@@ -524,7 +524,7 @@ def outbox(recipient: str | None, code_only: bool, limit: int) -> None:
     """The mail the local service sent (sign-up and sign-in codes, invitations); without SES,
     `make serve` keeps it in .local/outbox/ instead of sending it."""
     from chalicelib import mail  # cold start: as the store modules, loaded when the command runs
-    from chalicelib.store.signups import code_in  # cold start: as above
+    from chalicelib.store.mailed_codes import code_in  # cold start: as above
 
     messages = mail.outbox(to=recipient, limit=1 if code_only else limit, folder=_outbox_dir())
     if code_only:

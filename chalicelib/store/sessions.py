@@ -21,8 +21,8 @@ from pynamodb.exceptions import DeleteError, UpdateError
 
 from chalicelib import clock, config
 from chalicelib.addresses import address_hash
+from chalicelib.store import mailed_codes
 from chalicelib.store.model import Item
-from chalicelib.store.signups import code_hash, new_code
 
 IDLE_MINUTES = 30
 ABSOLUTE_HOURS = 12
@@ -102,13 +102,13 @@ def _code_pk(email: str) -> str:
 
 
 def issue_code(email: str) -> str:
-    code = new_code()
+    code = mailed_codes.new_code()
     moment = clock.now()
     Item(
         _code_pk(email),
         "code",
         type="signinCode",
-        data={"codeHash": code_hash(email, code), "attempts": 0},
+        data={"codeHash": mailed_codes.code_hash(email, code), "attempts": 0},
         createdAt=clock.iso(moment),
         expiresAt=moment + dt.timedelta(minutes=config.SIGNIN_CODE_MINUTES + 5),
     ).save()
@@ -121,19 +121,14 @@ def redeem_code(email: str, code: str) -> bool:
         item = Item.get(_code_pk(email), "code", consistent_read=True)
     except Item.DoesNotExist:
         return False
-    data = item.data_dict()
-    fresh = (item.createdAt or "") >= clock.iso(clock.now() - dt.timedelta(minutes=config.SIGNIN_CODE_MINUTES))
-    if not fresh or int(data.get("attempts") or 0) >= config.CODE_ATTEMPTS:
+    expected = mailed_codes.live_hash(item, config.SIGNIN_CODE_MINUTES)
+    if expected is None:
         return False
-    expected = data.get("codeHash") or ""
-    if hmac.compare_digest(code_hash(email, code), expected):
+    if mailed_codes.matches(expected, email, code):
         try:  # single use: of two requests with the right code, one wins
             item.delete(condition=Item.data["codeHash"] == expected)
         except DeleteError:  # the other request used it
             return False
         return True
-    try:
-        item.update(actions=[Item.data["attempts"].add(1)], condition=Item.pk.exists())
-    except UpdateError:  # used or replaced meanwhile: nothing left to count against
-        pass
+    mailed_codes.count_wrong(item)
     return False

@@ -1,4 +1,4 @@
-"""Sign-ups waiting for their address to be confirmed, and one-time codes.
+"""Sign-ups waiting for their address to be confirmed (their codes: store/mailed_codes.py).
 
 A sign-up is a pending item (PK signup#<sha256 of the address>, SK "pending") holding the
 form's fields and the hash of the code mailed to the address; nothing of a tenant exists
@@ -12,50 +12,15 @@ so a sign-up with a used address costs and answers exactly what a new one does."
 from __future__ import annotations
 
 import datetime as dt
-import hashlib
-import hmac
-import re
-import secrets
 from typing import Any
-
-from pynamodb.exceptions import UpdateError
 
 from chalicelib import clock, config
 from chalicelib import error_codes as codes
-from chalicelib.addresses import normalised
 from chalicelib.errors import ApiError, Invalid
-from chalicelib.store import keys, members
+from chalicelib.store import keys, mailed_codes, members
 from chalicelib.store.model import Item, Transaction
 
 PENDING_SK = "pending"
-# No 0/O, 1/I/L: a code is read from a mail and typed. 31 symbols, 8 of them: about 2^40.
-_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
-CODE_LENGTH = 8
-
-
-# A code as it appears in a mail's subject or text.
-CODE_IN_TEXT = re.compile(r"\b([A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4})\b")
-
-
-def code_in(text: str) -> str | None:
-    found = CODE_IN_TEXT.search(text)
-    return found.group(1) if found else None
-
-
-def new_code() -> str:
-    raw = "".join(secrets.choice(_ALPHABET) for _ in range(CODE_LENGTH))
-    return f"{raw[:4]}-{raw[4:]}"
-
-
-def normalise_code(code: str) -> str:
-    """What a person may type: any case, with or without the dash and spaces."""
-    raw = "".join(ch for ch in code.upper() if ch.isalnum())
-    return f"{raw[:4]}-{raw[4:]}" if len(raw) == CODE_LENGTH else raw
-
-
-def code_hash(subject: str, code: str) -> str:
-    """Bound to its subject (the address), so one hash cannot be tried against another's."""
-    return hashlib.sha256(f"{normalised(subject)}\n{normalise_code(code)}".encode()).hexdigest()
 
 
 def _pk(email: str) -> str:
@@ -67,7 +32,7 @@ def start(company_name: str, email: str, agent_name: str, owner_name: str) -> st
     address belongs to a tenant already (the mail then says so instead). A second sign-up of
     the same address replaces the first: its code is the one that counts."""
     taken = keys.address_in_use(email)
-    code = None if taken else new_code()
+    code = None if taken else mailed_codes.new_code()
     moment = clock.now()
     Item(
         _pk(email),
@@ -78,7 +43,7 @@ def start(company_name: str, email: str, agent_name: str, owner_name: str) -> st
             "email": email,
             "agentName": agent_name,
             "ownerName": owner_name,
-            "codeHash": code_hash(email, code) if code else None,
+            "codeHash": mailed_codes.code_hash(email, code) if code else None,
             "attempts": 0,
         },
         createdAt=clock.iso(moment),
@@ -102,13 +67,13 @@ def confirm(email: str, code: str) -> tuple[dict[str, Any], dict[str, Any], str]
     except Item.DoesNotExist:
         raise _refused() from None
     data = pending.data_dict()
-    fresh = (pending.createdAt or "") >= clock.iso(clock.now() - dt.timedelta(minutes=config.SIGNUP_CODE_MINUTES))
-    expected = data.get("codeHash")
-    if not (fresh and expected) or int(data.get("attempts") or 0) >= config.CODE_ATTEMPTS:
+    expected = mailed_codes.live_hash(pending, config.SIGNUP_CODE_MINUTES)
+    if expected is None:
         raise _refused()
-    given = code_hash(email, code)
-    if not hmac.compare_digest(given, expected):
-        _count_failure(pending)
+    if not mailed_codes.matches(expected, email, code):
+        tries = mailed_codes.count_wrong(pending)
+        if tries is not None and tries >= config.CODE_ATTEMPTS:  # the last allowed wrong one ends the sign-up
+            pending.delete()
         raise _refused()
 
     def consume(tx: Transaction, changed_by: dict[str, Any]) -> None:
@@ -125,14 +90,3 @@ def confirm(email: str, code: str) -> tuple[dict[str, Any], dict[str, Any], str]
         also=consume,
         refused_by={"code": _refused},
     )
-
-
-def _count_failure(pending: Item) -> None:
-    """A wrong code counts (atomically: concurrent guesses count each); the last allowed
-    wrong one ends the sign-up."""
-    try:
-        pending.update(actions=[Item.data["attempts"].add(1)], condition=Item.pk.exists())
-    except UpdateError:  # gone meanwhile (confirmed, replaced by TTL): nothing left to count against
-        return
-    if int(pending.data_dict().get("attempts") or 0) >= config.CODE_ATTEMPTS:
-        pending.delete()

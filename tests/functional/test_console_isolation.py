@@ -19,7 +19,7 @@ from typing import Any
 from chalicelib.console import web
 from chalicelib.console.app import load_pages
 from chalicelib.ids import looks_like_id
-from tests.client import Api, Tenant, unthrottled
+from tests.client import Api, Tenant
 from tests.console_client import invite, owner_of
 from tests.world import World
 
@@ -70,7 +70,6 @@ def test_no_console_route_reaches_another_tenants_data(
     a_ids |= set(re.findall(r"/console/members/([A-Za-z0-9_]+)/", a_owner.get("/members").html))
     before = _snapshot(tenant)
 
-    unthrottled(other_tenant)
     b_owner = owner_of(other_tenant)
     load_pages()
     seen: list[tuple[str, str, int]] = []

@@ -870,9 +870,9 @@ def test_serve_killed_mid_write_restarts_with_a_consistent_snapshot(tmp_path: Pa
 
     state_file = tmp_path / "state.json"
     port = free_port()
-    # four writers outrun a key's default limit (200 per 2 s); the limit is not what this tests
-    unthrottled = {"PM_THROTTLE_RATE": "10000", "PM_THROTTLE_BURST": "20000"}
-    proc = serve_process.start(port, tmp_path, capture=False, POWERTOOLS_LOG_LEVEL="ERROR", **unthrottled)
+    # four writers would outrun a key's default limit: the serve process inherits the suite's
+    # setting, which turns it off (tests/conftest.py)
+    proc = serve_process.start(port, tmp_path, capture=False, POWERTOOLS_LOG_LEVEL="ERROR")
     acked: list[Acked] = []
     stop = threading.Event()
     try:
@@ -902,8 +902,7 @@ def test_serve_killed_mid_write_restarts_with_a_consistent_snapshot(tmp_path: Pa
     entities = _check_state_file(state_file)
 
     port = free_port()
-    # the check reads hundreds of contacts back with one key: unthrottled too
-    proc = serve_process.start(port, tmp_path, capture=False, POWERTOOLS_LOG_LEVEL="ERROR", **unthrottled)
+    proc = serve_process.start(port, tmp_path, capture=False, POWERTOOLS_LOG_LEVEL="ERROR")
     try:
         tenant = Tenant(Api(f"http://127.0.0.1:{port}"), tenant.id, tenant.key, tenant.signup_answer)
         before_snapshot = [a for a in acked if a.at < snapshot_at - 1.0]

@@ -41,7 +41,7 @@ from chalicelib.registry import REGISTRY, Operation
 from chalicelib.resources import load_all
 from chalicelib.resources.aliases import ALIAS as ALIAS_SCHEMA
 from chalicelib.schemas import MULTI_LINE, ONE_LINE, map_refs, refs_in
-from tests.client import Answer, Api, Tenant, unthrottled
+from tests.client import Answer, Api, Tenant
 from tests.eventually import eventually
 from tests.functional.test_pmctl import onboard
 from tests.mcp_client import McpSession
@@ -679,7 +679,6 @@ class Bystander:
 def bystander(api: Api, stack: Any) -> Iterator[Bystander]:
     """Tenant B: one of every entity (aliased), a webhook for every event type, an MCP session."""
     tenant = api.signup(company="Unbeteiligte Verwaltung GmbH")
-    unthrottled(tenant)
     actor = Actor(api, tenant.id, tenant.key, "B", settle=lambda: settle(stack, []))
     actor.learn_key()
     receiver = Receiver().start()
@@ -724,7 +723,6 @@ def test_a_tenant_never_reveals_or_changes_another_tenants_data(
     before = b.snapshot()
 
     tenant = api.signup(company="Handelnde Verwaltung AG")
-    unthrottled(tenant)
     a = Actor(
         api, tenant.id, tenant.key, "A", foreign=set(b.seen), others=[b], target=b, settle=lambda: settle(stack, [])
     )
@@ -853,7 +851,6 @@ def test_every_reference_argument_refuses_the_other_tenants_ids(api: Api, stack:
     before = b.snapshot()
 
     tenant = api.signup(company="Neugierige Verwaltung KG")
-    unthrottled(tenant)
     a = Actor(
         api, tenant.id, tenant.key, "A", foreign=set(b.seen), others=[b], target=b, settle=lambda: settle(stack, [])
     )
@@ -901,7 +898,6 @@ def test_integrations_of_one_tenant_share_entities_but_never_aliases(
 ) -> None:
     STATS["integration examples"] += 1
     tenant = api.signup(company="Zwei Integrationen GmbH")
-    unthrottled(tenant)
     first, second = onboard(tenant, allowed=INTEGRATION_SCOPES), onboard(tenant, allowed=INTEGRATION_SCOPES)
     shared: dict[str, Entity] = {}
     actors = [

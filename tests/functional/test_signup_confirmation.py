@@ -11,7 +11,7 @@ import pytest
 
 from chalicelib import clock, mail
 from chalicelib.store import keys, tenants
-from chalicelib.store.signups import code_in
+from chalicelib.store.mailed_codes import code_in
 from tests.client import Answer, Api
 
 
