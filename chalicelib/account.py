@@ -70,6 +70,12 @@ def admit(ctx: CallContext, operation: str) -> None:
     throttle.take(ctx.key_id, operation, facts.get("throttle"))
 
 
+def admit_anonymous(operation: str, source_ip: str | None) -> None:
+    """An unauthenticated command (the sign-up's two steps), from whichever face, counts
+    against its source address's limit (429)."""
+    throttle.take_anonymous(source_ip, operation)
+
+
 def admit_tool(ctx: CallContext, operation: str) -> None:
     """A domain tool run through MCP (each step of a pipeline) counts as a call of its own,
     against the operation's limit and the key's, as over REST: the MCP request that runs it

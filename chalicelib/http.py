@@ -13,7 +13,7 @@ from typing import Any
 
 from chalice import Chalice, Response  # type: ignore[attr-defined]
 
-from chalicelib import account, config, dispatch, jsontext, observability, paths, registry, throttle
+from chalicelib import account, config, dispatch, jsontext, observability, paths, registry
 from chalicelib import error_codes as codes
 from chalicelib.auth import authenticate
 from chalicelib.context import CallContext
@@ -243,7 +243,7 @@ def _handle(
         raise MethodNotAllowed(f"{op.name} is a {op.kind}: send it with {op.method}.", headers={"Allow": op.method})
     ctx = identify(request, request_id, op.name, caller) if op.authenticated else dispatch.ANONYMOUS
     if not op.authenticated and op.kind == "command":
-        throttle.take_anonymous(source_ip_of(request), op.name)  # sign-up: per source address
+        account.admit_anonymous(op.name, source_ip_of(request))
     if op.kind == "query":
         return json_response(200, dispatch.run(op, ctx, decode_query(op, _query_params(request))), request_id)
     args, raw = parse_body(request, op)

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib import account, dispatch, registry, throttle
+from chalicelib import account, dispatch, registry
 from chalicelib import error_codes as codes
 from chalicelib.console.texts import translate
 from chalicelib.console.web import Request
@@ -37,5 +37,5 @@ def messages(request: Request, error: ApiError) -> list[str]:
 
 def run_anonymous(request: Request, name: str, args: dict[str, Any]) -> dict[str, Any]:
     """Sign-up's steps, as the REST face runs them: limited per source address first."""
-    throttle.take_anonymous(request.source_ip, name)
+    account.admit_anonymous(name, request.source_ip)
     return dispatch.run(registry.REGISTRY[name], dispatch.ANONYMOUS, args)
