@@ -30,3 +30,8 @@ def now_iso() -> str:
 def iso_in(seconds: float) -> str:
     """The ISO time `seconds` from now (an expiry)."""
     return iso(now() + dt.timedelta(seconds=seconds))
+
+
+def parse(text: str) -> dt.datetime:
+    """A timestamp of ours (`iso`) read back."""
+    return dt.datetime.fromisoformat(text.replace("Z", "+00:00"))

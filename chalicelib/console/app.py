@@ -4,7 +4,8 @@ person (console/operations.py): same validation, scopes and audit trail, channel
 
 Each request: static file, or route (console/web.py `page`) -> session (cookie) -> form token
 (every POST of a signed-in person carries the session's CSRF token; sign-up and sign-in forms,
-which have no session yet, are refused when the browser says they came from another site) ->
+which have no session yet, are refused when the browser says they came from another site, by
+Fetch Metadata or by Origin) ->
 role -> the page. Routes are declared by the modules of console/pages."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import mimetypes
 import uuid
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from chalice import Chalice, Response  # type: ignore[attr-defined]
 
@@ -111,8 +113,19 @@ def _answer(request: web.Request) -> web.Answer:
 
 
 def _same_site(request: web.Request) -> bool:
-    """A form posted from another site is refused (the cookie is SameSite=Strict as well)."""
-    return request.headers.get("sec-fetch-site", "same-origin") in ("same-origin", "none")
+    """A form posted from another site is refused (the cookie is SameSite=Strict as well, but the
+    sign-up and sign-in forms have no session yet: login CSRF). Browsers say where a post came
+    from in Sec-Fetch-Site; those without Fetch Metadata still send Origin with every POST, which
+    must then be this host ("null", a sandboxed frame or a privacy redirect, is not). A client
+    that sends neither is no browser a foreign page could drive."""
+    fetch_site = request.headers.get("sec-fetch-site")
+    if fetch_site is not None:
+        return fetch_site in ("same-origin", "none")
+    origin = request.headers.get("origin")
+    if origin is None:
+        return True
+    host = request.headers.get("host", "").lower()
+    return bool(host) and urlsplit(origin.strip()).netloc.lower() == host
 
 
 def _with_language(request: web.Request, answer: web.Answer) -> web.Answer:

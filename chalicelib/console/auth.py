@@ -4,6 +4,8 @@ that person: their role's scopes, channel `console`, the member id where a key i
 
 from __future__ import annotations
 
+import datetime as dt
+
 from chalicelib.console import web
 from chalicelib.context import CallContext
 from chalicelib.scopes import ALL_SCOPES, SCOPE_READ
@@ -14,11 +16,16 @@ SESSION_SECONDS = sessions.ABSOLUTE_HOURS * 3600
 
 
 def admit(request: web.Request) -> web.Answer | None:
-    """Fills request.member, .ctx and .csrf from a live session; else the way to sign in."""
+    """Fills request.member, .ctx and .csrf from a live session; else the way to sign in. A
+    session whose membership is gone, granted anew since (another member id) or signed out
+    (another epoch) is deleted: it never comes back."""
     token = request.cookies.get(web.SESSION_COOKIE, "")
     session = sessions.find(token) if token else None
     member = members.get(session.email, session.tenant_id) if session else None
-    if session is None or member is None or int(member.data_dict().get("epoch") or 0) != session.epoch:
+    if session is not None and not _still_theirs(session, member):
+        sessions.end(token)
+        session = None
+    if session is None or member is None or not sessions.touch(token, session):
         answer = web.redirect("/signin", **({"expired": "1"} if token else {}))
         if token:
             answer.clear_cookie(web.SESSION_COOKIE, request)
@@ -26,8 +33,17 @@ def admit(request: web.Request) -> web.Answer | None:
     wire = members.wire(member)
     request.member = wire
     request.csrf = sessions.csrf_token(token)
+    request.signed_in_at = session.signed_in_at
     request.ctx = context_of(session.tenant_id, wire)
     return None
+
+
+def _still_theirs(session: sessions.Session, member: members.Item | None) -> bool:
+    return (
+        member is not None
+        and member.id == session.member_id
+        and int(member.data_dict().get("epoch") or 0) == session.epoch
+    )
 
 
 def context_of(tenant_id: str, member: dict[str, str]) -> CallContext:
@@ -40,11 +56,13 @@ def context_of(tenant_id: str, member: dict[str, str]) -> CallContext:
     )
 
 
-def sign_in(request: web.Request, tenant_id: str, member: members.Item) -> str:
+def sign_in(request: web.Request, tenant_id: str, member: members.Item, signed_in_at: dt.datetime | None = None) -> str:
     """Starts the member's session and makes this request theirs (so the page it answers shows
-    them signed in); answers the cookie's value for `keep_session`."""
+    them signed in); answers the cookie's value for `keep_session`. `signed_in_at`: the sign-in
+    with a code a switch of company continues (the absolute limit counts from it)."""
     members.activate(member, context_of(tenant_id, members.wire(member)).for_operation("console.signin").stamp())
-    token = sessions.start(tenant_id, member.data_dict()["email"], int(member.data_dict().get("epoch") or 0))
+    data = member.data_dict()
+    token = sessions.start(tenant_id, data["email"], member.id or "", int(data.get("epoch") or 0), signed_in_at)
     request.csrf = sessions.csrf_token(token)
     request.member = members.wire(member)
     request.ctx = context_of(tenant_id, request.member)

@@ -4,6 +4,7 @@ cookies). No page touches Chalice directly."""
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -65,6 +66,7 @@ class Request:
     member: dict[str, Any] | None = None  # the signed-in person (store/members.py wire), once known
     ctx: CallContext | None = None  # who the operations run as: the person, channel console
     csrf: str = ""  # the session's form token
+    signed_in_at: dt.datetime | None = None  # the session's sign-in with a code (a switch keeps it)
 
     @property
     def secure(self) -> bool:

@@ -1,7 +1,8 @@
 """One-time codes mailed to an address: a sign-up's confirmation (store/signups.py) and a
 console sign-in (store/sessions.py). Only a code's hash is stored, bound to its address; a
-code counts while it is younger than its lifetime and has tries left, and each wrong try is
-counted atomically (concurrent guesses count each)."""
+code counts while it is younger than its lifetime and has tries left. Every try is counted
+before its code is compared (`take_try`, a conditional add): of any number of concurrent
+guesses, at most config.CODE_ATTEMPTS are ever compared."""
 
 from __future__ import annotations
 
@@ -59,11 +60,17 @@ def matches(expected: str, subject: str, code: str) -> bool:
     return hmac.compare_digest(code_hash(subject, code), expected)
 
 
-def count_wrong(item: Item) -> int | None:
-    """Count a wrong try; the tries counted now, None when the item is gone meanwhile (used,
-    replaced, expired): nothing left to count against."""
+def take_try(item: Item, expected: str) -> int | None:
+    """Spends one try of the code whose hash is `expected`, before it is compared: the tries
+    spent now, or None when none is left (spent by other requests, or the code used, replaced or
+    gone meanwhile), and then the typed code must not be compared at all."""
     try:
-        item.update(actions=[Item.data["attempts"].add(1)], condition=Item.pk.exists())
+        item.update(
+            actions=[Item.data["attempts"].add(1)],
+            condition=Item.pk.exists()
+            & (Item.data["codeHash"] == expected)
+            & (Item.data["attempts"] < config.CODE_ATTEMPTS),
+        )
     except UpdateError:
         return None
     return int(item.data_dict().get("attempts") or 0)

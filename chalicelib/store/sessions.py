@@ -1,10 +1,12 @@
 """Console sessions and sign-in codes.
 
 A session is known by the SHA-256 of its cookie (the cookie itself is never stored): PK
-session#<hash>, holding the tenant, the member's address hash and the member's epoch at sign-in
-(store/members.py: raising the epoch ends every session of the member). It lasts IDLE_MINUTES
-after its last use and never longer than ABSOLUTE_HOURS after sign-in; DynamoDB's TTL removes
-it after that, and every read checks both bounds itself (TTL deletes late).
+session#<hash>, holding the tenant, the member's address, the id of the membership it was
+started for and the member's epoch at sign-in (store/members.py: raising the epoch ends every
+session of the member; a membership removed and granted again has a new id, so its old sessions
+stay ended). It lasts IDLE_MINUTES after its last use and never longer than ABSOLUTE_HOURS after
+the sign-in with a code (a switch of company starts a session that keeps that moment); DynamoDB's
+TTL removes it after that, and every read checks both bounds itself (TTL deletes late).
 
 A sign-in code is the hash of a mailed code (PK signin#<sha256 of the address>), valid
 config.SIGNIN_CODE_MINUTES, config.CODE_ATTEMPTS tries, deleted when used."""
@@ -33,7 +35,10 @@ TOUCH_SECONDS = 60  # lastSeenAt is written at most this often (one write a minu
 class Session:
     tenant_id: str
     email: str  # the member's address: with the tenant, the member the session belongs to
+    member_id: str  # the membership it was started for: one removed and invited again is another
     epoch: int  # the member's epoch at sign-in
+    signed_in_at: dt.datetime  # the sign-in with a code it descends from (switching keeps it)
+    stale: bool  # lastSeenAt is older than TOUCH_SECONDS: `touch` once the member is checked
 
 
 def _hash(token: str) -> str:
@@ -44,44 +49,71 @@ def _pk(token_hash: str) -> str:
     return f"session#{token_hash}"
 
 
-def start(tenant_id: str, email: str, epoch: int) -> str:
-    """A new session; answers the cookie's value (shown to the browser only)."""
+def start(tenant_id: str, email: str, member_id: str, epoch: int, signed_in_at: dt.datetime | None = None) -> str:
+    """A new session; answers the cookie's value (shown to the browser only). `signed_in_at` is
+    the sign-in with a code this session continues (a switch of company), else now: the
+    absolute limit counts from there, however often the person switches."""
     token = secrets.token_urlsafe(32)
     moment = clock.now()
+    signed_in = min(signed_in_at or moment, moment)
     Item(
         _pk(_hash(token)),
         "session",
         type="session",
         tenantId=tenant_id,
-        data={"email": email, "epoch": epoch, "lastSeenAt": clock.iso(moment)},
+        data={
+            "email": email,
+            "memberId": member_id,
+            "epoch": epoch,
+            "signedInAt": clock.iso(signed_in),
+            "lastSeenAt": clock.iso(moment),
+        },
         createdAt=clock.iso(moment),
-        expiresAt=moment + dt.timedelta(hours=ABSOLUTE_HOURS),
+        expiresAt=signed_in + dt.timedelta(hours=ABSOLUTE_HOURS),
     ).save()
     return token
 
 
 def find(token: str) -> Session | None:
-    """The live session of a cookie, touched; None when unknown, idle too long or too old."""
+    """The live session of a cookie; None when unknown, idle too long or too old (and then it is
+    deleted). Not touched here: only a session whose member is still its own may be kept alive
+    (`touch`), so a dead one idles out whatever else happens."""
     if not token or len(token) > 100:
         return None
     try:
-        item = Item.get(_pk(_hash(token)), "session")
+        item = Item.get(_pk(_hash(token)), "session", consistent_read=True)
     except Item.DoesNotExist:
         return None
     data = item.data_dict()
     now = clock.now()
-    created, seen = item.createdAt or "", data.get("lastSeenAt") or ""
-    if created < clock.iso(now - dt.timedelta(hours=ABSOLUTE_HOURS)) or seen < clock.iso(
+    signed_in, seen = data.get("signedInAt") or "", data.get("lastSeenAt") or ""
+    if signed_in < clock.iso(now - dt.timedelta(hours=ABSOLUTE_HOURS)) or seen < clock.iso(
         now - dt.timedelta(minutes=IDLE_MINUTES)
     ):
         item.delete()
         return None
-    if seen < clock.iso(now - dt.timedelta(seconds=TOUCH_SECONDS)):
-        try:  # conditional: an update of a session ended meanwhile would write a husk of one
-            item.update(actions=[Item.data["lastSeenAt"].set(clock.iso(now))], condition=Item.pk.exists())
-        except UpdateError:
-            return None
-    return Session(item.tenantId or "", data["email"], int(data.get("epoch") or 0))
+    return Session(
+        item.tenantId or "",
+        data["email"],
+        data.get("memberId") or "",
+        int(data.get("epoch") or 0),
+        clock.parse(signed_in),
+        stale=seen < clock.iso(now - dt.timedelta(seconds=TOUCH_SECONDS)),
+    )
+
+
+def touch(token: str, session: Session) -> bool:
+    """Keeps a live session alive (lastSeenAt, written at most once a minute); False when it
+    ended meanwhile."""
+    if not session.stale:
+        return True
+    try:  # conditional: an update of a session ended meanwhile would write a husk of one
+        Item(_pk(_hash(token)), "session").update(
+            actions=[Item.data["lastSeenAt"].set(clock.now_iso())], condition=Item.pk.exists()
+        )
+    except UpdateError:
+        return False
+    return True
 
 
 def end(token: str) -> None:
@@ -116,19 +148,18 @@ def issue_code(email: str) -> str:
 
 
 def redeem_code(email: str, code: str) -> bool:
-    """Whether `code` is the address's live code; a right one is used up, a wrong one counts."""
+    """Whether `code` is the address's live code; every try counts, a right one is used up."""
     try:
         item = Item.get(_code_pk(email), "code", consistent_read=True)
     except Item.DoesNotExist:
         return False
     expected = mailed_codes.live_hash(item, config.SIGNIN_CODE_MINUTES)
-    if expected is None:
+    if expected is None or mailed_codes.take_try(item, expected) is None:
         return False
-    if mailed_codes.matches(expected, email, code):
-        try:  # single use: of two requests with the right code, one wins
-            item.delete(condition=Item.data["codeHash"] == expected)
-        except DeleteError:  # the other request used it
-            return False
-        return True
-    mailed_codes.count_wrong(item)
-    return False
+    if not mailed_codes.matches(expected, email, code):
+        return False
+    try:  # single use: of two requests with the right code, one wins
+        item.delete(condition=Item.data["codeHash"] == expected)
+    except DeleteError:  # the other request used it
+        return False
+    return True

@@ -11,8 +11,11 @@ so a sign-up with a used address costs and answers exactly what a new one does."
 
 from __future__ import annotations
 
+import contextlib
 import datetime as dt
 from typing import Any
+
+from pynamodb.exceptions import DeleteError
 
 from chalicelib import clock, config
 from chalicelib import error_codes as codes
@@ -68,12 +71,13 @@ def confirm(email: str, code: str) -> tuple[dict[str, Any], dict[str, Any], str]
         raise _refused() from None
     data = pending.data_dict()
     expected = mailed_codes.live_hash(pending, config.SIGNUP_CODE_MINUTES)
-    if expected is None:
+    tries = None if expected is None else mailed_codes.take_try(pending, expected)
+    if expected is None or tries is None:
         raise _refused()
     if not mailed_codes.matches(expected, email, code):
-        tries = mailed_codes.count_wrong(pending)
-        if tries is not None and tries >= config.CODE_ATTEMPTS:  # the last allowed wrong one ends the sign-up
-            pending.delete()
+        if tries >= config.CODE_ATTEMPTS:  # the last allowed wrong one ends the sign-up
+            with contextlib.suppress(DeleteError):  # unless a new sign-up replaced it meanwhile
+                pending.delete(condition=Item.data["codeHash"] == expected)
         raise _refused()
 
     def consume(tx: Transaction, changed_by: dict[str, Any]) -> None:

@@ -114,13 +114,16 @@ def signin_code(request: Request) -> Answer:
 @page("POST", "/switch/{tenant}")
 def switch_company(request: Request) -> Answer:
     """A person who belongs to several companies moves to another: the mailbox the session proved
-    is a member there too, so a new session starts there and this one ends."""
+    is a member there too, so a new session starts there and this one ends. The new one keeps
+    this one's moment of sign-in: switching never extends the absolute limit."""
     assert request.member is not None
     member = members.get(request.member["email"], request.params["tenant"])
     if member is None:
         return render(request, "error.html", 404, errors=[translate(request.lang, "error.not_found")])
+    signed_in_at = request.signed_in_at
     sessions.end(request.cookies.get(SESSION_COOKIE, ""))
-    return auth.keep_session(request, redirect("/"), auth.sign_in(request, request.params["tenant"], member))
+    token = auth.sign_in(request, request.params["tenant"], member, signed_in_at)
+    return auth.keep_session(request, redirect("/"), token)
 
 
 @page("POST", "/signout")
@@ -134,9 +137,9 @@ def signout(request: Request) -> Answer:
 @page("POST", "/signout/everywhere")
 def signout_everywhere(request: Request) -> Answer:
     assert request.member is not None and request.ctx is not None
-    member = members.get(request.member["email"], request.ctx.tenant_id)
-    if member is not None:
-        members.end_sessions(member, request.ctx.for_operation("console.signout.everywhere").stamp())
+    stamp = request.ctx.for_operation("console.signout.everywhere").stamp()
+    for member in members.memberships(request.member["email"]):  # the person's sessions in every company
+        members.end_sessions(member, stamp)
     answer = redirect("/signin", signed_out="1")
     answer.clear_cookie(SESSION_COOKIE, request)
     return answer
