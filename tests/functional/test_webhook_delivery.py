@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from standardwebhooks.webhooks import Webhook
 
+from chalicelib.events import deliveries
 from tests.client import Tenant
 from tests.eventually import eventually
 from tests.receiver import Receiver
@@ -109,6 +110,28 @@ def test_delivery_log_and_manual_retry(tenant: Tenant, receiver: Receiver) -> No
         return True
 
     eventually(delivered, message="the retried delivery to be logged as delivered")
+
+
+def test_a_manual_retry_delivers_at_once_when_the_next_attempt_is_hours_away(
+    tenant: Tenant, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The retry itself must put the delivery back in line: with the next automatic attempt an
+    hour away, nothing else would deliver it within the test."""
+    monkeypatch.setattr(deliveries, "SCHEDULE", (3_600_000,) * len(deliveries.SCHEDULE))  # x 0.001 in tests
+    receiver.always = 500
+    hook = _hook(tenant, receiver)
+    tenant.contact(lastName="Manuell")
+    page = {"webhook": hook["id"], "limit": 10, "offset": 0}
+
+    def failed_once() -> dict[str, Any] | None:
+        entries = tenant.get("webhooks.deliveries.list", page)["deliveries"]
+        return entries[0] if entries and entries[0]["attempts"] >= 1 and entries[0]["lastStatusCode"] else None
+
+    entry = eventually(failed_once, timeout=15, message="the first attempt to fail")
+    receiver.always = None
+    tenant.ok("webhooks.deliveries.retry", {"webhook": hook["id"], "delivery": entry["id"]})
+    got = receiver.wait_for(1, timeout=10)
+    assert got[0].event["id"] == entry["id"] and len(receiver.requests) == 2
 
 
 def test_ping_reports_the_receivers_answer(tenant: Tenant, receiver: Receiver) -> None:
