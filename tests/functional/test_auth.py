@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from chalicelib import keyformat
+import pytest
+
+from chalicelib import auth, keyformat
 from tests.client import Api, Tenant
 
 
@@ -17,11 +19,15 @@ def test_malformed_key_is_401(api: Api) -> None:
     assert api.query("info", key="not-a-key").status == 401
 
 
-def test_key_with_wrong_checksum_is_401_without_lookup(api: Api, tenant: Tenant) -> None:
+def test_key_with_wrong_checksum_is_401_without_lookup(
+    api: Api, tenant: Tenant, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    looked_up: list[str] = []
+    monkeypatch.setattr(auth, "key_facts", lambda hashed: looked_up.append(hashed))
     broken = tenant.key[:-1] + ("A" if tenant.key[-1] != "A" else "B")
     answer = api.query("info", key=broken)
-    assert answer.status == 401
-    assert answer.body["code"] == "invalid_key"
+    assert answer.status == 401 and answer.body["code"] == "invalid_key" and "checksum" in answer.body["detail"]
+    assert looked_up == [], "a key with a wrong checksum was looked up in the table"
 
 
 def test_well_formed_unknown_key_is_401(api: Api) -> None:
