@@ -76,8 +76,9 @@ def admit_anonymous(operation: str, source_ip: str | None) -> None:
     throttle.take_anonymous(source_ip, operation)
 
 
-def admit_tool(ctx: CallContext, operation: str) -> None:
+def admit_tool(ctx: CallContext, operation: str, *, evaluations: int = 0) -> None:
     """A domain tool run through MCP (each step of a pipeline) counts as a call of its own,
     against the operation's limit and the key's, as over REST: the MCP request that runs it
-    counted once already."""
-    throttle.take(ctx.key_id, operation, tenant_facts(ctx.tenant_id).get("throttle"))
+    counted once already. Each JMESPath expression evaluated with it (its `$expr`s, its
+    `transform` or `_transform`) counts as one more call against those limits."""
+    throttle.take(ctx.key_id, operation, tenant_facts(ctx.tenant_id).get("throttle"), weight=1 + evaluations)

@@ -10,7 +10,7 @@ from chalicelib.auth import authorise
 from chalicelib.context import CallContext
 from chalicelib.registry import Operation
 from chalicelib.resolve import resolve_refs
-from chalicelib.validation import validate
+from chalicelib.validation import StandIn, validate
 
 ANONYMOUS = CallContext(tenant_id="", key_id="", agent_name="anonymous", scopes=frozenset())
 
@@ -21,3 +21,12 @@ def run(op: Operation, ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]
     validate(op, args)
     ctx = ctx.for_operation(op.name)
     return op.handler(ctx, resolve_refs(ctx, op, args) if op.authenticated else args)
+
+
+def check(op: Operation, ctx: CallContext, args: dict[str, Any], *, stand_in: StandIn) -> None:
+    """What run() checks first, on arguments some of whose values are still to be computed
+    (a pipeline step's `$expr`): the key's scope, and the arguments' shape, each value
+    `stand_in` accepts passing for any value. run() checks the computed arguments again."""
+    if op.authenticated:
+        authorise(ctx, op)
+    validate(op, args, stand_in=stand_in)

@@ -218,6 +218,11 @@ INVALID_TRANSFORM = ErrorCode(
 TRANSFORM_TOO_COSTLY = ErrorCode(
     "transform_too_costly", 400, "a JMESPath transform went past its budget of time or of values built; simplify it."
 )
+TOO_MANY_EXPRESSIONS = ErrorCode(
+    "too_many_expressions",
+    400,
+    "a pipeline step holds more `$expr` values than a step or a pipeline may; refer to whole earlier results.",
+)
 UNKNOWN_RESULT_NAME = ErrorCode(
     "unknown_result_name", 400, "a pipeline step's `$expr` names a result no earlier step named with `as`."
 )

@@ -68,13 +68,14 @@ def limits(tenant_config: dict[str, Any] | None, operation: str) -> list[Limit]:
     return [limit for limit in found if limit is not None]
 
 
-def take(key_id: str, operation: str, tenant_config: dict[str, Any] | None) -> None:
-    """Count one call of the key against every applicable limit, or refuse with 429. The
+def take(key_id: str, operation: str, tenant_config: dict[str, Any] | None, *, weight: int = 1) -> None:
+    """Count a call of the key against every applicable limit, or refuse with 429. The
     narrower limit (the operation's) is counted first; a call refused by the key's overall
-    limit has still used its operation's budget."""
+    limit has still used its operation's budget. A call of `weight` counts as that many calls
+    (an MCP tool call and the JMESPath expressions it evaluates), in the same writes."""
     for limit in limits(tenant_config, operation):
         subject = f"key#{key_id}" if limit.name == "key" else f"key#{key_id}#{limit.name}"
-        _spend(subject, limit, what="this key")
+        _spend(subject, limit, what="this key", weight=weight)
 
 
 def take_anonymous(source_ip: str | None, operation: str) -> None:
@@ -99,11 +100,13 @@ def _spend_per_window(subject: str, name: str, setting: tuple[int, int], what: s
         _spend(subject, Limit(name, quota / window, quota, window), what=what)
 
 
-def _spend(subject: str, limit: Limit, *, what: str) -> None:
+def _spend(subject: str, limit: Limit, *, what: str, weight: int = 1) -> None:
     now = time.time()
     with _lock:
         ends = _full.get((subject, limit.window))
-    wait = ends - now if ends is not None and ends > now else rates.spend(subject, limit.window, limit.burst, now)
+    wait = (
+        ends - now if ends is not None and ends > now else rates.spend(subject, limit.window, limit.burst, now, weight)
+    )
     if wait is None:
         return
     with _lock:

@@ -15,7 +15,7 @@ import functools
 import itertools
 import json
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from chalicelib import error_codes as codes
@@ -85,15 +85,39 @@ def _validator_class() -> Any:
     return _VALIDATOR[0]
 
 
-_VALIDATORS: dict[str, Any] = {}
+StandIn = Callable[[Any], bool]
 
 
-def find_errors(key: str, schema: dict[str, Any], args: Any) -> list[dict[str, str]]:
-    """Every violation of `schema` (its validator cached under `key`) as `{"path", "message"}`, in path order."""
-    if key not in _VALIDATORS:
-        cls = _validator_class()
-        _VALIDATORS[key] = cls(as_json_schema(schema), format_checker=cls.FORMAT_CHECKER)
-    return describe_errors(_VALIDATORS[key].iter_errors(args))
+@functools.cache
+def _validator_class_with(stand_in: StandIn) -> Any:
+    """The validator class, where a value `stand_in` accepts passes every keyword at its
+    position: it stands for a value computed later (a pipeline's `{"$expr": ...}`), which is
+    validated once it is known. Everything around it is checked as usual."""
+    from jsonschema import validators  # cold start: jsonschema loads on the first validation
+
+    base = _validator_class()
+
+    def passing(check: Any) -> Any:
+        def run(validator: Any, value: Any, instance: Any, schema: dict[str, Any]) -> Any:
+            return iter(()) if stand_in(instance) else check(validator, value, instance, schema)
+
+        return run
+
+    return validators.extend(base, {keyword: passing(check) for keyword, check in base.VALIDATORS.items()})
+
+
+_VALIDATORS: dict[tuple[str, StandIn | None], Any] = {}
+
+
+def find_errors(
+    key: str, schema: dict[str, Any], args: Any, *, stand_in: StandIn | None = None
+) -> list[dict[str, str]]:
+    """Every violation of `schema` (its validator cached under `key`) as `{"path", "message"}`,
+    in path order; with `stand_in`, values it accepts pass for any value."""
+    if (key, stand_in) not in _VALIDATORS:
+        cls = _validator_class() if stand_in is None else _validator_class_with(stand_in)
+        _VALIDATORS[key, stand_in] = cls(as_json_schema(schema), format_checker=cls.FORMAT_CHECKER)
+    return describe_errors(_VALIDATORS[key, stand_in].iter_errors(args))
 
 
 def as_json_schema(schema: Any) -> Any:
@@ -159,8 +183,10 @@ def describe_errors(errors: Any) -> list[dict[str, str]]:
     return sorted(found, key=lambda f: (f["path"], f["message"]))
 
 
-def validate(op: Operation, args: dict[str, Any]) -> None:
-    found = find_errors(op.name, op.args, args)
+def validate(op: Operation, args: dict[str, Any], *, stand_in: StandIn | None = None) -> None:
+    """The arguments against the operation's schema (400 naming each violation); with
+    `stand_in`, values it accepts pass for any value (see _validator_class_with)."""
+    found = find_errors(op.name, op.args, args, stand_in=stand_in)
     if found:
         summary = "; ".join(f"{f['path']}: {f['message']}" for f in found[:5])
         raise Invalid(f"Invalid arguments for {op.name}: {summary}", code=codes.VALIDATION_FAILED, errors=found)

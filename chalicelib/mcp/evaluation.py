@@ -1,25 +1,30 @@
-"""One JMESPath evaluation, bounded in what it builds, in the size of each value and in time.
+"""JMESPath evaluations, bounded together per MCP request in what they build and in time,
+and each value in its size.
 
 A JMESPath expression has no loops, but it can still multiply its input: `{a: @, b: @}`
 doubles it (by reference: cheap to build, not to write out), `[@, @][]` doubles it for real,
 `reverse(@)` copies a string, `join` repeats its separator once per item, and forty of them
-side by side outgrow any machine before the list that holds them is complete.
+side by side outgrow any machine before the list that holds them is complete. And one
+request can hold many expressions (a pipeline's `$expr`s and `transform`s).
 
-So two budgets, both checked before the work they bound:
+So one Budget per MCP request (a tools/call; the Streamable HTTP transport takes one message
+per POST), which every evaluation of that request draws on: each `$expr`, `transform` and
+`_transform`. Its bounds are checked before the work they bound:
 
-- Built (MAX_BUILT_BYTES, all of one evaluation together): every list, object and string the
-  evaluation makes is counted as it is made, in bytes of memory: a list or object BOX bytes
-  (its header and its size record below), ITEM per list item, MEMBER per object member, text
-  its characters times the bytes Python needs per character, a number NUMBER. Projections,
-  multiselects and flatten count each item as they append it; functions (join, to_string,
-  reverse, sort, merge, ...) are counted from their arguments before they run. So the
-  evaluation never allocates past that budget, however its parts are combined.
+- Built (MAX_BUILT_BYTES, all evaluations of the request together): every list, object and
+  string an evaluation makes is counted as it is made, in bytes of memory: a list or object
+  BOX bytes (its header and its size record below), ITEM per list item, MEMBER per object
+  member, text its characters times the bytes Python needs per character, a number NUMBER.
+  Projections, multiselects and flatten count each item as they append it; functions (join,
+  to_string, reverse, sort, merge, ...) are counted from their arguments before they run. So
+  the request's evaluations never allocate past that budget, however their parts are combined.
 - Weight (MAX_VALUE_BYTES, each value): a value's size as JSON text, escapes included, parts
   it shares counted each time they appear. It bounds what writing the value out costs
   (to_string, the answer), which references alone do not show: `{a: @, b: @}` forty times is
   a few objects in memory and a terabyte of JSON.
 
-MAX_SECONDS then bounds the comparisons and sorts that allocate nothing."""
+MAX_SECONDS (wall clock, all evaluations of the request together) then bounds the
+comparisons and sorts that allocate nothing."""
 
 from __future__ import annotations
 
@@ -33,8 +38,8 @@ from chalicelib import error_codes as codes
 from chalicelib.errors import Invalid
 
 MAX_VALUE_BYTES = 8_000_000  # any one value, as JSON text
-MAX_BUILT_BYTES = 8_000_000  # everything one evaluation builds, as memory
-MAX_SECONDS = 2.0
+MAX_BUILT_BYTES = 8_000_000  # everything the evaluations of one MCP request build, as memory
+MAX_SECONDS = 2.0  # the evaluations of one MCP request together, wall clock
 
 BOX = 256  # a new list or object: its header, spare room, and its entry in the weight record
 ITEM = 8  # a list item (a reference)
@@ -78,28 +83,48 @@ def number_weight(value: Any) -> int:
     return 24  # the longest repr of a float
 
 
+class Budget:
+    """What the JMESPath evaluations of one MCP request may spend together: seconds of
+    evaluating and bytes of values built. The meta-tool that evaluates makes one for its call
+    and hands it to every evaluation (transform.apply); the bounds are read when it is made."""
+
+    def __init__(self) -> None:
+        self.max_seconds, self.max_built = MAX_SECONDS, MAX_BUILT_BYTES
+        self.seconds = 0.0  # spent evaluating so far
+        self.built = 0  # bytes built so far
+        self.evaluations = 0
+
+    def evaluate(self, parsed: Any, data: Any, where: str) -> Any:
+        """One evaluation of a compiled expression's tree over `data`, within what is left."""
+        self.evaluations += 1
+        started = time.monotonic()
+        try:
+            return interpreter()(where, self, started + self.max_seconds - self.seconds).visit(parsed, data)
+        finally:
+            self.seconds += time.monotonic() - started
+
+
 @functools.cache
 def interpreter() -> Any:
-    """jmespath's TreeInterpreter with both budgets and the clock (built once)."""
+    """jmespath's TreeInterpreter that charges a Budget and watches the clock (built once)."""
 
     class Bounded(TreeInterpreter):  # type: ignore[misc]
-        def __init__(self, where: str) -> None:
+        def __init__(self, where: str, budget: Budget, deadline: float) -> None:
             super().__init__()
-            self.where = where
-            self.deadline = time.monotonic() + MAX_SECONDS
+            self.where, self.budget, self.deadline = where, budget, deadline
             self.weights: dict[
                 int, tuple[int, Any]
             ] = {}  # id -> (weight, the value, kept alive so its id stays its own)
-            self.built = 0
 
         # --- the budgets -------------------------------------------------------------
 
         def charge(self, size: int, what: str) -> None:
-            self.built += size
-            if self.built > MAX_BUILT_BYTES:
+            self.budget.built += size
+            if self.budget.built > self.budget.max_built:
                 raise Invalid(
-                    f"{self.where}: {what} would take the expression past its budget of {MAX_BUILT_BYTES} bytes "
-                    "of values built in one evaluation; select fewer fields or items instead of repeating, "
+                    f"{self.where}: {what} would take this request's JMESPath evaluations past their budget of "
+                    f"{self.budget.max_built} bytes of values built (all `$expr`, `transform` and `_transform` "
+                    "of one request together); select fewer fields or items instead of repeating, "
                     "joining or stringifying them.",
                     code=codes.TRANSFORM_TOO_COSTLY,
                 )
@@ -114,7 +139,8 @@ def interpreter() -> Any:
                 )
             if time.monotonic() > self.deadline:
                 raise Invalid(
-                    f"{self.where}: the expression ran longer than {MAX_SECONDS:g} s; simplify it.",
+                    f"{self.where}: this request's JMESPath evaluations ran longer than {self.budget.max_seconds:g} s "
+                    "together; simplify them.",
                     code=codes.TRANSFORM_TOO_COSTLY,
                 )
             return result

@@ -9,12 +9,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from chalicelib import account, dispatch, docs
+from chalicelib import docs
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.errors import Invalid, NotFound
-from chalicelib.mcp import catalogue, pipeline, transform
+from chalicelib.mcp import catalogue, domain_tools, pipeline, transform
 from chalicelib.search import glossary, service, terms
 from chalicelib.validation import find_errors
 
@@ -185,23 +185,13 @@ DESCRIBE = MetaTool(
 
 
 def _execute(ctx: CallContext, args: dict[str, Any]) -> Any:
-    result = run_domain_tool(ctx, args["name"], args.get("arguments") or {})
+    op = domain_tools.find(args["name"])
     expression = args.get("_transform")
-    return transform.apply(expression, result) if expression is not None else result
-
-
-def run_domain_tool(ctx: CallContext, name: str, arguments: dict[str, Any]) -> dict[str, Any]:
-    """One domain tool, as the key: the REST dispatch checks scopes, validates, resolves aliases."""
-    op = catalogue.find(name)
-    if op is None:
-        raise NotFound(
-            f"There is no tool named {name!r}; find tool names with meta.tools.search.", code=codes.UNKNOWN_TOOL
-        )
-    if not isinstance(arguments, dict):
-        raise Invalid("arguments must be an object whose keys are the tool's argument names.")
-    account.admit_tool(ctx, op.name)
-    result = dispatch.run(op, ctx, arguments)
-    return transform.as_json(result)  # type: ignore[no-any-return]
+    if expression is not None:  # refused before the tool runs: a command would have changed data
+        transform.check(expression, "_transform")
+    domain_tools.admit(ctx, op, evaluations=int(expression is not None))
+    result = domain_tools.run(ctx, op, args.get("arguments") or {})
+    return transform.apply(expression, result, transform.Budget()) if expression is not None else result
 
 
 EXECUTE = MetaTool(
@@ -228,8 +218,8 @@ EXECUTE = MetaTool(
                 "pattern": s.MULTI_LINE,
                 "description": (
                     "JMESPath expression applied to the result; "
-                    f"it may build at most {transform.MAX_BUILT_BYTES // 1_000_000} MB "
-                    "(transform_too_costly): select and narrow."
+                    f"it may build at most {transform.MAX_BUILT_BYTES // 1_000_000} MB and run "
+                    f"{transform.MAX_SECONDS:g} s (transform_too_costly): select and narrow."
                 ),
             },
         },
@@ -300,7 +290,10 @@ PIPELINE = MetaTool(
     'argument value {"$expr": "<JMESPath>"} is replaced by that expression evaluated over the results named '
     'so far, e.g. {"$expr": "newObject.object.id"}. Each step runs as the calling key with its scopes. The '
     f"first failing step stops the pipeline; the answer says which step failed and why, and what the steps "
-    f"before it did (they are not undone: the audit trail can revert them). At most {pipeline.MAX_STEPS} steps.",
+    f"before it did (they are not undone: the audit trail can revert them). At most {pipeline.MAX_STEPS} steps, "
+    f"{pipeline.MAX_EXPRESSIONS_PER_STEP} `$expr` per step and {pipeline.MAX_EXPRESSIONS_PER_PIPELINE} per pipeline; "
+    f"all `$expr` and `transform` of one call together may build {transform.MAX_BUILT_BYTES // 1_000_000} MB and run "
+    f"{transform.MAX_SECONDS:g} s. Each counts against the key's rate limit as a call.",
     _obj(
         {
             "steps": {
@@ -336,7 +329,7 @@ PIPELINE = MetaTool(
         ["steps"],
     ),
     False,
-    lambda ctx, args: pipeline.run(ctx, args["steps"], run_domain_tool),
+    lambda ctx, args: pipeline.run(ctx, args["steps"], transform.Budget()),
 )
 
 

@@ -1,7 +1,7 @@
 """JMESPath transforms of tool results (`_transform` of meta.tool.execute, `transform` and
-`{"$expr": ...}` of pipeline steps), bounded in expression length, in what one evaluation
-builds, in the size of each value and in time (chalicelib/mcp/evaluation.py), and in the
-size of the answer."""
+`{"$expr": ...}` of pipeline steps), bounded in expression length, in what the evaluations of
+one MCP request build and how long they take together, in the size of each value
+(chalicelib/mcp/evaluation.py), and in the size of the answer."""
 
 from __future__ import annotations
 
@@ -15,9 +15,19 @@ from jmespath.exceptions import JMESPathError
 from chalicelib import error_codes as codes
 from chalicelib.errors import Invalid
 from chalicelib.jsontext import dumps
-from chalicelib.mcp.evaluation import MAX_BUILT_BYTES, MAX_SECONDS, MAX_VALUE_BYTES, interpreter
+from chalicelib.mcp.evaluation import MAX_BUILT_BYTES, MAX_SECONDS, MAX_VALUE_BYTES, Budget
 
-__all__ = ["MAX_BUILT_BYTES", "MAX_SECONDS", "MAX_VALUE_BYTES", "apply", "as_json", "check_size", "root_names"]
+__all__ = [
+    "MAX_BUILT_BYTES",
+    "MAX_SECONDS",
+    "MAX_VALUE_BYTES",
+    "Budget",
+    "apply",
+    "as_json",
+    "check",
+    "check_size",
+    "root_names",
+]
 
 MAX_EXPRESSION_CHARS = 2_000
 MAX_RESULT_BYTES = 1_000_000  # what one tool call may hand back to a model
@@ -50,16 +60,23 @@ def _reason(err: Exception) -> str:
     return " ".join(str(err).split())  # jmespath's messages span lines with a caret diagram
 
 
-def apply(expression: str, data: Any, *, where: str = "_transform") -> Any:
-    """The expression evaluated over `data`; a tool error naming `where` when it cannot be."""
+def check(expression: str, where: str) -> Any:
+    """The expression compiled, evaluating nothing; a tool error naming `where` when it is no
+    valid expression. Run before a request evaluates (or changes) anything."""
     try:
-        compiled = _compiled(expression, where)
+        return _compiled(expression, where)
     except Invalid as err:
         if err.detail.startswith(where):
             raise
         raise Invalid(f"{where}: {err.detail} (expression: {expression!r})", code=codes.INVALID_TRANSFORM) from None
+
+
+def apply(expression: str, data: Any, budget: Budget, *, where: str = "_transform") -> Any:
+    """The expression evaluated over `data`, drawing on the request's budget; a tool error
+    naming `where` when it cannot be."""
+    compiled = check(expression, where)
     try:
-        result = interpreter()(where).visit(compiled.parsed, data)
+        result = budget.evaluate(compiled.parsed, data, where)
     except JMESPathError as err:
         raise Invalid(
             f"{where}: the expression {expression!r} failed on this result: {_reason(err)}",

@@ -1,7 +1,8 @@
 """Request counters every instance shares: one item per (subject, window length, window),
-counted with one conditional UpdateItem (ADD hits 1 unless the window is full), gone by TTL
-a minute after its window. A subject is a key (`key#<keyId>`, and `key#<keyId>#<operation>`
-for an operation's own limit) or a sign-up source address.
+counted with one conditional UpdateItem (ADD the call's weight unless the window is full: 1, more
+for an MCP tool call that evaluates JMESPath), gone by TTL a minute after its window. A subject
+is a key (`key#<keyId>`, and `key#<keyId>#<operation>` for an operation's own limit) or a
+sign-up source address.
 
 Fixed windows: a caller can fit up to twice a window's quota around a window's edge, which
 is what a safety limit allows; the count itself is exact across every instance."""
@@ -22,17 +23,18 @@ def _is_full(err: UpdateError) -> bool:
     return getattr(err, "cause_response_code", None) == "ConditionalCheckFailedException"
 
 
-def spend(subject: str, window_seconds: int, quota: int, now: float) -> float | None:
-    """Count one request in the subject's current window. None when counted; when the window
-    already holds `quota` requests, nothing is counted and the answer is the seconds until
-    the window ends."""
+def spend(subject: str, window_seconds: int, quota: int, now: float, weight: int = 1) -> float | None:
+    """Count a request of `weight` (calls it stands for) in the subject's current window. None
+    when counted; when the window already holds `quota`, nothing is counted and the answer is
+    the seconds until the window ends. A window with room takes the whole weight, so it may
+    end up to weight - 1 over its quota: a heavy call is never refused forever."""
     index = int(now // window_seconds)
     ends = (index + 1) * window_seconds
     item = Item(f"rate#{subject}", f"{window_seconds}#{index}")
     expires = dt.datetime.fromtimestamp(ends + KEEP_SECONDS, dt.UTC)
     try:
         item.update(
-            actions=[Item.hits.add(1), Item.type.set(TYPE), Item.expiresAt.set(expires)],
+            actions=[Item.hits.add(weight), Item.type.set(TYPE), Item.expiresAt.set(expires)],
             condition=Item.hits.does_not_exist() | (Item.hits < quota),
         )
     except UpdateError as err:

@@ -607,7 +607,7 @@ def test_an_expr_naming_no_earlier_result_stops_the_pipeline_before_it_writes(
         "named so far: none yet",
     )
     assert problem["failedStep"]["index"] == 0 and problem["completedSteps"] == []
-    assert problem["errors"][0]["path"] == "steps[0].arguments.steps[0].arguments.object.notes"
+    assert problem["errors"][0]["path"] == "steps[0].arguments.object.notes"
     for expression in (
         "length(nothing)",
         "[nothing, `1`]",

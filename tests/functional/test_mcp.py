@@ -230,7 +230,7 @@ def test_a_failing_step_stops_the_pipeline_and_says_which(api: Api, tenant: Tena
             },
         )
         bad_reference = mcp.call(
-            "meta.pipeline.execute", {"steps": [{"tool": "objects", "arguments": {"x": {"$expr": "nothing[?"}}}]}
+            "meta.pipeline.execute", {"steps": [{"tool": "objects", "arguments": {"limit": {"$expr": "nothing[?"}}}]}
         )
         too_many = mcp.call("meta.pipeline.execute", {"steps": [{"tool": "objects"}] * 26})
     text = error_text(failed)
@@ -239,7 +239,9 @@ def test_a_failing_step_stops_the_pipeline_and_says_which(api: Api, tenant: Tena
         {"index": 0, "tool": "objects.create", "as": "house"}
     ]
     assert [o["name"] for o in tenant.get("objects")["objects"]] == ["WEG Lindenweg 3"]
-    assert "steps[0].arguments.x" in error_text(bad_reference)
+    assert "400 invalid_transform" in error_text(bad_reference) and "steps[0].arguments.limit" in error_text(
+        bad_reference
+    )
     assert "steps" in error_text(too_many) and "25" in error_text(too_many)
 
 

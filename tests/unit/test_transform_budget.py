@@ -13,13 +13,19 @@ import pytest
 from chalicelib.errors import Invalid
 from chalicelib.mcp import evaluation, transform
 
+
+def apply(expression: str, data: Any) -> Any:
+    """The expression evaluated as the only one of an MCP request."""
+    return transform.apply(expression, data, transform.Budget())
+
+
 RESULT = {"contacts": [{"id": f"con_{n:026d}", "lastName": "Mustermann"} for n in range(1000)]}
 
 
 def peak_bytes(expression: str, data: Any) -> tuple[int, Exception | None]:
     tracemalloc.start()
     try:
-        transform.apply(expression, data)
+        apply(expression, data)
         failure = None
     except Invalid as err:
         failure = err
@@ -83,22 +89,49 @@ def test_to_string_counts_the_escapes_it_writes(data: dict[str, Any]) -> None:
     assert peak < 64 * 2**20, f"peaked at {peak / 2**20:.0f} MiB"
     assert isinstance(failure, Invalid) and failure.code == "transform_too_costly", failure
     assert str(transform.MAX_BUILT_BYTES) in failure.detail, failure.detail
-    assert len(transform.apply("contacts[:3].lastName | to_string(@)", data)) > 3 * 200
+    assert len(apply("contacts[:3].lastName | to_string(@)", data)) > 3 * 200
 
 
 def test_ordinary_joins_and_strings_still_work() -> None:
-    assert transform.apply("join(', ', contacts[:3].id)", RESULT) == ", ".join(c["id"] for c in RESULT["contacts"][:3])
-    assert transform.apply("length(to_string(contacts))", RESULT) > 40_000
-    assert len(transform.apply("to_string(contacts[*].to_string([@,@,@,@]))", RESULT)) > 250_000
-    assert len(transform.apply("contacts[*].[@,@,@,@] | [] | [*].{id: id, name: lastName}", RESULT)) == 4000
+    assert apply("join(', ', contacts[:3].id)", RESULT) == ", ".join(c["id"] for c in RESULT["contacts"][:3])
+    assert apply("length(to_string(contacts))", RESULT) > 40_000
+    assert len(apply("to_string(contacts[*].to_string([@,@,@,@]))", RESULT)) > 250_000
+    assert len(apply("contacts[*].[@,@,@,@] | [] | [*].{id: id, name: lastName}", RESULT)) == 4000
     assert (
-        transform.apply("reverse(join('-', contacts[:2].id))", RESULT)
-        == "-".join(c["id"] for c in RESULT["contacts"][:2])[::-1]
+        apply("reverse(join('-', contacts[:2].id))", RESULT) == "-".join(c["id"] for c in RESULT["contacts"][:2])[::-1]
     )
 
 
 def test_a_slice_with_step_zero_is_an_invalid_transform_not_a_crash() -> None:
     with pytest.raises(Invalid) as refused:
-        transform.apply("contacts[::0]", RESULT)
+        apply("contacts[::0]", RESULT)
     assert refused.value.code == "invalid_transform" and "step" in refused.value.detail
-    assert transform.apply("contacts[::-1] | [0].id", RESULT) == RESULT["contacts"][-1]["id"]
+    assert apply("contacts[::-1] | [0].id", RESULT) == RESULT["contacts"][-1]["id"]
+
+
+def test_the_evaluations_of_one_request_share_one_budget_of_values_built(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 28, finding 1: each evaluation had a budget of its own, so one request of many
+    expressions had many budgets."""
+    alone = transform.Budget()
+    transform.apply("contacts[*].id", RESULT, alone)
+    monkeypatch.setattr(evaluation, "MAX_BUILT_BYTES", alone.built * 5 // 2)  # room for two, not three
+    shared = transform.Budget()
+    for _ in range(2):
+        assert len(transform.apply("contacts[*].id", RESULT, shared)) == 1000
+    with pytest.raises(Invalid) as refused:
+        transform.apply("contacts[*].id", RESULT, shared, where="steps[2].transform")
+    assert refused.value.code == "transform_too_costly"
+    assert refused.value.detail.startswith("steps[2].transform: ")
+    assert f"budget of {alone.built * 5 // 2} bytes" in refused.value.detail
+    assert shared.evaluations == 3
+    assert len(transform.apply("contacts[*].id", RESULT, transform.Budget())) == 1000  # a new request, a new budget
+
+
+def test_the_evaluations_of_one_request_share_one_clock() -> None:
+    budget = transform.Budget()
+    transform.apply("contacts[0].id", RESULT, budget)
+    budget.seconds = budget.max_seconds  # what earlier evaluations of the request spent
+    with pytest.raises(Invalid) as refused:
+        transform.apply("contacts[0].id", RESULT, budget)
+    assert refused.value.code == "transform_too_costly"
+    assert f"longer than {transform.MAX_SECONDS:g} s together" in refused.value.detail

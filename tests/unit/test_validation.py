@@ -40,3 +40,29 @@ def test_errors_carry_paths() -> None:
     with pytest.raises(Invalid) as caught:
         validate(REGISTRY["contacts.create"], {"contact": {"personType": "natural", "phones": [{"number": "abc"}]}})
     assert caught.value.errors == [{"path": "contact.phones[0].number", "message": caught.value.errors[0]["message"]}]
+
+
+def _expr(value: object) -> bool:
+    return isinstance(value, dict) and set(value) == {"$expr"}
+
+
+def test_stand_ins_pass_for_any_value_and_the_rest_is_checked() -> None:
+    """A pipeline step's arguments are validated before its `$expr`s are evaluated (issue 28,
+    finding 1): a `$expr` passes wherever it stands, everything around it is checked."""
+    units_create = REGISTRY["units.create"]
+    expr = {"$expr": "house.id"}
+    validate(units_create, {"unit": {"objectId": expr, "number": expr, "type": "apartment"}}, stand_in=_expr)
+    validate(units_create, {"unit": expr}, stand_in=_expr)
+    with pytest.raises(Invalid) as unknown:
+        validate(units_create, {"unit": expr, "pad": [expr] * 146}, stand_in=_expr)
+    assert [e["path"] for e in unknown.value.errors or []] == ["(arguments)"] and "'pad'" in unknown.value.detail
+    with pytest.raises(Invalid) as missing:
+        validate(units_create, {"unit": {"objectId": expr, "number": "1"}}, stand_in=_expr)
+    assert [e["path"] for e in missing.value.errors or []] == ["unit.type"]
+    with pytest.raises(Invalid) as not_a_stand_in:  # only a lone `$expr` member stands in
+        validate(
+            units_create, {"unit": {"objectId": {**expr, "x": 1}, "number": "1", "type": "apartment"}}, stand_in=_expr
+        )
+    assert [e["path"] for e in not_a_stand_in.value.errors or []] == ["unit.objectId"]
+    with pytest.raises(Invalid):  # without stand-ins, a `$expr` is just an object
+        validate(units_create, {"unit": expr})
