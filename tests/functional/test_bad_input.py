@@ -86,7 +86,14 @@ def tool_refused(result: Any, status: int, code: str, *words: str) -> dict[str, 
 def raw_http(api: Api, head: bytes, body: bytes = b"") -> Answer:
     """One request written byte for byte (repeated headers, folded ones), its answer parsed."""
     host, port = api.base.removeprefix("http://").split(":")
-    request = head + b"Host: x\r\nConnection: close\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+    request = (
+        head
+        + f"Host: {host}:{port}\r\n".encode()
+        + b"Connection: close\r\nContent-Length: "
+        + str(len(body)).encode()
+        + b"\r\n\r\n"
+        + body
+    )
     with socket.create_connection((host, int(port)), timeout=30) as conn:
         conn.sendall(request)
         received = b""
