@@ -123,6 +123,15 @@ class _Handler(ChaliceRequestHandler):
     # chalice binds every method to its own _generic_handle
     do_GET = do_PUT = do_POST = do_HEAD = do_DELETE = do_PATCH = do_OPTIONS = _generic_handle
 
+    def __getattr__(self, name: str) -> Any:
+        """Any other method too (TRACE, PROPFIND, any token): BaseHTTPRequestHandler looks up
+        `do_<METHOD>` and, finding none, answers its own 501 HTML page. The apps refuse it as
+        they refuse every method a route does not list: 405 problem+json with `Allow` (404
+        `no_route` where nothing serves the path, as for any method)."""
+        if name.startswith("do_"):
+            return self._generic_handle
+        raise AttributeError(name)
+
     def _refuse_host(self) -> None:
         """421 before the body is read; the connection closes, so an unread body does no harm."""
         names = ", ".join(f"{name}:<port>" for name in LOOPBACK_NAMES)

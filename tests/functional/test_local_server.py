@@ -108,3 +108,34 @@ def test_the_loopback_names_at_the_port_are_answered(api: Api, tenant: Tenant, n
     assert info.status == 200 and info.body["tenant"]["id"] == tenant.id, info.raw[:300]
     assert over_socket(api, "GET", "/console/outbox", host).status == 200
     assert over_socket(api, "GET", "/console/signin", host).status == 200
+
+
+# --- methods the server does not know -------------------------------------------------------
+
+
+@pytest.mark.parametrize("method", ["TRACE", "PROPFIND", "X-ODD_TOKEN.1"])
+@pytest.mark.parametrize(
+    ("path", "allowed"),
+    [
+        (INFO, {"GET", "POST"}),
+        (COMMAND, {"GET", "POST"}),
+        ("/console/signin", None),
+        ("/console/outbox", None),
+        (MCP_PATH, None),
+    ],
+)
+def test_an_unknown_method_answers_405_problem_with_allow(
+    api: Api, tenant: Tenant, method: str, path: str, allowed: set[str] | None
+) -> None:
+    reply = over_socket(api, method, path, f"127.0.0.1:{port_of(api)}", f"Authorization: Bearer {tenant.key}")
+    problem = assert_problem(reply, 405, "method_not_allowed")
+    assert method in problem["detail"]
+    methods = {m.strip() for m in reply.headers["allow"].split(",") if m.strip()}
+    assert methods and method not in methods
+    assert methods == (allowed or methods)
+
+
+def test_an_unknown_method_on_a_path_nothing_serves_answers_the_404_problem_of_any_method(api: Api) -> None:
+    host = f"127.0.0.1:{port_of(api)}"
+    for method in ("TRACE", "PUT"):
+        assert_problem(over_socket(api, method, "/nothing/here", host), 404, "no_route")
