@@ -113,7 +113,8 @@ class _Handler(ChaliceRequestHandler):
         BaseHTTPRequestHandler.__init__(self, request, client_address, server)
 
     def _generic_handle(self) -> None:
-        if not host_allowed(self.headers.get("Host")):
+        hosts = self.headers.get_all("Host") or []
+        if len(hosts) != 1 or not host_allowed(hosts[0]):  # two Hosts: which one the apps read is anyone's guess
             self._refuse_host()
             return
         headers, body = self._parse_payload()

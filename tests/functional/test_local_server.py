@@ -101,6 +101,13 @@ def test_a_foreign_host_is_refused_with_421_on_every_kind_of_route(
         assert b"mail to" not in reply.raw.lower() and tenant.id.encode() not in reply.raw, label
 
 
+def test_a_second_host_header_is_refused_whichever_comes_first(api: Api, tenant: Tenant) -> None:
+    own, foreign = f"127.0.0.1:{port_of(api)}", "rebound.attacker.example"
+    for first, second in ((own, foreign), (foreign, own)):
+        reply = over_socket(api, "GET", INFO, first, f"Host: {second}", f"Authorization: Bearer {tenant.key}")
+        assert_problem(reply, 421, "misdirected_request")
+
+
 @pytest.mark.parametrize("name", ["127.0.0.1", "localhost", "LOCALHOST", "[::1]"])
 def test_the_loopback_names_at_the_port_are_answered(api: Api, tenant: Tenant, name: str) -> None:
     host = f"{name}:{port_of(api)}"
