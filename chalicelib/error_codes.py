@@ -63,6 +63,11 @@ UNAVAILABLE = ErrorCode(
 # --- the request: route, body, arguments, Idempotency-Key (http.py, validation.py, uploads/form.py)
 
 NO_ROUTE = ErrorCode("no_route", 404, "nothing is served at this method and path.")
+MISDIRECTED_REQUEST = ErrorCode(
+    "misdirected_request",
+    421,
+    "the Host header names no address this server answers for (`make serve` answers its loopback names only).",
+)
 UNKNOWN_OPERATION = ErrorCode("unknown_operation", 404, "no query or command of this kind has this name.")
 MALFORMED_JSON = ErrorCode(
     "malformed_json", 400, "the body is not a JSON object (not JSON, a lone UTF-16 surrogate, or nested too deeply)."

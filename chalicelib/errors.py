@@ -71,6 +71,10 @@ class MethodNotAllowed(ApiError):
     status, code, title = 405, codes.METHOD_NOT_ALLOWED.code, "Method not allowed"
 
 
+class Misdirected(ApiError):
+    status, code, title = 421, codes.MISDIRECTED_REQUEST.code, "Misdirected request"
+
+
 class UnsupportedMediaType(ApiError):
     status, code, title = 415, codes.UNSUPPORTED_MEDIA_TYPE.code, "Unsupported media type"
 

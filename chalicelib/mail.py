@@ -38,7 +38,8 @@ def send(to: str, subject: str, text: str) -> None:
     sender = config.mail_sender()
     if sender:
         _send_ses(sender, to, subject, text)
-        logger.info("mail sent", extra={"subject": subject})  # never the body: it holds codes
+        # Neither subject nor text: both hold codes. The recipient as its tag (no address either).
+        logger.info("mail sent", extra={"recipient": address_tag(to)})
     else:
         _write_outbox(Message(to=to, subject=subject, text=text, sent_at=clock.now_iso()))
 

@@ -59,12 +59,29 @@ def literal_address(host: str) -> ipaddress.IPv4Address | ipaddress.IPv6Address 
         return None
 
 
+# IPv6 blocks refused whatever Python's address tables say (they change between patch
+# releases): tunnels that carry an IPv4 address to relays (6to4, Teredo), the local network's
+# own NAT64 translator, deprecated site-local addresses, documentation (RFC 9637) and SRv6
+# segment identifiers. The well-known NAT64 prefix is not here: it is judged by the IPv4
+# address it carries (RFC 6052), as IPv4-mapped addresses are.
+_REFUSED_V6 = tuple(
+    ipaddress.IPv6Network(block)
+    for block in ("2002::/16", "2001::/32", "64:ff9b:1::/48", "fec0::/10", "3fff::/20", "5f00::/16")
+)
+_NAT64 = ipaddress.IPv6Network("64:ff9b::/96")
+
+
 def public(ip: ipaddress.IPv4Address | ipaddress.IPv6Address) -> bool:
     """Whether an address is a place to send events to: not private, shared, link-local (the
-    cloud metadata service among them), multicast, reserved, unspecified or loopback."""
-    mapped = getattr(ip, "ipv4_mapped", None)
-    if mapped is not None:
-        return public(mapped)
+    cloud metadata service among them), multicast, reserved, unspecified or loopback, nor an
+    IPv6 address that wraps one of them."""
+    if isinstance(ip, ipaddress.IPv6Address):
+        if ip.ipv4_mapped is not None:
+            return public(ip.ipv4_mapped)
+        if ip in _NAT64:
+            return public(ipaddress.IPv4Address(int(ip) & 0xFFFFFFFF))
+        if ip.is_site_local or any(ip in block for block in _REFUSED_V6):
+            return False
     return bool(
         ip.is_global
         and not (

@@ -9,21 +9,14 @@ from __future__ import annotations
 import datetime as dt
 import hashlib
 import hmac
-import re
 import secrets
 
 from pynamodb.exceptions import UpdateError
 
 from chalicelib import clock, config
 from chalicelib.addresses import normalised
+from chalicelib.codeformat import ALPHABET, CODE_IN_TEXT, CODE_LENGTH
 from chalicelib.store.model import Item
-
-# No 0/O, 1/I/L: a code is read from a mail and typed. 31 symbols, 8 of them: about 2^40.
-_ALPHABET = "ABCDEFGHJKMNPQRSTUVWXYZ23456789"
-CODE_LENGTH = 8
-
-# A code as it appears in a mail's subject or text.
-CODE_IN_TEXT = re.compile(r"\b([A-HJ-NP-Z2-9]{4}-[A-HJ-NP-Z2-9]{4})\b")
 
 
 def code_in(text: str) -> str | None:
@@ -32,7 +25,7 @@ def code_in(text: str) -> str | None:
 
 
 def new_code() -> str:
-    raw = "".join(secrets.choice(_ALPHABET) for _ in range(CODE_LENGTH))
+    raw = "".join(secrets.choice(ALPHABET) for _ in range(CODE_LENGTH))
     return f"{raw[:4]}-{raw[4:]}"
 
 

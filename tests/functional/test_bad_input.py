@@ -86,7 +86,14 @@ def tool_refused(result: Any, status: int, code: str, *words: str) -> dict[str, 
 def raw_http(api: Api, head: bytes, body: bytes = b"") -> Answer:
     """One request written byte for byte (repeated headers, folded ones), its answer parsed."""
     host, port = api.base.removeprefix("http://").split(":")
-    request = head + b"Host: x\r\nConnection: close\r\nContent-Length: " + str(len(body)).encode() + b"\r\n\r\n" + body
+    request = (
+        head
+        + f"Host: {host}:{port}\r\n".encode()
+        + b"Connection: close\r\nContent-Length: "
+        + str(len(body)).encode()
+        + b"\r\n\r\n"
+        + body
+    )
     with socket.create_connection((host, int(port)), timeout=30) as conn:
         conn.sendall(request)
         received = b""
@@ -660,6 +667,11 @@ SSRF = {
     "the unspecified IPv6 address": "https://[::]/hook",
     "a multicast address": "https://224.0.0.1/hook",
     "a documentation address": "https://[2001:db8::1]/hook",
+    "the metadata service inside a 6to4 address": "https://[2002:a9fe:a9fe::1]/latest/meta-data",
+    "a site-local IPv6 address": "https://[fec0::1]/hook",
+    "a Teredo address": "https://[2001:0:a9fe:a9fe::1]/hook",
+    "the metadata service behind the NAT64 prefix": "https://[64:ff9b::a9fe:a9fe]/latest/meta-data",
+    "a local-use NAT64 address": "https://[64:ff9b:1::808:808]/hook",
 }
 NOT_HTTP = {
     "file://": "file:///etc/passwd",

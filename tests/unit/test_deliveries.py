@@ -142,7 +142,25 @@ def test_410_disables_at_once(memory_table: None) -> None:
 
 @pytest.mark.parametrize(
     "host",
-    ["10.1.2.3", "169.254.169.254", "127.0.0.1", "192.168.0.10", "[::1]", "[::ffff:10.0.0.1]", "100.64.0.1", "0.0.0.0"],
+    [
+        "10.1.2.3",
+        "169.254.169.254",
+        "127.0.0.1",
+        "192.168.0.10",
+        "[::1]",
+        "[::ffff:10.0.0.1]",
+        "100.64.0.1",
+        "0.0.0.0",
+        "[2002:a9fe:a9fe::1]",  # 6to4 around the metadata service
+        "[2002:808:808::1]",  # 6to4 around a public address: a tunnel through relays, refused all the same
+        "[fec0::1]",  # site-local (deprecated, routed inside a site)
+        "[2001:0:a9fe:a9fe::1]",  # Teredo
+        "[64:ff9b::a9fe:a9fe]",  # NAT64 of the metadata service
+        "[64:ff9b::a00:1]",  # NAT64 of 10.0.0.1
+        "[64:ff9b:1::808:808]",  # local-use NAT64: the local network's translator
+        "[3fff::1]",  # documentation (RFC 9637)
+        "[5f00::1]",  # SRv6 segment identifiers
+    ],
 )
 def test_non_public_targets_are_refused_with_a_coarse_reason(host: str, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("PM_ALLOW_LOOPBACK_WEBHOOKS", "0")
@@ -150,6 +168,24 @@ def test_non_public_targets_are_refused_with_a_coarse_reason(host: str, monkeypa
     monkeypatch.setattr(targets, "url_problem", lambda url: None)  # as if it had been stored under older rules
     outcome = sender.send(f"https://{host}/hook", json.dumps({}), "evt_1", "whsec_" + "A" * 32, None)
     assert outcome.status_code is None and outcome.reason == "blocked_address"
+
+
+@pytest.mark.parametrize(
+    ("address", "allowed"),
+    [
+        ("64:ff9b::808:808", True),  # NAT64 (RFC 6052): judged by the IPv4 address it carries
+        ("64:ff9b::a9fe:a9fe", False),
+        ("::ffff:8.8.8.8", True),  # IPv4-mapped: likewise
+        ("::ffff:169.254.169.254", False),
+        ("2002:808:808::1", False),  # 6to4 and Teredo tunnel through relays: refused whatever they carry
+        ("2001:0:808:808::1", False),
+        ("fec0::1", False),
+        ("2606:4700::1111", True),
+    ],
+)
+def test_ipv6_addresses_that_carry_ipv4_are_judged_by_it_or_refused(address: str, allowed: bool) -> None:
+    assert targets.address_allowed(address) is allowed
+    assert (targets.url_problem(f"https://[{address}]/hook") is None) is allowed
 
 
 def test_loopback_and_http_are_allowed_in_the_local_stage_only(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -24,6 +24,7 @@ from chalicelib.errors import NotFound
 from chalicelib.events import deliveries
 from chalicelib.events.sender import Outcome
 from chalicelib.log import logger, redact_text
+from chalicelib.store import mailed_codes
 from chalicelib.store.deliveries import StoredDelivery, get_delivery
 from tests.unit.test_deliveries import _webhook
 
@@ -31,6 +32,9 @@ ROOT = Path(__file__).resolve().parents[2]
 KEY = "pm_live_" + "k" * 30 + "chk123"  # the shape of an API key
 TEST_KEY = "pm_test_" + "t" * 30 + "chk456"
 WEBHOOK_SECRET = "whsec_" + "c2VjcmV0c2VjcmV0c2VjcmV0c2VjcmV0"
+SANDBOX_KEY = "pm_sandbox_" + "s" * 30 + "chk789"
+MAILED_CODE = "K7XM-4QPT"  # the shape of a mailed sign-up or sign-in code
+SESSION = "Zm9vYmFyLXNlc3Npb24tdG9rZW4tMzItYnl0ZXM"  # a console session cookie's value
 
 
 @pytest.fixture()
@@ -248,12 +252,18 @@ def test_no_secret_reaches_a_log_line(log_output: io.StringIO) -> None:
         raise ValueError(f"refused key {KEY}")
     except ValueError:
         logger.exception("failed")
+    logger.info("mail sent", extra={"subject": f"Ihr Anmeldecode / Your sign-in code: {MAILED_CODE}"})
+    logger.info("link", extra={"url": f"/console/signup/confirm?email=a%40b.example&code={MAILED_CODE}"})
+    logger.info("headers", extra={"headers": {"Cookie": f"pm_lang=en; pm_session={SESSION}", "Set-Cookie": "x"}})
+    logger.info(f"request with Cookie: pm_session={SESSION}; pm_lang=de and key {SANDBOX_KEY}")
+    logger.info("mail", extra={"params": {"body": f'{{"Data": "Code:\\n{MAILED_CODE}\\nOr"}}'}})
     text = log_output.getvalue()
     lines = _lines(log_output)  # still one JSON object per line
-    assert len(lines) == 8
+    assert len(lines) == 13
     for secret in (
         KEY,
         TEST_KEY,
+        SANDBOX_KEY,
         WEBHOOK_SECRET,
         "dXNlcjpwYXNz",
         "Token abc",
@@ -261,6 +271,9 @@ def test_no_secret_reaches_a_log_line(log_output: io.StringIO) -> None:
         "eHl6eHl6",
         "QUJDREVGR0g",
         "k" * 30,
+        "s" * 30,
+        MAILED_CODE,
+        SESSION,
     ):
         assert secret not in text
     assert lines[0]["message"] == "authenticating pm_live_[REDACTED]"
@@ -269,6 +282,41 @@ def test_no_secret_reaches_a_log_line(log_output: io.StringIO) -> None:
     assert lines[4]["message"].startswith("raw header line: Authorization: [REDACTED]")
     assert lines[5]["message"] == {"AUTHORIZATION": "[REDACTED]", "line": "X-API-KEY: [REDACTED]"}
     assert "pm_live_[REDACTED]" in lines[7]["exception"]
+    assert lines[8]["subject"] == "Ihr Anmeldecode / Your sign-in code: [REDACTED]"
+    assert lines[10]["headers"] == {"Cookie": "[REDACTED]", "Set-Cookie": "[REDACTED]"}
+
+
+def test_every_mailed_code_is_redacted_wherever_it_stands() -> None:
+    for _ in range(200):
+        code = mailed_codes.new_code()
+        for text in (code, f"code: {code}.", f"?code={code}&x=1", f'"{code}"', f"Code:\\n{code}\\n", f"({code})"):
+            redacted = redact_text(text)
+            assert code not in redacted and "[REDACTED]" in redacted, (text, redacted)
+            assert mailed_codes.code_in(redacted) is None
+
+
+def test_records_of_every_other_logger_are_redacted_too() -> None:
+    """botocore at DEBUG logs a call's parameters: a mail's code, an item's signing secret."""
+    seen: list[logging.LogRecord] = []
+    handler = logging.Handler(logging.DEBUG)
+    handler.emit = seen.append  # type: ignore[method-assign]
+    other = logging.getLogger("botocore.endpoint.redaction-test")
+    other.addHandler(handler)
+    other.setLevel(logging.DEBUG)
+    try:
+        other.debug("Making request with params: %s", {"Subject": f"code: {MAILED_CODE}", "secret": WEBHOOK_SECRET})
+        try:
+            raise RuntimeError(f"failed for {KEY}")
+        except RuntimeError:
+            other.exception("call failed")
+    finally:
+        other.removeHandler(handler)
+    formatted = [logging.Formatter().format(record) for record in seen]
+    assert len(formatted) == 2
+    assert "code: [REDACTED]" in formatted[0] and "whsec_[REDACTED]" in formatted[0]
+    assert "pm_live_[REDACTED]" in formatted[1]
+    for secret in (MAILED_CODE, WEBHOOK_SECRET, KEY):
+        assert not any(secret in text for text in formatted)
 
 
 def test_redaction_keeps_ordinary_text() -> None:
@@ -278,6 +326,10 @@ def test_redaction_keeps_ordinary_text() -> None:
         "authorization failed for ten_A",
         "pm_live_ or pm_test_ keys",
         "the bearer of news",
+        "2026-11-26T14:16:02.123Z",
+        "request 123E4567-ABCD-EFGH-A456-426614174000",  # a piece of an upper-case UUID is no code
+        "a type-safe, well-made cookie recipe",
+        "codes look like XXXX-XXXX-XXXX",
     )
     for text in ordinary:
         assert redact_text(text) == text
