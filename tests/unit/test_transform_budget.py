@@ -135,3 +135,16 @@ def test_the_evaluations_of_one_request_share_one_clock() -> None:
         transform.apply("contacts[0].id", RESULT, budget)
     assert refused.value.code == "transform_too_costly"
     assert f"longer than {transform.MAX_SECONDS:g} s together" in refused.value.detail
+
+
+def test_an_expression_longer_than_the_cap_is_refused_before_it_is_compiled() -> None:
+    """A long expression costs its parse before any budget sees it: the cap is the only bound."""
+    fits = "contacts[?" + " || ".join(["lastName == 'Mustermann'"] * 60) + "].id"
+    longer = "contacts[?" + " || ".join(["lastName == 'Mustermann'"] * 200) + "].id"
+    assert len(fits) <= transform.MAX_EXPRESSION_CHARS < len(longer)
+    assert len(apply(fits, RESULT)) == 1000
+    with pytest.raises(Invalid) as refused:
+        apply(longer, RESULT)
+    assert refused.value.code == "invalid_transform" and f"at most {transform.MAX_EXPRESSION_CHARS}" in str(
+        refused.value
+    )
