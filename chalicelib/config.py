@@ -106,6 +106,14 @@ def throttle_default(rate: float, burst: int) -> tuple[float, int]:
     return float(os.environ.get("PM_THROTTLE_RATE", rate)), int(os.environ.get("PM_THROTTLE_BURST", burst))
 
 
+def tenant_throttle_default(rate: float, burst: int) -> tuple[float, int]:
+    """Every tenant's limit over all its keys together unless the operator sets one:
+    PM_TENANT_THROTTLE_RATE calls a second, PM_TENANT_THROTTLE_BURST at once (0 turns it off)."""
+    return float(os.environ.get("PM_TENANT_THROTTLE_RATE", rate)), int(
+        os.environ.get("PM_TENANT_THROTTLE_BURST", burst)
+    )
+
+
 # Sign-ups (and any other anonymous command) per source address: SIGNUP_LIMIT per
 # SIGNUP_WINDOW_SECONDS, unless PM_SIGNUP_LIMIT reads "<count>/<seconds>" ("0/1": off).
 SIGNUP_LIMIT = 10

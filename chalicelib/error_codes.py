@@ -56,6 +56,12 @@ THROTTLED = ErrorCode(
     429,
     "too many requests (of the key, of a sign-up address, or to the data store); retry after `Retry-After` seconds.",
 )
+TENANT_THROTTLED = ErrorCode(
+    "tenant_throttled",
+    429,
+    "too many requests of the tenant's keys together (the tenant's limit, above each key's); "
+    "retry after `Retry-After` seconds.",
+)
 UNAVAILABLE = ErrorCode(
     "unavailable", 503, "a service the request depends on is unavailable; retry after `Retry-After` seconds."
 )
