@@ -132,6 +132,9 @@ MEMBER_EXISTS = ErrorCode("member_exists", 409, "the address is a member of the 
 AGENT_HAS_KEYS = ErrorCode(
     "agent_has_keys", 409, "the agent has two active keys (one plus a rotation): disable the old one first."
 )
+KEY_LIMIT_REACHED = ErrorCode(
+    "key_limit_reached", 409, "the tenant holds as many live keys as it may; disable one it no longer needs first."
+)
 
 # --- integrations, managed by the operator (store/integrations.py through pmctl) ------------
 

@@ -494,6 +494,19 @@ def test_the_operator_sets_a_tenants_own_limit_over_all_its_keys(tenant: Tenant,
     assert "not RATE" in refused("tenants", "throttle", tenant.id, "--per-tenant", "lots")
 
 
+def test_pmctl_issues_no_key_past_the_tenants_cap(
+    tenant: Tenant, other_tenant: Tenant, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vendor = onboard(tenant)  # the sign-up's key and the vendor's: two live keys
+    monkeypatch.setenv("PM_MAX_KEYS_PER_TENANT", "2")
+    said = refused(
+        "keys", "issue", "--integration", vendor.id, "--tenant", tenant.id, "--agent", "another", "--scope", "read"
+    )
+    assert "[key_limit_reached]" in said, said
+    ok("integrations", "connect", vendor.id, "--tenant", other_tenant.id)
+    ok("keys", "issue", "--integration", vendor.id, "--tenant", other_tenant.id, "--agent", "sync", "--scope", "read")
+
+
 def test_a_disabled_integrations_key_is_refused_even_before_its_own_disable(tenant: Tenant) -> None:
     from chalicelib import account
     from chalicelib.store import integrations
