@@ -123,7 +123,7 @@ def _audited(port: int, key: str, ledger: Ledger, timeout: float = 120) -> tuple
 def main(seconds: float = 30, clients: int = 8) -> str:
     port = free_port()
     with tempfile.TemporaryDirectory() as state_dir:
-        proc = serve_process.start(port, state_dir, capture=False, PM_THROTTLE_RATE="0")
+        proc = serve_process.start(port, state_dir, capture=False, PM_THROTTLE_RATE="0", PM_TENANT_THROTTLE_RATE="0")
         try:
             _, key = signup(port, "Last GmbH", "load@example.org", "load", str(Path(state_dir) / "outbox"))
             ledger = Ledger()

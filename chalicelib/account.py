@@ -51,7 +51,8 @@ evictions.on_tenant_changed(forget_tenant)
 
 def admit(ctx: CallContext, operation: str) -> None:
     """Refuse the call when the key's integration is disabled (401), the trial has ended (403
-    `trial_ended`) or the key is over its safety throttle (429); the data stays untouched."""
+    `trial_ended`) or the key, or its tenant's keys together, are over their safety throttle
+    (429); the data stays untouched."""
     if ctx.integration_id and _integration_facts(ctx.integration_id).get("disabled"):
         # disabling an integration disables its keys one by one; this closes the window
         # in which one of them (or one it was minting just then) could still be used
@@ -67,7 +68,7 @@ def admit(ctx: CallContext, operation: str) -> None:
             code=codes.TRIAL_ENDED,
             extra={"trialEndsAt": trial_end},
         )
-    throttle.take(ctx.key_id, operation, facts.get("throttle"))
+    throttle.take(ctx.tenant_id, ctx.key_id, operation, facts.get("throttle"))
 
 
 def admit_anonymous(operation: str, source_ip: str | None) -> None:
@@ -78,7 +79,9 @@ def admit_anonymous(operation: str, source_ip: str | None) -> None:
 
 def admit_tool(ctx: CallContext, operation: str, *, evaluations: int = 0) -> None:
     """A domain tool run through MCP (each step of a pipeline) counts as a call of its own,
-    against the operation's limit and the key's, as over REST: the MCP request that runs it
-    counted once already. Each JMESPath expression evaluated with it (its `$expr`s, its
-    `transform` or `_transform`) counts as one more call against those limits."""
-    throttle.take(ctx.key_id, operation, tenant_facts(ctx.tenant_id).get("throttle"), weight=1 + evaluations)
+    against the operation's limit, the key's and the tenant's, as over REST: the MCP request
+    that runs it counted once already. Each JMESPath expression evaluated with it (its `$expr`s,
+    its `transform` or `_transform`) counts as one more call against those limits."""
+    throttle.take(
+        ctx.tenant_id, ctx.key_id, operation, tenant_facts(ctx.tenant_id).get("throttle"), weight=1 + evaluations
+    )

@@ -34,6 +34,10 @@ TRIAL_DAYS = 30
 DEFAULT_KEY_DAYS = 365
 MAX_KEY_DAYS = 730
 
+# A tenant holds at most MAX_LIVE_KEYS live keys (not disabled, not expired), every kind of key
+# together (its own, its integrations', the sign-up's first): past it, creating one answers 409.
+MAX_LIVE_KEYS = 100
+
 # The per-key request log (apikeys.requests.list) keeps each request this long.
 REQUEST_LOG_DAYS = 30
 
@@ -104,6 +108,20 @@ def throttle_default(rate: float, burst: int) -> tuple[float, int]:
     """Every key's overall limit unless its tenant sets one: PM_THROTTLE_RATE calls a second,
     PM_THROTTLE_BURST at once (chalicelib/throttle.py holds the documented defaults)."""
     return float(os.environ.get("PM_THROTTLE_RATE", rate)), int(os.environ.get("PM_THROTTLE_BURST", burst))
+
+
+def tenant_throttle_default(rate: float, burst: int) -> tuple[float, int]:
+    """Every tenant's limit over all its keys together unless the operator sets one:
+    PM_TENANT_THROTTLE_RATE calls a second, PM_TENANT_THROTTLE_BURST at once (0 turns it off)."""
+    return float(os.environ.get("PM_TENANT_THROTTLE_RATE", rate)), int(
+        os.environ.get("PM_TENANT_THROTTLE_BURST", burst)
+    )
+
+
+def max_live_keys() -> int:
+    """The cap of a tenant's live keys (PM_MAX_KEYS_PER_TENANT, default MAX_LIVE_KEYS); at least
+    1, the sign-up's first key."""
+    return max(1, int(os.environ.get("PM_MAX_KEYS_PER_TENANT", MAX_LIVE_KEYS)))
 
 
 # Sign-ups (and any other anonymous command) per source address: SIGNUP_LIMIT per

@@ -56,6 +56,12 @@ THROTTLED = ErrorCode(
     429,
     "too many requests (of the key, of a sign-up address, or to the data store); retry after `Retry-After` seconds.",
 )
+TENANT_THROTTLED = ErrorCode(
+    "tenant_throttled",
+    429,
+    "too many requests of the tenant's keys together (the tenant's limit, above each key's); "
+    "retry after `Retry-After` seconds.",
+)
 UNAVAILABLE = ErrorCode(
     "unavailable", 503, "a service the request depends on is unavailable; retry after `Retry-After` seconds."
 )
@@ -130,6 +136,9 @@ CONFIRMATION_FAILED = ErrorCode(
 MEMBER_EXISTS = ErrorCode("member_exists", 409, "the address is a member of the company already.")
 AGENT_HAS_KEYS = ErrorCode(
     "agent_has_keys", 409, "the agent has two active keys (one plus a rotation): disable the old one first."
+)
+KEY_LIMIT_REACHED = ErrorCode(
+    "key_limit_reached", 409, "the tenant holds as many live keys as it may; disable one it no longer needs first."
 )
 
 # --- integrations, managed by the operator (store/integrations.py through pmctl) ------------

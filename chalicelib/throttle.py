@@ -1,7 +1,10 @@
-"""The per-key safety limit, counted in the table so that every instance shares it: a Lambda
+"""The safety limits, counted in the table so that every instance shares them: a Lambda
 instance serves one request at a time, so a budget kept in its memory would never run out.
 Every key has an overall limit (the documented default, or the tenant's `perKey`), and an
-operation may have its own (`pmctl tenants throttle`). A limit of `rate` calls a second with
+operation may have its own (`pmctl tenants throttle`). Above the keys, the tenant's keys
+together have the tenant's limit (the default, or its `perTenant`): without it a tenant would
+buy one more key's quota with every key it creates, and the stage's throttle, which every
+tenant shares, would be the only limit left. A limit of `rate` calls a second with
 `burst` at once allows `burst` calls per window of burst/rate seconds (store/rates.py: one
 conditional write per limit and call). The interface promises no fixed quotas; this stops a
 runaway agent from flooding the service. Anonymous commands (sign-up) are limited per source
@@ -25,15 +28,18 @@ from chalicelib.addresses import address_hash
 from chalicelib.errors import Throttled
 from chalicelib.store import rates
 
-# Documented defaults: every key may make 100 calls a second, 200 at once; no per-operation
-# limits unless a tenant sets them (pmctl tenants throttle).
+# Documented defaults: every key may make 100 calls a second, 200 at once; all keys of a tenant
+# together three times that (well under the stage's 1,000 a second: no one tenant takes the stage
+# from the others); no per-operation limits unless a tenant sets them (pmctl tenants throttle).
 DEFAULT_RATE = 100.0
 DEFAULT_BURST = 200
+DEFAULT_TENANT_RATE = 300.0
+DEFAULT_TENANT_BURST = 600
 
 
 @dataclass(frozen=True)
 class Limit:
-    name: str  # "key", the operation's name, or "signup" (per source address)
+    name: str  # "key", "tenant", the operation's name, or "signup" (per source address)
     rate: float  # calls per second
     burst: int  # calls per window
     seconds: int | None = None  # the window, where it is set rather than burst / rate
@@ -52,6 +58,11 @@ def _default() -> Limit | None:
     return Limit("key", rate, burst) if rate > 0 and burst > 0 else None
 
 
+def _tenant_default() -> Limit | None:
+    rate, burst = config.tenant_throttle_default(DEFAULT_TENANT_RATE, DEFAULT_TENANT_BURST)
+    return Limit("tenant", rate, burst) if rate > 0 and burst > 0 else None
+
+
 def _limit(name: str, spec: Any) -> Limit | None:
     if not isinstance(spec, dict):
         return None
@@ -60,22 +71,34 @@ def _limit(name: str, spec: Any) -> Limit | None:
 
 
 def limits(tenant_config: dict[str, Any] | None, operation: str) -> list[Limit]:
-    """The limits a call of `operation` counts against: the operation's own, if set, and the
-    key's overall limit (the tenant's `perKey`, else the default; `{"rate": 0}` turns it off)."""
+    """The limits a call of `operation` counts against, narrowest first: the operation's own,
+    if set; the key's overall limit (the tenant's `perKey`, else the default); the tenant's
+    limit over all its keys (its `perTenant`, else the default). `{"rate": 0}` turns one off."""
     config_ = tenant_config or {}
     found = [_limit(operation, (config_.get("operations") or {}).get(operation))]
     found.append(_limit("key", config_["perKey"]) if "perKey" in config_ else _default())
+    found.append(_limit("tenant", config_["perTenant"]) if "perTenant" in config_ else _tenant_default())
     return [limit for limit in found if limit is not None]
 
 
-def take(key_id: str, operation: str, tenant_config: dict[str, Any] | None, *, weight: int = 1) -> None:
+def take(tenant_id: str, key_id: str, operation: str, tenant_config: dict[str, Any] | None, *, weight: int = 1) -> None:
     """Count a call of the key against every applicable limit, or refuse with 429. The
-    narrower limit (the operation's) is counted first; a call refused by the key's overall
-    limit has still used its operation's budget. A call of `weight` counts as that many calls
-    (an MCP tool call and the JMESPath expressions it evaluates), in the same writes."""
+    narrower limits are counted first: a call refused by the key's overall limit has still used
+    its operation's budget, one refused by the tenant's has used the key's. A call of `weight`
+    counts as that many calls (an MCP tool call and the JMESPath expressions it evaluates), in
+    the same writes."""
     for limit in limits(tenant_config, operation):
-        subject = f"key#{key_id}" if limit.name == "key" else f"key#{key_id}#{limit.name}"
-        _spend(subject, limit, what="this key", weight=weight)
+        if limit.name == "tenant":
+            _spend(
+                f"tenant#{tenant_id}",
+                limit,
+                what="this tenant's keys together",
+                code=codes.TENANT_THROTTLED,
+                weight=weight,
+            )
+        else:
+            subject = f"key#{key_id}" if limit.name == "key" else f"key#{key_id}#{limit.name}"
+            _spend(subject, limit, what="this key", weight=weight)
 
 
 def take_anonymous(source_ip: str | None, operation: str) -> None:
@@ -100,7 +123,7 @@ def _spend_per_window(subject: str, name: str, setting: tuple[int, int], what: s
         _spend(subject, Limit(name, quota / window, quota, window), what=what)
 
 
-def _spend(subject: str, limit: Limit, *, what: str, weight: int = 1) -> None:
+def _spend(subject: str, limit: Limit, *, what: str, code: codes.ErrorCode = codes.THROTTLED, weight: int = 1) -> None:
     now = time.time()
     with _lock:
         ends = _full.get((subject, limit.window))
@@ -118,7 +141,7 @@ def _spend(subject: str, limit: Limit, *, what: str, weight: int = 1) -> None:
     raise Throttled(
         f"Too many requests for {what} ({limit.name} limit: {limit.burst} per {limit.window} s). "
         f"Retry after {seconds} s.",
-        code=codes.THROTTLED,
+        code=code,
         headers={
             "Retry-After": str(seconds),
             "RateLimit-Policy": f'"{limit.name}";q={limit.burst};w={limit.window}',

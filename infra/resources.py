@@ -163,6 +163,14 @@ def parameters() -> dict[str, Any]:
             "Description": "A WAF rate-based rule: sign-ups per source address in 5 minutes (at least 10); "
             "0 creates no WAF (a web ACL costs about $5 a month, its rule $1, and $0.60 per million requests).",
         },
+        "SourceRateLimit": {
+            "Type": "Number",
+            "Default": 0,
+            "MinValue": 0,
+            "Description": "A WAF rate-based rule: requests per source address in 5 minutes on every path "
+            "(at least 10; e.g. 30000, 100 a second); 0 creates no such rule. Shares the web ACL of "
+            "SignupRateLimit (the ACL exists when either is set).",
+        },
         "DeliveryConcurrency": {
             "Type": "Number",
             "Default": 200,
@@ -182,6 +190,8 @@ def conditions() -> dict[str, Any]:
         "ReservesApiConcurrency": {"Fn::Not": [{"Fn::Equals": [{"Ref": "ApiConcurrency"}, 0]}]},
         "ReservesMcpConcurrency": {"Fn::Not": [{"Fn::Equals": [{"Ref": "McpConcurrency"}, 0]}]},
         "HasSignupFirewall": {"Fn::Not": [{"Fn::Equals": [{"Ref": "SignupRateLimit"}, 0]}]},
+        "HasSourceRateRule": {"Fn::Not": [{"Fn::Equals": [{"Ref": "SourceRateLimit"}, 0]}]},
+        "HasFirewall": {"Fn::Or": [{"Condition": "HasSignupFirewall"}, {"Condition": "HasSourceRateRule"}]},
         "CreatesMailIdentity": {"Fn::Equals": [{"Ref": "CreateMailIdentity"}, "true"]},
     }
 
@@ -647,10 +657,14 @@ def _merged(*parts: dict[str, Any]) -> dict[str, Any]:
 
 
 def _firewall() -> dict[str, Any]:
-    """Optional (SignupRateLimit > 0): a WAF web ACL on the API stage whose one rule blocks a
-    source address that signs up more than the limit in 5 minutes (429), before the function
-    runs; the app limits sign-ups per source address too (chalicelib/throttle.py). Both steps
-    count: the sign-up (which mails a code) and its confirmation (code attempts)."""
+    """Optional: a WAF web ACL on the API stage, present when either of its rules is asked for,
+    and holding only those. With SignupRateLimit > 0, a rule blocks a source address that signs
+    up more than the limit in 5 minutes (429), before the function runs; the app limits sign-ups
+    per source address too (chalicelib/throttle.py). Both steps count: the sign-up (which mails
+    a code) and its confirmation (code attempts). With SourceRateLimit > 0, a rule blocks a
+    source address past that many requests in 5 minutes on any path (429): the app's limits
+    count per key and per tenant, and the stage's throttle is shared by every tenant, so one
+    address (with many keys, or none) must not spend it for all."""
 
     def visibility(name: str) -> dict[str, Any]:
         return {"SampledRequestsEnabled": True, "CloudWatchMetricsEnabled": True, "MetricName": name}
@@ -677,36 +691,55 @@ def _firewall() -> dict[str, Any]:
             ]
         }
     }
+    refuse = {"Block": {"CustomResponse": {"ResponseCode": 429}}}
+    signups = {
+        "Name": "signups-per-source",
+        "Priority": 0,
+        "Action": refuse,
+        "Statement": {
+            "RateBasedStatement": {
+                "Limit": {"Ref": "SignupRateLimit"},
+                "EvaluationWindowSec": 300,
+                "AggregateKeyType": "IP",
+                "ScopeDownStatement": signup_paths,
+            }
+        },
+        "VisibilityConfig": visibility("pm-signups-per-source"),
+    }
+    requests = {  # every path: no scope-down statement
+        "Name": "requests-per-source",
+        "Priority": 1,
+        "Action": refuse,
+        "Statement": {
+            "RateBasedStatement": {
+                "Limit": {"Ref": "SourceRateLimit"},
+                "EvaluationWindowSec": 300,
+                "AggregateKeyType": "IP",
+            }
+        },
+        "VisibilityConfig": visibility("pm-requests-per-source"),
+    }
+
+    def only_if(condition: str, rule: dict[str, Any]) -> dict[str, Any]:
+        return {"Fn::If": [condition, rule, {"Ref": "AWS::NoValue"}]}
+
     return {
+        # The logical id is the one the ACL had when it held the sign-up rule alone: a new id would
+        # replace the ACL, and the replacement's name would collide with the old one's.
         "SignupFirewall": {
             "Type": "AWS::WAFv2::WebACL",
-            "Condition": "HasSignupFirewall",
+            "Condition": "HasFirewall",
             "Properties": {
                 "Name": _sub("pm-${Stage}-api"),
                 "Scope": "REGIONAL",
                 "DefaultAction": {"Allow": {}},
                 "VisibilityConfig": visibility("pm-api"),
-                "Rules": [
-                    {
-                        "Name": "signups-per-source",
-                        "Priority": 0,
-                        "Action": {"Block": {"CustomResponse": {"ResponseCode": 429}}},
-                        "Statement": {
-                            "RateBasedStatement": {
-                                "Limit": {"Ref": "SignupRateLimit"},
-                                "EvaluationWindowSec": 300,
-                                "AggregateKeyType": "IP",
-                                "ScopeDownStatement": signup_paths,
-                            }
-                        },
-                        "VisibilityConfig": visibility("pm-signups-per-source"),
-                    }
-                ],
+                "Rules": [only_if("HasSignupFirewall", signups), only_if("HasSourceRateRule", requests)],
             },
         },
         "SignupFirewallAssociation": {
             "Type": "AWS::WAFv2::WebACLAssociation",
-            "Condition": "HasSignupFirewall",
+            "Condition": "HasFirewall",
             "Properties": {
                 # RestAPI.Stage: SAM's reference to the stage it generates (and the dependency on it)
                 "ResourceArn": {

@@ -24,9 +24,10 @@ os.environ.setdefault("PM_ALLOW_LOOPBACK_WEBHOOKS", "1")  # as in the local stag
 os.environ.setdefault("PM_SIGNUP_LIMIT", "0/1")
 os.environ.setdefault("PM_ADDRESS_LIMIT", "0/1")
 os.environ.setdefault("PM_OUTBOX_DIR", tempfile.mkdtemp(prefix="pm-outbox-"))  # the service's mail, read by Api.signup
-# Every key's default limit off (a counter write per call, a sixth of the suite's time): the
+# Every key's (and tenant's) default limit off (a counter write per call, a sixth of the suite's time): the
 # limits' own tests set a tenant's limits (pmctl tenants throttle), which count as deployed.
 os.environ.setdefault("PM_THROTTLE_RATE", "0")
+os.environ.setdefault("PM_TENANT_THROTTLE_RATE", "0")  # and every tenant's, for the same reason
 os.environ.setdefault("PM_WEBHOOK_RETRY_SCALE", "0.001")  # 5 s, 5 min, 30 min become 5 ms, 300 ms, 1.8 s
 
 from tests.client import Api, Tenant  # noqa: E402

@@ -24,7 +24,7 @@ def run(request: Request, name: str, args: dict[str, Any] | None = None) -> dict
 def messages(request: Request, error: ApiError) -> list[str]:
     """What a person reads for a refusal: the field errors, else the detail."""
     problem = error.problem("")
-    if error.code == codes.THROTTLED.code:
+    if error.code in (codes.THROTTLED.code, codes.TENANT_THROTTLED.code):
         return [translate(request.lang, "error.throttled", seconds=error.headers.get("Retry-After", "1"))]
     if error.code == codes.TRIAL_ENDED.code:
         return [translate(request.lang, "error.trial_ended")]

@@ -462,6 +462,13 @@ def tenants_set_plan(tenant_id: str, plan: str, trial_ends_at: str | None, as_js
     help="Every key's overall limit, calls per second (0 turns it off).",
 )
 @click.option(
+    "--per-tenant",
+    "per_tenant",
+    default=None,
+    metavar="RATE[/BURST]",
+    help="The limit of all the tenant's keys together, calls per second (0 turns it off).",
+)
+@click.option(
     "--operation",
     "operations",
     multiple=True,
@@ -469,23 +476,34 @@ def tenants_set_plan(tenant_id: str, plan: str, trial_ends_at: str | None, as_js
     help="A limit per key for one operation (repeatable).",
 )
 @click.option(
-    "--reset", is_flag=True, help="Back to the defaults: 100/s, 200 at once per key; no per-operation limits."
+    "--reset",
+    is_flag=True,
+    help="Back to the defaults: 100/s, 200 at once per key; 300/s, 600 at once for all keys together; "
+    "no per-operation limits.",
 )
 @JSON_OPTION
 @store_command
 def tenants_throttle(
-    tenant_id: str, per_key: str | None, operations: tuple[str, ...], reset: bool, as_json: bool
+    tenant_id: str,
+    per_key: str | None,
+    per_tenant: str | None,
+    operations: tuple[str, ...],
+    reset: bool,
+    as_json: bool,
 ) -> None:
-    """Set the tenant's safety throttle (per key, per instance): `--per-key 20/40 --operation contacts.create=2/5`."""
+    """Set the tenant's safety throttle, shared by every instance: `--per-key 20/40 --per-tenant 60/120
+    --operation contacts.create=2/5`. The settings given replace all earlier ones."""
     from chalicelib.store import keys  # cold start: the store loads when a command runs, not for --help
 
     settings: dict[str, Any] = {}
     if per_key is not None:
         settings["perKey"] = _rate(per_key)
+    if per_tenant is not None:
+        settings["perTenant"] = _rate(per_tenant)
     if operations:
         settings["operations"] = {name: _rate(spec) for name, _, spec in (op.partition("=") for op in operations)}
     if not reset and not settings:
-        raise click.UsageError("Give --per-key, --operation or --reset.")
+        raise click.UsageError("Give --per-key, --per-tenant, --operation or --reset.")
     tenant = keys.set_throttle(tenant_id, None if reset else settings)
     if as_json:
         _json({"tenant": tenant})

@@ -72,6 +72,11 @@ checksum: secret scanners recognise the prefix, and a mistyped key is refused wi
 **One agent, one key.** Every key belongs to one agent name and is traced to it (audit trail, request log).
 An agent holds one active key; a second exists only while rotating, a third is refused (409 `agent_has_keys`).
 
+**At most {config.MAX_LIVE_KEYS} live keys per tenant** (unless the service is set otherwise), every kind
+together: the tenant's own keys, its integrations' and the sign-up's first. Disabled and expired keys do not
+count. Past it, a create is refused (409 `key_limit_reached`, with `maxLiveKeys`): disable a key the tenant no
+longer needs first. A rotation needs a free place too.
+
 **Rotation** (there is no rotate endpoint): 1. create a new key with the same `agentName`; 2. point the agent
 at the new key; 3. disable the old key with `apikeys.disable`. Both keys work between steps 1 and 3.
 
@@ -103,6 +108,7 @@ agent, scopes, binding and `expiresAt` (expiry writes nothing, so this is its re
     errors=(
         codes.SCOPE_ESCALATION,
         codes.AGENT_HAS_KEYS,
+        codes.KEY_LIMIT_REACHED,
     ),
     example={"apiKey": {"agentName": "invoice-bot", "scopes": ["read", "write:accounting"]}},
 )

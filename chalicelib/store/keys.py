@@ -20,10 +20,10 @@ from chalicelib.errors import Conflict, NotFound, invalid_at, not_found_at
 from chalicelib.keyformat import new_secret, secret_hash
 from chalicelib.log import logger
 from chalicelib.scopes import ALL_SCOPES
-from chalicelib.store import evictions
-from chalicelib.store.entities import entity_pk, get_item, index_keys, list_page
+from chalicelib.store import evictions, live_keys
+from chalicelib.store.entities import entity_pk, fetch_entities, get_item, index_keys, list_page, list_pk
 from chalicelib.store.key_lookups import LOOKUP_SK, lookup_pk
-from chalicelib.store.model import ENTITY_SK, Item, Transaction, TransactionCancelled
+from chalicelib.store.model import ENTITY_SK, INDEXES, Item, Transaction, TransactionCancelled
 
 TENANT_SK = "tenant"
 TENANTS_INDEX = "tenants"  # gsi1 partition listing every tenant (for the operator)
@@ -96,6 +96,7 @@ def create_tenant(
             tx.save(record, condition=Item.pk.does_not_exist())
             tx.save(lookup, condition=Item.pk.does_not_exist())
             _guard_write(tx, ctx, agent_name, record.id, None, record.data_dict().get("expiresAt"))
+            live_keys.first(tx, tenant_id, record.id, record.data_dict().get("expiresAt"))
             also(tx, stamp)
     except TransactionCancelled as err:
         for label, error in refused_by.items():
@@ -237,24 +238,56 @@ def expiry(requested: str | None) -> str:
     return requested
 
 
+# --- a tenant's live keys, capped (store/live_keys.py) ----------------------------------------
+
+
+def _live_key_records(tenant_id: str) -> dict[str, str]:
+    """Every key of the tenant that is not disabled, with its expiry ("" for none): the count
+    of a tenant whose keys predate its register of live keys."""
+    pks = [hit.pk for hit in INDEXES[1].query(list_pk(tenant_id, API_KEY.name), attributes_to_get=["PK"])]
+    records = (item.data_dict() for item in fetch_entities(pks))
+    return {data["keyId"]: data.get("expiresAt") or "" for data in records if not data.get("disabled")}
+
+
+def live_key_count(tenant_id: str) -> int:
+    return live_keys.held(tenant_id, lambda: _live_key_records(tenant_id))
+
+
+def _key_limit(cap: int, held: int) -> Conflict:
+    return Conflict(
+        f"The tenant holds {held} live keys; a tenant may hold at most {cap} live keys. Disable a key it no "
+        "longer needs (apikeys.disable; disabled and expired keys do not count), then create the new one.",
+        code=codes.KEY_LIMIT_REACHED,
+        extra={"maxLiveKeys": cap},
+    )
+
+
 def create_key(
     ctx: CallContext, agent_name: str, scopes: list[str], person_id: str | None, expires_at: str | None
 ) -> tuple[dict[str, Any], str]:
     """A key for `agent_name` in the caller's tenant and integration. `expires_at` None takes
-    the default lifetime; an agent with one live key gets a second (rotation), not a third."""
+    the default lifetime; an agent with one live key gets a second (rotation), not a third; a
+    tenant holding config.max_live_keys() live keys gets none (409 key_limit_reached)."""
     expires_at = expiry(expires_at)
+    cap = config.max_live_keys()
+    held = live_key_count(ctx.tenant_id)
+    if held >= cap:
+        raise _key_limit(cap, held)
     record, lookup, secret = _key_items(ctx, agent_name, scopes, person_id, expires_at)
     try:
         with Transaction() as tx:
             tx.save(record, condition=Item.pk.does_not_exist())
             tx.save(lookup, condition=Item.pk.does_not_exist())
             _guard_write(tx, ctx, agent_name, record.id, None, expires_at)
+            live_keys.add(tx, ctx.tenant_id, record.id, expires_at, cap)
             if person_id:  # a person-bound key needs its person: a live contact of this tenant
                 live = Item.pk.exists() & Item.deletedAt.does_not_exist() & (Item.type == "contact")
                 tx.condition_check(entity_pk(ctx.tenant_id, person_id), ENTITY_SK, condition=live, label="person")
     except TransactionCancelled as err:
         if "person" in err.failed:
             raise not_found_at("apiKey.person", f"No contact with id {person_id} in this tenant.") from err
+        if live_keys.LABEL in err.failed:  # another create took the last place meanwhile
+            raise _key_limit(cap, cap) from err
         raise Conflict(
             "Creating the key collided with another request for this agent; retry.", code=codes.WRITE_CONFLICT
         ) from err
@@ -283,6 +316,7 @@ def disable_key(ctx: CallContext, key_id: str) -> dict[str, Any]:
         scopes=ctx.scopes,
         integration_id=data.get("integrationId"),
     )
+    live_key_count(ctx.tenant_id)  # a tenant whose keys predate the register gets one first
     try:
         with Transaction() as tx:
             tx.update(
@@ -299,6 +333,7 @@ def disable_key(ctx: CallContext, key_id: str) -> dict[str, Any]:
                 Item(data["lookupPk"], LOOKUP_SK), actions=[Item.data["disabled"].set(True)], condition=Item.pk.exists()
             )
             _guard_write(tx, owner, data["agentName"], None, key_id, None)
+            live_keys.remove(tx, ctx.tenant_id, key_id)
     except TransactionCancelled as err:
         raise Conflict(
             "Disabling the key collided with another change of this agent's keys; retry.", code=codes.WRITE_CONFLICT

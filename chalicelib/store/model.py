@@ -15,6 +15,8 @@ imports this module (import-linter's "table layout" contract in pyproject.toml):
   key lookup    PK = keyhash#<sha256 of secret>           SK = "lookup"           key_lookups.py (the one
                 tenant-less item: it is how a request finds its tenant)
   agent guard   PK = <tenant>#agent#<integration>#<agent> SK = "agent"            keys.py
+  live keys     PK = <tenant>#livekeys                    SK = "livekeys"         live_keys.py (the cap on a
+                tenant's live keys: {keyId: expiresAt}, written in the key's own transaction)
   alias         PK = <tenant>#alias#<integration>#<alias> SK = "alias"            aliases.py
   unique claim  PK = <tenant>#unique#<type>.<field>#<v>   SK = "unique"           uniques.py
   reference     PK = <tenant>#<target id>                 SK = "ref#<source>#<path>"  refs.py

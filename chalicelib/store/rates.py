@@ -1,8 +1,10 @@
 """Request counters every instance shares: one item per (subject, window length, window),
 counted with one conditional UpdateItem (ADD the call's weight unless the window is full: 1, more
 for an MCP tool call that evaluates JMESPath), gone by TTL a minute after its window. A subject
-is a key (`key#<keyId>`, and `key#<keyId>#<operation>` for an operation's own limit) or a
-sign-up source address.
+is a key (`key#<keyId>`, and `key#<keyId>#<operation>` for an operation's own limit), a tenant
+(`tenant#<tenantId>`, all its keys together), a sign-up source address or an e-mail address. A
+tenant's item takes up to its limit's writes a second (default 300), well under one partition's
+1,000.
 
 Fixed windows: a caller can fit up to twice a window's quota around a window's edge, which
 is what a safety limit allows; the count itself is exact across every instance."""

@@ -211,6 +211,16 @@ def _waf_matches(statement: dict[str, Any], path: str, method: str = "POST") -> 
     }[match["PositionalConstraint"]]
 
 
+def _firewall_rules() -> dict[str, tuple[str, dict[str, Any]]]:
+    """The web ACL's rules by name, each with the condition it is present under."""
+    found = {}
+    for entry in TEMPLATE["Resources"]["SignupFirewall"]["Properties"]["Rules"]:
+        condition, rule, otherwise = entry["Fn::If"]
+        assert otherwise == {"Ref": "AWS::NoValue"}, entry
+        found[rule["Name"]] = (condition, rule)
+    return found
+
+
 def test_no_caller_can_take_the_whole_account() -> None:
     """The stage throttles all callers, the API function's concurrency is reserved (and so
     capped), leaving the stream, delivery and upload functions room; sign-ups may be
@@ -229,8 +239,10 @@ def test_no_caller_can_take_the_whole_account() -> None:
     parameters = TEMPLATE["Parameters"]
     assert parameters["ApiConcurrency"]["Default"] > parameters["DeliveryConcurrency"]["Default"] > 0
     acl = TEMPLATE["Resources"]["SignupFirewall"]
-    assert acl["Condition"] == "HasSignupFirewall" and parameters["SignupRateLimit"]["Default"] == 0
-    rule = acl["Properties"]["Rules"][0]
+    assert acl["Condition"] == "HasFirewall" and parameters["SignupRateLimit"]["Default"] == 0
+    condition, rule = _firewall_rules()["signups-per-source"]
+    assert condition == "HasSignupFirewall"
+    assert TEMPLATE["Conditions"][condition] == {"Fn::Not": [{"Fn::Equals": [{"Ref": "SignupRateLimit"}, 0]}]}
     assert rule["Statement"]["RateBasedStatement"]["Limit"] == {"Ref": "SignupRateLimit"}
     # both steps of a sign-up count: the sign-up (mails a code) and its confirmation (code attempts)
     scope = rule["Statement"]["RateBasedStatement"]["ScopeDownStatement"]
@@ -246,9 +258,33 @@ def test_no_caller_can_take_the_whole_account() -> None:
     assert not _waf_matches(scope, "/dev/console/keys", "POST")
     assert rule["Action"] == {"Block": {"CustomResponse": {"ResponseCode": 429}}}
     association = TEMPLATE["Resources"]["SignupFirewallAssociation"]
-    assert association["Condition"] == "HasSignupFirewall" and association["Properties"]["WebACLArn"] == {
+    assert association["Condition"] == "HasFirewall" and association["Properties"]["WebACLArn"] == {
         "Fn::GetAtt": ["SignupFirewall", "Arn"]
     }
+
+
+def test_a_waf_rule_may_limit_every_source_address_on_every_path() -> None:
+    """Optional, like the sign-up rule (issue 28, finding 7): a source address past
+    SourceRateLimit requests in 5 minutes, on any path, is refused (429) before API Gateway's
+    stage throttle, which every tenant shares, is spent on it. The web ACL exists when either
+    rule is asked for, and holds only the rules asked for."""
+    parameters, conditions = TEMPLATE["Parameters"], TEMPLATE["Conditions"]
+    assert parameters["SourceRateLimit"]["Type"] == "Number" and parameters["SourceRateLimit"]["Default"] == 0
+    assert conditions["HasSourceRateRule"] == {"Fn::Not": [{"Fn::Equals": [{"Ref": "SourceRateLimit"}, 0]}]}
+    assert conditions["HasFirewall"] == {
+        "Fn::Or": [{"Condition": "HasSignupFirewall"}, {"Condition": "HasSourceRateRule"}]
+    }
+    rules = _firewall_rules()
+    condition, rule = rules["requests-per-source"]
+    assert condition == "HasSourceRateRule"
+    statement = rule["Statement"]["RateBasedStatement"]
+    assert statement == {"Limit": {"Ref": "SourceRateLimit"}, "EvaluationWindowSec": 300, "AggregateKeyType": "IP"}
+    assert rule["Action"] == {"Block": {"CustomResponse": {"ResponseCode": 429}}}
+    assert rule["VisibilityConfig"]["CloudWatchMetricsEnabled"] is True
+    priorities = [r["Priority"] for _, r in rules.values()]
+    assert len(set(priorities)) == len(priorities)
+    names = [r["VisibilityConfig"]["MetricName"] for _, r in rules.values()]
+    assert len(set(names)) == len(names)
 
 
 def test_the_change_stream_invokes_the_function_only_for_what_it_handles() -> None:

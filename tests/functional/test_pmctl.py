@@ -475,6 +475,38 @@ def test_the_operator_sets_and_resets_a_tenants_throttle(tenant: Tenant) -> None
     assert "not RATE" in refused("tenants", "throttle", tenant.id, "--per-key", "fast")
 
 
+def test_the_operator_sets_a_tenants_own_limit_over_all_its_keys(tenant: Tenant, other_tenant: Tenant) -> None:
+    from chalicelib import throttle
+
+    second = tenant.new_key(["read"])
+    throttle.reset()
+    set_ = ok_json("tenants", "throttle", tenant.id, "--per-tenant", "0.5/2")["tenant"]
+    assert set_["throttle"] == {"perTenant": {"rate": 0.5, "burst": 2.0}}
+    try:
+        inside_one_window(4, 3)  # 2 per 4-second window, for every key of the tenant together
+        statuses = [tenant.query("objects", key=key).status for key in (tenant.key, second, second)]
+        assert statuses == [200, 200, 429]
+        assert other_tenant.query("objects").status == 200  # the other tenant's budget is its own
+    finally:
+        ok_json("tenants", "throttle", tenant.id, "--reset")
+    throttle.reset()
+    assert tenant.query("objects", key=second).status == 200
+    assert "not RATE" in refused("tenants", "throttle", tenant.id, "--per-tenant", "lots")
+
+
+def test_pmctl_issues_no_key_past_the_tenants_cap(
+    tenant: Tenant, other_tenant: Tenant, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    vendor = onboard(tenant)  # the sign-up's key and the vendor's: two live keys
+    monkeypatch.setenv("PM_MAX_KEYS_PER_TENANT", "2")
+    said = refused(
+        "keys", "issue", "--integration", vendor.id, "--tenant", tenant.id, "--agent", "another", "--scope", "read"
+    )
+    assert "[key_limit_reached]" in said, said
+    ok("integrations", "connect", vendor.id, "--tenant", other_tenant.id)
+    ok("keys", "issue", "--integration", vendor.id, "--tenant", other_tenant.id, "--agent", "sync", "--scope", "read")
+
+
 def test_a_disabled_integrations_key_is_refused_even_before_its_own_disable(tenant: Tenant) -> None:
     from chalicelib import account
     from chalicelib.store import integrations

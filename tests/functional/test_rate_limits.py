@@ -56,6 +56,7 @@ def test_the_default_key_limit_holds_for_a_key_whose_tenant_sets_none(
 ) -> None:
     """The suite runs with the default limit off; here it is on, made small (PM_THROTTLE_*, as an
     operator sets it): the fourth call of a window is refused under the key's own policy."""
+    second = tenant.new_key(["read"])
     throttle.reset()
     monkeypatch.setenv("PM_THROTTLE_RATE", "0.05")
     monkeypatch.setenv("PM_THROTTLE_BURST", "3")  # 3 per 60-second window
@@ -63,6 +64,8 @@ def test_the_default_key_limit_holds_for_a_key_whose_tenant_sets_none(
     answers = [tenant.query("objects") for _ in range(4)]
     assert [a.status for a in answers] == [200, 200, 200, 429]
     assert answers[3].body["code"] == "throttled" and answers[3].headers["ratelimit-policy"] == '"key";q=3;w=60'
+    # counted per key: another key of the same tenant still has its own budget
+    assert tenant.query("objects", key=second).status == 200
 
 
 def test_a_keys_limit_holds_across_instances(api: Api, second_instance: Api, tenant: Tenant) -> None:
@@ -118,3 +121,48 @@ def test_the_default_key_limit_is_documented(monkeypatch: pytest.MonkeyPatch) ->
     assert [(limit.name, limit.rate, limit.burst) for limit in throttle.limits(None, "contacts")] == [
         ("key", 100.0, 200)
     ]
+
+
+def test_a_tenants_keys_together_are_held_to_the_tenants_limit(tenant: Tenant, other_tenant: Tenant) -> None:
+    """Five keys of one tenant each stay far under their own limit, yet together they get the
+    tenant's quota, no more; another tenant is served on its own budget all the while."""
+    throttle.reset()
+    many = [tenant.new_key(["read"]) for _ in range(5)]
+    keys.set_throttle(tenant.id, {"perTenant": {"rate": 0.05, "burst": 4}})  # 4 per 80 s for all its keys
+    account.forget_tenant(tenant.id)
+    try:
+        inside_one_window(80, 10)
+        answers = [tenant.query("objects", key=key) for key in many]
+        assert [a.status for a in answers] == [200, 200, 200, 200, 429]
+        refused = answers[4]
+        assert refused.body["code"] == "tenant_throttled", refused.body
+        assert int(refused.headers["retry-after"]) >= 1
+        assert refused.headers["ratelimit-policy"] == '"tenant";q=4;w=80'
+        assert other_tenant.query("objects").status == 200
+    finally:
+        keys.set_throttle(tenant.id, None)
+        account.forget_tenant(tenant.id)
+    throttle.reset()
+    assert tenant.query("objects", key=many[0]).status == 200
+
+
+def test_the_default_tenant_limit_holds_for_each_tenant_on_its_own(
+    tenant: Tenant, other_tenant: Tenant, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The suite runs with the default tenant limit off; here it is on, made small (as an
+    operator sets PM_TENANT_THROTTLE_*): each tenant has its own budget, not one for all."""
+    second = tenant.new_key(["read"])
+    throttle.reset()
+    monkeypatch.setenv("PM_TENANT_THROTTLE_RATE", "0.05")
+    monkeypatch.setenv("PM_TENANT_THROTTLE_BURST", "3")  # 3 per 60-second window
+    inside_one_window(60, 10)
+    statuses = [tenant.query("objects", key=key).status for key in (tenant.key, second, tenant.key, second)]
+    assert statuses == [200, 200, 200, 429]
+    assert [other_tenant.query("objects").status for _ in range(3)] == [200, 200, 200]
+
+
+def test_the_default_tenant_limit_is_documented(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("PM_THROTTLE_RATE")  # the suite turns both defaults off (tests/conftest.py)
+    monkeypatch.delenv("PM_TENANT_THROTTLE_RATE")
+    found = [(limit.name, limit.rate, limit.burst) for limit in throttle.limits(None, "contacts")]
+    assert found == [("key", 100.0, 200), ("tenant", 300.0, 600)]

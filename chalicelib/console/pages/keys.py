@@ -97,6 +97,8 @@ def _expiry(day: str) -> str:
 def _readable(request: Request, error: ApiError) -> list[str]:
     if error.code == codes.AGENT_HAS_KEYS.code:
         return [translate(request.lang, "keys.error.agent_has_keys")]
+    if error.code == codes.KEY_LIMIT_REACHED.code:
+        return [translate(request.lang, "keys.error.key_limit_reached", cap=error.extra.get("maxLiveKeys", "?"))]
     paths = [item.get("path", "") for item in error.errors or []]
     if paths and all(path in READABLE for path in paths):
         return list(dict.fromkeys(translate(request.lang, READABLE[path]) for path in paths))

@@ -144,6 +144,12 @@ TEXTS: dict[str, tuple[str, str]] = {
         "This agent has an active key already (or two while rotating). Rotate the existing key on its page, "
         "or disable an old key.",
     ),
+    "keys.error.key_limit_reached": (
+        "Ein Unternehmen darf höchstens {cap} aktive API-Schlüssel haben, und Ihres hat so viele. "
+        "Deaktivieren Sie einen Schlüssel, den Sie nicht mehr brauchen; dann legen Sie den neuen an.",
+        "A company may hold at most {cap} active API keys, and yours holds that many. "
+        "Disable a key you no longer need, then create the new one.",
+    ),
     "keys.error.not_found": ("Diesen API-Schlüssel gibt es nicht.", "There is no such API key."),
     # the secret, shown once
     "keys.created.title": ("Schlüssel für {agent} angelegt", "Key for {agent} created"),
