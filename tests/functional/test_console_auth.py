@@ -10,10 +10,12 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from chalicelib import clock, mail
+import pytest
+
+from chalicelib import clock, mail, throttle
 from chalicelib.console import web
 from chalicelib.console.app import load_pages
-from tests.client import Api, Tenant
+from tests.client import Api, Tenant, from_source, inside_one_window
 from tests.console_client import Person, invite, owner_of
 from tests.eventually import eventually
 
@@ -97,6 +99,69 @@ def test_a_sign_in_code_works_once_and_wrong_ones_are_limited(api: Api, tenant: 
     fresh = api.mailed_code(tenant.email)
     assert person.post("/signin/code", {"email": tenant.email, "code": fresh}).status == 303
     assert Person(api, tenant.email).post("/signin/code", {"email": tenant.email, "code": fresh}).status == 400
+
+
+OWNER_SOURCE, STRANGER_SOURCE = "198.51.100.7", "203.0.113.66"
+
+
+def test_a_strangers_sign_in_requests_neither_lock_the_person_out_nor_void_their_code(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: five anonymous requests an hour made the person's next one 429, and each replaced
+    the code just mailed."""
+    monkeypatch.setenv("PM_ADDRESS_LIMIT", "5/3600")  # the documented default; the suite turns it off
+    throttle.reset()
+    inside_one_window(3600, 30)
+    email = api.signup().email
+    person = Person(api, email)
+    with from_source(OWNER_SOURCE):
+        assert person.post("/signin", {"email": email}).status == 200
+    code = api.mailed_code(email)
+    with from_source(STRANGER_SOURCE):
+        stranger = [Person(api, email).post("/signin", {"email": email}).status for _ in range(6)]
+    assert stranger == [200] * 5 + [429]  # the stranger spent the budget of their own source only
+    with from_source(OWNER_SOURCE):
+        assert person.post("/signin", {"email": email}).status == 200
+        assert person.post("/signin/code", {"email": email, "code": code}).status == 303  # the mailed code still works
+    assert [code in m.subject + m.text for m in mail.outbox(to=email)].count(True) == 1  # mailed once, never replaced
+
+
+def test_a_source_that_signed_in_before_passes_when_strangers_filled_the_addresss_limit(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Many sources together meet a limit per address too (no mailbox is flooded from a botnet);
+    a source that proved the mailbox before is let through it."""
+    monkeypatch.setenv("PM_ADDRESS_LIMIT", "2/3600")
+    monkeypatch.setenv("PM_ADDRESS_TOTAL_LIMIT", "4/3600")  # the owner's first request counted too
+    throttle.reset()
+    inside_one_window(3600, 30)
+    email = api.signup().email
+    with from_source(OWNER_SOURCE):
+        Person(api, email).sign_in()
+
+    def asks(source: str) -> int:
+        with from_source(source):
+            return Person(api, email).post("/signin", {"email": email}).status
+
+    assert [asks("203.0.113.1"), asks("203.0.113.1"), asks("203.0.113.2")] == [200, 200, 200]
+    assert asks("203.0.113.3") == 429  # the address's limit across sources is full
+    assert asks(OWNER_SOURCE) == 200  # the source that signed in before passes
+
+
+def test_one_companys_invitations_do_not_use_up_another_companys(
+    api: Api, tenant: Tenant, other_tenant: Tenant, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: invitations counted per address alone, so one company could keep every other from
+    inviting a person."""
+    monkeypatch.setenv("PM_ADDRESS_LIMIT", "1/3600")
+    throttle.reset()
+    inside_one_window(3600, 30)
+    email = _address("wanted")
+    first, second = owner_of(tenant), owner_of(other_tenant)
+    assert first.post("/members", {"email": email, "role": "viewer"}).status == 303
+    assert first.post(f"/members/{_member_id(first, email)}/remove").status == 303
+    assert first.post("/members", {"email": email, "role": "viewer"}).status == 429  # this company's budget
+    assert second.post("/members", {"email": email, "role": "viewer"}).status == 303
 
 
 def test_pages_need_a_session(api: Api) -> None:

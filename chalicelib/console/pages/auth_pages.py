@@ -81,11 +81,12 @@ def signin(request: Request) -> Answer:
         return render(request, "signin.html", 400, email=email, errors=[translate(request.lang, "signin.failed")])
     try:
         throttle.take_anonymous(request.source_ip, "console.signin")
-        throttle.take_for_address(email, "signin")
+        throttle.take_for_address(email, "signin", request.source_ip)
     except ApiError as error:
         return render(request, "signin.html", error.status, email=email, errors=messages(request, error))
-    if members.memberships(email):
-        mail.send(email, *mail_texts.signin_code(email, sessions.issue_code(email)))
+    code = sessions.issue_code(email) if members.memberships(email) else None
+    if code is not None:  # None: the code mailed before is live and stays the one to use
+        mail.send(email, *mail_texts.signin_code(email, code))
     return render(request, "signin_code.html", email=email, minutes=config.SIGNIN_CODE_MINUTES)
 
 
@@ -103,7 +104,10 @@ def signin_code(request: Request) -> Answer:
             minutes=config.SIGNIN_CODE_MINUTES,
             errors=messages(request, error),
         )
-    found = members.memberships(email) if sessions.redeem_code(email, code) else []
+    redeemed = sessions.redeem_code(email, code)
+    if redeemed:  # this source reads the address's mail: its requests pass the address's total limit
+        throttle.remember_confirmed(email, request.source_ip)
+    found = members.memberships(email) if redeemed else []
     if not found:
         failed = [translate(request.lang, "signin.failed")]
         return render(request, "signin_code.html", 400, email=email, minutes=config.SIGNIN_CODE_MINUTES, errors=failed)

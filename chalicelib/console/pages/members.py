@@ -69,7 +69,7 @@ def invite(request: Request) -> Answer:
     if not is_email(email) or role not in members.ROLES:
         return _page(request, 400, errors=[translate(request.lang, "members.bad_email")])
     try:
-        throttle.take_for_address(email, "invite")
+        throttle.take_for_address(email, "invite", throttle.company_source(request.ctx.tenant_id))
         members.invite(request.ctx.tenant_id, email, name, role, _stamp(request, "invite"))
     except ApiError as error:
         errors = [translate(request.lang, "members.exists")] if error.status == 409 else messages(request, error)
