@@ -147,6 +147,16 @@ def address_total_limit() -> tuple[int, int]:
     return _per_window("PM_ADDRESS_TOTAL_LIMIT", ADDRESS_TOTAL_LIMIT, ADDRESS_WINDOW_SECONDS)
 
 
+# A company sends at most INVITE_LIMIT invitations per INVITE_WINDOW_SECONDS (PM_INVITE_LIMIT
+# "<count>/<seconds>"): its name is in each mail, so invitations must not become a mailing list.
+INVITE_LIMIT = 20
+INVITE_WINDOW_SECONDS = 24 * 3600
+
+
+def invite_limit() -> tuple[int, int]:
+    return _per_window("PM_INVITE_LIMIT", INVITE_LIMIT, INVITE_WINDOW_SECONDS)
+
+
 # Where the rest of the settings come from (each read here only: no other module reads the
 # environment; tests/contract/test_settings.py checks).
 

@@ -106,6 +106,11 @@ def take_for_address(email: str, purpose: str, source: str | None) -> None:
         _spend_per_window(f"address#{hashed}#{purpose}", "address_total", total, "this e-mail address")
 
 
+def take_invitation(tenant_id: str) -> None:
+    """Count an invitation the company sends against its own limit (config.invite_limit)."""
+    _spend_per_window(f"tenant#{tenant_id}#invite", "invitations", config.invite_limit(), "this company's invitations")
+
+
 def remember_confirmed(email: str, source: str | None) -> None:
     """`source` redeemed a code mailed to `email`: from now on it passes the address's total limit."""
     confirmed_sources.remember(email, source_of(source))

@@ -43,7 +43,7 @@ def context_of(tenant_id: str, member: dict[str, str]) -> CallContext:
 def sign_in(request: web.Request, tenant_id: str, member: members.Item) -> str:
     """Starts the member's session and makes this request theirs (so the page it answers shows
     them signed in); answers the cookie's value for `keep_session`."""
-    members.activate(member, context_of(tenant_id, members.wire(member)).for_operation("console.signin").stamp())
+    members.require_active(member)  # an invitation is accepted first (console/pages/choice.py)
     token = sessions.start(tenant_id, member.data_dict()["email"], int(member.data_dict().get("epoch") or 0))
     request.csrf = sessions.csrf_token(token)
     request.member = members.wire(member)

@@ -16,7 +16,7 @@ from chalicelib import clock, mail, throttle
 from chalicelib.console import web
 from chalicelib.console.app import load_pages
 from tests.client import Api, Tenant, from_source, inside_one_window
-from tests.console_client import Person, invite, owner_of
+from tests.console_client import Page, Person, invite, owner_of
 from tests.eventually import eventually
 
 
@@ -282,14 +282,120 @@ def test_team_changes_are_in_the_audit_trail_attributed_to_the_owner(api: Api, t
     records = eventually(trail, message="the team's changes in the audit trail")
     assert [(r["entityType"], r["action"], r["operation"]) for r in records] == [
         ("member", "created", "console.members.invite"),
-        ("member", "updated", "console.signin"),  # the invited person's first sign-in activates them
+        ("member", "updated", "console.members.accept"),  # the invited person accepted, after signing in
         ("member", "updated", "console.members.role"),
         ("member", "deleted", "console.members.remove"),
     ]
-    owner_ids = {r["actor"]["keyId"] for r in records if r["operation"] != "console.signin"}
+    owner_ids = {r["actor"]["keyId"] for r in records if r["operation"] != "console.members.accept"}
     assert owner_ids == {_member_id(owner, tenant.email)} and {r["channel"] for r in records} == {"console"}
     again = invite(owner, email, "viewer")  # a removed person can be invited again
     assert again.get("/").status == 200
+
+
+def _code_sign_in(person: Person) -> Page:
+    """Asks for a code and sends it: the answer to the code (where it leads)."""
+    person.post("/signin", {"email": person.email})
+    return person.post("/signin/code", {"email": person.email, "code": person.api.mailed_code(person.email)})
+
+
+def test_an_invitation_is_pending_until_the_invitee_accepts_it(api: Api, tenant: Tenant) -> None:
+    """Before: the invited person's first sign-in landed in the inviting company, no question asked."""
+    owner = owner_of(tenant)
+    email = _address("invitee")
+    assert owner.post("/members", {"email": email, "name": "Ina", "role": "admin"}).status == 303
+    person = Person(api, email)
+    done = _code_sign_in(person)
+    assert (done.status, done.location) == (303, "/console/signin/choose")
+    assert person.get("/").status == 303  # no session: nothing is joined yet
+    choice = person.get("/signin/choose")
+    assert choice.status == 200 and "Hausverwaltung Test GmbH" in choice.text() and "Admin" in choice.text()
+    assert "invited" in owner.get("/members").text()
+    assert person.post(f"/signin/accept/{tenant.id}").status == 303
+    overview = person.get("/").text()
+    assert "Hausverwaltung Test GmbH" in overview and "(Admin)" in overview
+    assert "invited" not in owner.get("/members").text()
+    assert _code_sign_in(Person(api, email)).location == "/console/"  # one company: straight in from now on
+
+
+def test_a_declined_invitation_leaves_the_person_out(api: Api, tenant: Tenant) -> None:
+    owner = owner_of(tenant)
+    email = _address("declines")
+    owner.post("/members", {"email": email, "role": "viewer"})
+    member_id = _member_id(owner, email)
+    person = Person(api, email)
+    assert _code_sign_in(person).location == "/console/signin/choose"
+    person.get("/signin/choose")
+    declined = person.post(f"/signin/decline/{tenant.id}")
+    assert declined.status == 303 and declined.location.startswith("/console/signin?")
+    assert email not in owner.get("/members").text() and person.get("/").status == 303
+
+    def declining() -> list[dict[str, object]]:
+        found = tenant.get("audit.list", {"entityId": member_id, "limit": 10, "offset": 0})["auditRecords"]
+        return [r for r in found if r["operation"] == "console.members.decline"]
+
+    record = eventually(declining, message="the declined invitation in the audit trail")[0]
+    assert record["action"] == "deleted" and record["actor"]["keyId"] == member_id  # the invitee declined
+    mailed = len(mail.outbox(to=email))
+    person.post("/signin", {"email": email})
+    assert len(mail.outbox(to=email)) == mailed  # no code: no company to sign in to
+
+
+def test_an_invitation_does_not_capture_the_sign_in_of_someone_elses_owner(api: Api) -> None:
+    """Before: the oldest membership won, so a company that signed up earlier and invited a
+    stranger's address took over that person's next sign-in."""
+    trap, victim = api.signup(company="Falle GmbH"), api.signup(company="Opfer GmbH")
+    owner_of(trap).post("/members", {"email": victim.email, "role": "owner"})
+    person = Person(api, victim.email)
+    assert _code_sign_in(person).location == "/console/signin/choose"
+    choice = person.get("/signin/choose").text()
+    assert "Falle GmbH" in choice and "Opfer GmbH" in choice
+    assert person.post(f"/signin/choose/{trap.id}").status == 404  # not theirs before they accept
+    assert person.post(f"/signin/choose/{victim.id}").status == 303
+    assert "Opfer GmbH" in person.get("/").text()
+    assert person.post(f"/switch/{trap.id}").status == 404  # nor by switching
+    assert "Falle GmbH" not in person.get("/members").text()
+
+
+def test_a_person_of_several_companies_chooses_and_then_gets_the_last_used(
+    api: Api, tenant: Tenant, other_tenant: Tenant
+) -> None:
+    shared = _address("several")
+    invite(owner_of(other_tenant), shared, "viewer")
+    invite(owner_of(tenant), shared, "admin")
+    person = Person(api, shared)  # a browser that has not signed in before
+    assert _code_sign_in(person).location == "/console/signin/choose"
+    choice = person.get("/signin/choose").text()
+    assert "Hausverwaltung Test GmbH" in choice and "Andere Verwaltung AG" in choice
+    assert person.post(f"/signin/choose/{other_tenant.id}").status == 303
+    assert "Andere Verwaltung AG" in person.get("/").text()
+    person.post("/signout")
+    assert _code_sign_in(person).location == "/console/"  # the company used last, on this browser
+    assert "Andere Verwaltung AG" in person.get("/").text()
+
+
+def test_invitations_are_limited_per_company(api: Api, tenant: Tenant, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: one company mailed 40 invitations in a row."""
+    monkeypatch.setenv("PM_INVITE_LIMIT", "3/86400")
+    throttle.reset()
+    inside_one_window(86400, 30)
+    owner = owner_of(tenant)
+    statuses = [owner.post("/members", {"email": _address("many"), "role": "viewer"}).status for _ in range(4)]
+    assert statuses == [303, 303, 303, 429]
+
+
+def test_names_in_invitation_mails_are_quoted_as_data_and_bounded_in_the_subject(api: Api) -> None:
+    """Before: the company's name was the subject, whole, and the text carried it (and the
+    inviter's name, line breaks included) as the mail's own words."""
+    bait = "Support-Team. Ihr Konto ist gesperrt, bitte sofort unter https://evil.example anmelden"
+    owner = owner_of(api.signup(company=bait))
+    inviter = invite(owner, _address("colleague"), "owner", name="Eva\nIhr Passwort ist abgelaufen")
+    invited = _address("invited")
+    assert inviter.post("/members", {"email": invited, "role": "viewer"}).status == 303
+    sent = mail.outbox(to=invited, limit=1)[0]
+    assert bait not in sent.subject and len(sent.subject) < 80 and "«Support-Team. Ihr Konto" in sent.subject
+    assert "…»" in sent.subject
+    assert f"«{bait}»" in sent.text and "«Eva Ihr Passwort ist abgelaufen»" in sent.text
+    assert "\nIhr Passwort" not in sent.text
 
 
 def test_a_person_of_two_companies_switches_between_them(api: Api, tenant: Tenant, other_tenant: Tenant) -> None:

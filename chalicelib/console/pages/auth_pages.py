@@ -8,6 +8,7 @@ from chalicelib import config, mail, throttle
 from chalicelib import error_codes as codes
 from chalicelib.console import auth
 from chalicelib.console.operations import messages, run_anonymous
+from chalicelib.console.pages import choice
 from chalicelib.console.render import render
 from chalicelib.console.texts import translate
 from chalicelib.console.web import SESSION_COOKIE, Answer, Request, is_email, page, redirect
@@ -70,6 +71,8 @@ def signin_form(request: Request) -> Answer:
         notice = translate(request.lang, "signin.expired")
     elif request.query.get("signed_out"):
         notice = translate(request.lang, "signout.done")
+    elif request.query.get("declined"):
+        notice = translate(request.lang, "choice.declined")
     return render(request, "signin.html", email=request.query.get("email", ""), notice=notice)
 
 
@@ -111,8 +114,7 @@ def signin_code(request: Request) -> Answer:
     if not found:
         failed = [translate(request.lang, "signin.failed")]
         return render(request, "signin_code.html", 400, email=email, minutes=config.SIGNIN_CODE_MINUTES, errors=failed)
-    member = found[0]  # the company signed up with or joined first (ordered by tenant id)
-    return auth.keep_session(request, redirect("/"), auth.sign_in(request, member.sk, member))
+    return choice.after_code(request, email, found)  # one company, the last used, or the choice
 
 
 @page("POST", "/switch/{tenant}")
@@ -121,10 +123,12 @@ def switch_company(request: Request) -> Answer:
     is a member there too, so a new session starts there and this one ends."""
     assert request.member is not None
     member = members.get(request.member["email"], request.params["tenant"])
-    if member is None:
+    if member is None or members.status(member) != members.ACTIVE:  # an invitation is accepted at sign-in
         return render(request, "error.html", 404, errors=[translate(request.lang, "error.not_found")])
     sessions.end(request.cookies.get(SESSION_COOKIE, ""))
-    return auth.keep_session(request, redirect("/"), auth.sign_in(request, request.params["tenant"], member))
+    answer = auth.keep_session(request, redirect("/"), auth.sign_in(request, request.params["tenant"], member))
+    choice.remember_company(request, answer, request.params["tenant"])
+    return answer
 
 
 @page("POST", "/signout")

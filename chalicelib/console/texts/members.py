@@ -22,7 +22,10 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Owner: everything, including the team. Admin: everything but the team. Viewer: sees everything, "
         "changes nothing.",
     ),
-    "members.invited": ("{email} ist eingeladen.", "{email} is invited."),
+    "members.invited": (
+        "{email} ist eingeladen und wird Mitglied, sobald die Einladung nach der Anmeldung angenommen ist.",
+        "{email} is invited, and becomes a member once they accept after signing in.",
+    ),
     "members.change_role": ("Rolle ändern", "Change role"),
     "members.role_changed": ("Die Rolle von {email} ist jetzt {role}.", "{email} is now {role}."),
     "members.remove": ("Entfernen", "Remove"),
@@ -33,6 +36,10 @@ TEXTS: dict[str, tuple[str, str]] = {
         "The team needs at least one owner.",
     ),
     "members.exists": ("Diese Adresse gehört schon zum Team.", "This address is in the team already."),
+    "members.limit": (
+        "Das Team hat die höchste Zahl an Mitgliedern und Einladungen erreicht; entfernen Sie zuerst jemanden.",
+        "The team has reached its most members and invitations; remove someone first.",
+    ),
     "members.bad_email": ("Bitte geben Sie eine gültige E-Mail-Adresse ein.", "Please enter a valid e-mail address."),
     "members.your_sessions": ("Ihre Sitzungen", "Your sessions"),
     "members.companies": ("Ihre anderen Unternehmen", "Your other companies"),
