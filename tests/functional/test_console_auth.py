@@ -398,6 +398,38 @@ def test_names_in_invitation_mails_are_quoted_as_data_and_bounded_in_the_subject
     assert "\nIhr Passwort" not in sent.text
 
 
+def test_removing_a_person_offers_to_disable_the_keys_they_created(api: Api, tenant: Tenant) -> None:
+    """Before: a removed admin's keys kept every scope, and nothing pointed at them."""
+    owner = owner_of(tenant)
+    email = _address("leaver")
+    admin = invite(owner, email, "admin")
+    made = admin.post("/keys", {"agentName": "leaver-bot", "binding": "company", "scopes": ["read", "admin"]})
+    assert made.status == 200 and made.secret
+    by_key = Tenant(api, tenant.id, made.secret, {})  # a key that key created in turn: theirs as well
+    by_key.ok("apikeys.create", {"apiKey": {"agentName": "leaver-sub", "scopes": ["read"]}})
+    other = tenant.new_key(["read"], agent="stays-bot")  # created by the first key, not by the person
+    member_id = _member_id(owner, email)
+    removed = owner.post(f"/members/{member_id}/remove")
+    assert removed.status == 303 and removed.location.startswith(f"/console/members/{member_id}/keys?")
+    offer = owner.get(removed.location.removeprefix("/console"))
+    assert offer.status == 200 and "leaver-bot" in offer.text() and "leaver-sub" in offer.text()
+    assert "stays-bot" not in offer.text() and "setup" not in offer.text()
+    assert owner.post(f"/members/{member_id}/keys/disable").status == 303
+    listed = {k["agentName"]: k for k in tenant.get("apikeys.list", {"limit": 100, "offset": 0})["apiKeys"]}
+    assert listed["leaver-bot"]["disabled"] and listed["leaver-sub"]["disabled"]
+    assert not listed["stays-bot"]["disabled"] and tenant.query("info", key=other).status == 200
+    assert by_key.query("info").status == 401
+    owner_id = _member_id(owner, tenant.email)
+
+    def disabling() -> list[dict[str, object]]:
+        found = tenant.get("audit.list", {"operation": "apikeys.disable", "limit": 10, "offset": 0})["auditRecords"]
+        return found if len(found) >= 2 else []
+
+    records = eventually(disabling, message="the disabling in the audit trail")
+    assert {r["entityId"] for r in records} == {listed["leaver-bot"]["id"], listed["leaver-sub"]["id"]}
+    assert {(r["actor"]["keyId"], r["channel"]) for r in records} == {(owner_id, "console")}
+
+
 def test_a_person_of_two_companies_switches_between_them(api: Api, tenant: Tenant, other_tenant: Tenant) -> None:
     shared = _address("both")
     invite(owner_of(other_tenant), shared, "viewer")

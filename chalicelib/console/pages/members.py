@@ -14,6 +14,7 @@ import unicodedata
 from chalicelib import error_codes as codes
 from chalicelib import mail, throttle
 from chalicelib.console.operations import messages, run
+from chalicelib.console.pages import member_keys
 from chalicelib.console.render import render
 from chalicelib.console.texts import translate
 from chalicelib.console.web import Answer, Request, is_email, page, redirect
@@ -126,4 +127,7 @@ def remove(request: Request) -> Answer:
     if item.data_dict()["role"] == "owner" and _owners(request) <= 1:
         return _page(request, 409, errors=[translate(request.lang, "members.last_owner")])
     members.remove(item, _stamp(request, "remove"))  # their sessions find no member any more and end
+    if any(key["state"] == "active" for key in member_keys.created_by(request, item.id)):
+        # their keys keep every scope they were given: offer to disable them in one step
+        return redirect(f"/members/{item.id}/keys", done="removed", email=email)
     return redirect("/members", done="removed", email=email)

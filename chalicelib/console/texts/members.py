@@ -44,4 +44,34 @@ TEXTS: dict[str, tuple[str, str]] = {
     "members.your_sessions": ("Ihre Sitzungen", "Your sessions"),
     "members.companies": ("Ihre anderen Unternehmen", "Your other companies"),
     "members.switch": ("Zu {company} wechseln", "Switch to {company}"),
+    "member_keys.title": ("API-Schlüssel dieser Person", "This person's API keys"),
+    "member_keys.intro": (
+        "Die aktiven API-Schlüssel, die {email} angelegt hat, und die Schlüssel, die diese wiederum angelegt "
+        "haben. Sie behalten ihre Berechtigungen, bis sie deaktiviert sind.",
+        "The active API keys {email} created, and the keys those keys created in turn. They keep their "
+        "permissions until they are disabled.",
+    ),
+    "member_keys.intro_unnamed": (
+        "Die aktiven API-Schlüssel, die diese Person angelegt hat, und die Schlüssel, die diese wiederum "
+        "angelegt haben. Sie behalten ihre Berechtigungen, bis sie deaktiviert sind.",
+        "The active API keys this person created, and the keys those keys created in turn. They keep their "
+        "permissions until they are disabled.",
+    ),
+    "member_keys.removed": ("{email} ist entfernt.", "{email} is removed."),
+    "member_keys.disabled": (
+        "Die Schlüssel, die {email} angelegt hat, sind deaktiviert.",
+        "The keys {email} created are disabled.",
+    ),
+    "member_keys.hint": (
+        "Agenten, die diese Schlüssel nutzen, erhalten danach 401; das Deaktivieren lässt sich nicht rückgängig "
+        "machen (legen Sie bei Bedarf neue Schlüssel an).",
+        "Agents using these keys get 401 from then on; disabling cannot be undone (create new keys if needed).",
+    ),
+    "member_keys.disable": ("Diese {count} Schlüssel deaktivieren", "Disable these {count} keys"),
+    "member_keys.confirm": ("{count} Schlüssel deaktivieren?", "Disable {count} keys?"),
+    "member_keys.none": (
+        "Diese Person hat keine aktiven Schlüssel angelegt.",
+        "This person created no active keys.",
+    ),
+    "member_keys.back": ("Zurück zum Team", "Back to the team"),
 }
