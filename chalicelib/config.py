@@ -144,17 +144,35 @@ def signup_limit() -> tuple[int, int]:
 
 
 # Sign-up confirms the e-mail address: the code mailed lasts SIGNUP_CODE_MINUTES and allows
-# CODE_ATTEMPTS tries; an address gets at most ADDRESS_LIMIT mails per ADDRESS_WINDOW_SECONDS
-# (PM_ADDRESS_LIMIT "<count>/<seconds>"), whoever asks for them.
+# CODE_ATTEMPTS tries. Requests for mail to an address (sign-up and sign-in codes, invitations,
+# each kind on its own) are limited per address and requester, ADDRESS_LIMIT per
+# ADDRESS_WINDOW_SECONDS (PM_ADDRESS_LIMIT "<count>/<seconds>"), and per address across
+# requesters, ADDRESS_TOTAL_LIMIT (PM_ADDRESS_TOTAL_LIMIT), which a source that redeemed a code of
+# the address before passes (throttle.take_for_address).
 SIGNUP_CODE_MINUTES = 30
 SIGNIN_CODE_MINUTES = 10
 CODE_ATTEMPTS = 5
 ADDRESS_LIMIT = 5
+ADDRESS_TOTAL_LIMIT = 20
 ADDRESS_WINDOW_SECONDS = 3600
 
 
 def address_limit() -> tuple[int, int]:
     return _per_window("PM_ADDRESS_LIMIT", ADDRESS_LIMIT, ADDRESS_WINDOW_SECONDS)
+
+
+def address_total_limit() -> tuple[int, int]:
+    return _per_window("PM_ADDRESS_TOTAL_LIMIT", ADDRESS_TOTAL_LIMIT, ADDRESS_WINDOW_SECONDS)
+
+
+# A company sends at most INVITE_LIMIT invitations per INVITE_WINDOW_SECONDS (PM_INVITE_LIMIT
+# "<count>/<seconds>"): its name is in each mail, so invitations must not become a mailing list.
+INVITE_LIMIT = 20
+INVITE_WINDOW_SECONDS = 24 * 3600
+
+
+def invite_limit() -> tuple[int, int]:
+    return _per_window("PM_INVITE_LIMIT", INVITE_LIMIT, INVITE_WINDOW_SECONDS)
 
 
 # Where the rest of the settings come from (each read here only: no other module reads the

@@ -21,6 +21,7 @@ class CallContext:
     request_id: str = ""
     operation: str = ""
     channel: str = "rest"  # the surface the call came through, one of CHANNELS (shown in the audit trail)
+    source_ip: str | None = None  # of an anonymous call (sign-up): its per-address limits count per source
 
     @property
     def integration_key(self) -> str:

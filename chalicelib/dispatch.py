@@ -4,6 +4,7 @@ references (id or alias) -> handler."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from chalicelib.auth import authorise
@@ -13,6 +14,11 @@ from chalicelib.resolve import resolve_refs
 from chalicelib.validation import StandIn, validate
 
 ANONYMOUS = CallContext(tenant_id="", key_id="", agent_name="anonymous", scopes=frozenset())
+
+
+def anonymous(source_ip: str | None) -> CallContext:
+    """The context of an unauthenticated call (the sign-up's steps), from `source_ip`."""
+    return replace(ANONYMOUS, source_ip=source_ip)
 
 
 def run(op: Operation, ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:

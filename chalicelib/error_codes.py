@@ -134,6 +134,12 @@ CONFIRMATION_FAILED = ErrorCode(
     "the code is wrong, used, or no longer valid (too old or too many tries); sign up again for a new one.",
 )
 MEMBER_EXISTS = ErrorCode("member_exists", 409, "the address is a member of the company already.")
+MEMBER_LIMIT_REACHED = ErrorCode(
+    "member_limit_reached", 409, "the company has its most members and invitations; remove someone first."
+)
+INVITATION_PENDING = ErrorCode(
+    "invitation_pending", 403, "the person has not accepted the company's invitation; no sign-in reaches it before."
+)
 AGENT_HAS_KEYS = ErrorCode(
     "agent_has_keys", 409, "the agent has two active keys (one plus a rotation): disable the old one first."
 )

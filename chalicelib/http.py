@@ -241,9 +241,10 @@ def _handle(
         raise NotFound(f"There is no {kind} named {name!r}.{hint}", code=codes.UNKNOWN_OPERATION)
     if request.method != op.method:
         raise MethodNotAllowed(f"{op.name} is a {op.kind}: send it with {op.method}.", headers={"Allow": op.method})
-    ctx = identify(request, request_id, op.name, caller) if op.authenticated else dispatch.ANONYMOUS
+    source_ip = source_ip_of(request)
+    ctx = identify(request, request_id, op.name, caller) if op.authenticated else dispatch.anonymous(source_ip)
     if not op.authenticated and op.kind == "command":
-        account.admit_anonymous(op.name, source_ip_of(request))
+        account.admit_anonymous(op.name, source_ip)
     if op.kind == "query":
         return json_response(200, dispatch.run(op, ctx, decode_query(op, _query_params(request))), request_id)
     args, raw = parse_body(request, op)

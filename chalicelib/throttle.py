@@ -16,6 +16,8 @@ instance refuses without a write until the window ends: a flood costs one write 
 
 from __future__ import annotations
 
+import hashlib
+import ipaddress
 import math
 import threading
 import time
@@ -26,7 +28,7 @@ from chalicelib import config
 from chalicelib import error_codes as codes
 from chalicelib.addresses import address_hash
 from chalicelib.errors import Throttled
-from chalicelib.store import rates
+from chalicelib.store import confirmed_sources, rates
 
 # Documented defaults: every key may make 100 calls a second, 200 at once; all keys of a tenant
 # together three times that (well under the stage's 1,000 a second: no one tenant takes the stage
@@ -108,12 +110,53 @@ def take_anonymous(source_ip: str | None, operation: str) -> None:
     )
 
 
-def take_for_address(email: str, purpose: str) -> None:
-    """Count a mail to `email` (a sign-up or sign-in code) against the address's own limit, so
-    no one can flood a mailbox, or keep replacing someone's code, from many source addresses."""
+def take_for_address(email: str, purpose: str, source: str | None) -> None:
+    """Count a mail to `email` (a sign-up or sign-in code, an invitation) from `source` (the
+    requester: a source address, or the inviting company, see `company_source`). Two limits:
+    per address and source, so a stranger spends only their own budget and cannot lock the
+    owner of the address out; and per address across sources, so no one floods a mailbox from
+    many sources. A source that has redeemed a code of the address before passes the second
+    (store/confirmed_sources.py). The narrower limit counts first: refused there, a request
+    counts nothing against the address's total."""
+    hashed, requester = address_hash(email)[:32], source_of(source)
     _spend_per_window(
-        f"address#{address_hash(email)[:32]}#{purpose}", "address", config.address_limit(), "this e-mail address"
+        f"address#{hashed}#{purpose}#{hashlib.sha256(requester.encode()).hexdigest()[:32]}",
+        "address",
+        config.address_limit(),
+        "this e-mail address from here",
     )
+    total = config.address_total_limit()
+    if total[0] > 0 and not confirmed_sources.confirmed(email, requester):
+        _spend_per_window(f"address#{hashed}#{purpose}", "address_total", total, "this e-mail address")
+
+
+def take_invitation(tenant_id: str) -> None:
+    """Count an invitation the company sends against its own limit (config.invite_limit)."""
+    _spend_per_window(f"tenant#{tenant_id}#invite", "invitations", config.invite_limit(), "this company's invitations")
+
+
+def remember_confirmed(email: str, source: str | None) -> None:
+    """`source` redeemed a code mailed to `email`: from now on it passes the address's total limit."""
+    confirmed_sources.remember(email, source_of(source))
+
+
+def company_source(tenant_id: str) -> str:
+    """An invitation's requester, for take_for_address: the inviting company."""
+    return f"tenant {tenant_id}"
+
+
+def source_of(source: str | None) -> str:
+    """A requester as the limits count it: an IPv6 address by its /64 (what one subscriber
+    usually holds, so a stranger gains nothing by walking their own prefix), anything else as given."""
+    if not source:
+        return "unknown"
+    try:
+        ip = ipaddress.ip_address(source)
+    except ValueError:
+        return source
+    if ip.version == 6:
+        return str(ipaddress.ip_network(f"{ip}/64", strict=False))
+    return str(ip)
 
 
 def _spend_per_window(subject: str, name: str, setting: tuple[int, int], what: str) -> None:

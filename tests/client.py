@@ -10,6 +10,8 @@ import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
@@ -202,3 +204,17 @@ def inside_one_window(window: float, needed: float) -> None:
     left = window - time.time() % window
     if left < needed:
         time.sleep(left + 0.05)  # the current rate window must pass: nothing to poll for, the window is the clock's
+
+
+@contextmanager
+def from_source(ip: str) -> Iterator[None]:
+    """The in-process requests of the block come from `ip` (API Gateway's `sourceIp`, which
+    chalice's local gateway fixes at 127.0.0.1): for the limits that count per source address."""
+    from chalice.local import LambdaEventConverter
+
+    before = LambdaEventConverter.LOCAL_SOURCE_IP
+    LambdaEventConverter.LOCAL_SOURCE_IP = ip
+    try:
+        yield
+    finally:
+        LambdaEventConverter.LOCAL_SOURCE_IP = before

@@ -23,6 +23,8 @@ os.environ.setdefault("PM_ALLOW_LOOPBACK_WEBHOOKS", "1")  # as in the local stag
 # sign-up, and every test signs up from 127.0.0.1): the limits' own tests set them.
 os.environ.setdefault("PM_SIGNUP_LIMIT", "0/1")
 os.environ.setdefault("PM_ADDRESS_LIMIT", "0/1")
+os.environ.setdefault("PM_ADDRESS_TOTAL_LIMIT", "0/1")
+os.environ.setdefault("PM_INVITE_LIMIT", "0/1")
 os.environ.setdefault("PM_OUTBOX_DIR", tempfile.mkdtemp(prefix="pm-outbox-"))  # the service's mail, read by Api.signup
 # Every key's (and tenant's) default limit off (a counter write per call, a sixth of the suite's time): the
 # limits' own tests set a tenant's limits (pmctl tenants throttle), which count as deployed.

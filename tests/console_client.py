@@ -82,11 +82,21 @@ class Person:
             else:
                 self.cookies[name] = value
 
-    def sign_in(self) -> Page:
-        """Asks for a code, reads it from the outbox, signs in; answers the overview."""
+    def sign_in(self, *, accept: bool = False) -> Page:
+        """Asks for a code, reads it from the outbox, signs in; answers the overview. Where the
+        service asks which company (several, or a pending invitation): with `accept`, accepts the
+        one pending invitation, else opens the first company offered."""
         self.post("/signin", {"email": self.email})
         done = self.post("/signin/code", {"email": self.email, "code": self.api.mailed_code(self.email)})
         assert done.status == 303, done.text()
+        if done.location == "/console/signin/choose":
+            choice = self.get("/signin/choose")
+            pending = re.findall(r'action="/console/signin/accept/([^"]+)"', choice.html)
+            active = re.findall(r'action="/console/signin/choose/([^"]+)"', choice.html)
+            if accept:
+                assert len(pending) == 1, choice.text()
+            path = f"/signin/accept/{pending[0]}" if accept else f"/signin/choose/{active[0]}"
+            assert self.post(path).status == 303
         page = self.get("/")
         assert page.status == 200, page.text()
         return page
@@ -99,10 +109,10 @@ def owner_of(tenant: Tenant) -> Person:
     return person
 
 
-def invite(owner: Person, email: str, role: str) -> Person:
-    """A colleague invited by `owner` with `role`, signed in."""
-    page = owner.post("/members", {"email": email, "name": email.split("@")[0], "role": role})
+def invite(owner: Person, email: str, role: str, *, name: str | None = None) -> Person:
+    """A colleague invited by `owner` with `role`, who accepted the invitation and is signed in there."""
+    page = owner.post("/members", {"email": email, "name": email.split("@")[0] if name is None else name, "role": role})
     assert page.status in (200, 303), page.text()
     person = Person(owner.api, email)
-    person.sign_in()
+    person.sign_in(accept=True)
     return person

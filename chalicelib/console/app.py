@@ -26,7 +26,7 @@ from chalicelib.console.texts import translate
 from chalicelib.log import logger
 
 STATIC = Path(__file__).parent / "static"
-PAGES = ("auth_pages", "overview", "keys", "webhooks", "activity", "data", "members", "outbox")
+PAGES = ("auth_pages", "choice", "overview", "keys", "webhooks", "activity", "data", "members", "member_keys", "outbox")
 ROLE_RANK = {"viewer": 0, "admin": 1, "owner": 2}
 MAX_DEPTH = 5  # path segments below /console a route may have
 

@@ -60,7 +60,7 @@ def sign_in(request: web.Request, tenant_id: str, member: members.Item, signed_i
     """Starts the member's session and makes this request theirs (so the page it answers shows
     them signed in); answers the cookie's value for `keep_session`. `signed_in_at`: the sign-in
     with a code a switch of company continues (the absolute limit counts from it)."""
-    members.activate(member, context_of(tenant_id, members.wire(member)).for_operation("console.signin").stamp())
+    members.require_active(member)  # an invitation is accepted first (console/pages/choice.py)
     data = member.data_dict()
     token = sessions.start(tenant_id, data["email"], member.id or "", int(data.get("epoch") or 0), signed_in_at)
     request.csrf = sessions.csrf_token(token)

@@ -38,4 +38,4 @@ def messages(request: Request, error: ApiError) -> list[str]:
 def run_anonymous(request: Request, name: str, args: dict[str, Any]) -> dict[str, Any]:
     """Sign-up's steps, as the REST face runs them: limited per source address first."""
     account.admit_anonymous(name, request.source_ip)
-    return dispatch.run(registry.REGISTRY[name], dispatch.ANONYMOUS, args)
+    return dispatch.run(registry.REGISTRY[name], dispatch.anonymous(request.source_ip), args)

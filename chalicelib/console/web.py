@@ -18,6 +18,8 @@ from chalicelib import config, paths, schemas
 from chalicelib.context import CallContext
 
 SESSION_COOKIE = "pm_session"
+CHOICE_COOKIE = "pm_choice"  # a code redeemed, the company not yet chosen (store/choices.py)
+COMPANY_COOKIE = "pm_company"  # the company this browser opened last: the default at the next sign-in
 LANGUAGE_COOKIE = "pm_lang"
 LANGUAGES = ("de", "en")
 MAX_FORM_BYTES = 64 * 1024  # the largest console form (a webhook with its events) is a few KB

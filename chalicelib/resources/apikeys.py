@@ -52,6 +52,13 @@ KEY_OUT = s.obj(
         "expiresAt": {**s.timestamp("Expiry; null for none."), "nullable": True},
         "lastUsedAt": {**s.timestamp("Last use (recorded at most once a minute)."), "nullable": True},
         "lastUsedIp": {**s.string("Source address of the last use."), "nullable": True},
+        "createdBy": {
+            **s.string(
+                "Who created the key: the id of the key that did (`key_...`), or of the person who did in the "
+                "console (`mem_...`); null for a sign-up's first key and the operator's keys."
+            ),
+            "nullable": True,
+        },
         "createdAt": s.timestamp("Created."),
         "updatedAt": s.timestamp("Last changed."),
         "key": s.string("The secret. Only in the answer of the call that created the key: store it now."),

@@ -1,14 +1,37 @@
 """The texts of the mail the service sends, German first, then English (the reader's language
 is not known before they choose it). Links point at config.public_url(), never at a request's
-Host header."""
+Host header.
+
+Names someone else typed (a company's, an inviter's) are data, never the mail's own words: each
+is quoted «like this», on one line, without control or format characters, cut to a bound (a
+subject's at SUBJECT_NAME), and the mail says who wrote it. So a company named like a warning
+("Your account is locked, sign in at ...") reads as a quoted name, not as our text."""
 
 from __future__ import annotations
 
+import unicodedata
 from urllib.parse import urlencode
 
 from chalicelib import config, paths
 
 SIGNATURE = "-- \nProperty Management Platform"
+SUBJECT_NAME = 40  # characters of a name in a subject
+TEXT_NAME = 120  # characters of a name in a mail's text
+
+# Control (Cc), format (Cf: bidi overrides, zero-width), line and paragraph separators: none
+# of them belongs in a one-line name, and each can make a name look like something else.
+_INVISIBLE = {"Cc", "Cf", "Zl", "Zp"}
+
+
+def quoted(name: str, limit: int) -> str:
+    """`name` as data: one line, blanks collapsed, at most `limit` characters (an ellipsis marks
+    a cut), in guillemets; one inside becomes a single guillemet, so a name cannot close its own
+    quote."""
+    cleaned = "".join(" " if unicodedata.category(ch) in _INVISIBLE else ch for ch in name)
+    cleaned = " ".join(cleaned.split()).replace("«", "‹").replace("»", "›")
+    if len(cleaned) > limit:
+        cleaned = cleaned[: limit - 1].rstrip() + "…"
+    return f"«{cleaned}»"
 
 
 def _link(page: str, **params: str) -> str:
@@ -21,13 +44,15 @@ def signup_code(email: str, code: str, company: str) -> tuple[str, str]:
     subject = f"Ihr Bestätigungscode / Your confirmation code: {code}"
     text = f"""Guten Tag,
 
-bitte bestätigen Sie die Registrierung von „{company}“ mit diesem Code: {code}
+bitte bestätigen Sie die Registrierung dieser Firma mit diesem Code: {code}
+  Firma, wie bei der Registrierung eingegeben: {quoted(company, TEXT_NAME)}
 Oder öffnen Sie diesen Link: {link}
 Der Code gilt {minutes} Minuten und nur einmal. Wenn Sie sich nicht registriert haben, ignorieren Sie diese E-Mail.
 
 Hello,
 
-please confirm the sign-up of "{company}" with this code: {code}
+please confirm the sign-up of this company with this code: {code}
+  Company, as entered at sign-up: {quoted(company, TEXT_NAME)}
 Or open this link: {link}
 The code is valid for {minutes} minutes, once. If you did not sign up, ignore this mail.
 
@@ -74,14 +99,25 @@ It is valid for {minutes} minutes, once. If you did not try to sign in, ignore t
 
 def invitation(email: str, company: str, inviter: str, role: str) -> tuple[str, str]:
     link = _link("signin", email=email)
-    subject = f"Einladung / Invitation: {company}"
+    subject = f"Einladung / Invitation: {quoted(company, SUBJECT_NAME)}"
+    name, by = quoted(company, TEXT_NAME), quoted(inviter, TEXT_NAME)
     text = f"""Guten Tag,
 
-{inviter} lädt Sie in die Konsole von „{company}“ ein (Rolle: {role}). Anmelden: {link}
+Sie sind in die Konsole einer Firma auf der Property Management Platform eingeladen (Rolle: {role}).
+  Firma: {name}
+  Eingeladen von: {by}
+Die Namen in «» hat die einladende Firma selbst eingetragen; wir haben sie nicht geprüft.
+Die Einladung gilt erst, wenn Sie sie annehmen: melden Sie sich an, dann können Sie sie annehmen
+oder ablehnen. Anmelden: {link}
 
 Hello,
 
-{inviter} invites you to the console of "{company}" (role: {role}). Sign in: {link}
+you are invited to the console of a company on the Property Management Platform (role: {role}).
+  Company: {name}
+  Invited by: {by}
+The names in «» were entered by the inviting company itself; we have not checked them.
+The invitation counts only once you accept it: sign in, then accept or decline it.
+Sign in: {link}
 
 {SIGNATURE}
 """

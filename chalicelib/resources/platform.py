@@ -65,9 +65,12 @@ SIGNUP_ANSWER = s.obj(
         f"{config.CODE_ATTEMPTS} tries). Nothing exists until the code is confirmed with `signup.confirm`, "
         f"which creates the tenant with the full enterprise tier (REST and MCP) for {config.TRIAL_DAYS} days "
         f"and its first API key. The answer is the same whatever the address: when it belongs to an account "
-        f"already, the mail says so instead of carrying a code. A second sign-up of the same address replaces "
-        f"the first one's code. Limits: {config.SIGNUP_LIMIT} sign-ups an hour per source address, "
-        f"{config.ADDRESS_LIMIT} mails an hour per e-mail address (429 `throttled`). Locally (`make serve`) "
+        f"already, the mail says so instead of carrying a code. While the code is valid, another sign-up of "
+        f"the same address changes nothing and mails nothing: the code already mailed (and the company it "
+        f"confirms) still counts; once it has expired or used up its tries, a sign-up starts afresh. Limits: "
+        f"{config.SIGNUP_LIMIT} sign-ups an hour per source address; {config.ADDRESS_LIMIT} an hour per e-mail "
+        f"address and source address, and {config.ADDRESS_TOTAL_LIMIT} per e-mail address from all sources, "
+        f"which a source that confirmed the address before passes (429 `throttled`). Locally (`make serve`) "
         f"the mail lands in the outbox: printed by `make serve`, kept in `.local/outbox/`, shown by `pmctl "
         f"--local outbox` and at `/console/outbox`. Vendors cannot sign up here; the operator onboards them."
     ),
@@ -86,12 +89,12 @@ SIGNUP_ANSWER = s.obj(
 )
 def signup(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     email = args["email"]
-    throttle.take_for_address(email, "signup")
-    code = signups.start(args["companyName"], email, args["agentName"], args.get("name") or "")
-    if code is None:
+    throttle.take_for_address(email, "signup", ctx.source_ip)
+    started = signups.start(args["companyName"], email, args["agentName"], args.get("name") or "")
+    if started.taken:
         mail.send(email, *mail_texts.address_in_use(email))
-    else:
-        mail.send(email, *mail_texts.signup_code(email, code, args["companyName"]))
+    elif started.code is not None:  # else the code mailed before is live and stays the one to use
+        mail.send(email, *mail_texts.signup_code(email, started.code, args["companyName"]))
     return {
         "confirmation": {
             "sentTo": email,
@@ -129,6 +132,7 @@ def signup(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
 )
 def signup_confirm(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     tenant, key, secret = signups.confirm(args["email"], args["code"])
+    throttle.remember_confirmed(args["email"], ctx.source_ip)  # the mailbox's reader sits there
     return {"tenant": tenant, "apiKey": {**key, "key": secret}}
 
 

@@ -374,6 +374,7 @@ def key_wire(item: Item) -> dict[str, Any]:
         "expiresAt": data.get("expiresAt"),
         "lastUsedAt": data.get("lastUsedAt"),
         "lastUsedIp": data.get("lastUsedIp"),
+        "createdBy": data.get("createdByKeyId"),
         "createdAt": item.createdAt,
         "updatedAt": item.updatedAt,
     }

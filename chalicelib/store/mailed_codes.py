@@ -11,7 +11,8 @@ import hashlib
 import hmac
 import secrets
 
-from pynamodb.exceptions import UpdateError
+from pynamodb.exceptions import PutError, UpdateError
+from pynamodb.expressions.condition import Condition
 
 from chalicelib import clock, config
 from chalicelib.addresses import normalised
@@ -47,6 +48,20 @@ def live_hash(item: Item, minutes: int) -> str | None:
     if not fresh or int(data.get("attempts") or 0) >= config.CODE_ATTEMPTS:
         return None
     return data.get("codeHash") or None
+
+
+def replaceable(minutes: int) -> Condition:
+    """The condition under which a new code may take the place of an item's code: there is none,
+    or it no longer counts (older than `minutes`, or out of tries). A live code is never replaced:
+    a repeated request would void the code just mailed (anyone can ask for one), and only its
+    hash is kept, so it cannot be mailed again either; the person uses the mail they have."""
+    cutoff = clock.iso(clock.now() - dt.timedelta(minutes=minutes))
+    return Item.pk.does_not_exist() | (Item.createdAt < cutoff) | (Item.data["attempts"] >= config.CODE_ATTEMPTS)
+
+
+def refused(err: PutError) -> bool:
+    """Whether a save failed on its condition (a live code is there), not on the table."""
+    return getattr(err, "cause_response_code", None) == "ConditionalCheckFailedException"
 
 
 def matches(expected: str, subject: str, code: str) -> bool:

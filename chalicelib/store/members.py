@@ -1,6 +1,7 @@
 """The people of a tenant who use the console: one item per (e-mail address, tenant), so that
 sign-in finds a person's tenants with one Query by address, and a tenant lists its members on
-gsi1. The owner who signed up is the first member; owners invite the others.
+gsi1. The owner who signed up is the first member; owners invite the others, who are members
+once they accept (status "invited" until then: no sign-in reaches the company before).
 
 A member's `epoch` counts "sign out everywhere": a session is valid only while it carries the
 member's current epoch (store/sessions.py), so one write ends every session of the person."""
@@ -9,10 +10,12 @@ from __future__ import annotations
 
 from typing import Any
 
+from pynamodb.exceptions import UpdateError
+
 from chalicelib import clock, ids
 from chalicelib import error_codes as codes
 from chalicelib.addresses import address_hash
-from chalicelib.errors import Conflict
+from chalicelib.errors import Conflict, Forbidden
 from chalicelib.store.model import Item, Transaction, TransactionCancelled
 
 ROLES = ("owner", "admin", "viewer")
@@ -91,11 +94,32 @@ def of_tenant(tenant_id: str) -> list[Item]:
     return list(Item.batch_get(keys)) if keys else []
 
 
+ACTIVE, INVITED = "active", "invited"  # a member's status: an invitation is pending until its invitee accepts it
+
+
+def status(item: Item) -> str:
+    return str(item.data_dict().get("status") or ACTIVE)
+
+
+def active_ones(items: list[Item]) -> list[Item]:
+    """The memberships a person may sign in to (ordered as given)."""
+    return [item for item in items if status(item) == ACTIVE]
+
+
+def pending_ones(items: list[Item]) -> list[Item]:
+    """The invitations a person has yet to accept or decline."""
+    return [item for item in items if status(item) == INVITED]
+
+
 def invite(tenant_id: str, email: str, name: str, role: str, changed_by: Stamp) -> Item:
-    """A new member (or one removed before, invited again)."""
-    item = new_item(
-        tenant_id, email, name, role, status="invited", invited_by=changed_by["keyId"], changed_by=changed_by
-    )
+    """A new member (or one removed before, invited again), pending until they accept, and at
+    most MAX_MEMBERS in a company (its list is one index page)."""
+    if len(of_tenant(tenant_id)) >= MAX_MEMBERS:
+        raise Conflict(
+            f"The company has {MAX_MEMBERS} members and invitations already; remove someone first.",
+            code=codes.MEMBER_LIMIT_REACHED,
+        )
+    item = new_item(tenant_id, email, name, role, status=INVITED, invited_by=changed_by["keyId"], changed_by=changed_by)
     try:
         with Transaction() as tx:
             tx.save(item, condition=Item.pk.does_not_exist() | Item.deletedAt.exists(), label="member")
@@ -104,17 +128,43 @@ def invite(tenant_id: str, email: str, name: str, role: str, changed_by: Stamp) 
     return item
 
 
-def _change(item: Item, actions: list[Any], changed_by: Stamp) -> None:
-    item.update(
-        actions=[*actions, Item.updatedAt.set(clock.now_iso()), Item.changedBy.set(changed_by)],
-        condition=Item.pk.exists() & Item.deletedAt.does_not_exist(),
+def _change(item: Item, actions: list[Any], changed_by: Stamp, *, status_is: str | None = None) -> None:
+    condition = Item.pk.exists() & Item.deletedAt.does_not_exist()
+    if status_is is None:
+        item.update(
+            actions=[*actions, Item.updatedAt.set(clock.now_iso()), Item.changedBy.set(changed_by)], condition=condition
+        )
+        return
+    try:  # an invitation answered: only while it is still pending (not withdrawn, not answered meanwhile)
+        item.update(
+            actions=[*actions, Item.updatedAt.set(clock.now_iso()), Item.changedBy.set(changed_by)],
+            condition=condition & (Item.data["status"] == status_is),
+        )
+    except UpdateError as err:
+        raise Conflict("The invitation changed meanwhile.", code=codes.WRITE_CONFLICT) from err
+
+
+def require_active(item: Item) -> None:
+    """A session starts only for an active member: an invitation is accepted by its invitee
+    (`accept`) before any sign-in reaches it, so no company joins a person unasked."""
+    if status(item) != ACTIVE:
+        raise Forbidden("The invitation has not been accepted.", code=codes.INVITATION_PENDING)
+
+
+def accept(item: Item, changed_by: Stamp) -> None:
+    """The invitee, signed in with a mailed code, accepts the invitation: they are a member now."""
+    _change(item, [Item.data["status"].set(ACTIVE)], changed_by, status_is=INVITED)
+
+
+def decline(item: Item, changed_by: Stamp) -> None:
+    """The invitee declines: the invitation is removed as a removed member is (kept for the audit
+    trail, off the company's list)."""
+    _change(
+        item,
+        [Item.deletedAt.set(clock.now_iso()), Item.gsi1pk.remove(), Item.gsi1sk.remove()],
+        changed_by,
+        status_is=INVITED,
     )
-
-
-def activate(item: Item, changed_by: Stamp) -> None:
-    """An invited person signed in for the first time."""
-    if item.data_dict().get("status") != "active":
-        _change(item, [Item.data["status"].set("active")], changed_by)
 
 
 def set_role(item: Item, role: str, changed_by: Stamp) -> None:

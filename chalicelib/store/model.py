@@ -36,6 +36,8 @@ imports this module (import-linter's "table layout" contract in pyproject.toml):
                 a tenant's members: gsi1pk = <tenant>#member)
   session       PK = session#<sha256 of the cookie>       SK = "session"          sessions.py (TTL)
   sign-in code  PK = signin#<sha256 of e-mail>            SK = "code"             sessions.py (TTL)
+  confirmed source PK = confirmed#<sha256 of e-mail>      SK = <sha256 of source> confirmed_sources.py (TTL)
+  sign-in choice PK = choice#<sha256 of the cookie>       SK = "choice"           choices.py (TTL)
   integration   PK = integration#<id>                     SK = "integration"      integrations.py (operator-
                 level, no tenant; its connections SK = "tenant#<tenantId>" and issued keys SK = "key#<keyId>"
                 share the partition)

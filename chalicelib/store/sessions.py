@@ -9,7 +9,8 @@ the sign-in with a code (a switch of company starts a session that keeps that mo
 TTL removes it after that, and every read checks both bounds itself (TTL deletes late).
 
 A sign-in code is the hash of a mailed code (PK signin#<sha256 of the address>), valid
-config.SIGNIN_CODE_MINUTES, config.CODE_ATTEMPTS tries, deleted when used."""
+config.SIGNIN_CODE_MINUTES, config.CODE_ATTEMPTS tries, deleted when used; while it is live, a
+repeated request mails nothing and leaves it valid (store/mailed_codes.replaceable)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ import hmac
 import secrets
 from dataclasses import dataclass
 
-from pynamodb.exceptions import DeleteError, UpdateError
+from pynamodb.exceptions import DeleteError, PutError, UpdateError
 
 from chalicelib import clock, config
 from chalicelib.addresses import address_hash
@@ -133,17 +134,25 @@ def _code_pk(email: str) -> str:
     return f"signin#{address_hash(email)}"
 
 
-def issue_code(email: str) -> str:
+def issue_code(email: str) -> str | None:
+    """A new code to mail; None while the address's code mailed before is live (it stays the one
+    to use: mailed_codes.replaceable)."""
     code = mailed_codes.new_code()
     moment = clock.now()
-    Item(
+    item = Item(
         _code_pk(email),
         "code",
         type="signinCode",
         data={"codeHash": mailed_codes.code_hash(email, code), "attempts": 0},
         createdAt=clock.iso(moment),
         expiresAt=moment + dt.timedelta(minutes=config.SIGNIN_CODE_MINUTES + 5),
-    ).save()
+    )
+    try:
+        item.save(condition=mailed_codes.replaceable(config.SIGNIN_CODE_MINUTES))
+    except PutError as err:
+        if not mailed_codes.refused(err):
+            raise
+        return None
     return code
 
 

@@ -7,15 +7,17 @@ tenant, its first key and its owner are written in one transaction with the pend
 delete (conditioned on the code's hash, so two confirmations cannot both win).
 
 An address already in use gets a pending item too, without a code (nothing can confirm it),
-so a sign-up with a used address costs and answers exactly what a new one does."""
+so a sign-up with a used address costs and answers exactly what a new one does. While a code is
+live, a repeated sign-up changes nothing and mails nothing: that code still counts."""
 
 from __future__ import annotations
 
 import contextlib
 import datetime as dt
+from dataclasses import dataclass
 from typing import Any
 
-from pynamodb.exceptions import DeleteError
+from pynamodb.exceptions import DeleteError, PutError
 
 from chalicelib import clock, config
 from chalicelib import error_codes as codes
@@ -30,14 +32,25 @@ def _pk(email: str) -> str:
     return keys.signup_guard_pk(email)
 
 
-def start(company_name: str, email: str, agent_name: str, owner_name: str) -> str | None:
-    """Keeps the sign-up until it is confirmed and answers the code to mail, or None when the
-    address belongs to a tenant already (the mail then says so instead). A second sign-up of
-    the same address replaces the first: its code is the one that counts."""
+@dataclass(frozen=True)
+class Started:
+    """What a sign-up request is to mail: `code`, or (`taken`) that the address has an account
+    already, or neither, while the code mailed before is live."""
+
+    code: str | None = None
+    taken: bool = False
+
+
+def start(company_name: str, email: str, agent_name: str, owner_name: str) -> Started:
+    """Keeps the sign-up until it is confirmed. While the code of an earlier sign-up of the
+    address is live, nothing changes: that code, and the company it confirms, still count
+    (mailed_codes.replaceable), so no one can void or rewrite the sign-up a person has just been
+    mailed. An address that belongs to a tenant already gets a pending item too, without a
+    code (nothing can confirm it), so its sign-up costs and answers what a new one does."""
     taken = keys.address_in_use(email)
     code = None if taken else mailed_codes.new_code()
     moment = clock.now()
-    Item(
+    item = Item(
         _pk(email),
         PENDING_SK,
         type="pendingSignup",
@@ -51,8 +64,17 @@ def start(company_name: str, email: str, agent_name: str, owner_name: str) -> st
         },
         createdAt=clock.iso(moment),
         expiresAt=moment + dt.timedelta(minutes=config.SIGNUP_CODE_MINUTES + 5),
-    ).save()
-    return code
+    )
+    if taken:
+        item.save()
+        return Started(taken=True)
+    try:
+        item.save(condition=mailed_codes.replaceable(config.SIGNUP_CODE_MINUTES))
+    except PutError as err:
+        if not mailed_codes.refused(err):
+            raise
+        return Started()
+    return Started(code=code)
 
 
 def _refused() -> ApiError:

@@ -32,6 +32,7 @@ def _world(api: Api, page: Page) -> dict[str, str]:
     )
     return {
         "key": keys[0]["id"],
+        "member": keys[0]["id"],  # the keys a creator made: the sign-up's key made the sweep's agent key
         "webhook": hook["webhook"]["id"],
         "record": records[0]["id"],
         "plural": "contacts",

@@ -12,6 +12,7 @@ from playwright.sync_api import Page, expect
 from tests.browser.conftest import PageFor, check_accessibility, screenshot
 from tests.browser.console import sign_in, signed_in_owner
 from tests.client import Api, Tenant
+from tests.console_client import owner_of
 
 
 @pytest.mark.locale("de-DE")
@@ -70,6 +71,28 @@ def test_the_team_page_in_both_languages(page_for: PageFor, api: Api, locale: st
     check_accessibility(page)
     if locale == "en-US":
         screenshot(page, "console-team")
+
+
+@pytest.mark.parametrize("locale", ["de-DE", "en-US"])
+def test_an_invitation_waits_on_the_choice_page_until_accepted(page_for: PageFor, api: Api, locale: str) -> None:
+    page = page_for(locale)
+    tenant = api.signup(company="Einladende Verwaltung GmbH", email=f"inviter-{uuid.uuid4().hex[:10]}@example.org")
+    invitee = f"eingeladen-{uuid.uuid4().hex[:8]}@example.org"
+    assert owner_of(tenant).post("/members", {"email": invitee, "role": "viewer"}).status == 303
+    page.goto(api.base + "/console/signin")
+    page.locator("#f-email").fill(invitee)
+    page.locator("main button[type=submit]").click()
+    page.locator("#f-code").fill(api.mailed_code(invitee))
+    page.locator("main button[type=submit]").click()
+    page.wait_for_url(api.base + "/console/signin/choose")
+    expect(page.locator("h1")).to_have_text("Firma wählen" if locale == "de-DE" else "Choose a company")
+    expect(page.locator("main")).to_contain_text("Einladende Verwaltung GmbH")
+    check_accessibility(page)
+    if locale == "en-US":
+        screenshot(page, "console-signin-choice")
+    page.get_by_role("button", name="Annehmen und öffnen" if locale == "de-DE" else "Accept and open").click()
+    page.wait_for_url(api.base + "/console/")
+    expect(page.locator("main")).to_contain_text("Einladende Verwaltung GmbH")
 
 
 def test_the_language_switch_is_kept(page: Page, api: Api) -> None:

@@ -10,11 +10,13 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
 
-from chalicelib import clock, mail
+import pytest
+
+from chalicelib import clock, mail, throttle
 from chalicelib.console import web
 from chalicelib.console.app import load_pages
-from tests.client import Api, Tenant
-from tests.console_client import Person, invite, owner_of
+from tests.client import Api, Tenant, from_source, inside_one_window
+from tests.console_client import Page, Person, invite, owner_of
 from tests.eventually import eventually
 
 
@@ -97,6 +99,69 @@ def test_a_sign_in_code_works_once_and_wrong_ones_are_limited(api: Api, tenant: 
     fresh = api.mailed_code(tenant.email)
     assert person.post("/signin/code", {"email": tenant.email, "code": fresh}).status == 303
     assert Person(api, tenant.email).post("/signin/code", {"email": tenant.email, "code": fresh}).status == 400
+
+
+OWNER_SOURCE, STRANGER_SOURCE = "198.51.100.7", "203.0.113.66"
+
+
+def test_a_strangers_sign_in_requests_neither_lock_the_person_out_nor_void_their_code(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: five anonymous requests an hour made the person's next one 429, and each replaced
+    the code just mailed."""
+    monkeypatch.setenv("PM_ADDRESS_LIMIT", "5/3600")  # the documented default; the suite turns it off
+    throttle.reset()
+    inside_one_window(3600, 30)
+    email = api.signup().email
+    person = Person(api, email)
+    with from_source(OWNER_SOURCE):
+        assert person.post("/signin", {"email": email}).status == 200
+    code = api.mailed_code(email)
+    with from_source(STRANGER_SOURCE):
+        stranger = [Person(api, email).post("/signin", {"email": email}).status for _ in range(6)]
+    assert stranger == [200] * 5 + [429]  # the stranger spent the budget of their own source only
+    with from_source(OWNER_SOURCE):
+        assert person.post("/signin", {"email": email}).status == 200
+        assert person.post("/signin/code", {"email": email, "code": code}).status == 303  # the mailed code still works
+    assert [code in m.subject + m.text for m in mail.outbox(to=email)].count(True) == 1  # mailed once, never replaced
+
+
+def test_a_source_that_signed_in_before_passes_when_strangers_filled_the_addresss_limit(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Many sources together meet a limit per address too (no mailbox is flooded from a botnet);
+    a source that proved the mailbox before is let through it."""
+    monkeypatch.setenv("PM_ADDRESS_LIMIT", "2/3600")
+    monkeypatch.setenv("PM_ADDRESS_TOTAL_LIMIT", "4/3600")  # the owner's first request counted too
+    throttle.reset()
+    inside_one_window(3600, 30)
+    email = api.signup().email
+    with from_source(OWNER_SOURCE):
+        Person(api, email).sign_in()
+
+    def asks(source: str) -> int:
+        with from_source(source):
+            return Person(api, email).post("/signin", {"email": email}).status
+
+    assert [asks("203.0.113.1"), asks("203.0.113.1"), asks("203.0.113.2")] == [200, 200, 200]
+    assert asks("203.0.113.3") == 429  # the address's limit across sources is full
+    assert asks(OWNER_SOURCE) == 200  # the source that signed in before passes
+
+
+def test_one_companys_invitations_do_not_use_up_another_companys(
+    api: Api, tenant: Tenant, other_tenant: Tenant, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: invitations counted per address alone, so one company could keep every other from
+    inviting a person."""
+    monkeypatch.setenv("PM_ADDRESS_LIMIT", "1/3600")
+    throttle.reset()
+    inside_one_window(3600, 30)
+    email = _address("wanted")
+    first, second = owner_of(tenant), owner_of(other_tenant)
+    assert first.post("/members", {"email": email, "role": "viewer"}).status == 303
+    assert first.post(f"/members/{_member_id(first, email)}/remove").status == 303
+    assert first.post("/members", {"email": email, "role": "viewer"}).status == 429  # this company's budget
+    assert second.post("/members", {"email": email, "role": "viewer"}).status == 303
 
 
 def test_pages_need_a_session(api: Api) -> None:
@@ -217,14 +282,152 @@ def test_team_changes_are_in_the_audit_trail_attributed_to_the_owner(api: Api, t
     records = eventually(trail, message="the team's changes in the audit trail")
     assert [(r["entityType"], r["action"], r["operation"]) for r in records] == [
         ("member", "created", "console.members.invite"),
-        ("member", "updated", "console.signin"),  # the invited person's first sign-in activates them
+        ("member", "updated", "console.members.accept"),  # the invited person accepted, after signing in
         ("member", "updated", "console.members.role"),
         ("member", "deleted", "console.members.remove"),
     ]
-    owner_ids = {r["actor"]["keyId"] for r in records if r["operation"] != "console.signin"}
+    owner_ids = {r["actor"]["keyId"] for r in records if r["operation"] != "console.members.accept"}
     assert owner_ids == {_member_id(owner, tenant.email)} and {r["channel"] for r in records} == {"console"}
     again = invite(owner, email, "viewer")  # a removed person can be invited again
     assert again.get("/").status == 200
+
+
+def _code_sign_in(person: Person) -> Page:
+    """Asks for a code and sends it: the answer to the code (where it leads)."""
+    person.post("/signin", {"email": person.email})
+    return person.post("/signin/code", {"email": person.email, "code": person.api.mailed_code(person.email)})
+
+
+def test_an_invitation_is_pending_until_the_invitee_accepts_it(api: Api, tenant: Tenant) -> None:
+    """Before: the invited person's first sign-in landed in the inviting company, no question asked."""
+    owner = owner_of(tenant)
+    email = _address("invitee")
+    assert owner.post("/members", {"email": email, "name": "Ina", "role": "admin"}).status == 303
+    person = Person(api, email)
+    done = _code_sign_in(person)
+    assert (done.status, done.location) == (303, "/console/signin/choose")
+    assert person.get("/").status == 303  # no session: nothing is joined yet
+    choice = person.get("/signin/choose")
+    assert choice.status == 200 and "Hausverwaltung Test GmbH" in choice.text() and "Admin" in choice.text()
+    assert "invited" in owner.get("/members").text()
+    assert person.post(f"/signin/accept/{tenant.id}").status == 303
+    overview = person.get("/").text()
+    assert "Hausverwaltung Test GmbH" in overview and "(Admin)" in overview
+    assert "invited" not in owner.get("/members").text()
+    assert _code_sign_in(Person(api, email)).location == "/console/"  # one company: straight in from now on
+
+
+def test_a_declined_invitation_leaves_the_person_out(api: Api, tenant: Tenant) -> None:
+    owner = owner_of(tenant)
+    email = _address("declines")
+    owner.post("/members", {"email": email, "role": "viewer"})
+    member_id = _member_id(owner, email)
+    person = Person(api, email)
+    assert _code_sign_in(person).location == "/console/signin/choose"
+    person.get("/signin/choose")
+    declined = person.post(f"/signin/decline/{tenant.id}")
+    assert declined.status == 303 and declined.location.startswith("/console/signin?")
+    assert email not in owner.get("/members").text() and person.get("/").status == 303
+
+    def declining() -> list[dict[str, object]]:
+        found = tenant.get("audit.list", {"entityId": member_id, "limit": 10, "offset": 0})["auditRecords"]
+        return [r for r in found if r["operation"] == "console.members.decline"]
+
+    record = eventually(declining, message="the declined invitation in the audit trail")[0]
+    assert record["action"] == "deleted" and record["actor"]["keyId"] == member_id  # the invitee declined
+    mailed = len(mail.outbox(to=email))
+    person.post("/signin", {"email": email})
+    assert len(mail.outbox(to=email)) == mailed  # no code: no company to sign in to
+
+
+def test_an_invitation_does_not_capture_the_sign_in_of_someone_elses_owner(api: Api) -> None:
+    """Before: the oldest membership won, so a company that signed up earlier and invited a
+    stranger's address took over that person's next sign-in."""
+    trap, victim = api.signup(company="Falle GmbH"), api.signup(company="Opfer GmbH")
+    owner_of(trap).post("/members", {"email": victim.email, "role": "owner"})
+    person = Person(api, victim.email)
+    assert _code_sign_in(person).location == "/console/signin/choose"
+    choice = person.get("/signin/choose").text()
+    assert "Falle GmbH" in choice and "Opfer GmbH" in choice
+    assert person.post(f"/signin/choose/{trap.id}").status == 404  # not theirs before they accept
+    assert person.post(f"/signin/choose/{victim.id}").status == 303
+    assert "Opfer GmbH" in person.get("/").text()
+    assert person.post(f"/switch/{trap.id}").status == 404  # nor by switching
+    assert "Falle GmbH" not in person.get("/members").text()
+
+
+def test_a_person_of_several_companies_chooses_and_then_gets_the_last_used(
+    api: Api, tenant: Tenant, other_tenant: Tenant
+) -> None:
+    shared = _address("several")
+    invite(owner_of(other_tenant), shared, "viewer")
+    invite(owner_of(tenant), shared, "admin")
+    person = Person(api, shared)  # a browser that has not signed in before
+    assert _code_sign_in(person).location == "/console/signin/choose"
+    choice = person.get("/signin/choose").text()
+    assert "Hausverwaltung Test GmbH" in choice and "Andere Verwaltung AG" in choice
+    assert person.post(f"/signin/choose/{other_tenant.id}").status == 303
+    assert "Andere Verwaltung AG" in person.get("/").text()
+    person.post("/signout")
+    assert _code_sign_in(person).location == "/console/"  # the company used last, on this browser
+    assert "Andere Verwaltung AG" in person.get("/").text()
+
+
+def test_invitations_are_limited_per_company(api: Api, tenant: Tenant, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Before: one company mailed 40 invitations in a row."""
+    monkeypatch.setenv("PM_INVITE_LIMIT", "3/86400")
+    throttle.reset()
+    inside_one_window(86400, 30)
+    owner = owner_of(tenant)
+    statuses = [owner.post("/members", {"email": _address("many"), "role": "viewer"}).status for _ in range(4)]
+    assert statuses == [303, 303, 303, 429]
+
+
+def test_names_in_invitation_mails_are_quoted_as_data_and_bounded_in_the_subject(api: Api) -> None:
+    """Before: the company's name was the subject, whole, and the text carried it (and the
+    inviter's name, line breaks included) as the mail's own words."""
+    bait = "Support-Team. Ihr Konto ist gesperrt, bitte sofort unter https://evil.example anmelden"
+    owner = owner_of(api.signup(company=bait))
+    inviter = invite(owner, _address("colleague"), "owner", name="Eva\nIhr Passwort ist abgelaufen")
+    invited = _address("invited")
+    assert inviter.post("/members", {"email": invited, "role": "viewer"}).status == 303
+    sent = mail.outbox(to=invited, limit=1)[0]
+    assert bait not in sent.subject and len(sent.subject) < 80 and "«Support-Team. Ihr Konto" in sent.subject
+    assert "…»" in sent.subject
+    assert f"«{bait}»" in sent.text and "«Eva Ihr Passwort ist abgelaufen»" in sent.text
+    assert "\nIhr Passwort" not in sent.text
+
+
+def test_removing_a_person_offers_to_disable_the_keys_they_created(api: Api, tenant: Tenant) -> None:
+    """Before: a removed admin's keys kept every scope, and nothing pointed at them."""
+    owner = owner_of(tenant)
+    email = _address("leaver")
+    admin = invite(owner, email, "admin")
+    made = admin.post("/keys", {"agentName": "leaver-bot", "binding": "company", "scopes": ["read", "admin"]})
+    assert made.status == 200 and made.secret
+    by_key = Tenant(api, tenant.id, made.secret, {})  # a key that key created in turn: theirs as well
+    by_key.ok("apikeys.create", {"apiKey": {"agentName": "leaver-sub", "scopes": ["read"]}})
+    other = tenant.new_key(["read"], agent="stays-bot")  # created by the first key, not by the person
+    member_id = _member_id(owner, email)
+    removed = owner.post(f"/members/{member_id}/remove")
+    assert removed.status == 303 and removed.location.startswith(f"/console/members/{member_id}/keys?")
+    offer = owner.get(removed.location.removeprefix("/console"))
+    assert offer.status == 200 and "leaver-bot" in offer.text() and "leaver-sub" in offer.text()
+    assert "stays-bot" not in offer.text() and "setup" not in offer.text()
+    assert owner.post(f"/members/{member_id}/keys/disable").status == 303
+    listed = {k["agentName"]: k for k in tenant.get("apikeys.list", {"limit": 100, "offset": 0})["apiKeys"]}
+    assert listed["leaver-bot"]["disabled"] and listed["leaver-sub"]["disabled"]
+    assert not listed["stays-bot"]["disabled"] and tenant.query("info", key=other).status == 200
+    assert by_key.query("info").status == 401
+    owner_id = _member_id(owner, tenant.email)
+
+    def disabling() -> list[dict[str, object]]:
+        found = tenant.get("audit.list", {"operation": "apikeys.disable", "limit": 10, "offset": 0})["auditRecords"]
+        return found if len(found) >= 2 else []
+
+    records = eventually(disabling, message="the disabling in the audit trail")
+    assert {r["entityId"] for r in records} == {listed["leaver-bot"]["id"], listed["leaver-sub"]["id"]}
+    assert {(r["actor"]["keyId"], r["channel"]) for r in records} == {(owner_id, "console")}
 
 
 def test_a_person_of_two_companies_switches_between_them(api: Api, tenant: Tenant, other_tenant: Tenant) -> None:

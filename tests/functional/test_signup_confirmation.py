@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import datetime as dt
 import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 import pytest
 
-from chalicelib import clock, mail
+from chalicelib import clock, mail, throttle
 from chalicelib.store import keys, tenants
 from chalicelib.store.mailed_codes import code_in
-from tests.client import Answer, Api
+from tests.client import Answer, Api, from_source, inside_one_window
 
 
 def _address() -> str:
@@ -73,39 +75,83 @@ def test_wrong_codes_are_limited_and_then_even_the_right_one_fails(api: Api) -> 
     assert not keys.address_in_use(email)
 
 
+@contextmanager
+def _later(**delta: float) -> Iterator[None]:
+    clock.set_clock(lambda: dt.datetime.now(dt.UTC) + dt.timedelta(**delta))
+    try:
+        yield
+    finally:
+        clock.set_clock(None)
+
+
 def test_a_code_expires_after_30_minutes(api: Api) -> None:
     email = _address()
     _start(api, email)
     code = api.mailed_code(email)
-    clock.set_clock(lambda: dt.datetime.now(dt.UTC) + dt.timedelta(minutes=31))
-    try:
+    with _later(minutes=31):
         answer = api.platform("signup.confirm", {"email": email, "code": code})
-    finally:
-        clock.set_clock(None)
     assert (answer.status, answer.body["code"]) == (400, "confirmation_failed")
 
 
-def test_a_new_sign_up_replaces_the_code_of_the_first(api: Api) -> None:
+def test_a_repeated_sign_up_keeps_the_live_code_and_mails_no_new_one(api: Api) -> None:
+    """Before: a second sign-up replaced the first one's code (and its company): anyone could void
+    the code a person had just been mailed. A live code stays valid for its lifetime; only its
+    hash is stored, so a repeat sends nothing (the first mail's code still counts)."""
     email = _address()
     _start(api, email)
     first = api.mailed_code(email)
-    _start(api, email, "Zweiter Versuch GmbH")
-    second = api.mailed_code(email)
-    if first != second:
-        assert api.platform("signup.confirm", {"email": email, "code": first}).status == 400
-    confirmed = api.platform("signup.confirm", {"email": email, "code": second})
+    assert _start(api, email, "Zweiter Versuch GmbH").status == 200
+    assert len(mail.outbox(to=email)) == 1
+    confirmed = api.platform("signup.confirm", {"email": email, "code": first})
+    assert confirmed.status == 200 and confirmed.body["tenant"]["companyName"] == "Bestätigt GmbH"
+
+
+def test_a_sign_up_after_the_code_expired_starts_afresh(api: Api) -> None:
+    email = _address()
+    _start(api, email)
+    first = api.mailed_code(email)
+    with _later(minutes=31):
+        _start(api, email, "Zweiter Versuch GmbH")
+        second = api.mailed_code(email)
+        assert second != first or len(mail.outbox(to=email)) == 2
+        confirmed = api.platform("signup.confirm", {"email": email, "code": second})
     assert confirmed.body["tenant"]["companyName"] == "Zweiter Versuch GmbH"
 
 
-def test_sign_ups_are_limited_per_address(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_strangers_sign_ups_neither_lock_out_nor_replace_the_persons_own(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: five sign-ups of an address an hour, from anywhere, made the next one 429, and each
+    replaced the code (and the company) of the one before."""
     monkeypatch.setenv("PM_ADDRESS_LIMIT", "5/3600")  # the documented default; the suite turns it off
+    throttle.reset()
+    inside_one_window(3600, 30)
+    email = _address()
+    with from_source("198.51.100.8"):
+        assert _start(api, email, "Echt GmbH").status == 200
+    code = api.mailed_code(email)
+    with from_source("203.0.113.67"):
+        stranger = [_start(api, email, "Phish GmbH").status for _ in range(6)]
+    assert stranger == [200] * 5 + [429]
+    with from_source("198.51.100.8"):
+        assert _start(api, email, "Echt GmbH").status == 200
+        confirmed = api.platform("signup.confirm", {"email": email, "code": code})
+    assert confirmed.status == 200 and confirmed.body["tenant"]["companyName"] == "Echt GmbH"
+
+
+def test_sign_ups_are_limited_per_address_and_source(api: Api, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("PM_ADDRESS_LIMIT", "5/3600")  # the documented default; the suite turns it off
+    throttle.reset()
+    inside_one_window(3600, 30)
     email = _address()
     statuses = [_start(api, email).status for _ in range(6)]
     assert statuses == [200] * 5 + [429]
     refused = _start(api, email.upper())
     assert refused.status == 429 and refused.body["code"] == "throttled"
     assert int(refused.headers["retry-after"]) >= 1
-    assert len(mail.outbox(to=email)) == 5  # the limit holds the mail back too
+    assert len(mail.outbox(to=email)) == 1  # the live code was mailed once
+    with from_source("198.51.100.9"):
+        assert _start(api, email).status == 200  # another source has its own budget
 
 
 def test_confirm_validates_its_input(api: Api) -> None:

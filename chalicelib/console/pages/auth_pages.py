@@ -8,6 +8,7 @@ from chalicelib import config, mail, throttle
 from chalicelib import error_codes as codes
 from chalicelib.console import auth
 from chalicelib.console.operations import messages, run_anonymous
+from chalicelib.console.pages import choice
 from chalicelib.console.render import render
 from chalicelib.console.texts import translate
 from chalicelib.console.web import SESSION_COOKIE, Answer, Request, is_email, page, redirect
@@ -70,6 +71,8 @@ def signin_form(request: Request) -> Answer:
         notice = translate(request.lang, "signin.expired")
     elif request.query.get("signed_out"):
         notice = translate(request.lang, "signout.done")
+    elif request.query.get("declined"):
+        notice = translate(request.lang, "choice.declined")
     return render(request, "signin.html", email=request.query.get("email", ""), notice=notice)
 
 
@@ -81,11 +84,12 @@ def signin(request: Request) -> Answer:
         return render(request, "signin.html", 400, email=email, errors=[translate(request.lang, "signin.failed")])
     try:
         throttle.take_anonymous(request.source_ip, "console.signin")
-        throttle.take_for_address(email, "signin")
+        throttle.take_for_address(email, "signin", request.source_ip)
     except ApiError as error:
         return render(request, "signin.html", error.status, email=email, errors=messages(request, error))
-    if members.memberships(email):
-        mail.send(email, *mail_texts.signin_code(email, sessions.issue_code(email)))
+    code = sessions.issue_code(email) if members.memberships(email) else None
+    if code is not None:  # None: the code mailed before is live and stays the one to use
+        mail.send(email, *mail_texts.signin_code(email, code))
     return render(request, "signin_code.html", email=email, minutes=config.SIGNIN_CODE_MINUTES)
 
 
@@ -103,12 +107,14 @@ def signin_code(request: Request) -> Answer:
             minutes=config.SIGNIN_CODE_MINUTES,
             errors=messages(request, error),
         )
-    found = members.memberships(email) if sessions.redeem_code(email, code) else []
+    redeemed = sessions.redeem_code(email, code)
+    if redeemed:  # this source reads the address's mail: its requests pass the address's total limit
+        throttle.remember_confirmed(email, request.source_ip)
+    found = members.memberships(email) if redeemed else []
     if not found:
         failed = [translate(request.lang, "signin.failed")]
         return render(request, "signin_code.html", 400, email=email, minutes=config.SIGNIN_CODE_MINUTES, errors=failed)
-    member = found[0]  # the company signed up with or joined first (ordered by tenant id)
-    return auth.keep_session(request, redirect("/"), auth.sign_in(request, member.sk, member))
+    return choice.after_code(request, email, found)  # one company, the last used, or the choice
 
 
 @page("POST", "/switch/{tenant}")
@@ -118,12 +124,14 @@ def switch_company(request: Request) -> Answer:
     this one's moment of sign-in: switching never extends the absolute limit."""
     assert request.member is not None
     member = members.get(request.member["email"], request.params["tenant"])
-    if member is None:
+    if member is None or members.status(member) != members.ACTIVE:  # an invitation is accepted at sign-in
         return render(request, "error.html", 404, errors=[translate(request.lang, "error.not_found")])
     signed_in_at = request.signed_in_at
     sessions.end(request.cookies.get(SESSION_COOKIE, ""))
     token = auth.sign_in(request, request.params["tenant"], member, signed_in_at)
-    return auth.keep_session(request, redirect("/"), token)
+    answer = auth.keep_session(request, redirect("/"), token)
+    choice.remember_company(request, answer, request.params["tenant"])
+    return answer
 
 
 @page("POST", "/signout")

@@ -45,7 +45,7 @@ def key_list(request: Request) -> Answer:
     errors: list[str] = []
     try:
         found = run(request, "apikeys.list", {"limit": LIST_LIMIT, "offset": offset})
-        keys, pagination = [_view(request, key) for key in found["apiKeys"]], found["pagination"]
+        keys, pagination = [view(request, key) for key in found["apiKeys"]], found["pagination"]
     except ApiError as error:
         errors = messages(request, error)
     return render(request, "keys.html", keys=keys, pagination=pagination, errors=errors)
@@ -188,15 +188,16 @@ def _find(request: Request, key_id: str) -> dict[str, Any] | None:
     if not KEY_ID.match(key_id):
         return None
     try:
-        return _view(request, run(request, "apikeys.show", {"apiKey": key_id})["apiKey"])
+        return view(request, run(request, "apikeys.show", {"apiKey": key_id})["apiKey"])
     except ApiError as error:
         if error.status == 404:
             return None
         raise
 
 
-def _view(request: Request, key: dict[str, Any]) -> dict[str, Any]:
-    """The key's facts as a person reads them: state, scope names, dates without seconds."""
+def view(request: Request, key: dict[str, Any]) -> dict[str, Any]:
+    """The key's facts as a person reads them: state, scope names, dates without seconds (also
+    for the keys a removed person created: pages/member_keys.py)."""
     now = clock.now_iso()
     if key.get("disabled"):
         state = "disabled"

@@ -1,6 +1,7 @@
 """The team: who may use the console, with which role. Owners invite by e-mail (the invited
-person signs in with a mailed code), change roles and remove people; everyone sees the team
-and can end their own sessions everywhere.
+person signs in with a mailed code and accepts or declines: console/pages/choice.py), at most
+config.INVITE_LIMIT a day, change roles and remove people; everyone sees the team and can end
+their own sessions everywhere.
 
 People are managed by people: these are console pages over store/members.py, not operations of
 the API, so no agent's key can invite a person or change one's role. Each change is in the audit
@@ -8,8 +9,12 @@ trail all the same (entity type `member`, operations `console.members.*`)."""
 
 from __future__ import annotations
 
+import unicodedata
+
+from chalicelib import error_codes as codes
 from chalicelib import mail, throttle
 from chalicelib.console.operations import messages, run
+from chalicelib.console.pages import member_keys
 from chalicelib.console.render import render
 from chalicelib.console.texts import translate
 from chalicelib.console.web import Answer, Request, is_email, page, redirect
@@ -52,7 +57,8 @@ def _known_role(role: str) -> str:
 def _companies(request: Request) -> list[dict[str, str]]:
     """The other companies the signed-in person belongs to (to switch to), with their names."""
     assert request.member is not None and request.ctx is not None
-    others = [item.sk for item in members.memberships(request.member["email"]) if item.sk != request.ctx.tenant_id]
+    mine = members.active_ones(members.memberships(request.member["email"]))  # invitations are answered at sign-in
+    others = [item.sk for item in mine if item.sk != request.ctx.tenant_id]
     # the person is a member there (their mailbox proved it): the name is theirs to see
     return [{"id": tenant_id, "name": keys.get_tenant(tenant_id).data_dict()["companyName"]} for tenant_id in others]
 
@@ -65,19 +71,27 @@ def team(request: Request) -> Answer:
 @page("POST", "/members", role="owner")
 def invite(request: Request) -> Answer:
     assert request.ctx is not None and request.member is not None
-    email, name, role = request.arg("email"), request.arg("name")[:200], request.arg("role")
+    email, name, role = request.arg("email"), _one_line(request.arg("name"))[:200], request.arg("role")
     if not is_email(email) or role not in members.ROLES:
         return _page(request, 400, errors=[translate(request.lang, "members.bad_email")])
     try:
-        throttle.take_for_address(email, "invite")
+        throttle.take_invitation(request.ctx.tenant_id)
+        throttle.take_for_address(email, "invite", throttle.company_source(request.ctx.tenant_id))
         members.invite(request.ctx.tenant_id, email, name, role, _stamp(request, "invite"))
     except ApiError as error:
-        errors = [translate(request.lang, "members.exists")] if error.status == 409 else messages(request, error)
+        known = {codes.MEMBER_EXISTS.code: "members.exists", codes.MEMBER_LIMIT_REACHED.code: "members.limit"}
+        errors = [translate(request.lang, known[error.code])] if error.code in known else messages(request, error)
         return _page(request, error.status, errors=errors)
     company = run(request, "tenant")["tenant"]["companyName"]
     inviter = request.member["name"] or request.member["email"]
     mail.send(email, *mail_texts.invitation(email, company, inviter, role))
     return redirect("/members", done="invited", email=email)
+
+
+def _one_line(text: str) -> str:
+    """A name as one line: control and format characters (line breaks, bidi overrides) become
+    blanks, and runs of blanks one."""
+    return " ".join("".join(" " if unicodedata.category(ch)[0] == "C" else ch for ch in text).split())
 
 
 def _member(request: Request) -> members.Item | None:
@@ -113,4 +127,7 @@ def remove(request: Request) -> Answer:
     if item.data_dict()["role"] == "owner" and _owners(request) <= 1:
         return _page(request, 409, errors=[translate(request.lang, "members.last_owner")])
     members.remove(item, _stamp(request, "remove"))  # their sessions find no member any more and end
+    if any(key["state"] == "active" for key in member_keys.created_by(request, item.id)):
+        # their keys keep every scope they were given: offer to disable them in one step
+        return redirect(f"/members/{item.id}/keys", done="removed", email=email)
     return redirect("/members", done="removed", email=email)

@@ -49,6 +49,37 @@ TEXTS: dict[str, tuple[str, str]] = {
         "If {email} belongs to an account, a sign-in code is on its way (valid for {minutes} minutes).",
     ),
     "signin.code": ("Anmeldecode", "Sign-in code"),
+    "signin.code_kept": (
+        "Ein Code, der schon unterwegs und noch gültig ist, wird nicht ersetzt: Nutzen Sie den aus dieser E-Mail.",
+        "A code already mailed and still valid is not replaced: use the one from that mail.",
+    ),
+    "choice.title": ("Firma wählen", "Choose a company"),
+    "choice.intro": (
+        "Der Code für {email} stimmt. Welche Firma möchten Sie öffnen?",
+        "The code for {email} is confirmed. Which company would you like to open?",
+    ),
+    "choice.companies": ("Ihre Firmen", "Your companies"),
+    "choice.open": ("{company} öffnen", "Open {company}"),
+    "choice.role": ("Ihre Rolle: {role}", "Your role: {role}"),
+    "choice.last": ("zuletzt geöffnet", "opened last"),
+    "choice.invitations": ("Einladungen", "Invitations"),
+    "choice.invitations_hint": (
+        "Eine Einladung gilt erst, wenn Sie sie annehmen. Firmennamen trägt die einladende Firma selbst ein.",
+        "An invitation counts only once you accept it. Company names are entered by the inviting company.",
+    ),
+    "choice.invitation": ("{company} lädt Sie ein (Rolle: {role}).", "{company} invites you (role: {role})."),
+    "choice.accept": ("Annehmen und öffnen", "Accept and open"),
+    "choice.decline": ("Ablehnen", "Decline"),
+    "choice.decline_confirm": ("Die Einladung von {company} ablehnen?", "Decline the invitation of {company}?"),
+    "choice.declined": ("Die Einladung ist abgelehnt.", "The invitation is declined."),
+    "choice.changed": (
+        "Die Einladung wurde inzwischen geändert oder zurückgezogen.",
+        "The invitation was changed or withdrawn meanwhile.",
+    ),
+    "choice.expired": (
+        "Die Auswahl ist abgelaufen. Bitte melden Sie sich erneut an.",
+        "The choice has expired. Please sign in again.",
+    ),
     "signin.code_submit": ("Anmelden", "Sign in"),
     "signin.failed": (
         "Der Code ist falsch oder nicht mehr gültig. Fordern Sie einen neuen an.",
