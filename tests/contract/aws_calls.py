@@ -193,6 +193,7 @@ DISPATCH = {
     "field": "all",
     "evictions.on_key_changed": "all",  # store/evictions.py: auth's and account's cache evictions,
     "evictions.on_tenant_changed": "all",  # run by whichever function changes a key or tenant
+    "logging.setLogRecordFactory": "all",  # log.py: the redacting record factory, run by every log call
     None: "all",  # stored or returned without a receiving call
 }
 

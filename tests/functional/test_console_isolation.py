@@ -37,7 +37,11 @@ def _snapshot(tenant: Tenant) -> dict[str, Any]:
     """What A sees of itself, through REST (lists of everything the console could change)."""
     page = {"limit": 1000, "offset": 0}
     return {
-        "keys": tenant.get("apikeys.list", page)["apiKeys"],
+        # when a key was last used changes with the snapshot's own calls (written once a minute)
+        "keys": [
+            {k: v for k, v in key.items() if k not in ("lastUsedAt", "lastUsedIp")}
+            for key in tenant.get("apikeys.list", page)["apiKeys"]
+        ],
         "webhooks": tenant.get("webhooks.list", page)["webhooks"],
         "contacts": tenant.get("contacts", page)["contacts"],
         "objects": tenant.get("objects")["objects"],

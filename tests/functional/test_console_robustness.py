@@ -38,7 +38,15 @@ def _known_values() -> set[str]:
 def test_no_console_page_fails_on_junk_in_its_address(tenant: Tenant) -> None:
     owner = owner_of(tenant)
     contact = tenant.contact(lastName="Robust")
-    values = {"key": "key_x", "webhook": "whk_x", "record": "aud_x", "plural": "contacts", "id": contact["id"]}
+    values = {
+        "key": "key_x",
+        "webhook": "whk_x",
+        "record": "aud_x",
+        "member": "mem_x",
+        "tenant": "ten_x",
+        "plural": "contacts",
+        "id": contact["id"],
+    }
     names = _query_names()
     assert {"done", "role", "reason", "offset", "q"} <= names and "role_changed" in _known_values()
     load_pages()
