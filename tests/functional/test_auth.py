@@ -16,7 +16,8 @@ def test_missing_key_is_401_problem(api: Api) -> None:
 
 
 def test_malformed_key_is_401(api: Api) -> None:
-    assert api.query("info", key="not-a-key").status == 401
+    answer = api.query("info", key="not-a-key")
+    assert answer.status == 401 and answer.body["code"] == "invalid_key" and "format" in answer.body["detail"]
 
 
 def test_key_with_wrong_checksum_is_401_without_lookup(
@@ -31,11 +32,13 @@ def test_key_with_wrong_checksum_is_401_without_lookup(
 
 
 def test_well_formed_unknown_key_is_401(api: Api) -> None:
-    assert api.query("info", key=keyformat.new_secret()).status == 401
+    answer = api.query("info", key=keyformat.new_secret())
+    assert answer.status == 401 and answer.body["code"] == "invalid_key" and answer.body["detail"] == "Unknown API key."
 
 
 def test_status_needs_a_key_but_version_does_not(api: Api) -> None:
-    assert api.query("status").status == 401
+    status = api.query("status")
+    assert status.status == 401 and status.body["code"] == "missing_key"
     version = api.request("GET", "/api/platform/v1/query/version")
     assert version.status == 200 and version.body["version"]
 
@@ -75,14 +78,14 @@ def test_area_write_scope_is_limited_to_its_area(tenant: Tenant) -> None:
         == 200
     )
     answer = tenant.command("objects.create", {"object": {"name": "Haus", "type": "rental"}}, key=contacts_writer)
-    assert answer.status == 403
+    assert answer.status == 403 and answer.body["code"] == "missing_scope" and "write:objects" in answer.body["detail"]
 
 
 def test_destructive_needs_its_own_scope(tenant: Tenant) -> None:
     writer = tenant.new_key(["read", "write"], agent="writer")
     a, b = tenant.contact(), tenant.contact()
     answer = tenant.command("contacts.merge", {"sourceContact": a["id"], "targetContact": b["id"]}, key=writer)
-    assert answer.status == 403
+    assert answer.status == 403 and answer.body["code"] == "missing_scope"
     assert "destructive" in answer.body["detail"]
 
 
@@ -95,7 +98,8 @@ def test_a_key_cannot_grant_more_than_it_holds(tenant: Tenant) -> None:
 
 def test_key_management_needs_admin(tenant: Tenant) -> None:
     writer = tenant.new_key(["read", "write", "destructive"], agent="writer")
-    assert tenant.query("apikeys.list", {"limit": 10, "offset": 0}, key=writer).status == 403
+    answer = tenant.query("apikeys.list", {"limit": 10, "offset": 0}, key=writer)
+    assert answer.status == 403 and answer.body["code"] == "missing_scope" and "admin" in answer.body["detail"]
 
 
 def test_key_list_never_shows_secrets(tenant: Tenant) -> None:
@@ -121,7 +125,8 @@ def test_person_binding_must_name_a_contact_of_the_tenant(tenant: Tenant, other_
     answer = tenant.command(
         "apikeys.create", {"apiKey": {"agentName": "x", "scopes": ["read"], "person": foreign["id"]}}
     )
-    assert answer.status == 404
+    assert answer.status == 404 and answer.body["code"] == "not_found"
+    assert answer.body["errors"][0]["path"] == "apiKey.person"
 
 
 def test_signup_key_holds_every_scope(tenant: Tenant) -> None:
