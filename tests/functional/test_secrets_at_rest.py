@@ -8,6 +8,7 @@ back from the table worked with admin scope, and a replay handed it out again.""
 
 from __future__ import annotations
 
+import functools
 import json
 from typing import Any
 
@@ -20,9 +21,24 @@ from tests.client import Api, Tenant
 STREAM_PAGES = 3  # moto answers each page by walking the shard: a whole suite's stream would take minutes
 
 
+@functools.cache
+def _stream_arn() -> str:
+    """Read once per process: moto's DescribeTable counts the table's items while the pollers
+    write to it, and now and then fails with 'dictionary changed size during iteration' (a
+    race of the stand-in, not of DynamoDB), so it is tried again."""
+    for attempt in range(5):
+        try:
+            return str(
+                boto3.client("dynamodb").describe_table(TableName=config.table_name())["Table"]["LatestStreamArn"]
+            )
+        except RuntimeError:
+            if attempt == 4:
+                raise
+    raise AssertionError("unreachable")
+
+
 def _stream() -> tuple[Any, str]:
-    table = boto3.client("dynamodb").describe_table(TableName=config.table_name())["Table"]
-    return boto3.client("dynamodbstreams"), table["LatestStreamArn"]
+    return boto3.client("dynamodbstreams"), _stream_arn()
 
 
 def stream_position() -> dict[str, str]:
