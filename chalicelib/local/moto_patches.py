@@ -151,6 +151,15 @@ def apply() -> None:
     for name in ("put_item", "update_item"):
         setattr(DynamoDBBackend, name, _locked(_indexed(getattr(DynamoDBBackend, name))))
     DynamoDBBackend.delete_item = _locked(DynamoDBBackend.delete_item)  # type: ignore[method-assign]
+    # DescribeTable counts the items by walking the table's dict: a write meanwhile failed it
+    # with "dictionary changed size during iteration" (seen in a test reading the stream's ARN).
+    describe_table = DynamoDBBackend.describe_table
+
+    def described(*args: Any, **kwargs: Any) -> Any:
+        with WRITE_LOCK:
+            return describe_table(*args, **kwargs)
+
+    DynamoDBBackend.describe_table = described  # type: ignore[method-assign]
     _patch_sqs()
     _patch_table_walk()
     _patch_projection()

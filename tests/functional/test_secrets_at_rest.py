@@ -23,18 +23,7 @@ STREAM_PAGES = 3  # moto answers each page by walking the shard: a whole suite's
 
 @functools.cache
 def _stream_arn() -> str:
-    """Read once per process: moto's DescribeTable counts the table's items while the pollers
-    write to it, and now and then fails with 'dictionary changed size during iteration' (a
-    race of the stand-in, not of DynamoDB), so it is tried again."""
-    for attempt in range(5):
-        try:
-            return str(
-                boto3.client("dynamodb").describe_table(TableName=config.table_name())["Table"]["LatestStreamArn"]
-            )
-        except RuntimeError:
-            if attempt == 4:
-                raise
-    raise AssertionError("unreachable")
+    return str(boto3.client("dynamodb").describe_table(TableName=config.table_name())["Table"]["LatestStreamArn"])
 
 
 def _stream() -> tuple[Any, str]:
