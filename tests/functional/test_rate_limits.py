@@ -5,7 +5,6 @@ are limited per source address."""
 
 from __future__ import annotations
 
-import json
 import os
 import random
 import subprocess
