@@ -9,7 +9,7 @@ PM_PORT ?= 8000
 STAGE ?= dev
 PACKAGE_DIR ?= build/package
 
-.PHONY: serve test check bench fuzz install clean package lint-template deploy
+.PHONY: serve test check bench fuzz mutate install clean package lint-template deploy
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -67,6 +67,19 @@ bench: $(STAMP)
 fuzz: $(STAMP)
 	PM_FUZZ_EXAMPLES=$(or $(FUZZ_EXAMPLES),200) PM_FUZZ_STATEFUL=$(or $(FUZZ_STATEFUL),100) \
 	  $(BIN)/python -m pytest -n 2 -q tests/functional/test_fuzz.py
+
+# Mutation testing of the guards (tenants, scopes, sessions, limits) with mutmut: each group of
+# modules against the test files about it (tests/mutation.py), fresh each run; prints killed /
+# total per module and every mutant not killed, and writes build/mutants/report.md. About half an
+# hour for all groups on two cores; `make mutate MUTATE=auth` (a group) or
+# `MUTATE=chalicelib/throttle.py` (one module) runs less. Not part of `make test` or CI.
+MUTATE_STAMP := $(VENV)/.mutate-installed
+$(MUTATE_STAMP): requirements-mutate.txt $(STAMP)
+	$(BIN)/python -m pip install --quiet --no-compile -r requirements-mutate.txt
+	touch $(MUTATE_STAMP)
+
+mutate: $(MUTATE_STAMP)
+	MUTATE_JOBS=$(or $(MUTATE_JOBS),2) $(BIN)/python -m tests.mutation $(MUTATE)
 
 # The deployment artifacts (deployment.zip for the API and workers, mcp-deployment.zip for
 # the MCP function) and their SAM template (sam.json) in PACKAGE_DIR, with a size report; no

@@ -1,0 +1,192 @@
+"""`make mutate`: mutation testing of the guards (tenants, scopes, sessions, limits) with mutmut 3.
+
+Each group below names the modules to mutate and the test files about them. A group runs in a
+work directory of its own (build/mutants/<group>: symlinks to the sources, this repository's
+pyproject.toml with a [tool.mutmut] table for the group), because mutmut keeps one test
+selection per directory: so a mutant of auth.py runs only against the auth tests, not against
+every functional test that happens to authenticate (hours instead of minutes). Within a group,
+mutmut runs each mutant only against the selected tests that call the mutated function (its
+first, "stats", run records who calls what). Every run starts afresh (mutmut would keep a
+survivor's verdict after a test that kills it was added).
+
+mutmut forks a child per mutant from its main process, which has run the tests once (the
+embedded stack started and stopped on threads there): tried on scopes.py and dispatch.py, that
+gave the same verdicts as mutmut's fork server, five times faster, so the default (fork) stays.
+
+    python -m tests.mutation [group or module path ...]   # all groups when none is named
+    MUTATE_JOBS=2                                          # mutants tested at once (default 2)
+
+It prints, per module, killed / total and each mutant that was not killed (with its diff), and
+writes the same to build/mutants/report.md. The README's Reliability section keeps the figure
+and the reasons why the remaining survivors are equivalent."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+WORK = ROOT / "build" / "mutants"
+MUTMUT = Path(sys.executable).parent / "mutmut"
+LINKED = ("chalicelib", "tests", "app.py", "mcp_app.py", ".chalice")  # what the copied tests import and read
+
+
+@dataclass(frozen=True)
+class Group:
+    modules: tuple[str, ...]
+    tests: tuple[str, ...]  # files, or pytest node ids for one test of a larger file
+
+
+F = "tests/functional/"
+GROUPS = {
+    # the key at the door and its scopes, and the one path every face's call takes through them
+    "auth": Group(
+        ("chalicelib/auth.py", "chalicelib/scopes.py", "chalicelib/dispatch.py"),
+        (
+            F + "test_auth.py",
+            F + "test_key_lookup.py",
+            F + "test_roles.py",
+            F + "test_mcp.py::test_a_read_only_key_sees_and_runs_only_queries",  # a pipeline step's scope
+            F + "test_bad_input.py::test_bad_credentials_answer_401_and_leave_no_trace_in_any_request_log",
+        ),
+    ),
+    # the console's sessions, their sign-in codes (and a sign-up's), and who a session is
+    "sessions": Group(
+        ("chalicelib/console/auth.py", "chalicelib/store/sessions.py", "chalicelib/store/mailed_codes.py"),
+        (F + "test_console_auth.py", F + "test_console_sessions.py", F + "test_signup_confirmation.py"),
+    ),
+    # admission (integration disabled, trial ended) and the rate limits it counts against
+    "limits": Group(
+        ("chalicelib/account.py", "chalicelib/throttle.py", "chalicelib/store/rates.py"),
+        (
+            F + "test_rate_limits.py",
+            F + "test_mcp_request_budget.py",
+            F + "test_accounts.py",
+            F + "test_signup_confirmation.py",
+            F + "test_pmctl.py::test_disabling_an_integration_makes_its_keys_answer_401",
+        ),
+    ),
+    # the cap on a tenant's live keys
+    "live_keys": Group(("chalicelib/store/live_keys.py",), (F + "test_key_cap.py",)),
+}
+
+
+# Lines that hold a refusal's prose are not mutated: a problem's `code` is its stable part
+# (CONTRACT.md, Errors), which the tests assert; the wording ("XX...XX", upper or lower case,
+# None) would add three or four mutants a sentence that only a test pinning the English could
+# kill. Prose: a `raise Error("A sentence ...` line (a one-line raise's `code=` on that line goes
+# unmutated with it; the tests pin every code), a line that is a sentence literal and nothing
+# else (a message split over lines), and a throttle's `what="..."`. Literals without a space
+# (keys, subjects, field names) stay mutated.
+PROSE = (
+    r'^\s*raise \w+\(\s*f?"[^"]* [^"]*"',
+    r'^\s*f?"[^"]* [^"]*"\s*,?\s*$',
+    r'^\s*what="[^"]* [^"]*",?\s*$',
+)
+
+
+def chosen(names: list[str]) -> dict[str, Group]:
+    """Groups by name; a module path runs its group's tests against that module alone."""
+    if not names:
+        return GROUPS
+    picked: dict[str, Group] = {}
+    for name in names:
+        if name in GROUPS:
+            picked[name] = GROUPS[name]
+            continue
+        owner = next((g for g, group in GROUPS.items() if name in group.modules), None)
+        if owner is None:
+            raise SystemExit(f"unknown group or module {name!r}; groups: {', '.join(GROUPS)}")
+        picked[owner] = Group((*(picked[owner].modules if owner in picked else ()), name), GROUPS[owner].tests)
+    return picked
+
+
+def prepare(name: str, group: Group) -> Path:
+    work = WORK / name
+    shutil.rmtree(work, ignore_errors=True)
+    work.mkdir(parents=True)
+    for entry in LINKED:
+        if (ROOT / entry).exists():
+            (work / entry).symlink_to(ROOT / entry)
+    settings = {
+        "source_paths": ["chalicelib"],
+        "only_mutate": list(group.modules),
+        "pytest_add_cli_args_test_selection": list(group.tests),
+        "pytest_add_cli_args": ["-p", "no:xdist"],  # mutmut runs the tests in its own processes
+        "do_not_mutate_patterns": list(PROSE),
+        "also_copy": [entry for entry in LINKED if entry not in ("chalicelib", "tests")],
+    }
+    table = "\n".join(f"{key} = {json.dumps(value)}" for key, value in settings.items())
+    text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    (work / "pyproject.toml").write_text(f"{text}\n[tool.mutmut]\n{table}\n", encoding="utf-8")
+    return work
+
+
+def module_of(mutant: str) -> str:
+    """chalicelib.store.sessions.x_find__mutmut_3 -> chalicelib/store/sessions.py"""
+    return re.split(r"\.x[_ǁ]", mutant, maxsplit=1)[0].replace(".", "/") + ".py"
+
+
+def run_group(name: str, group: Group, jobs: int) -> tuple[dict[str, str], dict[str, str], float]:
+    """The verdict of every mutant (name -> status), the diffs of those not killed, seconds taken."""
+    work = prepare(name, group)
+    started = time.monotonic()
+    with open(work / "run.log", "w", encoding="utf-8") as log:
+        code = subprocess.call([str(MUTMUT), "run", "--max-children", str(jobs)], cwd=work, stdout=log, stderr=log)
+    seconds = time.monotonic() - started
+    if code != 0:
+        print((work / "run.log").read_text(encoding="utf-8")[-3000:])
+        raise SystemExit(f"mutmut failed on group {name} (exit {code}); its log: {work / 'run.log'}")
+    listing = subprocess.run(
+        [str(MUTMUT), "results", "--all", "true"], cwd=work, capture_output=True, text=True, check=True
+    ).stdout
+    verdicts = dict(
+        line.strip().split(": ", 1) for line in listing.splitlines() if "__mutmut_" in line and ": " in line
+    )
+    diffs = {
+        mutant: subprocess.run([str(MUTMUT), "show", mutant], cwd=work, capture_output=True, text=True).stdout
+        for mutant, status in verdicts.items()
+        if status != "killed"
+    }
+    return verdicts, diffs, seconds
+
+
+def report(groups: dict[str, Group], jobs: int) -> str:
+    lines: list[str] = []
+    rows: list[tuple[str, int, int]] = []
+    total_seconds = 0.0
+    for name, group in groups.items():
+        print(f"mutating {', '.join(group.modules)} against {', '.join(group.tests)} ...", flush=True)
+        verdicts, diffs, seconds = run_group(name, group, jobs)
+        total_seconds += seconds
+        print(f"  {len(verdicts)} mutants in {seconds / 60:.1f} min", flush=True)
+        for module in group.modules:
+            mine = {m: s for m, s in verdicts.items() if module_of(m) == module}
+            rows.append((module, sum(s == "killed" for s in mine.values()), len(mine)))
+            for mutant, status in sorted(mine.items()):
+                if status != "killed":
+                    lines.append(f"### {mutant}: {status} (group {name})\n\n```diff\n{diffs[mutant].strip()}\n```\n")
+    killed, total = sum(r[1] for r in rows), sum(r[2] for r in rows)
+    table = ["| module | killed / total |", "|---|---|"]
+    table += [f"| {module} | {k} / {t} |" for module, k, t in rows]
+    table.append(f"| **all** | **{killed} / {total}** ({100 * killed / max(total, 1):.0f} %) |")
+    when = datetime.now(UTC).strftime("%Y-%m-%d")
+    head = f"mutmut, {when}, {total_seconds / 60:.0f} min with {jobs} workers\n\n" + "\n".join(table)
+    return head + "\n\n## Not killed\n\n" + ("\n".join(lines) or "none\n")
+
+
+if __name__ == "__main__":
+    if not MUTMUT.exists():
+        raise SystemExit("mutmut is not installed: run `make mutate` (it installs requirements-mutate.txt)")
+    text = report(chosen(sys.argv[1:]), int(os.environ.get("MUTATE_JOBS", "2")))
+    WORK.mkdir(parents=True, exist_ok=True)
+    (WORK / "report.md").write_text(text, encoding="utf-8")
+    print(text)
