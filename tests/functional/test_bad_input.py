@@ -22,7 +22,6 @@ import hashlib
 import json
 import re
 import socket
-import time
 import urllib.parse
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
@@ -551,12 +550,11 @@ HEAVY = {
 
 
 @pytest.mark.parametrize("expression", HEAVY.values(), ids=HEAVY.keys())
-def test_costly_jmespath_expressions_answer_within_seconds_or_are_refused(mcp: McpSession, expression: str) -> None:
+def test_costly_jmespath_expressions_answer_or_are_refused_within_the_budget(mcp: McpSession, expression: str) -> None:
+    """No wall-clock assertion (a loaded machine would fail it): the time is bounded by the
+    request's evaluation clock, which tests/unit/test_transform_budget.py holds."""
     assert len(expression) <= 2000
-    started = time.monotonic()
     result = mcp.execute("openapi.spec", {}, _transform=expression)
-    elapsed = time.monotonic() - started
-    assert elapsed < 5, elapsed
     if result.is_error:
         code = result.structured_content["error"]["code"]
         assert code in ("transform_too_costly", "result_too_large"), result.structured_content

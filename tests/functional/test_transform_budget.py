@@ -6,7 +6,6 @@ sees what the tool call allocates."""
 
 from __future__ import annotations
 
-import time
 import tracemalloc
 from collections.abc import Iterator
 from typing import Any
@@ -54,9 +53,7 @@ COPIES = "to_string(@) | join('', [@, @, @, @]) | [" + ", ".join(["reverse(@)"] 
 
 def test_copies_side_by_side_are_refused_within_the_budget(mcp: McpSession) -> None:
     baseline = traced(lambda: mcp.execute("openapi.spec", {}, _transform="length(to_string(@))"))[1]
-    started = time.monotonic()
-    result, peak = traced(lambda: mcp.execute("openapi.spec", {}, _transform=COPIES))
-    assert time.monotonic() - started < 5
+    result, peak = traced(lambda: mcp.execute("openapi.spec", {}, _transform=COPIES))  # time: the evaluation clock
     assert peak < baseline + 64 * MIB, f"peaked at {peak / MIB:.0f} MiB, {baseline / MIB:.0f} MiB without the copies"
     assert BUDGET in refused_over_budget(result)
 
