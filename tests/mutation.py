@@ -57,7 +57,7 @@ GROUPS = {
         ("chalicelib/auth.py", "chalicelib/scopes.py", "chalicelib/dispatch.py"),
         (
             F + "test_auth.py",
-            F + "test_key_lookup.py",
+            F + "test_auth_details.py",
             F + "test_roles.py",
             F + "test_mcp.py::test_a_read_only_key_sees_and_runs_only_queries",  # a pipeline step's scope
             F + "test_mcp.py::test_pipeline_feeds_results_forward",  # a step checked before its $expr is computed
