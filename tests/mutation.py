@@ -9,9 +9,14 @@ mutmut runs each mutant only against the selected tests that call the mutated fu
 first, "stats", run records who calls what). Every run starts afresh (mutmut would keep a
 survivor's verdict after a test that kills it was added).
 
-mutmut forks a child per mutant from its main process, which has run the tests once (the
-embedded stack started and stopped on threads there): tried on scopes.py and dispatch.py, that
-gave the same verdicts as mutmut's fork server, five times faster, so the default (fork) stays.
+mutmut's default forks a child per mutant from its main process, which has run the tests once:
+that gave false kills here. The MCP bridge (chalicelib/mcp/bridge.py) keeps its event loop on a
+thread of the process, which a fork does not copy, so in every child each MCP request timed out
+and answered 500; every mutant that an MCP test reaches was "killed" (a mutant of auth.py that
+survives the same tests run in a plain process among them). So each group runs with mutmut's fork
+server (`process_isolation = "forkserver"`): a process that has only imported what the tests need
+(PRELOAD, by name: importing starts no thread) forks the child of each mutant, which starts its
+own stack, HTTP server and bridge as any test process does.
 
     python -m tests.mutation [group or module path ...]   # all groups when none is named
     MUTATE_JOBS=2                                          # mutants tested at once (default 2)
@@ -52,10 +57,15 @@ GROUPS = {
         ("chalicelib/auth.py", "chalicelib/scopes.py", "chalicelib/dispatch.py"),
         (
             F + "test_auth.py",
-            F + "test_key_lookup.py",
+            F + "test_auth_details.py",
             F + "test_roles.py",
             F + "test_mcp.py::test_a_read_only_key_sees_and_runs_only_queries",  # a pipeline step's scope
+            F + "test_mcp.py::test_pipeline_feeds_results_forward",  # a step checked before its $expr is computed
+            F + "test_accounts.py::test_each_request_of_a_key_is_in_its_log",  # the request id a call carries
             F + "test_bad_input.py::test_bad_credentials_answer_401_and_leave_no_trace_in_any_request_log",
+            F + "test_pmctl.py::test_an_operator_onboards_a_vendor_and_the_vendor_key_works_over_http",  # integration
+            F + "test_account_audit.py::test_sign_up_and_key_changes_are_audited",  # the operation a call stamps
+            F + "test_aliases.py::test_alias_resolution_on_every_reference_argument",  # dispatch resolves references
         ),
     ),
     # the console's sessions, their sign-in codes (and a sign-up's), and who a session is
@@ -93,6 +103,14 @@ PROSE = (
 )
 
 
+# Imported once by the fork server, so that each mutant's child starts with them loaded (the
+# conftest first: it sets the environment the apps read).
+PRELOAD = (
+    "tests.conftest", "app", "mcp_app", "chalicelib.local.stack", "chalicelib.local.http_server",
+    "chalicelib.resources", "moto.server", "mcp.server.streamable_http_manager", "tests.mcp_client",
+)  # fmt: skip
+
+
 def chosen(names: list[str]) -> dict[str, Group]:
     """Groups by name; a module path runs its group's tests against that module alone."""
     if not names:
@@ -122,8 +140,12 @@ def prepare(name: str, group: Group) -> Path:
         "pytest_add_cli_args_test_selection": list(group.tests),
         "pytest_add_cli_args": ["-p", "no:xdist"],  # mutmut runs the tests in its own processes
         "do_not_mutate_patterns": list(PROSE),
+        "process_isolation": "forkserver",
+        "forkserver_warmup": "import",
+        "preload_modules_file": "preload.txt",
         "also_copy": [entry for entry in LINKED if entry not in ("chalicelib", "tests")],
     }
+    (work / "preload.txt").write_text("\n".join(PRELOAD) + "\n", encoding="utf-8")
     table = "\n".join(f"{key} = {json.dumps(value)}" for key, value in settings.items())
     text = (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     (work / "pyproject.toml").write_text(f"{text}\n[tool.mutmut]\n{table}\n", encoding="utf-8")

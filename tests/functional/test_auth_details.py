@@ -1,6 +1,6 @@
 """The key at the door beyond yes and no (chalicelib/auth.py; mutants of it that no test killed,
 issue 29): how often a key is looked up and its use written, the exact moment a key expires,
-and the spacing of the Authorization header."""
+the spacing of the Authorization header, and what a refusal for scope names."""
 
 from __future__ import annotations
 
@@ -79,3 +79,14 @@ def test_the_scheme_may_be_followed_by_more_than_one_space(tenant: Tenant) -> No
     )
     assert answer.status == 200, answer.body
     assert answer.body["key"]["agentName"] == "setup"
+
+
+def test_a_scope_refusal_names_every_scope_the_operation_needs(tenant: Tenant) -> None:
+    """A client learns from the 403 which scopes to ask for (`requiredScopes`, all of them, in
+    the operation's order), not only that one was missing."""
+    reader = tenant.new_key(["read"], agent="reader")
+    a, b = tenant.contact(), tenant.contact()
+    answer = tenant.command("contacts.merge", {"sourceContact": a["id"], "targetContact": b["id"]}, key=reader)
+    assert answer.status == 403 and answer.body["code"] == "missing_scope"
+    assert answer.body["requiredScopes"] == ["write:contacts", "destructive"]
+    assert "write:contacts and destructive" in answer.body["detail"]
