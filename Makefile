@@ -70,8 +70,8 @@ fuzz: $(STAMP)
 
 # Mutation testing of the guards (tenants, scopes, sessions, limits) with mutmut: each group of
 # modules against the test files about it (tests/mutation.py), fresh each run; prints killed /
-# total per module and every mutant not killed, and writes build/mutants/report.md. About half an
-# hour for all groups on two cores; `make mutate MUTATE=auth` (a group) or
+# total per module and every mutant not killed, and writes build/mutants/report.md. The auth group
+# takes 17 to 24 minutes on two shared cores; `make mutate MUTATE=auth` (a group) or
 # `MUTATE=chalicelib/throttle.py` (one module) runs less. Not part of `make test` or CI.
 MUTATE_STAMP := $(VENV)/.mutate-installed
 $(MUTATE_STAMP): requirements-mutate.txt $(STAMP)
