@@ -10,7 +10,6 @@ apart by their keys)."""
 
 from __future__ import annotations
 
-import datetime as dt
 from dataclasses import dataclass
 from typing import Any
 
@@ -70,7 +69,7 @@ def state(item: dict[str, Any] | None) -> dict[str, Any] | None:
 def audit_id(at: str, sequence: str) -> str:
     """A ULID whose time is the change's and whose rest comes from the stream sequence
     number: time-ordered, and the same for a record delivered twice."""
-    moment = dt.datetime.fromisoformat(at.replace("Z", "+00:00"))
+    moment = clock.parse(at)
     millis = int(moment.timestamp() * 1000)
     digits = "".join(c for c in sequence if c.isdigit()) or "0"
     return f"aud_{ids.ulid_from(millis, int(digits) % (1 << 80))}"

@@ -130,7 +130,7 @@ def record(tenant_id: str, webhook_id: str, admission: Admission, outcome: Outco
         store.disable(tenant_id, webhook_id, "The receiver answered 410 Gone.")
         return
     failing_since = admission.failing_since or clock.now_iso()
-    failing_for = (clock.now() - dt.datetime.fromisoformat(failing_since.replace("Z", "+00:00"))).total_seconds()
+    failing_for = (clock.now() - clock.parse(failing_since)).total_seconds()
     scale = config.webhook_retry_scale()
     rest = min(REST_MAX_SECONDS * scale, max(REST_MIN_SECONDS * scale, failing_for))
     rest = max(rest, float(min(outcome.retry_after or 0, RETRY_AFTER_CAP_SECONDS)))
