@@ -14,20 +14,21 @@ from chalicelib.context import CallContext
 from chalicelib.errors import Forbidden, Unauthorized
 from chalicelib.keyformat import secret_hash, well_formed
 from chalicelib.registry import Operation
-from chalicelib.scopes import has_scope
+from chalicelib.scopes import SCOPE_READ, meets
 from chalicelib.store import evictions, keys
 from chalicelib.store.key_lookups import KeyFacts, key_facts
 
 
 def allows(scopes: frozenset[str], op: Operation) -> bool:
-    return all(has_scope(scopes, needed) for needed in op.required_scopes)
+    return all(meets(scopes, needed) for needed in op.required_scopes)
 
 
 def authorise(ctx: CallContext, op: Operation) -> None:
-    missing = [s for s in op.required_scopes if not has_scope(ctx.scopes, s)]
+    missing = [s for s in op.required_scopes if not meets(ctx.scopes, s)]
     if missing:
+        named = ["a read scope (`read` or `read:<area>`)" if s == SCOPE_READ else s for s in missing]
         raise Forbidden(
-            f"This key lacks the scope {' and '.join(missing)} needed for {op.name}.",
+            f"This key lacks the scope {' and '.join(named)} needed for {op.name}.",
             code=codes.MISSING_SCOPE,
             extra={"requiredScopes": list(op.required_scopes)},
         )

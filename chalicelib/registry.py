@@ -14,7 +14,7 @@ from typing import Any, Literal
 from chalicelib import paths
 from chalicelib.context import CallContext
 from chalicelib.error_codes import ErrorCode
-from chalicelib.scopes import AREAS, SCOPE_ADMIN, SCOPE_DESTRUCTIVE, SCOPE_READ, SCOPE_WRITE
+from chalicelib.scopes import AREA_SCOPES, SCOPE_ADMIN, SCOPE_DESTRUCTIVE, SCOPE_READ, SCOPE_WRITE
 
 Kind = Literal["query", "command"]
 Surface = Literal["v2", "platform"]
@@ -33,7 +33,9 @@ class Operation:
     args: dict[str, Any]  # JSON Schema of the arguments (type object)
     result: dict[str, Any]  # JSON Schema of the 200 answer
     handler: Handler
-    scope: str  # "read", "write:<area>", "write" (every area: audit.revert) or "admin"
+    # "read:<area>" (a query of one area), "read" (a query of no area: any read scope meets it),
+    # "write:<area>", "write" (every area: audit.revert) or "admin"
+    scope: str
     destructive: bool = False  # also needs the `destructive` scope
     idempotent: bool = False
     surface: Surface = "v2"
@@ -66,9 +68,11 @@ class Operation:
         return "limit" in self.args.get("properties", {})
 
     def scope_line(self) -> str:
-        return (
-            "Scope: " + " + ".join(f"`{s}`" for s in self.required_scopes) if self.authenticated else "No key needed."
-        )
+        if not self.authenticated:
+            return "No key needed."
+        if self.scope == SCOPE_READ:
+            return "Scope: any read scope (`read` or one `read:<area>`)."
+        return "Scope: " + " + ".join(f"`{s}`" for s in self.required_scopes)
 
 
 REGISTRY: dict[str, Operation] = {}
@@ -79,10 +83,7 @@ def register(op: Operation) -> Operation:
         raise ValueError(f"operation {op.name} declared twice")
     if op.kind == "query" and op.destructive:
         raise ValueError(f"{op.name}: a query cannot be destructive")
-    scope_ok = op.scope in (SCOPE_READ, SCOPE_ADMIN, SCOPE_WRITE) or (
-        op.scope.startswith("write:") and op.scope.split(":", 1)[1] in AREAS
-    )
-    if not scope_ok:
+    if op.scope not in (SCOPE_READ, SCOPE_ADMIN, SCOPE_WRITE, *AREA_SCOPES):
         raise ValueError(f"{op.name}: unknown scope {op.scope}")
     REGISTRY[op.name] = op
     return op

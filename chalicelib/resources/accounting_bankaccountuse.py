@@ -142,7 +142,7 @@ register(
         ),
         result=singular_result(BANK_ACCOUNT_USE, ARG, "The bank account use valid on that day."),
         handler=for_date,
-        scope="read",
+        scope="read:accounting",
         idempotent=True,
         errors=(codes.NO_VALID_BANK_ACCOUNT_USE,),
         example={"contract": "<id or alias>", "purpose": "rent", "validOn": "2024-06-01"},

@@ -94,7 +94,7 @@ def upsert(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     docs=f"Entries pointing at an entity type this service does not know are left out. {SCOPE_NOTE}",
     args=s.obj(s.paging(), required=["limit", "offset"]),
     result=s.list_result("aliases", ENTRY_OUT),
-    scope="read",
+    scope="read:aliases",
     idempotent=True,
     example={"limit": 100, "offset": 0},
 )
@@ -119,7 +119,7 @@ unknown or deleted entity) are simply left out. Up to 100 of each per call. {SCO
         }
     ),
     result=s.obj({"aliases": s.array(ENTRY_OUT, "Resolved tuples.", max_items=10000)}, required=["aliases"]),
-    scope="read",
+    scope="read:aliases",
     idempotent=True,
     example={"aliases": ["crm-4711"], "ids": ["con_01J..."]},
 )

@@ -14,7 +14,7 @@ from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.errors import Forbidden, invalid_at
 from chalicelib.registry import operation
-from chalicelib.scopes import KEY_SCOPES, has_scope
+from chalicelib.scopes import KEY_SCOPES, holds
 from chalicelib.store import keys, requests
 
 AGENT_NAME = {
@@ -121,7 +121,7 @@ agent, scopes, binding and `expiresAt` (expiry writes nothing, so this is its re
 )
 def create(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     spec = args["apiKey"]
-    beyond = [scope for scope in spec["scopes"] if not has_scope(ctx.scopes, scope)]
+    beyond = [scope for scope in spec["scopes"] if not holds(ctx.scopes, scope)]
     if beyond:
         raise Forbidden(
             f"A key cannot grant scopes its creator lacks: {', '.join(beyond)}.", code=codes.SCOPE_ESCALATION

@@ -12,6 +12,7 @@ from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.entities import EntityType
 from chalicelib.registry import DocumentedError, Operation, register
+from chalicelib.scopes import SCOPE_READ, area_scope
 from chalicelib.store import entities as store
 
 UPDATE_NOTE = (
@@ -53,7 +54,7 @@ def declare_show(
             args=s.obj({arg: s.ref(etype.name, f"The {etype.name} to show.")}, required=[arg]),
             result=singular_result(etype, arg, f"The {etype.name}.", extra_fields),
             handler=handler,
-            scope="read",
+            scope=area_scope(SCOPE_READ, etype.area),
             idempotent=True,
             example={arg: "<id or alias>"},
         )
@@ -115,7 +116,7 @@ def declare_list(
             args=s.obj(props, required=required),
             result=s.list_result(etype.plural, s.entity_output(etype.fields, f"A {etype.name}.")),
             handler=handler,
-            scope="read",
+            scope=area_scope(SCOPE_READ, etype.area),
             idempotent=True,
             example=example
             or {

@@ -318,7 +318,7 @@ expired) and a page of its uploads, each with its status: {STATUS_DOC}. Filter w
         },
         required=["batch", "pagination", "uploads"],
     ),
-    scope="read",
+    scope="read:documents",
     idempotent=True,
     example={"batch": "upb_01JD0000000000000000000000", "limit": 100, "offset": 0},
 )

@@ -274,7 +274,7 @@ followed. Delivery is at least once: deduplicate by the `id` (also the `webhook-
     docs=DELIVERY_DOC,
     args=s.obj({"webhook": s.ref("webhook", "The webhook."), **s.paging()}, required=["webhook", "limit", "offset"]),
     result=s.list_result("deliveries", DELIVERY),
-    scope="read",
+    scope="read:webhooks",
     idempotent=True,
     example={"webhook": "<id or alias>", "limit": 100, "offset": 0},
 )

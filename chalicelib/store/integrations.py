@@ -28,7 +28,7 @@ from chalicelib import clock, ids
 from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.errors import Conflict, Forbidden, NotFound, invalid_at
-from chalicelib.scopes import KEY_SCOPES, has_scope
+from chalicelib.scopes import KEY_SCOPES, holds
 from chalicelib.store import keys
 from chalicelib.store.entities import fetch_entities, fetch_many, get_item
 from chalicelib.store.model import INDEXES, Item, Transaction, TransactionCancelled
@@ -287,7 +287,7 @@ def issue_key(
             code=codes.INTEGRATION_NOT_CONNECTED,
         )
     allowed = frozenset(integration.data_dict().get("allowedScopes", []))
-    beyond = [s for s in wanted if not has_scope(allowed, s)]
+    beyond = [s for s in wanted if not holds(allowed, s)]
     if beyond:
         raise Forbidden(
             f"Integration {integration_id} may not hold {', '.join(beyond)}; "

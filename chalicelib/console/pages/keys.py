@@ -225,20 +225,23 @@ def view(request: Request, key: dict[str, Any]) -> dict[str, Any]:
 
 
 def _scope_rank(scope: str) -> tuple[int, str]:
-    """As the form lists them: read, write, the areas, destructive, admin."""
-    order = (SCOPE_READ, SCOPE_WRITE, "write:", SCOPE_DESTRUCTIVE, SCOPE_ADMIN)
-    return order.index("write:" if scope.startswith("write:") else scope), scope
+    """As the form lists them: read, its areas, write, its areas, destructive, admin."""
+    wide, _, area = scope.partition(":")
+    order = (SCOPE_READ, "read:", SCOPE_WRITE, "write:", SCOPE_DESTRUCTIVE, SCOPE_ADMIN)
+    return order.index(wide + ":" if area else scope), scope
 
 
 def _scope_name(lang: str, scope: str) -> str:
-    if scope.startswith("write:"):
-        return translate(lang, "keys.scope.area", area=translate(lang, f"keys.area.{scope[6:]}"))
+    wide, _, area = scope.partition(":")
+    if area:
+        return translate(lang, f"keys.scope.area.{wide}", area=translate(lang, f"keys.area.{area}"))
     return translate(lang, f"keys.scope.{scope}")
 
 
 def _scope_help(lang: str, scope: str) -> str:
-    if scope.startswith("write:"):
-        return translate(lang, "keys.scope.area.help", area=translate(lang, f"keys.area.{scope[6:]}"))
+    wide, _, area = scope.partition(":")
+    if area:
+        return translate(lang, f"keys.scope.area.{wide}.help", area=translate(lang, f"keys.area.{area}"))
     return translate(lang, f"keys.scope.{scope}.help")
 
 

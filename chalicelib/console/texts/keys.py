@@ -29,10 +29,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     "keys.binding.company": ("Unternehmen", "Company"),
     "keys.binding.person": ("Person (Kontakt {contact})", "Person (contact {contact})"),
     # scopes in plain words: a short name (lists) and what it allows (the form, the detail page)
-    "keys.scope.read": ("Lesen", "Read"),
+    "keys.scope.read": ("Lesen (alle Bereiche)", "Read (every area)"),
     "keys.scope.read.help": (
-        "Alle Daten ansehen (Objekte, Einheiten, Kontakte, Verträge, Dokumente …), aber nichts ändern.",
-        "See all data (objects, units, contacts, contracts, documents …) but change nothing.",
+        "Alle Daten ansehen (Objekte, Einheiten, Kontakte, Verträge, Dokumente, Bankdaten …), aber nichts ändern.",
+        "See all data (objects, units, contacts, contracts, documents, bank data …) but change nothing.",
     ),
     "keys.scope.write": ("Schreiben (alle Bereiche)", "Write (every area)"),
     "keys.scope.write.help": (
@@ -53,14 +53,23 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Create, list and disable API keys and see their request logs. "
         "Only for agents that are meant to manage keys themselves.",
     ),
-    "keys.scope.area": ("Schreiben: {area}", "Write: {area}"),
-    "keys.scope.area.help": (
+    "keys.scope.area.write": ("Schreiben: {area}", "Write: {area}"),
+    "keys.scope.area.write.help": (
         "Nur in diesem Bereich anlegen und ändern: {area}.",
         "Create and change in this area only: {area}.",
     ),
-    "keys.areas.legend": (
+    "keys.scope.area.read": ("Lesen: {area}", "Read: {area}"),
+    "keys.scope.area.read.help": (
+        "Nur die Daten dieses Bereichs ansehen: {area}.",
+        "See the data of this area only: {area}.",
+    ),
+    "keys.areas.legend.write": (
         "Oder nur in einzelnen Bereichen schreiben",
         "Or write in single areas only",
+    ),
+    "keys.areas.legend.read": (
+        "Oder nur einzelne Bereiche lesen (Bankdaten und Lastschriftmandate sind der Bereich Buchhaltung)",
+        "Or read single areas only (bank data and direct debit mandates are the accounting area)",
     ),
     "keys.area.contacts": ("Kontakte", "Contacts"),
     "keys.area.contracts": ("Verträge", "Contracts"),
