@@ -69,12 +69,13 @@ def trail(request: Request) -> Answer:
     except ApiError as error:
         errors, status = messages(request, error), error.status
     revertible = {name: form[name] for name in FILTERS if form[name]}
+    people = _people(request, records)
     return render(
         request,
         "activity.html",
         status,
         form=form,
-        rows=[_row(request, record, brief=True, people=_people(request, records)) for record in records],
+        rows=[_row(request, record, brief=True, people=people) for record in records],
         pagination=pagination,
         page_url=_page_url({name: value for name, value in form.items() if value}),
         window_full=window_full,
