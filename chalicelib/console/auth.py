@@ -50,7 +50,8 @@ def context_of(tenant_id: str, member: dict[str, str]) -> CallContext:
     return CallContext(
         tenant_id=tenant_id,
         key_id=member["id"],
-        agent_name=member["name"] or member["email"],
+        # the audit trail names the person by name, else by member id: never by e-mail address
+        agent_name=member["name"] or member["id"],
         scopes=ROLE_SCOPES[member["role"]],
         channel="console",
     )

@@ -1,6 +1,10 @@
 """The audit trail: one record per entity change, written by the stream handler (stored by
 store/audit_records.py), and the reads of audit.list, audit.show and audit.revert. A record
-delivered twice by the stream is written again with the same content."""
+delivered twice by the stream is written again with the same content.
+
+Every read goes through `Sight`: the account's own records (apiKey, integration, member,
+tenant) are the account's, so a key sees them only with `admin`, and an integration's key only
+those of its own integration; the rest answer as if they did not exist."""
 
 from __future__ import annotations
 
@@ -11,9 +15,47 @@ from chalicelib import config, ids
 from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.errors import Invalid, NotFound
-from chalicelib.events.changes import Change
-from chalicelib.store import audit_records
+from chalicelib.events.changes import ACCOUNT_TYPES, Change
+from chalicelib.scopes import SCOPE_ADMIN, has_scope
+from chalicelib.store import audit_records, keys
 from chalicelib.store.audit_records import AuditRecord, records
+
+# The account's records an integration's admin key may see: those of its own integration (its
+# connection to the tenant, and the keys carrying its id). Never the tenant, never a member.
+INTEGRATION_OWN_TYPES = frozenset({"apiKey", "integration"})
+
+
+def may_see_type(ctx: CallContext, entity_type: str | None) -> bool:
+    """Whether the key may see any audit record of this entity type: every entity type; the
+    account's own only with `admin`, and an integration's key only its own kinds of them."""
+    if entity_type not in ACCOUNT_TYPES:
+        return True
+    if not has_scope(ctx.scopes, SCOPE_ADMIN):
+        return False
+    return not ctx.integration_id or entity_type in INTEGRATION_OWN_TYPES
+
+
+class Sight:
+    """Which audit records one call may see (may_see_type, then, for an integration's key, only
+    its own integration's: its connection, whose entity id is the integration's id, and the keys
+    carrying its integration id, as apikeys.list shows it). The integration's keys are read once,
+    when a record of a key first asks."""
+
+    def __init__(self, ctx: CallContext) -> None:
+        self.ctx = ctx
+        self._integration_keys: frozenset[str] | None = None
+
+    def sees(self, entity_type: str | None, entity_id: str) -> bool:
+        if not may_see_type(self.ctx, entity_type):
+            return False
+        integration_id = self.ctx.integration_id
+        if entity_type not in ACCOUNT_TYPES or not integration_id:
+            return True
+        if entity_type == "integration":
+            return entity_id == integration_id
+        if self._integration_keys is None:
+            self._integration_keys = keys.integration_key_ids(self.ctx.tenant_id, integration_id)
+        return entity_id in self._integration_keys
 
 
 def record(change: Change) -> None:
@@ -58,8 +100,9 @@ def changed_fields(before: dict[str, Any] | None, after: dict[str, Any] | None) 
 
 
 def get(ctx: CallContext, audit_id: str) -> AuditRecord:
+    """The record, or 404 when it is not there or not the key's to see (the same answer)."""
     found = audit_records.get_record(ctx.tenant_id, audit_id)
-    if found is None:
+    if found is None or not Sight(ctx).sees(found["entityType"], found["entityId"]):
         raise NotFound(f"No audit record {audit_id} in this tenant.")
     return found
 
@@ -72,12 +115,15 @@ def _bound(moment: str | None, *, upper: bool) -> str | None:
 
 
 def search(ctx: CallContext, filters: dict[str, Any]) -> tuple[list[str], bool]:
-    """Keys of the matching records, oldest first, and whether the read stopped at
-    config.COUNT_LIMIT. The time range (from/to) bounds the audit ids; `operation` needs the
-    records (operation_filtered)."""
+    """Keys of the matching records the key may see (Sight), oldest first, and whether the read
+    stopped at config.COUNT_LIMIT. The time range (from/to) bounds the audit ids; `operation`
+    needs the records (operation_filtered). Which records are the account's the index entries
+    tell (their entity ids), so the totals leave out the hidden ones without reading them."""
     indexed = {name: filters[name] for name in audit_records.FILTER_SLOTS if filters.get(name)}
     lowest, highest = _bound(filters.get("from"), upper=False), _bound(filters.get("to"), upper=True)
-    return audit_records.record_keys(ctx.tenant_id, indexed, lowest, highest)
+    refs, capped = audit_records.record_refs(ctx.tenant_id, indexed, lowest, highest)
+    sight = Sight(ctx)
+    return [ref.key for ref in refs if sight.sees(audit_records.account_type_of(ref.entity_id), ref.entity_id)], capped
 
 
 def operation_filtered(keys: list[str], operation: str) -> list[AuditRecord]:

@@ -20,7 +20,7 @@ REDACTED = "[redacted]"
 # lookupPk is derived from a key's secret (its hash): kept out of the audit trail like the secret.
 _SECRET_FIELDS = {"secret", "authorizationHeader", "key", "password", "token", "lookupPk"}
 # the audit's entity types of the account (a member: a person of the console's team)
-ACCOUNT_TYPES = frozenset({"apiKey", "tenant", "integration", "member"})
+ACCOUNT_TYPES = frozenset(audit_records.ACCOUNT_TYPES_BY_PREFIX.values())
 # What the event source's filter lets through (infra/resources.py): the sort keys of the items the
 # audit follows (store/audit_records.py); from_record drops the rest anyway.
 STREAM_FILTER = {"dynamodb": {"Keys": {"SK": {"S": audit_records.AUDITED_SORT_KEYS}}}}
@@ -28,6 +28,9 @@ STREAM_FILTER = {"dynamodb": {"Keys": {"SK": {"S": audit_records.AUDITED_SORT_KE
 # change of the account, so neither in the record's state nor a record of its own.
 _USAGE_FIELDS = {"lastUsedAt", "lastUsedIp"}
 _META = ("version", "createdAt", "updatedAt", "deletedAt")
+# E-mail addresses of the console's people (a member's; the tenant's is its owner's) stay out of
+# the trail: the member's id and name say who it was, and the trail lives longer than a membership.
+_PERSONAL_FIELDS = {"member": frozenset({"email"}), "tenant": frozenset({"email"})}
 
 
 @dataclass(frozen=True)
@@ -54,14 +57,16 @@ def _deserialise(image: dict[str, Any] | None) -> dict[str, Any] | None:
     return {name: plain.deserialize(value) for name, value in image.items()}
 
 
-def state(item: dict[str, Any] | None) -> dict[str, Any] | None:
-    """What the audit keeps of an item: its fields (secrets redacted) and lifecycle meta."""
+def state(item: dict[str, Any] | None, entity_type: str = "") -> dict[str, Any] | None:
+    """What the audit keeps of an item: its fields (secrets redacted, people's addresses left
+    out) and lifecycle meta."""
     if item is None:
         return None
+    left_out = _USAGE_FIELDS | _PERSONAL_FIELDS.get(entity_type, frozenset())
     data = {
         k: (REDACTED if k in _SECRET_FIELDS else v)
         for k, v in jsontext.plain(item.get("data") or {}).items()
-        if k not in _USAGE_FIELDS
+        if k not in left_out
     }
     return {"data": data, **{k: jsontext.plain(item.get(k)) for k in _META}}
 
@@ -87,7 +92,7 @@ def from_record(record: dict[str, Any]) -> Change | None:
     if action is None:
         return None
     at = (new or {}).get("updatedAt") or (old or {}).get("updatedAt") or clock.now_iso()
-    before, after = state(old), state(new)
+    before, after = state(old, entity_type), state(new, entity_type)
     account = entity_type in ACCOUNT_TYPES
     if account and action == "updated" and before == after:
         return None  # only a key's use was written (lastUsedAt): no change of the account

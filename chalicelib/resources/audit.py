@@ -82,9 +82,18 @@ The account's own changes are records too, with the same actor, time and before/
 - the operator's plan and throttle changes (`tenant`, operations `tenants.plan`, `tenants.throttle`);
 - an integration connected to the tenant (`integration`, entity id `int_...`, `created` with its name, contact
   and allowed scopes) and disabled (`updated`).
+- the console's team (`member`, entity id `mem_...`): the owner at sign-up, invitations, their acceptance or
+  decline, role changes, removals; with the member's id, name, role and status, never an e-mail address (the
+  tenant's records leave out the owner's address too).
 The operator's records say channel `operator` and agent `operator (pmctl)`, with no key. A key's expiry is no
 write and no record: its `expiresAt` is in its creation record. These records are no webhook events, and
-`audit.revert` does not undo them (400 `not_revertible`; a filter skips them)."""
+`audit.revert` does not undo them (400 `not_revertible`; a filter skips them).
+
+Who sees the account's records: keys holding `admin`. An integration's key sees only its own integration's,
+and only with `admin`: the `integration` records of its connection (entity id its integration id) and the
+`apiKey` records of the keys carrying its integration id (the keys `apikeys.list` shows it), never `tenant`,
+`member` or another integration's. To every other key they do not exist: lists and totals leave them out,
+`audit.show` answers 404, `audit.revert` answers 404 for one and leaves them out of a filter's answer."""
 
 
 @operation(
@@ -144,6 +153,8 @@ soft-deleted; a deleted one is restored. The rollback writes through the ordinar
 audited (operation `audit.revert`) and sent to webhooks. Answers what was reverted and what was skipped.
 With `dryRun: true` nothing is written: the same checks answer what a revert would set back and what it
 would skip, and why (a preview to confirm; `dryRun` is true in the answer).
+A record the key may not see (the account's records without `admin`, as in audit.list) answers 404, and a
+filter's revert leaves such records out.
 One request undoes at most {config.REVERT_RECORD_LIMIT} changes: a broader filter is 400 `filter_too_broad`; \
 revert in parts,
 narrowing the time range.""",

@@ -12,10 +12,12 @@ condition, never a filter over everything."""
 
 from __future__ import annotations
 
-from typing import Any, Required, TypedDict, cast
+from typing import Any, NamedTuple, Required, TypedDict, cast
 
+from chalicelib import ids
 from chalicelib.entities import ENTITY_TYPES
-from chalicelib.store.entities import fetch_many, matching_keys
+from chalicelib.store import integrations, members
+from chalicelib.store.entities import fetch_many, matching_entries
 from chalicelib.store.integrations import CONNECTION_TYPE
 from chalicelib.store.keys import API_KEY, TENANT_ID_PREFIX, TENANT_SK
 from chalicelib.store.members import TYPE as MEMBER_TYPE
@@ -32,6 +34,20 @@ CONNECTION_SK_PREFIX = "tenant#"
 # A member of the console's team: SK <tenant id> under the person's address (store/members.py).
 MEMBER_SK_PREFIX = TENANT_ID_PREFIX + "_"
 AUDITED_SORT_KEYS: list[Any] = [ENTITY_SK, TENANT_SK, {"prefix": CONNECTION_SK_PREFIX}, {"prefix": MEMBER_SK_PREFIX}]
+# The audit's entity types of the account's own records, by the prefix of their entity id: an
+# index entry names its record's entity id (gsi2pk), so a list tells them apart without reading
+# a record (events/audit.py decides who sees them).
+ACCOUNT_TYPES_BY_PREFIX = {
+    API_KEY.prefix: API_KEY.name,
+    integrations.ID_PREFIX: "integration",
+    members.ID_PREFIX: MEMBER_TYPE,
+    TENANT_ID_PREFIX: "tenant",
+}
+
+
+def account_type_of(entity_id: str) -> str | None:
+    """The account's record type an entity id names (apiKey, integration, member, tenant), else None."""
+    return ACCOUNT_TYPES_BY_PREFIX.get(ids.prefix_of(entity_id) or "")
 
 
 class Binding(TypedDict, total=False):
@@ -122,13 +138,21 @@ def get_record(tenant_id: str, audit_id: str) -> AuditRecord | None:
     return cast(AuditRecord, item.data_dict())
 
 
-def record_keys(
+class RecordRef(NamedTuple):
+    """An index entry of a record: its key (for `records`) and the id of the entity it is about."""
+
+    key: str
+    entity_id: str
+
+
+def record_refs(
     tenant_id: str, filters: dict[str, str], lowest: str | None, highest: str | None
-) -> tuple[list[str], bool]:
-    """Keys (PK) of the records with these filter values (of FILTER_SLOTS) whose audit id lies
-    between `lowest` and `highest` (either may be open), oldest first, and whether the read
-    stopped at config.COUNT_LIMIT. The most selective filter picks the index, the id range is
-    its key condition, the other filters are checked on the index keys."""
+) -> tuple[list[RecordRef], bool]:
+    """The records with these filter values (of FILTER_SLOTS) whose audit id lies between
+    `lowest` and `highest` (either may be open), oldest first, and whether the read stopped at
+    config.COUNT_LIMIT. The most selective filter picks the index, the id range is its key
+    condition, the other filters are checked on the index keys; the entity id comes from the
+    entity index's key, which every index carries."""
     chosen = next((name for name in FILTER_SLOTS if filters.get(name)), None)
     slot = FILTER_SLOTS[chosen] if chosen else 1
     hash_key = slot_pk(tenant_id, chosen, filters[chosen]) if chosen else slot_pk(tenant_id)
@@ -145,9 +169,14 @@ def record_keys(
         for n in FILTER_SLOTS
         if filters.get(n) and n != chosen
     }
-    return matching_keys(INDEXES[slot], hash_key, condition, checks)
+    entity_slot = f"gsi{FILTER_SLOTS['entityId']}pk"
+    entries, capped = matching_entries(INDEXES[slot], hash_key, condition, checks, (entity_slot,))
+    entity_prefix = slot_pk(tenant_id, "entityId", "")
+    return [
+        RecordRef(entry.pk, str(getattr(entry, entity_slot)).removeprefix(entity_prefix)) for entry in entries
+    ], capped
 
 
 def records(keys: list[str]) -> list[AuditRecord]:
-    """The records of these keys (record_keys), in that order."""
+    """The records of these keys (record_refs), in that order."""
     return [cast(AuditRecord, item.data_dict()) for item in fetch_many([(pk, AUDIT_SK) for pk in keys])]

@@ -154,11 +154,20 @@ def matching_keys(index: Any, hash_key: str, condition: Any, checks: dict[str, s
     """Table keys (PK) of the index entries under `hash_key` (and `condition`) whose other
     index keys equal `checks`, in index order; reads at most config.COUNT_LIMIT entries and
     says whether it stopped there (capped)."""
-    hits = index.query(hash_key, condition, attributes_to_get=["PK", *checks], limit=config.COUNT_LIMIT + 1)
+    entries, capped = matching_entries(index, hash_key, condition, checks)
+    return [entry.pk for entry in entries], capped
+
+
+def matching_entries(
+    index: Any, hash_key: str, condition: Any, checks: dict[str, str], wanted: tuple[str, ...] = ()
+) -> tuple[list[Item], bool]:
+    """matching_keys' index entries themselves, each with its PK, the checked index keys and the
+    `wanted` index keys (what the index projects): for a caller that decides by them too."""
+    hits = index.query(hash_key, condition, attributes_to_get=["PK", *checks, *wanted], limit=config.COUNT_LIMIT + 1)
     read = list(hits)
     capped = len(read) > config.COUNT_LIMIT
     return [
-        hit.pk
+        hit
         for hit in read[: config.COUNT_LIMIT]
         if all(getattr(hit, attr) == expected for attr, expected in checks.items())
     ], capped

@@ -37,6 +37,7 @@ INTEGRATION_SK = "integration"
 NAME_SK = "integrationName"
 LIST_PK = "integrations"
 CONNECTION_TYPE = "integrationConnection"
+ID_PREFIX = "int"  # an integration's id: int_<ulid> (the audit trail tells its records apart by it)
 MAX_NAME_LENGTH = 100
 
 
@@ -104,7 +105,7 @@ def create(name: str, contact: str, allowed_scopes: list[str]) -> dict[str, Any]
     if not contact:
         raise invalid_at("contact", "name a contact (e-mail or person) at the vendor")
     scopes = _scopes(allowed_scopes, "allowedScopes")
-    integration_id = ids.new_id("int")
+    integration_id = ids.new_id(ID_PREFIX)
     now = clock.now_iso()
     stamp = _stamp("pmctl.integrations.create")
     item = Item(

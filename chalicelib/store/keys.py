@@ -21,7 +21,16 @@ from chalicelib.keyformat import new_secret, secret_hash
 from chalicelib.log import logger
 from chalicelib.scopes import ALL_SCOPES
 from chalicelib.store import evictions, live_keys
-from chalicelib.store.entities import entity_pk, fetch_entities, get_item, index_keys, list_page, list_pk
+from chalicelib.store.entities import (
+    entity_pk,
+    fetch_entities,
+    filter_pk,
+    get_item,
+    index_keys,
+    list_page,
+    list_pk,
+    matching_keys,
+)
 from chalicelib.store.key_lookups import LOOKUP_SK, lookup_pk
 from chalicelib.store.model import ENTITY_SK, INDEXES, Item, Transaction, TransactionCancelled
 
@@ -348,6 +357,14 @@ def list_keys(ctx: CallContext, limit: int, offset: int) -> tuple[list[dict[str,
     """The tenant's keys; for an integration's key, its integration's keys only (as get_key)."""
     items, total, capped = list_page(ctx, API_KEY, {"integrationId": ctx.integration_id}, limit, offset)
     return [key_wire(item) for item in items], total, capped
+
+
+def integration_key_ids(tenant_id: str, integration_id: str) -> frozenset[str]:
+    """Ids of the tenant's keys carrying this integration (issued for it, or made by its keys):
+    the keys list_keys shows that integration's keys. Read from the index alone."""
+    slot = API_KEY.filters.index("integrationId") + 2  # gsi1 lists the type, gsi2.. its filters
+    pks, _ = matching_keys(INDEXES[slot], filter_pk(tenant_id, API_KEY, "integrationId", integration_id), None, {})
+    return frozenset(pk.removeprefix(entity_pk(tenant_id, "")) for pk in pks)
 
 
 def record_use(tenant_id: str, key_id: str, when: str, source_ip: str | None) -> None:

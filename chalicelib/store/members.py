@@ -20,6 +20,7 @@ from chalicelib.store.model import Item, Transaction, TransactionCancelled
 
 ROLES = ("owner", "admin", "viewer")
 TYPE = "member"
+ID_PREFIX = "mem"  # a member's id: mem_<ulid> (the audit trail tells its records apart by it)
 
 
 def _pk(email: str) -> str:
@@ -37,7 +38,7 @@ def new_item(
     tenant_id: str, email: str, name: str, role: str, *, status: str, invited_by: str | None, changed_by: Stamp
 ) -> Item:
     now = clock.now_iso()
-    member_id = ids.new_id("mem")
+    member_id = ids.new_id(ID_PREFIX)
     return Item(
         _pk(email),
         tenant_id,

@@ -179,6 +179,31 @@ def test_a_viewer_reads_the_trail_but_may_not_undo(tenant: Tenant) -> None:
     assert tenant.get("contacts.show", {"contact": person["id"]})["contact"]["lastName"] == "Nachher"
 
 
+def test_the_team_s_records_show_the_owner_who_and_stay_out_of_a_viewers_trail(tenant: Tenant) -> None:
+    """Issue 30: the account's records need `admin` (owners and admins hold it, viewers do not),
+    and no member's address is in the trail. The owner still sees who joined: the member's name
+    in the change, their current name or address beside the record, a link to the team page."""
+    owner = owner_of(tenant)
+    named, nameless = (f"{who}-{uuid.uuid4().hex[:10]}@example.org" for who in ("vera", "ohne"))
+    viewer = invite(owner, named, "viewer", name="Vera Viewer")
+    invite(owner, nameless, "viewer", name="")
+    _trail_total(tenant, {"operation": "console.members.accept"}, 2)
+
+    trail = owner.get("/activity?entityType=member")
+    assert len(_record_links(trail.html)) == 5  # the owner's sign-up, two invitations, two acceptances
+    assert "Vera Viewer" in trail.text() and nameless in trail.text()  # beside the record: who it is now
+    assert 'href="/console/members"' in trail.html and "Team member" in trail.text()
+    accepted = _records(tenant, {"operation": "console.members.accept"})
+    assert all(named not in str(r) and nameless not in str(r) for r in _records(tenant, {}))  # in the trail itself
+    detail = viewer.get(f"/activity/{accepted[0]['id']}")
+    assert detail.status == 404
+    assert _record_links(viewer.get("/activity?entityType=member").html) == []
+    assert _record_links(viewer.get(f"/activity?entityId={tenant.id}").html) == []
+    options = viewer.get("/activity").html
+    assert 'value="member"' not in options and 'value="apiKey"' not in options and 'value="contact"' in options
+    assert 'value="member"' in owner.get("/activity").html
+
+
 def test_another_tenants_change_is_not_found(tenant: Tenant, other_tenant: Tenant) -> None:
     theirs = other_tenant.contact()
     _trail_total(other_tenant, {"entityId": theirs["id"]}, 1)

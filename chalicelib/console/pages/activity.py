@@ -5,7 +5,13 @@ matches after a preview (audit.revert with dryRun) and a confirmation.
 Reads are audit.list and audit.show (viewer); reverts are audit.revert (admin; its scopes are
 write and destructive, which admins and owners hold). audit.list answers oldest first and has
 no entity type filter: the trail shows the newest first (a count, then the page from the end)
-and filters by entity type in the page, over a bounded window of the newest records."""
+and filters by entity type in the page, over a bounded window of the newest records.
+
+The account's own records (keys, integrations, the team, the tenant) need `admin`
+(events/audit.py): owners and admins see them, viewers do not, and the type filter offers a
+viewer none of them. The trail keeps no member's address; the page names the team's people
+(a member record, a change made in the console) by their current name or address, which the
+team page shows every member anyway."""
 
 from __future__ import annotations
 
@@ -22,8 +28,10 @@ from chalicelib.console.texts import CATALOGUE, translate
 from chalicelib.console.web import Answer, Request, page, redirect
 from chalicelib.entities import ENTITY_TYPES
 from chalicelib.errors import ApiError
+from chalicelib.events import audit
 from chalicelib.events.changes import ACCOUNT_TYPES  # audited, never reverted
 from chalicelib.resources.audit import FILTERS as AUDIT_FILTERS
+from chalicelib.store import members
 
 FILTERS = tuple(AUDIT_FILTERS)  # audit.list's filters, and audit.revert's `filter`
 PAGE_SIZE = 50
@@ -61,12 +69,13 @@ def trail(request: Request) -> Answer:
     except ApiError as error:
         errors, status = messages(request, error), error.status
     revertible = {name: form[name] for name in FILTERS if form[name]}
+    people = _people(request, records)
     return render(
         request,
         "activity.html",
         status,
         form=form,
-        rows=[_row(request, record, brief=True) for record in records],
+        rows=[_row(request, record, brief=True, people=people) for record in records],
         pagination=pagination,
         page_url=_page_url({name: value for name, value in form.items() if value}),
         window_full=window_full,
@@ -178,7 +187,7 @@ def _detail(request: Request, notice: str | None, errors: list[str], status: int
         request,
         "activity_detail.html",
         status,
-        row=_row(request, record, brief=False),
+        row=_row(request, record, brief=False, people=_people(request, [record])),
         revertible=record["entityType"] not in ACCOUNT_TYPES and _may_revert(request),
         history_url=_url("/activity", {"entityId": record["entityId"]}),
         notice=notice,
@@ -196,17 +205,32 @@ def _done_notice(request: Request) -> str | None:
 # -- what the pages show -----------------------------------------------------------------
 
 
-def _row(request: Request, record: dict[str, Any], *, brief: bool) -> dict[str, Any]:
+def _people(request: Request, records: list[dict[str, Any]]) -> dict[str, str]:
+    """The team's people these records name (a member's record, a change made in the console):
+    member id -> their name, else their address, as the team page shows them now. The trail
+    itself keeps no address; a person no longer in the team is named by id only."""
+    named = {r["entityId"] for r in records if r["entityType"] == members.TYPE} | {
+        (r.get("actor") or {}).get("keyId") for r in records if r.get("channel") == "console"
+    }
+    if not named - {None}:
+        return {}
+    assert request.ctx is not None
+    team = (members.wire(item) for item in members.of_tenant(request.ctx.tenant_id))
+    return {m["id"]: m["name"] or m["email"] for m in team if m["id"] in named}
+
+
+def _row(request: Request, record: dict[str, Any], *, brief: bool, people: dict[str, str]) -> dict[str, Any]:
     """A record as the templates show it: time, actor, entity (with its link), the diff."""
     changes = diff(record)
     shown = changes[:LIST_DIFF_FIELDS] if brief else changes
     if brief:
         shown = [{**c, "before": _cut(c["before"]), "after": _cut(c["after"])} for c in shown]
     actor = record.get("actor") or {}
+    person = people.get(actor.get("keyId") or "") if record.get("channel") == "console" else None
     return {
         "record": record,
         "at": _shown_time(record["at"]),
-        "agent": actor.get("agentName") or "",
+        "agent": person or actor.get("agentName") or "",
         # A person in the console acts with their member id where an agent has its key id.
         "key_label": translate(
             request.lang,
@@ -214,7 +238,7 @@ def _row(request: Request, record: dict[str, Any], *, brief: bool) -> dict[str, 
             id=actor.get("keyId") or "",
         ),
         "action": translate(request.lang, f"activity.action.{record['action']}"),
-        "entity": _entity(request, record["entityType"], record["entityId"]),
+        "entity": _entity(request, record["entityType"], record["entityId"], people),
         "changes": shown,
         "more": len(changes) - len(shown),
         "url": f"/activity/{record['id']}",
@@ -254,9 +278,13 @@ def _cut(text: str | None) -> str | None:
     return text if text is None or len(text) <= LIST_VALUE_CHARS else text[: LIST_VALUE_CHARS - 1] + "…"
 
 
-def _entity(request: Request, type_name: str, entity_id: str) -> dict[str, str]:
-    # the data pages' address of the entity, for the types they show
-    return {"type": _type_label(request, type_name), "id": entity_id, "url": data.path_of(entity_id) or ""}
+def _entity(request: Request, type_name: str, entity_id: str, people: dict[str, str] | None = None) -> dict[str, str]:
+    # the data pages' address of the entity, for the types they show; a member's is the team page
+    # (and beside it the person's current name or address)
+    shown = {"type": _type_label(request, type_name), "id": entity_id}
+    if type_name == members.TYPE:
+        return {**shown, "url": "/members", "label": (people or {}).get(entity_id, "")}
+    return {**shown, "url": data.path_of(entity_id) or "", "label": ""}
 
 
 def _outcome(request: Request, item: dict[str, Any]) -> dict[str, Any]:
@@ -307,7 +335,8 @@ def _type_label(request: Request, type_name: str) -> str:
 
 
 def _type_options(request: Request) -> list[tuple[str, str]]:
-    names = [*ENTITY_TYPES, *sorted(ACCOUNT_TYPES)]
+    assert request.ctx is not None  # the account's types only for those who may see their records
+    names = [*ENTITY_TYPES, *sorted(name for name in ACCOUNT_TYPES if audit.may_see_type(request.ctx, name))]
     return sorted(((name, _type_label(request, name)) for name in names), key=lambda option: option[1].lower())
 
 

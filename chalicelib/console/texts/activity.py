@@ -64,6 +64,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "activity.type.tenant": ("Konto", "Account"),
     "activity.type.apiKey": ("API-Schlüssel", "API key"),
     "activity.type.integration": ("Integration", "Integration"),
+    "activity.type.member": ("Teammitglied", "Team member"),
     "activity.type.webhook": ("Webhook", "Webhook"),
     # one change
     "activity.detail.title": ("Änderung {id}", "Change {id}"),
