@@ -2,7 +2,8 @@
 store/audit_records.py), and the reads of audit.list, audit.show and audit.revert. A record
 delivered twice by the stream is written again with the same content.
 
-Every read goes through `Sight`: the account's own records (apiKey, integration, member,
+Every read goes through `Sight`: a key sees the records of the entities of the areas it may read
+(`read`, or `read:<area>` for one area); the account's own records (apiKey, integration, member,
 tenant) are the account's, so a key sees them only with `admin`, and an integration's key only
 those of its own integration; the rest answer as if they did not exist."""
 
@@ -16,7 +17,8 @@ from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.errors import Invalid, NotFound
 from chalicelib.events.changes import ACCOUNT_TYPES, Change
-from chalicelib.scopes import SCOPE_ADMIN, has_scope
+from chalicelib.entities import ENTITY_TYPES, by_prefix
+from chalicelib.scopes import SCOPE_ADMIN, holds, readable_areas
 from chalicelib.store import audit_records, keys
 from chalicelib.store.audit_records import AuditRecord, records
 
@@ -26,11 +28,13 @@ INTEGRATION_OWN_TYPES = frozenset({"apiKey", "integration"})
 
 
 def may_see_type(ctx: CallContext, entity_type: str | None) -> bool:
-    """Whether the key may see any audit record of this entity type: every entity type; the
-    account's own only with `admin`, and an integration's key only its own kinds of them."""
+    """Whether the key may see any audit record of this entity type: an entity type when the key
+    may read its area; the account's own only with `admin`, and an integration's key only its
+    own kinds of them."""
     if entity_type not in ACCOUNT_TYPES:
-        return True
-    if not has_scope(ctx.scopes, SCOPE_ADMIN):
+        etype = ENTITY_TYPES.get(entity_type or "")
+        return etype is not None and etype.area in readable_areas(ctx.scopes)
+    if not holds(ctx.scopes, SCOPE_ADMIN):
         return False
     return not ctx.integration_id or entity_type in INTEGRATION_OWN_TYPES
 
@@ -123,7 +127,16 @@ def search(ctx: CallContext, filters: dict[str, Any]) -> tuple[list[str], bool]:
     lowest, highest = _bound(filters.get("from"), upper=False), _bound(filters.get("to"), upper=True)
     refs, capped = audit_records.record_refs(ctx.tenant_id, indexed, lowest, highest)
     sight = Sight(ctx)
-    return [ref.key for ref in refs if sight.sees(audit_records.account_type_of(ref.entity_id), ref.entity_id)], capped
+    return [ref.key for ref in refs if sight.sees(type_of_id(ref.entity_id), ref.entity_id)], capped
+
+
+def type_of_id(entity_id: str) -> str | None:
+    """The audit's entity type an entity id names (its prefix says it), None for none known."""
+    account_type = audit_records.account_type_of(entity_id)
+    if account_type is not None:
+        return account_type
+    etype = by_prefix(ids.prefix_of(entity_id))
+    return etype.name if etype is not None else None
 
 
 def operation_filtered(keys: list[str], operation: str) -> list[AuditRecord]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Any
 
 from tests.client import Api, Tenant
+from tests.eventually import eventually
 from tests.mcp_client import McpSession
 
 PAGE = {"limit": 50, "offset": 0}
@@ -105,3 +106,24 @@ def test_every_query_names_a_read_scope_of_an_area_or_any_read(tenant: Tenant) -
             continue
         scopes = methods["get"]["x-scopes"]
         assert scopes == ["admin"] or scopes == ["read"] or scopes[0].startswith("read:"), (path, scopes)
+
+
+def test_the_audit_trail_shows_a_key_the_changes_of_the_areas_it_reads(tenant: Tenant) -> None:
+    anna = tenant.contact(lastName="Anna")
+    obj = _object(tenant)
+    unit = tenant.ok("units.create", {"unit": {"objectId": obj["id"], "number": "1", "type": "apartment"}})["unit"]
+    everything = tenant.new_key(["read"])
+    unit_record = eventually(lambda: next(iter(_records(tenant, everything, unit["id"])), None))
+    eventually(lambda: _records(tenant, everything, anna["id"]))
+
+    reader = tenant.new_key(["read:contacts"])
+    listed = tenant.get("audit.list", PAGE, key=reader)
+    assert {r["entityType"] for r in listed["auditRecords"]} == {"contact"}
+    assert listed["pagination"]["total"] == len(listed["auditRecords"]) == 1
+    assert tenant.get("audit.list", {**PAGE, "entityId": unit["id"]}, key=reader)["pagination"]["total"] == 0
+    assert tenant.query("audit.show", {"auditRecord": unit_record["id"]}, key=reader).status == 404
+    assert tenant.query("audit.show", {"auditRecord": unit_record["id"]}, key=everything).status == 200
+
+
+def _records(tenant: Tenant, key: str, entity_id: str) -> list[dict[str, Any]]:
+    return list(tenant.get("audit.list", {**PAGE, "entityId": entity_id}, key=key)["auditRecords"])

@@ -336,7 +336,7 @@ def _type_label(request: Request, type_name: str) -> str:
 
 def _type_options(request: Request) -> list[tuple[str, str]]:
     assert request.ctx is not None  # the account's types only for those who may see their records
-    names = [*ENTITY_TYPES, *sorted(name for name in ACCOUNT_TYPES if audit.may_see_type(request.ctx, name))]
+    names = [name for name in (*ENTITY_TYPES, *ACCOUNT_TYPES) if audit.may_see_type(request.ctx, name)]
     return sorted(((name, _type_label(request, name)) for name in names), key=lambda option: option[1].lower())
 
 
