@@ -1,5 +1,6 @@
 """API keys in the browser (issue 19): the key form used with the keyboard alone creates a key
-(leaving out other parties' text for its agent, issue 30) whose secret is shown with a working copy button; the pages pass axe in both languages."""
+(leaving out other parties' text for its agent, issue 30) whose secret is shown with a working
+copy button; the pages pass axe in both languages."""
 
 from __future__ import annotations
 
