@@ -103,7 +103,8 @@ descriptions, addresses: strings that are no enum, date, e-mail address, referen
 party last wrote, a placeholder such as `[text omitted: written by agent 'sync' of integration int_... via rest]`.
 Another party is any author but the key's own side: for the tenant's keys its own keys and people, for an
 integration's key that integration's keys. Who wrote a field is kept per field, so a later change of another
-field does not make the text the tenant's. REST answers and the console show the text as written.
+field does not make the text the tenant's; audit states (`audit.list`, `audit.show`) keep only the text its own
+side wrote in that change. REST answers and the console show the text as written.
 
 **Audit**: the creation is an audit record (`audit.list` with the key's id as `entityId`): who created it,
 agent, scopes, binding and `expiresAt` (expiry writes nothing, so this is its record); never the secret or its hash.""",

@@ -84,7 +84,11 @@ The account's own changes are records too, with the same actor, time and before/
   and allowed scopes) and disabled (`updated`).
 The operator's records say channel `operator` and agent `operator (pmctl)`, with no key. A key's expiry is no
 write and no record: its `expiresAt` is in its creation record. These records are no webhook events, and
-`audit.revert` does not undo them (400 `not_revertible`; a filter skips them)."""
+`audit.revert` does not undo them (400 `not_revertible`; a filter skips them).
+
+A key created with `untrustedText: "omit"` reads over MCP, of the states' free text, only what its own side
+wrote in that change; other text is a placeholder naming who wrote it, or saying an earlier change did
+(`apikeys.create`). REST answers the states as stored."""
 
 
 @operation(
@@ -100,7 +104,8 @@ write and no record: its `expiresAt` is in its creation record. These records ar
 )
 def list_records(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     found, total, capped = audit.page(ctx, args, args["limit"], args["offset"])
-    return {"pagination": s.pagination(total, args["limit"], args["offset"], capped), "auditRecords": found}
+    shown = [audit.as_read_by(ctx, r) for r in found]
+    return {"pagination": s.pagination(total, args["limit"], args["offset"], capped), "auditRecords": shown}
 
 
 @operation(
@@ -115,7 +120,7 @@ def list_records(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     example={"auditRecord": "aud_01K..."},
 )
 def show(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-    return {"auditRecord": audit.get(ctx, args["auditRecord"])}
+    return {"auditRecord": audit.as_read_by(ctx, audit.get(ctx, args["auditRecord"]))}
 
 
 REVERTED = s.obj(

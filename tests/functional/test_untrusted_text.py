@@ -147,3 +147,32 @@ def test_for_an_integrations_omitting_key_the_tenants_own_text_is_another_partys
     assert found[vendors["id"]]["notes"] == "Gate code 4711"  # its own integration's text
     assert OWN_NOTE not in json.dumps(listed, ensure_ascii=False)
     assert found[owners["id"]]["notes"].startswith("[text omitted") and "account's own" in found[owners["id"]]["notes"]
+
+
+def test_audit_states_read_by_an_omitting_key_show_only_its_own_sides_text(
+    api: Any, tenant: Tenant, stack: Any
+) -> None:
+    contact = tenant.contact(lastName="Brenner", notes=OWN_NOTE)
+    _, vendor_key = _vendor(tenant)
+    _plant(tenant, vendor_key, contact["id"])
+    tenant.ok("contacts.update", {"contact": {"id": contact["id"], "firstName": "Hanna"}})
+    locked = tenant.new_key(["read"], untrustedText="omit")
+    assert stack.poller.wait_idle(15), "the change stream did not catch up"
+
+    with McpSession(api.base, locked) as mcp:
+        listed = mcp.ok(
+            "meta.tool.execute",
+            {"name": "audit.list", "arguments": {"entityId": contact["id"], "limit": 10, "offset": 0}},
+        )
+        planted_id = listed["auditRecords"][1]["id"]
+        shown = mcp.ok("meta.tool.execute", {"name": "audit.show", "arguments": {"auditRecord": planted_id}})
+
+    created, planted, corrected = listed["auditRecords"]
+    answers = json.dumps([listed, shown], ensure_ascii=False)
+    assert "SYSTEM NOTE" not in answers and "evil.example" not in answers
+    assert created["after"]["data"]["notes"] == OWN_NOTE  # written by the tenant's own key in that change
+    assert planted["after"]["data"]["notes"].startswith("[text omitted")
+    assert corrected["after"]["data"]["firstName"] == "Hanna"
+    # REST keeps the trail as stored
+    rest = tenant.get("audit.show", {"auditRecord": planted_id}, key=locked)["auditRecord"]
+    assert rest["after"]["data"]["notes"] == PLANTED
