@@ -22,6 +22,9 @@ class CallContext:
     operation: str = ""
     channel: str = "rest"  # the surface the call came through, one of CHANNELS (shown in the audit trail)
     source_ip: str | None = None  # of an anonymous call (sign-up): its per-address limits count per source
+    # "omit": over MCP, free text another party wrote comes back as a placeholder naming its
+    # author (store/authors.py); "show" (default): as written, marked with `lastChangedBy`
+    untrusted_text: str = "show"
 
     @property
     def integration_key(self) -> str:

@@ -6,10 +6,12 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import cached_property
 from typing import Any
 
 from chalicelib import ids
 from chalicelib.error_codes import ErrorCode
+from chalicelib.schemas import free_text_paths
 
 # Filter slots: a type may name up to this many indexed filter fields (GSIs gsi2..gsi4).
 MAX_FILTERS = 3
@@ -55,6 +57,12 @@ class EntityType:
     @property
     def field_schema(self) -> dict[str, Any]:
         return {"type": "object", "properties": self.fields}
+
+    @cached_property
+    def text_fields(self) -> tuple[str, ...]:
+        """The top-level fields that hold free text (schemas.is_free_text) somewhere inside: the
+        store remembers who wrote each (store/authors.py)."""
+        return tuple(name for name, schema in self.fields.items() if free_text_paths(schema))
 
     def __post_init__(self) -> None:
         if len(self.filters) > MAX_FILTERS:

@@ -15,11 +15,12 @@ from typing import Any
 from chalicelib import config, ids
 from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
+from chalicelib.entities import ENTITY_TYPES, by_prefix
 from chalicelib.errors import Invalid, NotFound
 from chalicelib.events.changes import ACCOUNT_TYPES, Change
-from chalicelib.entities import ENTITY_TYPES, by_prefix
+from chalicelib.schemas import replace_free_text
 from chalicelib.scopes import SCOPE_ADMIN, holds, readable_areas
-from chalicelib.store import audit_records, keys
+from chalicelib.store import audit_records, authors, keys
 from chalicelib.store.audit_records import AuditRecord, records
 
 # The account's records an integration's admin key may see: those of its own integration (its
@@ -166,3 +167,34 @@ def page(ctx: CallContext, filters: dict[str, Any], limit: int, offset: int) -> 
         matching = operation_filtered(keys, filters["operation"])
         return matching[offset : offset + limit], len(matching), False
     return records(keys[offset : offset + limit]), len(keys), capped
+
+
+# An audit state's text that the record's change did not write: its author is another record's.
+_EARLIER = "[text omitted: written by an earlier change; audit.list with the entityId names who]"
+
+
+def as_read_by(ctx: CallContext, record: AuditRecord) -> AuditRecord:
+    """An audit record as the call reads it. One that withholds other parties' text
+    (store/authors.py) keeps, of the states' free text, only what the key's own side wrote in this
+    very change (the `after` of `changedFields`); what another party wrote in it names them, what
+    earlier changes wrote says so (the states hold no authors of their own)."""
+    etype = ENTITY_TYPES.get(record["entityType"])
+    if not authors.withholds(ctx) or etype is None or not etype.text_fields:
+        return record
+    actor = {**record["actor"], "channel": record.get("channel")}
+    changed = set(record.get("changedFields") or [])
+    kept = changed if authors.own_side(ctx, actor) else set()
+
+    def state(stored: dict[str, Any] | None, written_here: set[str]) -> dict[str, Any] | None:
+        if stored is None:
+            return None
+        data = dict(stored.get("data") or {})
+        for name in etype.text_fields:
+            if name in data and name not in kept:
+                text = authors.placeholder(actor) if name in written_here else _EARLIER
+                data[name] = replace_free_text(etype.fields[name], data[name], text)
+        return {**stored, "data": data}
+
+    shown = record.copy()
+    shown["before"], shown["after"] = state(record["before"], set()), state(record["after"], changed)
+    return shown

@@ -28,15 +28,19 @@ ARG = "bankAccountInfo"
 ACCOUNT_TYPES = ["current", "reserve", "deposit", "other"]
 REQUIRED = ["iban", "accountHolder"]
 
-IBAN_FIELD = s.string(
-    "IBAN of the account. Spaces and lower case are accepted (`de89 3704 0044 0532 0130 00`); it is checked "
-    "(country, length, check digits) and stored compact in upper case (`DE89370400440532013000`).",
-    max_length=50,
-    minLength=5,
+IBAN_FIELD = s.checked(
+    s.string(
+        "IBAN of the account. Spaces and lower case are accepted (`de89 3704 0044 0532 0130 00`); it is checked "
+        "(country, length, check digits) and stored compact in upper case (`DE89370400440532013000`).",
+        max_length=50,
+        minLength=5,
+    )
 )
-BIC_FIELD = s.string(
-    "BIC (SWIFT code) of the bank, 8 or 11 characters, e.g. COBADEFFXXX; checked and stored compact in upper case.",
-    max_length=20,
+BIC_FIELD = s.checked(
+    s.string(
+        "BIC (SWIFT code) of the bank, 8 or 11 characters, e.g. COBADEFFXXX; checked and stored compact in upper case.",
+        max_length=20,
+    )
 )
 ACCOUNT_HOLDER_FIELD = s.string(
     "Account holder (Kontoinhaber) as the bank knows it, e.g. WEG Musterstraße 12 or Erika Mustermann.", max_length=200

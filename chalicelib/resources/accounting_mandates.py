@@ -47,10 +47,12 @@ FIELDS: dict[str, Any] = {
     "iban": IBAN_FIELD,
     "bic": BIC_FIELD,
     "accountHolder": ACCOUNT_HOLDER_FIELD,
-    "creditorId": s.string(
-        "Creditor identifier (Gläubiger-Identifikationsnummer) of the collecting creditor, e.g. DE98ZZZ09999999999; "
-        "checked (ISO 7064 mod 97-10, as the EPC defines it) and stored compact in upper case.",
-        max_length=50,
+    "creditorId": s.checked(
+        s.string(
+            "Creditor identifier (Gläubiger-Identifikationsnummer) of the collecting creditor, e.g. "
+            "DE98ZZZ09999999999; checked (ISO 7064 mod 97-10, as the EPC defines it) and stored compact in upper case.",
+            max_length=50,
+        )
     ),
     "mandateReference": {
         "type": "string",

@@ -16,6 +16,7 @@ from chalicelib.errors import Forbidden, invalid_at
 from chalicelib.registry import operation
 from chalicelib.scopes import KEY_SCOPES, holds
 from chalicelib.store import keys, requests
+from chalicelib.store.authors import UNTRUSTED_TEXT
 
 AGENT_NAME = {
     "type": "string",
@@ -50,6 +51,11 @@ KEY_OUT = s.obj(
         "prefix": s.string("First characters of the secret, to recognise it."),
         "disabled": s.boolean("Disabled keys answer 401."),
         "expiresAt": {**s.timestamp("Expiry; null for none."), "nullable": True},
+        "untrustedText": s.enum(
+            "`omit`: over MCP, free text another party last wrote reaches the key as a placeholder naming its "
+            "author; `show`: as written.",
+            list(UNTRUSTED_TEXT),
+        ),
         "lastUsedAt": {**s.timestamp("Last use (recorded at most once a minute)."), "nullable": True},
         "lastUsedIp": {**s.string("Source address of the last use."), "nullable": True},
         "createdBy": {
@@ -90,6 +96,16 @@ at the new key; 3. disable the old key with `apikeys.disable`. Both keys work be
 **Expiry**: `expiresAt` is optional; without it a key expires {config.DEFAULT_KEY_DAYS} days after creation, and
 it can be at most {config.MAX_KEY_DAYS} days ahead. An expired key answers 401 `key_expired`; rotate before.
 
+**Untrusted text** (for agents): text one party writes (a vendor's integration filling a contact's notes) reaches
+another party's agent, and may be written to steer it. Every entity says who last changed it (`lastChangedBy`).
+With `untrustedText: "omit"` the key reads over MCP, in place of each free-text field (names, notes, titles,
+descriptions, addresses: strings that are no enum, date, e-mail address, reference or number) that another
+party last wrote, a placeholder such as `[text omitted: written by agent 'sync' of integration int_... via rest]`.
+Another party is any author but the key's own side: for the tenant's keys its own keys and people, for an
+integration's key that integration's keys. Who wrote a field is kept per field, so a later change of another
+field does not make the text the tenant's; audit states (`audit.list`, `audit.show`) keep only the text its own
+side wrote in that change. REST answers and the console show the text as written.
+
 **Audit**: the creation is an audit record (`audit.list` with the key's id as `entityId`): who created it,
 agent, scopes, binding and `expiresAt` (expiry writes nothing, so this is its record); never the secret or its hash.""",
     args=s.obj(
@@ -102,6 +118,12 @@ agent, scopes, binding and `expiresAt` (expiry writes nothing, so this is its re
                     "expiresAt": s.timestamp(
                         f"Expiry (UTC), in the future, at most {config.MAX_KEY_DAYS} days ahead; "
                         f"default {config.DEFAULT_KEY_DAYS} days."
+                    ),
+                    "untrustedText": s.enum(
+                        "`show` (default): every text as written, each entity marked with `lastChangedBy`. "
+                        "`omit`: over MCP, free text last written by another integration, the operator or no "
+                        "key comes back as a placeholder naming who wrote it (REST answers stay as written).",
+                        list(UNTRUSTED_TEXT),
                     ),
                 },
                 required=["agentName", "scopes"],
@@ -131,7 +153,9 @@ def create(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
         expires = _normalise_time(expires)
         if expires <= clock.now_iso():
             raise invalid_at("apiKey.expiresAt", "expiry must lie in the future")
-    record, secret = keys.create_key(ctx, spec["agentName"], spec["scopes"], spec.get("person"), expires)
+    record, secret = keys.create_key(
+        ctx, spec["agentName"], spec["scopes"], spec.get("person"), expires, untrusted_text=spec.get("untrustedText")
+    )
     return {"apiKey": {**record, "key": secret}}
 
 

@@ -93,7 +93,13 @@ Who sees the account's records: keys holding `admin`. An integration's key sees 
 and only with `admin`: the `integration` records of its connection (entity id its integration id) and the
 `apiKey` records of the keys carrying its integration id (the keys `apikeys.list` shows it), never `tenant`,
 `member` or another integration's. To every other key they do not exist: lists and totals leave them out,
-`audit.show` answers 404, `audit.revert` answers 404 for one and leaves them out of a filter's answer."""
+`audit.show` answers 404, `audit.revert` answers 404 for one and leaves them out of a filter's answer.
+The records of entities follow the key's read scopes: with `read:<area>` only the records of that area's
+entities.
+
+A key created with `untrustedText: "omit"` reads over MCP, of the states' free text, only what its own side
+wrote in that change; other text is a placeholder naming who wrote it, or saying an earlier change did
+(`apikeys.create`). REST answers the states as stored."""
 
 
 @operation(
@@ -109,7 +115,8 @@ and only with `admin`: the `integration` records of its connection (entity id it
 )
 def list_records(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     found, total, capped = audit.page(ctx, args, args["limit"], args["offset"])
-    return {"pagination": s.pagination(total, args["limit"], args["offset"], capped), "auditRecords": found}
+    shown = [audit.as_read_by(ctx, r) for r in found]
+    return {"pagination": s.pagination(total, args["limit"], args["offset"], capped), "auditRecords": shown}
 
 
 @operation(
@@ -124,7 +131,7 @@ def list_records(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     example={"auditRecord": "aud_01K..."},
 )
 def show(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-    return {"auditRecord": audit.get(ctx, args["auditRecord"])}
+    return {"auditRecord": audit.as_read_by(ctx, audit.get(ctx, args["auditRecord"]))}
 
 
 REVERTED = s.obj(

@@ -28,15 +28,19 @@ FIELDS: dict[str, Any] = {
     "title": s.string(
         "Title shown in lists and the portal, e.g. Nebenkostenabrechnung 2024 Whg. 1.02.", max_length=300
     ),
-    "documentType": s.string(
-        "Code of the document type (Dokumentart) from documents.typemappings, e.g. leaseContract (Mietvertrag), "
-        "utilityStatement (Nebenkostenabrechnung), meetingMinutes (Protokoll der Eigentümerversammlung).",
-        max_length=100,
+    "documentType": s.checked(
+        s.string(
+            "Code of the document type (Dokumentart) from documents.typemappings, e.g. leaseContract (Mietvertrag), "
+            "utilityStatement (Nebenkostenabrechnung), meetingMinutes (Protokoll der Eigentümerversammlung).",
+            max_length=100,
+        )
     ),
-    "category": s.string(
-        "Code of the category the document is filed under; "
-        "one of its document type's categories (documents.typemappings).",
-        max_length=100,
+    "category": s.checked(
+        s.string(
+            "Code of the category the document is filed under; "
+            "one of its document type's categories (documents.typemappings).",
+            max_length=100,
+        )
     ),
     "documentDate": s.date("Date of the document itself (Belegdatum, Datum des Schreibens), not of the upload."),
     "visibility": s.enum(

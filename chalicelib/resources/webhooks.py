@@ -47,7 +47,7 @@ FIELDS: dict[str, Any] = {
     },
     "events": {
         **s.array(
-            s.string("An event type from webhooks.eventTypes, or `*` for all.", max_length=100),
+            s.checked(s.string("An event type from webhooks.eventTypes, or `*` for all.", max_length=100)),
             "The event types to deliver.",
             max_items=500,
         ),

@@ -26,7 +26,7 @@ from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES, EntityType, by_prefix
 from chalicelib.errors import Conflict, Invalid, NotFound, not_found_at
-from chalicelib.store import refs, uniques
+from chalicelib.store import authors, refs, uniques
 from chalicelib.store.model import ENTITY_SK, INDEXES, SLOT_COUNT, Item, Transaction, TransactionCancelled
 
 BATCH_GET_SIZE = 100
@@ -58,6 +58,15 @@ class StoredEntity(Protocol):
 
     @property
     def aliases(self) -> StoredMap | None: ...  # integration -> [alias, ...]
+
+    @property
+    def type(self) -> str: ...
+
+    @property
+    def changedBy(self) -> StoredMap | None: ...  # CallContext.stamp() of the last change
+
+    @property
+    def textBy(self) -> StoredMap | None: ...  # text field -> its author (store/authors.py)
 
     @property
     def fileKey(self) -> str | None: ...
@@ -138,15 +147,26 @@ def _missing(etype: EntityType, entity_id: str, path: str) -> NotFound:
     return not_found_at(path, message) if path else NotFound(message)
 
 
+def _plain(stored: StoredMap | None) -> dict[str, Any]:
+    return stored.as_dict() if stored is not None else {}
+
+
 def to_wire(ctx: CallContext, item: StoredEntity) -> dict[str, Any]:
-    aliases = (item.aliases.as_dict() if item.aliases is not None else {}).get(ctx.integration_key, [])
+    """An entity as every face answers it, with who last changed it; over MCP, for a key that
+    asked for it, other parties' free text as placeholders (store/authors.py)."""
+    aliases = _plain(item.aliases).get(ctx.integration_key, [])
+    data, changed_by = item.data_dict(), _plain(item.changedBy)
+    etype = ENTITY_TYPES.get(item.type)
+    if etype is not None and authors.withholds(ctx):
+        data = authors.withhold(ctx, etype, data, authors.text_authors(etype, _plain(item.textBy), changed_by))
     return {
         "id": item.id,
-        **item.data_dict(),
+        **data,
         "version": item.version,
         "createdAt": item.createdAt,
         "updatedAt": item.updatedAt,
         "aliases": sorted(aliases),
+        "lastChangedBy": authors.last_changed_by(changed_by),
     }
 
 
@@ -258,6 +278,7 @@ def create(
         createdAt=now,
         updatedAt=now,
         changedBy=ctx.stamp(),
+        textBy=authors.after_change(etype, {}, data, {}, ctx.stamp()) or None,
         aliases={},
         fileKey=file_key,
         fileVersion=file_version,
@@ -327,9 +348,12 @@ def _replace_data(
     entity_id = item.id or ""
     old = set(refs.outbound(etype, before, self_id=entity_id, arg=arg))
     new = set(refs.outbound(etype, data, self_id=entity_id, arg=arg))
+    known = authors.text_authors(etype, _plain(item.textBy), _plain(item.changedBy))
+    written = authors.after_change(etype, before, data, known, ctx.stamp())
     actions = [
         Item.data.set(data),
         *_stamp(ctx, item),
+        Item.textBy.set(written) if written else Item.textBy.remove(),
         *_index_actions(index_keys(ctx.tenant_id, etype, entity_id, data)),
     ]
     condition = (Item.version == item.version) & Item.deletedAt.does_not_exist()

@@ -26,6 +26,7 @@ class KeyFacts(TypedDict, total=False):
     integrationId: str  # the key of an integration
     personId: str  # a person-bound key's contact
     expiresAt: str
+    untrustedText: str  # "omit": other parties' free text reaches it over MCP as placeholders
 
 
 def lookup_pk(hashed: str) -> str:

@@ -133,7 +133,13 @@ def tenant_wire(item: Item) -> dict[str, Any]:
 
 
 def _key_items(
-    ctx: CallContext, agent_name: str, scopes: list[str], person_id: str | None, expires_at: str | None
+    ctx: CallContext,
+    agent_name: str,
+    scopes: list[str],
+    person_id: str | None,
+    expires_at: str | None,
+    *,
+    untrusted_text: str | None = None,
 ) -> tuple[Item, Item, str]:
     key_id = ids.new_id("key")
     secret = new_secret()
@@ -147,6 +153,7 @@ def _key_items(
         "personId": person_id,
         "disabled": False,
         "expiresAt": expires_at,
+        "untrustedText": untrusted_text if untrusted_text != "show" else None,  # stored when not the default
     }
     lookup_key = lookup_pk(secret_hash(secret))
     # The record keeps the lookup item's key (a hash, not the secret) so disable() can reach it.
@@ -272,7 +279,13 @@ def _key_limit(cap: int, held: int) -> Conflict:
 
 
 def create_key(
-    ctx: CallContext, agent_name: str, scopes: list[str], person_id: str | None, expires_at: str | None
+    ctx: CallContext,
+    agent_name: str,
+    scopes: list[str],
+    person_id: str | None,
+    expires_at: str | None,
+    *,
+    untrusted_text: str | None = None,
 ) -> tuple[dict[str, Any], str]:
     """A key for `agent_name` in the caller's tenant and integration. `expires_at` None takes
     the default lifetime; an agent with one live key gets a second (rotation), not a third; a
@@ -282,7 +295,7 @@ def create_key(
     held = live_key_count(ctx.tenant_id)
     if held >= cap:
         raise _key_limit(cap, held)
-    record, lookup, secret = _key_items(ctx, agent_name, scopes, person_id, expires_at)
+    record, lookup, secret = _key_items(ctx, agent_name, scopes, person_id, expires_at, untrusted_text=untrusted_text)
     try:
         with Transaction() as tx:
             tx.save(record, condition=Item.pk.does_not_exist())
@@ -389,6 +402,7 @@ def key_wire(item: Item) -> dict[str, Any]:
         "prefix": data.get("prefix"),
         "disabled": bool(data.get("disabled")),
         "expiresAt": data.get("expiresAt"),
+        "untrustedText": data.get("untrustedText") or "show",
         "lastUsedAt": data.get("lastUsedAt"),
         "lastUsedIp": data.get("lastUsedIp"),
         "createdBy": data.get("createdByKeyId"),

@@ -127,6 +127,7 @@ class Item(Model):
     updatedAt = UnicodeAttribute(null=True)
     deletedAt = UnicodeAttribute(null=True)
     changedBy = MapAttribute[str, Any](null=True)
+    textBy = MapAttribute[str, Any](null=True)  # an entity's text field -> who last wrote it (store/authors.py)
     aliases = MapAttribute[str, Any](null=True)  # integration -> [alias, ...]
     expiresAt = TTLAttribute(null=True)  # DynamoDB's TTL: set as an aware datetime, stored as epoch seconds
     hits = NumberAttribute(null=True)  # a request counter's count (store/rates.py)

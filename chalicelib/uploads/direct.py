@@ -27,8 +27,10 @@ from chalicelib.uploads.zipbounds import MAX_ZIP_DIRECTORY_BYTES, MAX_ZIP_ENTRIE
 # The fields of an entity that holds a file (documents, UVIs): set by the upload, read-only after.
 FILE_FIELDS: dict[str, Any] = {
     "fileName": s.string("Original file name, e.g. NKA_2024_WE12.pdf. Set by the upload.", max_length=500),
-    "contentType": s.string(
-        "Media type of the file, e.g. application/pdf, read from its bytes. Set by the upload.", max_length=200
+    "contentType": s.checked(
+        s.string(
+            "Media type of the file, e.g. application/pdf, read from its bytes. Set by the upload.", max_length=200
+        )
     ),
     "size": s.integer("File size in bytes. Set by the upload.", minimum=0),
     "checksum": {

@@ -1,5 +1,6 @@
 """API keys in the browser (issue 19): the key form used with the keyboard alone creates a key
-whose secret is shown with a working copy button; the pages pass axe in both languages."""
+(leaving out other parties' text for its agent, issue 30) whose secret is shown with a working
+copy button; the pages pass axe in both languages."""
 
 from __future__ import annotations
 
@@ -36,6 +37,8 @@ def test_the_key_form_works_with_the_keyboard_alone(page: Page, api: Api) -> Non
     page.keyboard.press("Space")
     _tab_to(page, "#f-scope-write-contacts")
     page.keyboard.press("Space")
+    _tab_to(page, "#f-untrustedText")  # other parties' text left out for the agent (MCP)
+    page.keyboard.press("Space")
     _tab_to(page, "main button[type=submit]")
     page.keyboard.press("Enter")
 
@@ -52,6 +55,7 @@ def test_the_key_form_works_with_the_keyboard_alone(page: Page, api: Api) -> Non
     listed = tenant.get("apikeys.list", {"limit": 100, "offset": 0})["apiKeys"]
     created = next(key for key in listed if key["agentName"] == "keyboard-bot")
     assert created["scopes"] == ["read", "write:contacts"] and created["binding"] == {"type": "company"}
+    assert created["untrustedText"] == "omit"
     assert tenant.query("info", key=secret).status == 200
 
     page.goto(api.base + "/console/keys")

@@ -76,6 +76,28 @@ def test_a_key_bound_to_a_person_with_an_expiry(tenant: Tenant) -> None:
     assert f"Person (contact {person['id']})" in owner.get(f"/keys/{key['id']}").text()
 
 
+def test_a_key_that_leaves_out_other_parties_text_for_agents(tenant: Tenant) -> None:
+    owner = owner_of(tenant)
+    form = owner.get("/keys/new")
+    assert 'name="untrustedText" value="omit"' in form.html
+    assert "placeholder naming who wrote it" in form.text()  # what the choice does, in plain words
+
+    created = _create(owner, agentName="careful-bot", untrustedText="omit")
+    assert created.status == 200, created.text()
+    key = _keys(tenant)[_key_id(created)]
+    assert key["untrustedText"] == "omit"
+    assert "Other parties' text left out (MCP)" in owner.get(f"/keys/{key['id']}").text()
+
+    rotated = owner.post(f"/keys/{key['id']}/rotate")  # the new key keeps the choice
+    new_id = re.search(r'name="rotatedTo" value="(key_[0-9A-Z]{26})"', rotated.html)
+    assert new_id, rotated.html
+    assert _keys(tenant)[new_id.group(1)]["untrustedText"] == "omit"
+
+    plain = _create(owner, agentName="plain-bot")
+    assert _keys(tenant)[_key_id(plain)]["untrustedText"] == "show"
+    assert "Other parties' text shown, marked with its author" in owner.get(f"/keys/{_key_id(plain)}").text()
+
+
 def test_disabling_a_key(tenant: Tenant) -> None:
     owner = owner_of(tenant)
     key = _rest_key(tenant, "temp-bot", ["read"])

@@ -56,7 +56,10 @@ def key_list(request: Request) -> Answer:
 
 @page("GET", "/keys/new", role="admin")
 def new_key_form(request: Request) -> Answer:
-    return _form(request, {"agentName": "", "binding": "company", "person": "", "scopes": [], "expiry": ""})
+    return _form(
+        request,
+        {"agentName": "", "binding": "company", "person": "", "scopes": [], "expiry": "", "untrustedText": "show"},
+    )
 
 
 @page("POST", "/keys", role="admin")
@@ -67,10 +70,15 @@ def create_key(request: Request) -> Answer:
         "person": request.arg("person"),
         "scopes": request.args("scopes"),
         "expiry": request.arg("expiry"),
+        "untrustedText": "omit" if request.arg("untrustedText") == "omit" else "show",
     }
     if form["binding"] == "person" and not form["person"]:
         return _form(request, form, 400, [translate(request.lang, "keys.error.person_missing")])
-    spec: dict[str, Any] = {"agentName": form["agentName"], "scopes": form["scopes"]}
+    spec: dict[str, Any] = {
+        "agentName": form["agentName"],
+        "scopes": form["scopes"],
+        "untrustedText": form["untrustedText"],
+    }
     if form["binding"] == "person":
         spec["person"] = form["person"]
     if form["expiry"]:
@@ -156,12 +164,16 @@ def rotate_form(request: Request) -> Answer:
 
 @page("POST", "/keys/{key}/rotate", role="admin")
 def rotate(request: Request) -> Answer:
-    """Step 1: the new key, with the old one's agent, scopes and binding (a second live key of
-    an agent is the rotation the store allows)."""
+    """Step 1: the new key, with the old one's agent, scopes, binding and untrusted-text choice (a
+    second live key of an agent is the rotation the store allows)."""
     old = _lookup(request)
     if isinstance(old, Answer):
         return old
-    spec: dict[str, Any] = {"agentName": old["agentName"], "scopes": old["scopes"]}
+    spec: dict[str, Any] = {
+        "agentName": old["agentName"],
+        "scopes": old["scopes"],
+        "untrustedText": old["untrustedText"],
+    }
     if old["binding"].get("contactId"):
         spec["person"] = old["binding"]["contactId"]
     try:

@@ -115,6 +115,24 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Only for a key bound to a person. You find the id on the contact's page.",
     ),
     "keys.form.scopes": ("Was darf der Agent?", "What may the agent do?"),
+    "keys.form.untrusted": (
+        "Fremde Texte für den Agenten auslassen (MCP)",
+        "Leave out other parties' text for the agent (MCP)",
+    ),
+    "keys.form.untrusted.hint": (
+        "Texte in Ihren Daten (Namen, Notizen, Beschreibungen) können von anderen stammen, etwa einem Dienstleister "
+        "mit eigener Integration, und Anweisungen enthalten, die einen KI-Agenten steuern sollen. Ist dies "
+        "gewählt, erhält der Agent über MCP Texte, die zuletzt eine andere Integration, der Betreiber oder jemand "
+        "ohne Schlüssel geschrieben hat, nur als Platzhalter, der den Verfasser nennt. Über REST bleiben Texte "
+        "unverändert.",
+        "Text in your data (names, notes, descriptions) may come from others, such as a service provider with an "
+        "integration of its own, and may hold instructions meant to steer an AI agent. When this is chosen, the "
+        "agent receives over MCP text last written by another integration, the operator or without a key only "
+        "as a placeholder naming who wrote it. REST answers keep the text as written.",
+    ),
+    "keys.untrusted": ("Fremde Texte", "Other parties' text"),
+    "keys.untrusted.omit": ("ausgelassen (MCP)", "left out (MCP)"),
+    "keys.untrusted.show": ("angezeigt, mit Verfasser gekennzeichnet", "shown, marked with its author"),
     "keys.form.expiry": ("Läuft ab am (optional)", "Expires on (optional)"),
     "keys.form.expiry.hint": (
         f"Ohne Angabe gilt der Schlüssel {DEFAULT_KEY_DAYS} Tage, höchstens sind {MAX_KEY_DAYS} Tage möglich. "
