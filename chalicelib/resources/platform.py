@@ -12,13 +12,17 @@ from chalicelib.context import CallContext
 from chalicelib.registry import operation
 from chalicelib.resources import mail_texts
 from chalicelib.resources.apikeys import AGENT_NAME, KEY_OUT
+from chalicelib.scopes import SCOPE_ADMIN, holds
 from chalicelib.store import deadletters, entities, integrations, keys, signups
 
 TENANT_OUT = s.obj(
     {
         "id": s.string("Tenant id."),
         "companyName": s.string("Company name."),
-        "email": s.email("Contact e-mail of the account."),
+        "email": s.email(
+            "Contact e-mail of the account (the address it signed up with): a person's, so answered only to "
+            "the account's own keys holding `admin`, never to other keys or an integration's."
+        ),
         "plan": s.string("Plan: `enterprise` (also during the trial)."),
         "trialEndsAt": {
             **s.timestamp(
@@ -188,7 +192,7 @@ def version(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     idempotent=True,
 )
 def info(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-    tenant = keys.tenant_wire(keys.get_tenant(ctx.tenant_id))
+    tenant = _tenant_seen_by(ctx)
     integration = None
     if ctx.integration_id:
         record = integrations.get(ctx.integration_id)
@@ -208,7 +212,15 @@ def info(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     idempotent=True,
 )
 def tenant(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-    return {"tenant": keys.tenant_wire(keys.get_tenant(ctx.tenant_id))}
+    return {"tenant": _tenant_seen_by(ctx)}
+
+
+def _tenant_seen_by(ctx: CallContext) -> dict[str, Any]:
+    """The tenant as this key may see it: its address is a person's, the account's to see."""
+    wire = keys.tenant_wire(keys.get_tenant(ctx.tenant_id))
+    if ctx.integration_id or not holds(ctx.scopes, SCOPE_ADMIN):
+        wire.pop("email", None)
+    return wire
 
 
 CHECK = s.obj({"ok": s.boolean("Reachable and ready."), "detail": s.string("What was seen.")}, required=["ok"])

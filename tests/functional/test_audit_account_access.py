@@ -183,3 +183,15 @@ def test_a_key_without_admin_cannot_revert_or_preview_account_records(world: Wor
     preview = world.tenant.ok("audit.revert", {"filter": {"keyId": first_key}, "dryRun": True}, key=key)
     touched = {item["entityType"] for item in preview["reverted"] + preview["skipped"]}
     assert not touched & set(ACCOUNT_KINDS), preview
+
+
+def test_the_accounts_address_reaches_only_its_own_admin_keys(tenant: Tenant) -> None:
+    """`info` and `tenant` name the company to every key; the address it signed up with is a
+    person's: only the account's own admin keys read it."""
+    address = tenant.get("tenant")["tenant"]["email"]  # the sign-up's key holds admin
+    assert address and tenant.get("info")["tenant"]["email"] == address
+    vendor = _onboard(tenant, ["read", "admin"])
+    for key in (tenant.new_key(["read"]), tenant.new_key(["read:contacts", "write"]), vendor.key):
+        for name in ("info", "tenant"):
+            answer = tenant.get(name, key=key)
+            assert answer["tenant"]["companyName"] and address not in str(answer), (name, answer)
