@@ -2,20 +2,29 @@
 invited again), whichever company the person switches to (the absolute limit counts from the
 sign-in with a code), and sign-out everywhere ends the address's sessions in every company.
 Also: a code's tries hold under concurrent guesses, and the forms that start a session refuse
-a post from another site even from browsers that send no Fetch Metadata."""
+a post from another site even from browsers that send no Fetch Metadata.
+
+The bounds of a session to the millisecond (issue 29, mutation testing of store/sessions.py and
+console/auth.py): the idle and absolute limits, the once-a-minute write of its last use, the
+cookie's length, a session ended between its check and its touch, sessions stored before issue
+28 (without signedInAt), and where a browser without a live session is sent."""
 
 from __future__ import annotations
 
+import datetime as dt
 import threading
-from collections.abc import Callable
+import uuid
+from collections.abc import Callable, Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import pytest
 
-from chalicelib import config
-from chalicelib.store import mailed_codes
+from chalicelib import clock, config
+from chalicelib.store import mailed_codes, members, sessions
+from chalicelib.store.model import Item
 from tests.client import Api, Tenant
-from tests.console_client import Person, invite, owner_of
+from tests.console_client import Page, Person, invite, owner_of
 from tests.functional.test_console_auth import _address, _member_id, later
 
 
@@ -147,3 +156,151 @@ def test_a_form_posted_from_the_consoles_own_origin_is_served(api: Api, tenant: 
     headers = {"Content-Type": "application/x-www-form-urlencoded", "Origin": f"{own[0]}//{own[2]}"}
     body = f"email={tenant.email.replace('@', '%40')}".encode()
     assert api.request("POST", "/console/signin", body=body, headers=headers).status == 200
+
+
+# --- the bounds of a session (issue 29) -------------------------------------------------------
+
+SIGN_IN = "/console/signin"
+EXPIRED = "/console/signin?expired=1"
+
+
+class Frozen:
+    """The service's clock, held still and moved by hand (to the millisecond)."""
+
+    def __init__(self) -> None:
+        self.start = dt.datetime.now(dt.UTC).replace(microsecond=0)
+        self.now = self.start
+
+    def at(self, **since_start: float) -> None:
+        self.now = self.start + dt.timedelta(**since_start)
+
+
+@pytest.fixture
+def frozen() -> Iterator[Frozen]:
+    held = Frozen()
+    clock.set_clock(lambda: held.now)
+    try:
+        yield held
+    finally:
+        clock.set_clock(None)
+
+
+def _stored_session(cookie: str) -> Item:
+    return Item.get(sessions._pk(sessions._hash(cookie)), "session", consistent_read=True)
+
+
+def _is_stored(cookie: str) -> bool:
+    try:
+        _stored_session(cookie)
+    except Item.DoesNotExist:
+        return False
+    return True
+
+
+def _ended(page: Page) -> bool:
+    """The answer to a browser whose session has ended: to sign-in, saying so, its cookie cleared."""
+    return page.status == 303 and page.location == EXPIRED and "pm_session=;" in page.headers.get("set-cookie", "")
+
+
+def test_a_session_lives_to_the_millisecond_of_its_idle_limit(api: Api, tenant: Tenant, frozen: Frozen) -> None:
+    owner = owner_of(tenant)  # signed in at the start
+    frozen.at(minutes=30)  # idle exactly 30 minutes: still alive (and now touched)
+    assert owner.get("/").status == 200, "a session idle exactly 30 minutes was ended"
+    frozen.at(minutes=60, milliseconds=1)  # idle 30 minutes and a millisecond
+    cookie = owner.cookies["pm_session"]
+    assert _ended(owner.get("/")) and not _is_stored(cookie)
+
+
+def test_a_session_lives_to_the_millisecond_of_its_absolute_limit(api: Api, tenant: Tenant, frozen: Frozen) -> None:
+    owner = owner_of(tenant)
+    for step in range(1, 25):  # a visit every 30 minutes: never idle too long, the last at 12 h exactly
+        frozen.at(minutes=30 * step)
+        assert owner.get("/").status == 200, f"ended at {30 * step} minutes"
+    frozen.at(hours=12, milliseconds=1)
+    assert _ended(owner.get("/"))
+
+
+def test_a_visit_within_a_minute_of_the_last_written_use_is_not_written(
+    api: Api, tenant: Tenant, frozen: Frozen
+) -> None:
+    """lastSeenAt is written at most once a minute: a visit up to 60 s after it leaves it (the
+    idle limit counts on from the sign-in); one 60 s and a millisecond after it moves it."""
+    quiet, busy = owner_of(tenant), owner_of(tenant)  # both signed in at the start
+    frozen.at(seconds=30)
+    assert quiet.get("/").status == 200
+    frozen.at(seconds=60)
+    assert quiet.get("/").status == 200
+    assert _stored_session(quiet.cookies["pm_session"]).data_dict()["lastSeenAt"] == clock.iso(frozen.start)
+    frozen.at(seconds=60, milliseconds=1)
+    assert busy.get("/").status == 200
+    frozen.at(minutes=30, milliseconds=1)
+    assert _ended(quiet.get("/")), "a visit a minute after the sign-in restarted the idle limit"
+    assert busy.get("/").status == 200, "a visit a minute and a millisecond after the sign-in was not written"
+
+
+def test_a_session_ended_between_its_check_and_its_touch_serves_nothing(
+    api: Api, tenant: Tenant, frozen: Frozen, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Sign-out (elsewhere) landing after the session was read and before its last use is
+    written: the page is not served, and the write does not bring the session back."""
+    owner = owner_of(tenant)
+    cookie = owner.cookies["pm_session"]
+    real = members.get
+    ended: list[str] = []
+
+    def signed_out_meanwhile(email: str, tenant_id: str) -> members.Item | None:
+        found = real(email, tenant_id)  # the session was read; its member is checked now
+        if not ended:
+            ended.append(cookie)
+            sessions.end(cookie)
+        return found
+
+    monkeypatch.setattr(members, "get", signed_out_meanwhile)
+    frozen.at(minutes=2)  # its last use is older than a minute: this visit writes it
+    assert _ended(owner.get("/")), "a page was served to a session ended before its use was written"
+    assert ended == [cookie] and not _is_stored(cookie)
+    monkeypatch.undo()
+    owner.cookies["pm_session"] = cookie
+    assert owner.get("/").status == 303
+
+
+@pytest.mark.parametrize("field", ["signedInAt", "lastSeenAt"])
+def test_a_stored_session_without_its_sign_in_or_last_use_counts_as_ended(api: Api, tenant: Tenant, field: str) -> None:
+    """Sessions stored before issue 28 have no signedInAt: they end (they cannot show that they
+    are younger than 12 hours). One without lastSeenAt cannot show it was used in the last 30
+    minutes."""
+    owner = owner_of(tenant)
+    cookie = owner.cookies["pm_session"]
+    Item(sessions._pk(sessions._hash(cookie)), "session").update(actions=[Item.data[field].remove()])
+    assert _ended(owner.get("/")) and not _is_stored(cookie)
+
+
+def _token_of_length(length: int) -> str:
+    return (uuid.uuid4().hex * 4)[:length]
+
+
+@pytest.mark.parametrize(("length", "served"), [(100, True), (101, False)])
+def test_a_session_cookie_is_at_most_100_characters(
+    api: Api, tenant: Tenant, monkeypatch: pytest.MonkeyPatch, length: int, served: bool
+) -> None:
+    """A longer cookie is refused before it is hashed or looked up, even if a session were
+    stored under it (ours are 43 characters; here the service is made to issue one of `length`)."""
+    token = _token_of_length(length)
+    monkeypatch.setattr(sessions, "secrets", SimpleNamespace(token_urlsafe=lambda _size: token))
+    person = Person(api, tenant.email)
+    person.post("/signin", {"email": tenant.email})
+    done = person.post("/signin/code", {"email": tenant.email, "code": api.mailed_code(tenant.email)})
+    assert done.status == 303 and person.cookies["pm_session"] == token and _is_stored(token)
+    page = person.get("/")
+    assert page.status == 200 if served else _ended(page), f"a cookie of {length} characters"
+
+
+def test_a_stale_cookie_lands_on_sign_in_saying_so_and_no_cookie_without_a_word(api: Api, tenant: Tenant) -> None:
+    owner = owner_of(tenant)
+    cookie = owner.cookies["pm_session"]
+    assert owner.post("/signout").status == 303
+    stale = Person(api, tenant.email, cookies={"pm_session": cookie}).get("/members")
+    assert _ended(stale), (stale.status, stale.location, stale.headers.get("set-cookie"))
+    assert "Your session has ended" in Person(api, tenant.email).get(EXPIRED.removeprefix("/console")).text()
+    fresh = Person(api, tenant.email).get("/members")  # a browser that never signed in
+    assert (fresh.status, fresh.location) == (303, SIGN_IN) and "set-cookie" not in fresh.headers
