@@ -88,6 +88,7 @@ def authenticate(header: str | None, *, request_id: str = "", source_ip: str | N
         integration_id=facts.get("integrationId"),
         person_id=facts.get("personId"),
         request_id=request_id,
+        objects=frozenset(facts["objects"]) if "objects" in facts else None,
     )
 
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 # The surfaces a change can come through, as the audit trail names them: the REST interface, the
@@ -22,6 +22,10 @@ class CallContext:
     operation: str = ""
     channel: str = "rest"  # the surface the call came through, one of CHANNELS (shown in the audit trail)
     source_ip: str | None = None  # of an anonymous call (sign-up): its per-address limits count per source
+    # The object ids an object-limited key is limited to (store/reach.py); None: every object.
+    objects: frozenset[str] | None = None
+    # What one operation has learnt about the key's reach (store/reach.py); each operation starts afresh.
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def integration_key(self) -> str:
@@ -48,4 +52,4 @@ class CallContext:
         }
 
     def for_operation(self, name: str) -> CallContext:
-        return replace(self, operation=name)
+        return replace(self, operation=name, memo={})

@@ -26,6 +26,7 @@ class KeyFacts(TypedDict, total=False):
     integrationId: str  # the key of an integration
     personId: str  # a person-bound key's contact
     expiresAt: str
+    objects: list[str]  # an object-limited key's object ids (absent: every object)
 
 
 def lookup_pk(hashed: str) -> str:
