@@ -21,15 +21,21 @@ from typing import Any, Protocol
 from pynamodb.exceptions import PutError, UpdateError
 from pynamodb.expressions.condition import Condition
 
-from chalicelib import clock, config, ids
+from chalicelib import clock, ids
 from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES, EntityType, by_prefix
 from chalicelib.errors import Conflict, Invalid, NotFound, not_found_at
-from chalicelib.store import refs, uniques
+from chalicelib.store import reach, refs, uniques
+from chalicelib.store.entity_reads import BATCH_GET_SIZE as BATCH_GET_SIZE
+from chalicelib.store.entity_reads import entity_pk as entity_pk
+from chalicelib.store.entity_reads import fetch_entities as fetch_entities
+from chalicelib.store.entity_reads import fetch_many as fetch_many
+from chalicelib.store.entity_reads import filter_pk as filter_pk
+from chalicelib.store.entity_reads import list_pk as list_pk
+from chalicelib.store.entity_reads import matching_keys as matching_keys
 from chalicelib.store.model import ENTITY_SK, INDEXES, SLOT_COUNT, Item, Transaction, TransactionCancelled
 
-BATCH_GET_SIZE = 100
 REFERRERS_SHOWN = 100  # a refused delete names at most this many referrers
 
 
@@ -66,24 +72,6 @@ class StoredEntity(Protocol):
     def fileVersion(self) -> str | None: ...
 
     def data_dict(self) -> dict[str, Any]: ...
-
-
-def entity_pk(tenant_id: str, entity_id: str) -> str:
-    return f"{tenant_id}#{entity_id}"
-
-
-def _index_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
-def filter_pk(tenant_id: str, etype: EntityType, field: str, value: Any) -> str:
-    return f"{tenant_id}#{etype.name}#{field}={_index_value(value)}"
-
-
-def list_pk(tenant_id: str, type_name: str) -> str:
-    return f"{tenant_id}#{type_name}"
 
 
 def index_keys(tenant_id: str, etype: EntityType, entity_id: str, data: dict[str, Any]) -> dict[str, Any]:
@@ -130,6 +118,8 @@ def get_item(
         raise _missing(etype, entity_id, path) from None
     if item.type != etype.name or item.tenantId != ctx.tenant_id or (item.deletedAt and not include_deleted):
         raise _missing(etype, entity_id, path)
+    if reach.limited(ctx) and not reach.item_within(ctx, etype.name, entity_id, item.data_dict()):
+        raise _missing(etype, entity_id, path)  # out of an object-limited key's reach: as if it did not exist
     return item
 
 
@@ -150,20 +140,6 @@ def to_wire(ctx: CallContext, item: StoredEntity) -> dict[str, Any]:
     }
 
 
-def matching_keys(index: Any, hash_key: str, condition: Any, checks: dict[str, str]) -> tuple[list[str], bool]:
-    """Table keys (PK) of the index entries under `hash_key` (and `condition`) whose other
-    index keys equal `checks`, in index order; reads at most config.COUNT_LIMIT entries and
-    says whether it stopped there (capped)."""
-    hits = index.query(hash_key, condition, attributes_to_get=["PK", *checks], limit=config.COUNT_LIMIT + 1)
-    read = list(hits)
-    capped = len(read) > config.COUNT_LIMIT
-    return [
-        hit.pk
-        for hit in read[: config.COUNT_LIMIT]
-        if all(getattr(hit, attr) == expected for attr, expected in checks.items())
-    ], capped
-
-
 def list_page(
     ctx: CallContext, etype: EntityType, filters: dict[str, Any], limit: int, offset: int
 ) -> tuple[list[Item], int, bool]:
@@ -181,24 +157,20 @@ def list_page(
     else:
         slot, hash_key = 1, list_pk(ctx.tenant_id, etype.name)
     checks = {f"gsi{slots[f]}pk": filter_pk(ctx.tenant_id, etype, f, v) for f, v in wanted.items()}
+    # An object-limited key sees only the hits within its reach, dropped before paging (exact totals).
+    limit_to = reach.list_reach(ctx, etype, wanted) if reach.limited(ctx) else None
+    if limit_to is not None and limit_to.nothing:
+        return [], 0, False
     # Read only what the page needs: the table key and the other filters' index keys.
-    matches, capped = matching_keys(INDEXES[slot], hash_key, None, checks)
+    matches, capped = matching_keys(
+        INDEXES[slot],
+        hash_key,
+        None,
+        checks,
+        also=limit_to.also if limit_to else (),
+        keep=limit_to.keep if limit_to else None,
+    )
     return fetch_entities(matches[offset : offset + limit]), len(matches), capped
-
-
-def fetch_many(keys: list[tuple[str, str]]) -> list[Item]:
-    """The items of these (partition key, sort key) pairs: BatchGetItem in chunks of 100, answered
-    in the order asked; missing and soft-deleted items are skipped."""
-    found: dict[tuple[str, str], Item] = {}
-    for start in range(0, len(keys), BATCH_GET_SIZE):
-        for item in Item.batch_get(keys[start : start + BATCH_GET_SIZE], consistent_read=True):
-            found[(item.pk, item.sk)] = item
-    return [found[key] for key in keys if key in found and not found[key].deletedAt]
-
-
-def fetch_entities(pks: list[str]) -> list[Item]:
-    """fetch_many of entities (their sort key is ENTITY_SK)."""
-    return fetch_many([(pk, ENTITY_SK) for pk in pks])
 
 
 # --- writes ---------------------------------------------------------------------------
@@ -232,6 +204,9 @@ def create(
     only if it does not exist yet (a webhook's secret, keyed by the `entity_id` given);
     `also` adds further writes to it (an upload reservation marked done). `file_key` and
     `file_version` name the entity's file in S3."""
+    limited = reach.limited(ctx)
+    if limited:  # before the derived fields are read: an objectId outside refuses at once
+        reach.guard_home(ctx, etype, None, data, arg=path, partial=True)
     if etype.derive:
         etype.derive(ctx, data)
     if etype.check:
@@ -255,6 +230,11 @@ def create(
         **index_keys(ctx.tenant_id, etype, entity_id, data),
     )
     added = refs.outbound(etype, data, self_id=entity_id, arg=path)
+    if limited:
+        reach.guard_home(ctx, etype, None, data, arg=path)
+        reach.guard_references(ctx, added, arg=path)
+        if reach.home(etype.name).kind == "linked":  # a contact it creates stays within the key's reach
+            companions = (*companions, reach.created_marker(ctx, entity_id))
     take = uniques.claims(etype, {}, data)
     if not added and not companions and not take and also is None:
         try:
@@ -291,6 +271,8 @@ def update(
     if expected_version is not None and expected_version != item.version:
         raise _stale(etype, entity_id, item.version)
     before = item.data_dict()
+    if reach.limited(ctx):  # before the derived fields are read: a move outside refuses at once
+        reach.guard_home(ctx, etype, entity_id, changes, arg=path, partial=True)
     data = dict(before)
     for name, value in changes.items():
         if value is None:
@@ -318,6 +300,9 @@ def _replace_data(
     entity_id = item.id or ""
     old = set(refs.outbound(etype, before, self_id=entity_id, arg=arg))
     new = set(refs.outbound(etype, data, self_id=entity_id, arg=arg))
+    if reach.limited(ctx):  # an object-limited key moves nothing out of its objects, nor points beyond
+        reach.guard_home(ctx, etype, entity_id, data, arg=arg)
+        reach.guard_references(ctx, list(new - old), arg=arg)
     actions = [
         Item.data.set(data),
         *_stamp(ctx, item),
