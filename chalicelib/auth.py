@@ -32,6 +32,11 @@ def authorise(ctx: CallContext, op: Operation) -> None:
             code=codes.MISSING_SCOPE,
             extra={"requiredScopes": list(op.required_scopes)},
         )
+    if ctx.objects is not None and op.refused_to_object_keys:
+        raise Forbidden(
+            f"This key is limited to objects, and {op.name} is not open to such keys: {op.refused_to_object_keys}",
+            code=codes.OUTSIDE_KEY_OBJECTS,
+        )
 
 
 # --- lookup ---------------------------------------------------------------------------

@@ -87,6 +87,10 @@ write and no record: its `expiresAt` is in its creation record. These records ar
 `audit.revert` does not undo them (400 `not_revertible`; a filter skips them)."""
 
 
+# Until the audit trail is narrowed to a key's objects (a record names its entity, whose reach can be asked).
+AUDIT_OF_OBJECT_KEYS = "the audit trail is not narrowed to the key's objects yet."
+
+
 @operation(
     name="audit.list",
     kind="query",
@@ -97,6 +101,7 @@ write and no record: its `expiresAt` is in its creation record. These records ar
     scope="read",
     idempotent=True,
     example={"agentName": "invoice-bot", "from": "2026-01-01T00:00:00Z", "limit": 100, "offset": 0},
+    refused_to_object_keys=AUDIT_OF_OBJECT_KEYS,
 )
 def list_records(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     found, total, capped = audit.page(ctx, args, args["limit"], args["offset"])
@@ -113,6 +118,7 @@ def list_records(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     scope="read",
     idempotent=True,
     example={"auditRecord": "aud_01K..."},
+    refused_to_object_keys=AUDIT_OF_OBJECT_KEYS,
 )
 def show(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     return {"auditRecord": audit.get(ctx, args["auditRecord"])}
@@ -180,6 +186,7 @@ narrowing the time range.""",
         ),
     ),
     example={"filter": {"keyId": "key_01K...", "from": "2026-01-15T09:00:00Z", "to": "2026-01-15T10:00:00Z"}},
+    refused_to_object_keys=AUDIT_OF_OBJECT_KEYS,
 )
 def revert_changes(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     if bool(args.get("auditRecord")) == bool(args.get("filter")):

@@ -325,12 +325,18 @@ def soft_delete(ctx: CallContext, etype: EntityType, entity_id: str, *, path: st
     item = get_item(ctx, etype, entity_id, path=path)
     referrers = refs.inbound(ctx, entity_id, limit=REFERRERS_SHOWN)
     if referrers:
-        listed = ", ".join(f"{r['type']} {r['id']} ({r['path']})" for r in referrers[:5])
+        shown = referrers
+        if reach.limited(ctx):  # an object-limited key is not told of referrers out of its reach
+            reached = reach.within(ctx, [r["id"] for r in referrers])
+            shown = [r for r in referrers if r["id"] in reached]
+        listed = ", ".join(f"{r['type']} {r['id']} ({r['path']})" for r in shown[:5])
+        more = ", ..." if len(shown) > 5 else ""
+        hidden = " and entities outside this key's objects" if len(shown) < len(referrers) else ""
         raise Conflict(
             f"{etype.name} {entity_id} is still referenced by live entities: "
-            f"{listed}{', ...' if len(referrers) > 5 else ''}. Change or delete those first.",
+            f"{listed or 'none this key can see'}{more}{hidden}. Change or delete those first.",
             code=codes.STILL_REFERENCED,
-            extra={"referencedBy": referrers},
+            extra={"referencedBy": shown},
         )
     actions = [Item.deletedAt.set(clock.now_iso()), *_stamp(ctx, item), *no_index_actions()]
     condition = (Item.version == item.version) & Item.deletedAt.does_not_exist()
@@ -461,6 +467,8 @@ def repoint_inbound(ctx: CallContext, source_id: str, target_id: str) -> int:
     by_entity: dict[str, list[str]] = {}
     for edge in refs.inbound(ctx, source_id):
         by_entity.setdefault(edge["id"], []).append(edge["path"])
+    if reach.limited(ctx) and set(by_entity) - reach.within(ctx, by_entity):
+        raise reach.refused("entities outside its objects reference the source too, and it cannot change those.")
     planned = []
     for referrer_id, paths in by_entity.items():
         etype = ENTITY_TYPES[refs_type_of(referrer_id)]

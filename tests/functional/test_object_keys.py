@@ -318,3 +318,135 @@ def test_commands_outside_the_keys_objects_are_refused(tenant: Tenant) -> None:
         tenant.get("responsibilities.show", {"responsibility": a["responsibility"]})["responsibility"]["objectId"]
         == a["object"]
     )
+
+
+def test_a_world_of_every_type_in_b_is_invisible_to_a_key_limited_to_a(tenant: Tenant) -> None:
+    """One entity of every type, in object B (tests/world.py); the key limited to A finds none
+    of them through any query: every show answers 404, no list names one."""
+    from chalicelib.registry import REGISTRY
+    from chalicelib.schemas import map_refs
+    from tests.world import World
+
+    world = World(tenant)
+    world.build()
+    a = _object(tenant, "A")
+    key = _limited_key(tenant, [a["id"]], ["read"])["key"]
+    hidden = set(world.ids.values())
+    open_queries = []
+    for op in REGISTRY.values():
+        if op.kind != "query" or op.surface != "v2" or not op.authenticated:
+            continue
+        try:
+            args = world.fill(op)
+        except LookupError:
+            continue
+        for name, value in list(args.items()):
+            if isinstance(value, str) and value.startswith("<"):
+                args.pop(name)  # an example's placeholder that is no reference
+        args = map_refs(
+            op.args, args, "", lambda path, x_ref, value: world.ids.get(value.removeprefix("world-"), value)
+        )
+        answer = tenant.query(op.name, args, key=key)
+        leaked = sorted(entity_id for entity_id in hidden if entity_id in answer.raw.decode())
+        if answer.status == 200:
+            open_queries.append(op.name)
+        assert answer.status in (200, 400, 403, 404), (op.name, answer.status, answer.body)
+        assert not leaked or answer.status != 200, (op.name, leaked, answer.body)
+        if op.name.endswith((".show", ".detail")) and hidden & set(map(str, args.values())):
+            assert answer.status == 404, (op.name, answer.body)
+    assert {"units", "contacts", "documents.list", "objects"} <= set(open_queries)
+
+    # the tenant's aliases of B's entities name nothing for the key
+    resolved = tenant.get(
+        "aliases.resolve",
+        [("aliases", "world-unit"), ("aliases", "world-contact"), ("ids", world.ids["unit"])],
+        key=key,
+    )
+    assert resolved["aliases"] == []
+    by_alias = tenant.query("units.show", {"unit": "world-unit"}, key=key)
+    assert by_alias.status == 404 and world.ids["unit"] not in by_alias.raw.decode(), by_alias.body
+    assert tenant.get("aliases.resolve", [("aliases", "world-unit")])["aliases"][0]["id"] == world.ids["unit"]
+
+
+def test_no_command_of_a_key_limited_to_a_creates_or_changes_anything_in_b(tenant: Tenant) -> None:
+    """Every command of the registry, its example pointed at the world in B (by alias, then by id):
+    refused (403) or not found (404), never done."""
+    from chalicelib.registry import REGISTRY
+    from chalicelib.schemas import map_refs
+    from tests.world import OWN_TESTS, World
+
+    world = World(tenant)
+    world.build()
+    a = _object(tenant, "A")
+    key = _limited_key(tenant, [a["id"]], ["read", "write", "destructive"])["key"]
+    by_id = lambda path, x_ref, value: world.ids.get(value.removeprefix("world-"), value)  # noqa: E731
+    outcomes: dict[tuple[str, str], int] = {}
+    for op in REGISTRY.values():
+        if op.kind != "command" or op.surface != "v2" or not op.authenticated or op.name in OWN_TESTS:
+            continue
+        if op.name in ("apikeys.create", "webhooks.test"):
+            continue
+        try:
+            by_alias = world.fill(op)
+        except LookupError:
+            continue
+        arg = next(iter(op.args["properties"]))
+        if isinstance(by_alias.get(arg), dict) and "id" in op.args["properties"][arg].get("properties", {}):
+            type_name = op.args["properties"][arg]["properties"]["id"].get("x-ref")
+            if type_name in world.ids:
+                by_alias[arg]["id"] = world.ref(type_name)
+        for how, args in (("alias", by_alias), ("id", map_refs(op.args, by_alias, "", by_id))):
+            answer = tenant.command(op.name, args, key=key)
+            outcomes[(op.name, how)] = answer.status
+            if op.name == "contacts.create":  # references nothing: a contact of its own, within its reach
+                assert answer.status == 200, answer.body
+                continue
+            assert answer.status in (400, 403, 404), (op.name, how, answer.status, answer.body)
+    # by alias, B's object is as unknown to the key as a missing one; by id, naming it is refused
+    assert outcomes[("units.create", "alias")] == 404 and outcomes[("units.create", "id")] == 403, outcomes
+    assert outcomes[("responsibilities.create", "id")] == 403 and outcomes[("processes.create", "id")] == 403
+    for name in ("units.update", "units.delete", "contacts.update", "documents.update", "webhooks.delete"):
+        assert outcomes[(name, "id")] == 404, (name, outcomes)
+    assert outcomes[("webhooks.create", "id")] == 403 and outcomes[("objectgroups.create", "id")] == 403
+
+
+def test_merge_delete_and_uploads_stay_within_the_keys_objects(tenant: Tenant) -> None:
+    a, b = _estate(tenant, "A"), _estate(tenant, "B")
+    key = _limited_key(tenant, [a["object"]], ["read", "write", "destructive"])["key"]
+    # A's tenant is also a party of a lease in B: merging them would change B's contract
+    tenant.ok(
+        "contracts.create",
+        {
+            "contract": {
+                "unitId": b["unit"],
+                "type": "lease",
+                "startDate": "2025-01-01",
+                "parties": [{"contactId": a["party"], "role": "tenant"}],
+            }
+        },
+    )
+    merge = tenant.command("contacts.merge", {"sourceContact": a["party"], "targetContact": a["caretaker"]}, key=key)
+    assert merge.status == 403 and merge.body["code"] == "outside_key_objects", merge.body
+    assert tenant.get("contacts.show", {"contact": a["party"]})["contact"]["id"] == a["party"]
+    mine = tenant.ok("contacts.create", {"contact": {"personType": "natural", "lastName": "Dup"}}, key=key)["contact"]
+    merged = tenant.command("contacts.merge", {"sourceContact": mine["id"], "targetContact": a["adviser"]}, key=key)
+    assert merged.status == 200, merged.body
+
+    # a refused delete names the referrers the key can see, and no other
+    refused = tenant.command("contacts.delete", {"contact": a["party"]}, key=key)
+    assert refused.status == 409 and refused.body["code"] == "still_referenced", refused.body
+    assert [r["id"] for r in refused.body["referencedBy"]] == [a["contract"]]
+    assert "outside this key's objects" in refused.body["detail"]
+    assert b["contract"] not in refused.raw.decode() and b["unit"] not in refused.raw.decode()
+
+    # bulk uploads: a location in B is as unknown as a missing one; another key's batch too
+    upload = {"fileName": "x.pdf", "contentType": "application/pdf", "size": 100}
+    outside = tenant.command("documents.uploads.create", {"uploads": [{**upload, "locationId": b["unit"]}]}, key=key)
+    assert outside.status == 404 and outside.body["errors"][0]["path"] == "uploads[0].locationId", outside.body
+    inside = tenant.command("documents.uploads.create", {"uploads": [{**upload, "locationId": a["unit"]}]}, key=key)
+    assert inside.status == 200, inside.body
+    theirs = tenant.ok("documents.uploads.create", {"uploads": [{**upload, "locationId": b["unit"]}]})["batch"]["id"]
+    mine_batch = inside.body["batch"]["id"]
+    assert tenant.query("documents.uploads.progress", {"batch": mine_batch, **PAGE}, key=key).status == 200
+    assert tenant.query("documents.uploads.progress", {"batch": theirs, **PAGE}, key=key).status == 404
+    assert tenant.query("documents.uploads.progress", {"batch": theirs, **PAGE}).status == 200
