@@ -161,8 +161,9 @@ def version(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
 @operation(
     name="info",
     kind="query",
-    summary="Who am I: tenant, integration, and the calling key's agent, binding and scopes.",
-    docs="Use it to check a key: which tenant it acts for, under which agent name and with which scopes.",
+    summary="Who am I: tenant, integration, and the calling key's agent, binding, scopes and objects.",
+    docs="Use it to check a key: which tenant it acts for, under which agent name, with which scopes, and "
+    "for a key limited to objects, which (`objects`; null: every object).",
     args=s.obj({}),
     result=s.obj(
         {
@@ -178,6 +179,7 @@ def version(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
                     "agentName": s.string("Agent."),
                     "binding": KEY_OUT["properties"]["binding"],
                     "scopes": s.array(s.string("Scope."), "Scopes."),
+                    "objects": KEY_OUT["properties"]["objects"],
                 },
                 required=["id", "agentName", "binding", "scopes"],
             ),
@@ -193,7 +195,13 @@ def info(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     if ctx.integration_id:
         record = integrations.get(ctx.integration_id)
         integration = {"id": ctx.integration_id, "name": record["name"] if record else ctx.integration_id}
-    key = {"id": ctx.key_id, "agentName": ctx.agent_name, "binding": ctx.binding, "scopes": sorted(ctx.scopes)}
+    key: dict[str, Any] = {
+        "id": ctx.key_id,
+        "agentName": ctx.agent_name,
+        "binding": ctx.binding,
+        "scopes": sorted(ctx.scopes),
+        "objects": sorted(ctx.objects) if ctx.objects is not None else None,
+    }
     return {"tenant": tenant, "integration": integration, "key": key}
 
 

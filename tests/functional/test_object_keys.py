@@ -41,6 +41,8 @@ def test_a_key_limited_to_objects_shows_them_resolved_to_ids(tenant: Tenant) -> 
     listed = {k["id"]: k for k in tenant.get("apikeys.list", PAGE)["apiKeys"]}
     assert listed[key["id"]]["objects"] == sorted([a["id"], b["id"]])
     assert listed[tenant.get("info")["key"]["id"]]["objects"] is None  # the sign-up's key: every object
+    assert tenant.get("info", key=key["key"])["key"]["objects"] == sorted([a["id"], b["id"]])
+    assert tenant.get("info")["key"]["objects"] is None
 
 
 def test_an_unknown_object_is_404_at_its_index(tenant: Tenant) -> None:
