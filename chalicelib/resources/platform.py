@@ -161,7 +161,7 @@ def version(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
 @operation(
     name="info",
     kind="query",
-    summary="Who am I: tenant, integration, and the calling key's agent, binding, scopes and objects.",
+    summary="Who am I: tenant, integration, and the calling key's agent, binding and scopes.",
     docs="Use it to check a key: which tenant it acts for, under which agent name, with which scopes, and "
     "for a key limited to objects, which (`objects`; null: every object).",
     args=s.obj({}),
