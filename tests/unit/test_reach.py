@@ -134,3 +134,49 @@ def test_a_contact_lies_within_when_linked_to_the_objects_or_created_by_the_key(
 def test_unknown_ids_and_api_keys(memory_table: None) -> None:
     assert not _within("xyz_01J0000000000000000000000Z")
     assert reach.item_within(replace(LIMITED, memo={}), "apiKey", "key_x", {})  # key records: not the reach's
+
+
+class _Calls:
+    """DynamoDB calls by operation name, counted at the client (as bench/harness.py does)."""
+
+    def __init__(self) -> None:
+        self.seen: list[str] = []
+        Item._get_connection().connection.client.meta.events.register("before-call.dynamodb", self._count)
+
+    def _count(self, model: Any, **_: Any) -> None:
+        self.seen.append(model.name)
+
+    def during(self, run: Any) -> list[str]:
+        self.seen.clear()
+        run()
+        return sorted(self.seen)
+
+
+def test_lists_of_a_limited_key_cost_what_an_unlimited_ones_do_plus_bounded_reads(memory_table: None) -> None:
+    from chalicelib.resources.contacts import CONTACT
+    from chalicelib.resources.documents import DOCUMENT
+    from chalicelib.resources.units import UNIT
+
+    units = [_put("unit", {"objectId": object_id}) for object_id in (A, B) for _ in range(30)]
+    for unit in units:
+        _put("document", {"locationId": unit})
+    party = _put("contact", {"personType": "natural", "lastName": "P"})
+    _put("contract", {"unitId": units[0], "objectId": A, "parties": [{"contactId": party, "role": "tenant"}]})
+    for n in range(30):
+        _put("contact", {"personType": "natural", "lastName": f"Other {n}"})
+    calls = _Calls()
+
+    def page(ctx: CallContext, etype: Any) -> Any:
+        return lambda: entities.list_page(replace(ctx, memo={}), etype, {}, 10, 0)
+
+    unlimited_units = calls.during(page(UNLIMITED, UNIT))
+    assert unlimited_units == ["BatchGetItem", "Query"]
+    assert calls.during(page(LIMITED, UNIT)) == unlimited_units  # decided from the index keys alone
+    assert entities.list_page(replace(LIMITED, memo={}), UNIT, {}, 100, 0)[1] == 30
+    # documents: their 60 locations read once, in one batch
+    assert calls.during(page(LIMITED, DOCUMENT)) == ["BatchGetItem", "BatchGetItem", "Query"]
+    # contacts: the linked set (a Query per link type and object, the contracts within, the created ones)
+    contact_calls = calls.during(page(LIMITED, CONTACT))
+    assert contact_calls.count("Query") == 1 + len(reach.LINKS) + 1 and contact_calls.count("BatchGetItem") == 2
+    listed, total, capped = entities.list_page(replace(LIMITED, memo={}), CONTACT, {}, 100, 0)
+    assert [item.id for item in listed] == [party] and total == 1 and not capped
