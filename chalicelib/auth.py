@@ -19,7 +19,10 @@ from chalicelib.store import evictions, keys
 from chalicelib.store.key_lookups import KeyFacts, key_facts
 
 
-def allows(scopes: frozenset[str], op: Operation) -> bool:
+def allows(scopes: frozenset[str], op: Operation, *, object_limited: bool = False) -> bool:
+    """Whether a key of these scopes (limited to objects or not) may run the operation."""
+    if object_limited and op.refused_to_object_keys:
+        return False
     return all(meets(scopes, needed) for needed in op.required_scopes)
 
 

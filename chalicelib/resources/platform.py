@@ -303,7 +303,8 @@ def _check_queue(url: str, *, must_be_empty: bool = False, dead_letters: str | N
     name="openapi.spec",
     kind="query",
     summary="OpenAPI 3.0 description of exactly the operations the calling key may use.",
-    docs="A read-only key sees only queries; a key without `admin` does not see key management. Each operation "
+    docs="A read-only key sees only queries; a key without `admin` does not see key management; a key limited to "
+    "objects does not see the operations not open to such keys. Each operation "
     "carries its full documentation, the scopes it needs (`x-scopes`) and whether it is destructive (`x-destructive`). "
     "The answer is the OpenAPI document itself.",
     args=s.obj({}),
@@ -317,4 +318,4 @@ def _check_queue(url: str, *, must_be_empty: bool = False, dead_letters: str | N
     idempotent=True,
 )
 def openapi_spec(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-    return openapi.build(ctx.scopes)
+    return openapi.build(ctx.scopes, object_limited=ctx.objects is not None)

@@ -263,6 +263,10 @@ def test_every_entity_of_b_answers_404_through_rest_and_mcp_and_as_through_both(
             assert "404" in error_text(mcp.execute(name, {arg: b[kind]})), (name, kind)
         listed = mcp.ok("meta.tool.execute", {"name": "units", "arguments": PAGE})
         assert "pagination" in str(listed) and b["unit"] not in str(listed) and a["unit"] in str(listed)
+        found = mcp.ok("meta.tools.search", {"query": "audit trail aliases list", "limit": 50})
+        names = {tool["name"] for tool in found["tools"]}
+        assert names and not {"audit.list", "audit.show", "aliases.list"} & names, names
+        assert "aliases.list" in error_text(mcp.execute("aliases.list", PAGE))
 
 
 def test_commands_outside_the_keys_objects_are_refused(tenant: Tenant) -> None:
@@ -357,6 +361,9 @@ def test_a_world_of_every_type_in_b_is_invisible_to_a_key_limited_to_a(tenant: T
         if op.name.endswith((".show", ".detail")) and hidden & set(map(str, args.values())):
             assert answer.status == 404, (op.name, answer.body)
     assert {"units", "contacts", "documents.list", "objects"} <= set(open_queries)
+    spec_paths = {path.rsplit("/", 1)[1] for path in tenant.get("openapi.spec", key=key)["paths"]}
+    assert "units" in spec_paths and not {"aliases.list", "audit.list", "audit.show"} & spec_paths
+    assert "aliases.list" in {path.rsplit("/", 1)[1] for path in tenant.get("openapi.spec")["paths"]}
 
     # the tenant's aliases of B's entities name nothing for the key
     resolved = tenant.get(
