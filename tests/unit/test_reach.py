@@ -103,7 +103,12 @@ def test_children_lie_at_their_parents_home(memory_table: None) -> None:
     assert not _within(_put("document", {"locationId": group}))  # object groups lie outside
 
 
-def test_a_contact_lies_within_when_linked_to_the_objects_or_created_by_the_key(memory_table: None) -> None:
+@pytest.mark.parametrize("per_object", [True, False], ids=["a Query per object", "the tenant's list of the type"])
+def test_a_contact_lies_within_when_linked_to_the_objects_or_created_by_the_key(
+    memory_table: None, monkeypatch: pytest.MonkeyPatch, per_object: bool
+) -> None:
+    if not per_object:  # a key of many objects reads the linked set from the whole list of each type
+        monkeypatch.setattr(reach, "PER_OBJECT_QUERIES", 0)
     unit_a = _put("unit", {"objectId": A})
     party, caretaker, adviser, of_b, stranger, created = (
         _put("contact", {"personType": "natural", "lastName": name})
