@@ -19,7 +19,10 @@ from chalicelib.store import evictions, keys
 from chalicelib.store.key_lookups import KeyFacts, key_facts
 
 
-def allows(scopes: frozenset[str], op: Operation) -> bool:
+def allows(scopes: frozenset[str], op: Operation, *, object_limited: bool = False) -> bool:
+    """Whether a key of these scopes (limited to objects or not) may run the operation."""
+    if object_limited and op.refused_to_object_keys:
+        return False
     return all(meets(scopes, needed) for needed in op.required_scopes)
 
 
@@ -31,6 +34,11 @@ def authorise(ctx: CallContext, op: Operation) -> None:
             f"This key lacks the scope {' and '.join(named)} needed for {op.name}.",
             code=codes.MISSING_SCOPE,
             extra={"requiredScopes": list(op.required_scopes)},
+        )
+    if ctx.objects is not None and op.refused_to_object_keys:
+        raise Forbidden(
+            f"This key is limited to objects, and {op.name} is not open to such keys: {op.refused_to_object_keys}",
+            code=codes.OUTSIDE_KEY_OBJECTS,
         )
 
 
@@ -89,6 +97,7 @@ def authenticate(header: str | None, *, request_id: str = "", source_ip: str | N
         person_id=facts.get("personId"),
         request_id=request_id,
         untrusted_text=facts.get("untrustedText") or "show",
+        objects=frozenset(facts["objects"]) if "objects" in facts else None,
     )
 
 

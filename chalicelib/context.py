@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 # The surfaces a change can come through, as the audit trail names them: the REST interface, the
@@ -25,6 +25,10 @@ class CallContext:
     # "omit": over MCP, free text another party wrote comes back as a placeholder naming its
     # author (store/authors.py); "show" (default): as written, marked with `lastChangedBy`
     untrusted_text: str = "show"
+    # The object ids an object-limited key is limited to (store/reach.py); None: every object.
+    objects: frozenset[str] | None = None
+    # What one operation has learnt about the key's reach (store/reach.py); each operation starts afresh.
+    memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 
     @property
     def integration_key(self) -> str:
@@ -51,4 +55,4 @@ class CallContext:
         }
 
     def for_operation(self, name: str) -> CallContext:
-        return replace(self, operation=name)
+        return replace(self, operation=name, memo={})

@@ -62,6 +62,12 @@ def _errors(op: Operation) -> list[str]:
         )
     if _has_refs(op.args):
         lines.append(error_line(codes.NOT_FOUND))
+    if op.refused_to_object_keys:
+        lines.append(
+            error_line((codes.OUTSIDE_KEY_OBJECTS, "the key is limited to objects: " + op.refused_to_object_keys))
+        )
+    elif op.authenticated and op.kind == "command":
+        lines.append(error_line(codes.OUTSIDE_KEY_OBJECTS))
     lines.extend(error_line(documented) for documented in op.errors)
     return lines
 

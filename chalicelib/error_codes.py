@@ -116,7 +116,15 @@ INTEGRATION_DISABLED = ErrorCode(
 MISSING_SCOPE = ErrorCode(
     "missing_scope", 403, "the key lacks a scope the operation needs; `requiredScopes` lists them."
 )
-SCOPE_ESCALATION = ErrorCode("scope_escalation", 403, "the key asks for a scope its creator does not hold.")
+SCOPE_ESCALATION = ErrorCode(
+    "scope_escalation", 403, "the key asks for a scope, or objects, its creator does not hold."
+)
+OUTSIDE_KEY_OBJECTS = ErrorCode(
+    "outside_key_objects",
+    403,
+    "the key is limited to objects, and the command would create or move something outside them "
+    "(or is not open to such keys).",
+)
 TRIAL_ENDED = ErrorCode(
     "trial_ended",
     403,

@@ -98,10 +98,10 @@ def _operation(op: Operation) -> dict[str, Any]:
     return entry
 
 
-def build(scopes: frozenset[str]) -> dict[str, Any]:
+def build(scopes: frozenset[str], *, object_limited: bool = False) -> dict[str, Any]:
     paths: dict[str, Any] = {}
     for op in sorted(REGISTRY.values(), key=lambda o: o.name):
-        if op.surface != "v2" or not allows(scopes, op):
+        if op.surface != "v2" or not allows(scopes, op, object_limited=object_limited):
             continue
         paths[op.path] = {op.method.lower(): _operation(op)}
     return {

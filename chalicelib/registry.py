@@ -46,6 +46,10 @@ class Operation:
     # Dotted paths of the answer that carry a secret (`apiKey.key`): shown in this answer only,
     # never stored, so an Idempotency-Key replay answers without them (store/idempotency.py).
     secrets: tuple[str, ...] = ()
+    # Why a key limited to objects may not run it (its answer or effect would reach beyond its
+    # objects, and no filter narrows it yet): 403 `outside_key_objects` with these words. Empty:
+    # open to such keys, the store's reach (store/reach.py) narrowing what they see and change.
+    refused_to_object_keys: str = ""
 
     @property
     def read_only(self) -> bool:

@@ -189,6 +189,10 @@ CODE: dict[str, list[Grant]] = {
             ),
             (TABLE,),
         ),
+        # store/entities.py create asks store/reach.py for an object-limited key's reach (Queries of
+        # reference edges, the key's created contacts, the indexes); a registration's context carries
+        # no such limit (the reservation was checked when asked for), but the code path is there
+        Grant("ObjectKeyReach", ("dynamodb:Query",), (TABLE, TABLE_INDEXES)),
         # uploads/files.py read (the stored file, hashed and sniffed), delete (a refused or
         # unreserved file, every version) and keep_only (later uploads to a registered key)
         Grant("UploadObjects", ("s3:GetObject", "s3:DeleteObject", "s3:DeleteObjectVersion"), (UPLOAD_OBJECTS,)),

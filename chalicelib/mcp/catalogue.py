@@ -103,5 +103,10 @@ def find(name: str) -> Operation | None:
 
 
 def visible(ctx: CallContext, kind: str | None = None) -> list[Operation]:
-    """The tools this key may run (its scopes), optionally only queries or commands."""
-    return [op for op in registry.domain_operations() if allows(ctx.scopes, op) and (kind is None or op.kind == kind)]
+    """The tools this key may run (its scopes, its objects), optionally only queries or commands."""
+    limited = ctx.objects is not None
+    return [
+        op
+        for op in registry.domain_operations()
+        if allows(ctx.scopes, op, object_limited=limited) and (kind is None or op.kind == kind)
+    ]

@@ -97,6 +97,8 @@ def upsert(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     scope="read:aliases",
     idempotent=True,
     example={"limit": 100, "offset": 0},
+    refused_to_object_keys="its entries are not narrowed to the key's objects yet; "
+    "aliases.resolve answers for the key's own entities.",
 )
 def list_aliases(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     entries, total, capped = store.list_page(ctx, args["limit"], args["offset"])
@@ -109,7 +111,8 @@ def list_aliases(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     summary="Resolve aliases to ids and ids to aliases.",
     docs=f"""Returns one `{{alias, id, type}}` tuple per successful resolution: for each given alias its entity,
 for each given id every alias the calling integration gave it. Inputs that map to nothing (unknown alias,
-unknown or deleted entity) are simply left out. Up to 100 of each per call. {SCOPE_NOTE}""",
+unknown or deleted entity, for a key limited to objects an entity outside them) are simply left out.
+Up to 100 of each per call. {SCOPE_NOTE}""",
     args=s.obj(
         {
             "aliases": s.array(s.string("Bare alias."), "Aliases to resolve (repeat the query key).", max_items=100),

@@ -32,6 +32,16 @@ SCOPES = {
     ),
     "minItems": 1,
 }
+MAX_OBJECTS = 1000  # objects one key may be limited to
+OBJECTS = {
+    **s.array(
+        s.ref("object", "An object (id or alias)."),
+        f"Limit the key to these objects (1 to {MAX_OBJECTS}): it reads and writes only their entities "
+        '(README "Object-limited keys"). Left out: every object.',
+        max_items=MAX_OBJECTS,
+    ),
+    "minItems": 1,
+}
 KEY_OUT = s.obj(
     {
         "id": s.string("Key id (not the secret)."),
@@ -65,6 +75,14 @@ KEY_OUT = s.obj(
             ),
             "nullable": True,
         },
+        "objects": {
+            **s.array(
+                s.string("Object id."),
+                "The objects an object-limited key reads and writes (ids); null: every object.",
+                max_items=MAX_OBJECTS,
+            ),
+            "nullable": True,
+        },
         "createdAt": s.timestamp("Created."),
         "updatedAt": s.timestamp("Last changed."),
         "key": s.string("The secret. Only in the answer of the call that created the key: store it now."),
@@ -92,6 +110,13 @@ longer needs first. A rotation needs a free place too.
 
 **Rotation** (there is no rotate endpoint): 1. create a new key with the same `agentName`; 2. point the agent
 at the new key; 3. disable the old key with `apikeys.disable`. Both keys work between steps 1 and 3.
+
+**Objects**: `objects` (ids or aliases of objects, up to 1,000) limits the key to those objects: it reads and
+writes only their entities (units, contracts, documents, linked contacts, ...; README "Object-limited keys");
+everything else answers 404 as if it did not exist and is left out of lists and totals, and a command that would
+create or move something outside them is refused (403 `outside_key_objects`). An unknown object answers 404 at
+`apiKey.objects[i]`. A key limited to objects creates only keys limited to some of its own (403
+`scope_escalation`).
 
 **Expiry**: `expiresAt` is optional; without it a key expires {config.DEFAULT_KEY_DAYS} days after creation, and
 it can be at most {config.MAX_KEY_DAYS} days ahead. An expired key answers 401 `key_expired`; rotate before.
@@ -125,6 +150,7 @@ agent, scopes, binding and `expiresAt` (expiry writes nothing, so this is its re
                         "key comes back as a placeholder naming who wrote it (REST answers stay as written).",
                         list(UNTRUSTED_TEXT),
                     ),
+                    "objects": OBJECTS,
                 },
                 required=["agentName", "scopes"],
             )
@@ -148,15 +174,40 @@ def create(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
         raise Forbidden(
             f"A key cannot grant scopes its creator lacks: {', '.join(beyond)}.", code=codes.SCOPE_ESCALATION
         )
+    _within_own_objects(ctx, spec.get("objects"))
     expires = spec.get("expiresAt")
     if expires:
         expires = _normalise_time(expires)
         if expires <= clock.now_iso():
             raise invalid_at("apiKey.expiresAt", "expiry must lie in the future")
     record, secret = keys.create_key(
-        ctx, spec["agentName"], spec["scopes"], spec.get("person"), expires, untrusted_text=spec.get("untrustedText")
+        ctx,
+        spec["agentName"],
+        spec["scopes"],
+        spec.get("person"),
+        expires,
+        spec.get("objects"),
+        untrusted_text=spec.get("untrustedText"),
     )
     return {"apiKey": {**record, "key": secret}}
+
+
+def _within_own_objects(ctx: CallContext, objects: list[str] | None) -> None:
+    """An object-limited key creates keys limited to (some of) its own objects only: like a scope,
+    a key cannot grant what its creator lacks."""
+    if ctx.objects is None:
+        return
+    if objects is None:
+        raise Forbidden(
+            "A key limited to objects cannot create a key for every object; name some of its own in `objects`.",
+            code=codes.SCOPE_ESCALATION,
+        )
+    beyond = sorted({object_id for object_id in objects if object_id not in ctx.objects})
+    if beyond:
+        raise Forbidden(
+            f"A key cannot grant objects its creator is not limited to: {', '.join(beyond)}.",
+            code=codes.SCOPE_ESCALATION,
+        )
 
 
 def _normalise_time(value: str) -> str:

@@ -102,6 +102,10 @@ wrote in that change; other text is a placeholder naming who wrote it, or saying
 (`apikeys.create`). REST answers the states as stored."""
 
 
+# Until the audit trail is narrowed to a key's objects (a record names its entity, whose reach can be asked).
+AUDIT_OF_OBJECT_KEYS = "the audit trail is not narrowed to the key's objects yet."
+
+
 @operation(
     name="audit.list",
     kind="query",
@@ -112,6 +116,7 @@ wrote in that change; other text is a placeholder naming who wrote it, or saying
     scope="read",
     idempotent=True,
     example={"agentName": "invoice-bot", "from": "2026-01-01T00:00:00Z", "limit": 100, "offset": 0},
+    refused_to_object_keys=AUDIT_OF_OBJECT_KEYS,
 )
 def list_records(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     found, total, capped = audit.page(ctx, args, args["limit"], args["offset"])
@@ -129,6 +134,7 @@ def list_records(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     scope="read",
     idempotent=True,
     example={"auditRecord": "aud_01K..."},
+    refused_to_object_keys=AUDIT_OF_OBJECT_KEYS,
 )
 def show(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     return {"auditRecord": audit.as_read_by(ctx, audit.get(ctx, args["auditRecord"]))}
@@ -198,6 +204,7 @@ narrowing the time range.""",
         ),
     ),
     example={"filter": {"keyId": "key_01K...", "from": "2026-01-15T09:00:00Z", "to": "2026-01-15T10:00:00Z"}},
+    refused_to_object_keys=AUDIT_OF_OBJECT_KEYS,
 )
 def revert_changes(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     if bool(args.get("auditRecord")) == bool(args.get("filter")):

@@ -14,6 +14,7 @@ from chalicelib.errors import ApiError, NotFound, invalid_at, not_found_at
 from chalicelib.registry import operation
 from chalicelib.resources.documents import DOCUMENT, FIELDS, READONLY
 from chalicelib.store import entities as store
+from chalicelib.store import reach
 from chalicelib.store import uploads as upload_store
 from chalicelib.uploads import direct, files, sniff
 
@@ -239,7 +240,10 @@ def _check_batch(ctx: CallContext, requested: list[dict[str, Any]]) -> None:
             path = f"uploads[{i}].locationId" if field == "locationId" else f"uploads[{i}].document.{field}"
             raise invalid_at(path, error["message"], code=codes.of(err.code)) from None
     locations = list(dict.fromkeys(upload["locationId"] for upload in requested))
-    live = {item.id for item in store.fetch_entities([store.entity_pk(ctx.tenant_id, loc) for loc in locations])}
+    if reach.limited(ctx):  # the live locations within the key's objects: others are as unknown as missing ones
+        live = reach.within(ctx, locations)
+    else:
+        live = {item.id for item in store.fetch_entities([store.entity_pk(ctx.tenant_id, loc) for loc in locations])}
     for i, upload in enumerate(requested):
         if upload["locationId"] not in live:
             raise not_found_at(
@@ -325,7 +329,8 @@ expired) and a page of its uploads, each with its status: {STATUS_DOC}. Filter w
 def progress(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     batch_id = args["batch"]
     batch, items = upload_store.batch_statuses(ctx.tenant_id, batch_id) if ids.looks_like_id(batch_id) else (None, [])
-    if batch is None:
+    # An object-limited key follows only its own batches: another's may name locations outside its objects.
+    if batch is None or (reach.limited(ctx) and batch.asked_by.get("keyId") != ctx.key_id):
         raise NotFound(f"No upload batch with id {batch_id} in this tenant.")
     data = batch.data
     expired = clock.now_iso() > data["urlExpiresAt"]

@@ -166,7 +166,8 @@ def version(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     name="info",
     kind="query",
     summary="Who am I: tenant, integration, and the calling key's agent, binding and scopes.",
-    docs="Use it to check a key: which tenant it acts for, under which agent name and with which scopes.",
+    docs="Use it to check a key: which tenant it acts for, under which agent name, with which scopes, and "
+    "for a key limited to objects, which (`objects`; null: every object).",
     args=s.obj({}),
     result=s.obj(
         {
@@ -182,6 +183,7 @@ def version(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
                     "agentName": s.string("Agent."),
                     "binding": KEY_OUT["properties"]["binding"],
                     "scopes": s.array(s.string("Scope."), "Scopes."),
+                    "objects": KEY_OUT["properties"]["objects"],
                 },
                 required=["id", "agentName", "binding", "scopes"],
             ),
@@ -197,7 +199,13 @@ def info(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     if ctx.integration_id:
         record = integrations.get(ctx.integration_id)
         integration = {"id": ctx.integration_id, "name": record["name"] if record else ctx.integration_id}
-    key = {"id": ctx.key_id, "agentName": ctx.agent_name, "binding": ctx.binding, "scopes": sorted(ctx.scopes)}
+    key: dict[str, Any] = {
+        "id": ctx.key_id,
+        "agentName": ctx.agent_name,
+        "binding": ctx.binding,
+        "scopes": sorted(ctx.scopes),
+        "objects": sorted(ctx.objects) if ctx.objects is not None else None,
+    }
     return {"tenant": tenant, "integration": integration, "key": key}
 
 
@@ -307,7 +315,8 @@ def _check_queue(url: str, *, must_be_empty: bool = False, dead_letters: str | N
     name="openapi.spec",
     kind="query",
     summary="OpenAPI 3.0 description of exactly the operations the calling key may use.",
-    docs="A read-only key sees only queries; a key without `admin` does not see key management. Each operation "
+    docs="A read-only key sees only queries; a key without `admin` does not see key management; a key limited to "
+    "objects does not see the operations not open to such keys. Each operation "
     "carries its full documentation, the scopes it needs (`x-scopes`) and whether it is destructive (`x-destructive`). "
     "The answer is the OpenAPI document itself.",
     args=s.obj({}),
@@ -321,4 +330,4 @@ def _check_queue(url: str, *, must_be_empty: bool = False, dead_letters: str | N
     idempotent=True,
 )
 def openapi_spec(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-    return openapi.build(ctx.scopes)
+    return openapi.build(ctx.scopes, object_limited=ctx.objects is not None)

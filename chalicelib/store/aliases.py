@@ -12,6 +12,7 @@ from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES
 from chalicelib.errors import Conflict, NotFound
+from chalicelib.store import reach
 from chalicelib.store.entities import entity_pk, fetch_entities, fetch_many, matching_keys
 from chalicelib.store.model import ENTITY_SK, INDEXES, Item, Transaction, TransactionCancelled
 
@@ -38,12 +39,20 @@ def resolve(ctx: CallContext, alias: str) -> tuple[str, str] | None:
     except Item.DoesNotExist:
         return None
     data = item.data_dict()
+    if reach.limited(ctx) and not reach.within(ctx, [data["id"]]):
+        return None  # names an entity out of an object-limited key's reach: as unknown as a missing one
     return data["id"], data["type"]
 
 
 def upsert(ctx: CallContext, entries: list[dict[str, str]]) -> list[dict[str, str]]:
     """Map every alias to its entity, all or nothing. An alias already mapped to another
-    entity is a conflict; mapping it again to the same entity changes nothing."""
+    entity is a conflict; mapping it again to the same entity changes nothing. An object-limited
+    key names only entities within its reach (else 404, as for a missing one)."""
+    if reach.limited(ctx):
+        reached = reach.within(ctx, [e["id"] for e in entries])
+        for index, entry in enumerate(entries):
+            if entry["id"] not in reached:
+                raise _no_entity(entry, index)
     by_entity: dict[str, list[str]] = {}
     now = clock.now_iso()
     try:
@@ -87,12 +96,17 @@ def upsert(ctx: CallContext, entries: list[dict[str, str]]) -> list[dict[str, st
                     code=codes.ALIAS_TAKEN,
                     errors=[{"path": f"{path}.alias", "message": "alias already names another entity"}],
                 ) from err
-            raise NotFound(
-                f"{path}: no live {entry['type']} with id {entry['id']} in this tenant.",
-                errors=[{"path": f"{path}.id", "message": f"no live {entry['type']} with this id"}],
-            ) from err
+            raise _no_entity(entry, index) from err
         raise
     return [{"alias": e["alias"], "id": e["id"], "type": e["type"]} for e in entries]
+
+
+def _no_entity(entry: dict[str, str], index: int) -> NotFound:
+    path = f"entries[{index}]"
+    return NotFound(
+        f"{path}: no live {entry['type']} with id {entry['id']} in this tenant.",
+        errors=[{"path": f"{path}.id", "message": f"no live {entry['type']} with this id"}],
+    )
 
 
 def list_page(ctx: CallContext, limit: int, offset: int) -> tuple[list[dict[str, str]], int, bool]:
@@ -124,6 +138,9 @@ def resolve_many(ctx: CallContext, aliases: list[str], entity_ids: list[str]) ->
             [entity_pk(ctx.tenant_id, i) for i in dict.fromkeys(wanted_ids + [e["id"] for e in by_alias])]
         )
     }
+    if reach.limited(ctx):  # an object-limited key learns nothing of entities out of its reach
+        reached = reach.within(ctx, live)
+        live = {entity_id: item for entity_id, item in live.items() if entity_id in reached}
     for entry in by_alias:
         if entry["id"] in live and entry["type"] in ENTITY_TYPES and (entry["alias"], entry["id"]) not in seen:
             seen.add((entry["alias"], entry["id"]))

@@ -17,7 +17,7 @@ from typing import Any, NamedTuple, Required, TypedDict, cast
 from chalicelib import ids
 from chalicelib.entities import ENTITY_TYPES
 from chalicelib.store import integrations, members
-from chalicelib.store.entities import fetch_many, matching_entries
+from chalicelib.store.entity_reads import fetch_many, matching_entries
 from chalicelib.store.integrations import CONNECTION_TYPE
 from chalicelib.store.keys import API_KEY, TENANT_ID_PREFIX, TENANT_SK
 from chalicelib.store.members import TYPE as MEMBER_TYPE

@@ -21,15 +21,21 @@ from typing import Any, Protocol
 from pynamodb.exceptions import PutError, UpdateError
 from pynamodb.expressions.condition import Condition
 
-from chalicelib import clock, config, ids
+from chalicelib import clock, ids
 from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES, EntityType, by_prefix
 from chalicelib.errors import Conflict, Invalid, NotFound, not_found_at
-from chalicelib.store import authors, refs, uniques
+from chalicelib.store import authors, reach, refs, uniques
+from chalicelib.store.entity_reads import BATCH_GET_SIZE as BATCH_GET_SIZE
+from chalicelib.store.entity_reads import entity_pk as entity_pk
+from chalicelib.store.entity_reads import fetch_entities as fetch_entities
+from chalicelib.store.entity_reads import fetch_many as fetch_many
+from chalicelib.store.entity_reads import filter_pk as filter_pk
+from chalicelib.store.entity_reads import list_pk as list_pk
+from chalicelib.store.entity_reads import matching_keys as matching_keys
 from chalicelib.store.model import ENTITY_SK, INDEXES, SLOT_COUNT, Item, Transaction, TransactionCancelled
 
-BATCH_GET_SIZE = 100
 REFERRERS_SHOWN = 100  # a refused delete names at most this many referrers
 
 
@@ -77,24 +83,6 @@ class StoredEntity(Protocol):
     def data_dict(self) -> dict[str, Any]: ...
 
 
-def entity_pk(tenant_id: str, entity_id: str) -> str:
-    return f"{tenant_id}#{entity_id}"
-
-
-def _index_value(value: Any) -> str:
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    return str(value)
-
-
-def filter_pk(tenant_id: str, etype: EntityType, field: str, value: Any) -> str:
-    return f"{tenant_id}#{etype.name}#{field}={_index_value(value)}"
-
-
-def list_pk(tenant_id: str, type_name: str) -> str:
-    return f"{tenant_id}#{type_name}"
-
-
 def index_keys(tenant_id: str, etype: EntityType, entity_id: str, data: dict[str, Any]) -> dict[str, Any]:
     """The gsi attributes of a live entity: gsi1 lists the type, gsi2.. its filters."""
     keys: dict[str, str | None] = {"gsi1pk": list_pk(tenant_id, etype.name), "gsi1sk": entity_id}
@@ -139,6 +127,8 @@ def get_item(
         raise _missing(etype, entity_id, path) from None
     if item.type != etype.name or item.tenantId != ctx.tenant_id or (item.deletedAt and not include_deleted):
         raise _missing(etype, entity_id, path)
+    if reach.limited(ctx) and not reach.item_within(ctx, etype.name, entity_id, item.data_dict()):
+        raise _missing(etype, entity_id, path)  # out of an object-limited key's reach: as if it did not exist
     return item
 
 
@@ -170,29 +160,6 @@ def to_wire(ctx: CallContext, item: StoredEntity) -> dict[str, Any]:
     }
 
 
-def matching_keys(index: Any, hash_key: str, condition: Any, checks: dict[str, str]) -> tuple[list[str], bool]:
-    """Table keys (PK) of the index entries under `hash_key` (and `condition`) whose other
-    index keys equal `checks`, in index order; reads at most config.COUNT_LIMIT entries and
-    says whether it stopped there (capped)."""
-    entries, capped = matching_entries(index, hash_key, condition, checks)
-    return [entry.pk for entry in entries], capped
-
-
-def matching_entries(
-    index: Any, hash_key: str, condition: Any, checks: dict[str, str], wanted: tuple[str, ...] = ()
-) -> tuple[list[Item], bool]:
-    """matching_keys' index entries themselves, each with its PK, the checked index keys and the
-    `wanted` index keys (what the index projects): for a caller that decides by them too."""
-    hits = index.query(hash_key, condition, attributes_to_get=["PK", *checks, *wanted], limit=config.COUNT_LIMIT + 1)
-    read = list(hits)
-    capped = len(read) > config.COUNT_LIMIT
-    return [
-        hit
-        for hit in read[: config.COUNT_LIMIT]
-        if all(getattr(hit, attr) == expected for attr, expected in checks.items())
-    ], capped
-
-
 def list_page(
     ctx: CallContext, etype: EntityType, filters: dict[str, Any], limit: int, offset: int
 ) -> tuple[list[Item], int, bool]:
@@ -210,24 +177,20 @@ def list_page(
     else:
         slot, hash_key = 1, list_pk(ctx.tenant_id, etype.name)
     checks = {f"gsi{slots[f]}pk": filter_pk(ctx.tenant_id, etype, f, v) for f, v in wanted.items()}
+    # An object-limited key sees only the hits within its reach, dropped before paging (exact totals).
+    limit_to = reach.list_reach(ctx, etype, wanted) if reach.limited(ctx) else None
+    if limit_to is not None and limit_to.nothing:
+        return [], 0, False
     # Read only what the page needs: the table key and the other filters' index keys.
-    matches, capped = matching_keys(INDEXES[slot], hash_key, None, checks)
+    matches, capped = matching_keys(
+        INDEXES[slot],
+        hash_key,
+        None,
+        checks,
+        also=limit_to.also if limit_to else (),
+        keep=limit_to.keep if limit_to else None,
+    )
     return fetch_entities(matches[offset : offset + limit]), len(matches), capped
-
-
-def fetch_many(keys: list[tuple[str, str]]) -> list[Item]:
-    """The items of these (partition key, sort key) pairs: BatchGetItem in chunks of 100, answered
-    in the order asked; missing and soft-deleted items are skipped."""
-    found: dict[tuple[str, str], Item] = {}
-    for start in range(0, len(keys), BATCH_GET_SIZE):
-        for item in Item.batch_get(keys[start : start + BATCH_GET_SIZE], consistent_read=True):
-            found[(item.pk, item.sk)] = item
-    return [found[key] for key in keys if key in found and not found[key].deletedAt]
-
-
-def fetch_entities(pks: list[str]) -> list[Item]:
-    """fetch_many of entities (their sort key is ENTITY_SK)."""
-    return fetch_many([(pk, ENTITY_SK) for pk in pks])
 
 
 # --- writes ---------------------------------------------------------------------------
@@ -261,6 +224,9 @@ def create(
     only if it does not exist yet (a webhook's secret, keyed by the `entity_id` given);
     `also` adds further writes to it (an upload reservation marked done). `file_key` and
     `file_version` name the entity's file in S3."""
+    limited = reach.limited(ctx)
+    if limited:  # before the derived fields are read: an objectId outside refuses at once
+        reach.guard_home(ctx, etype, None, data, arg=path, partial=True)
     if etype.derive:
         etype.derive(ctx, data)
     if etype.check:
@@ -285,6 +251,11 @@ def create(
         **index_keys(ctx.tenant_id, etype, entity_id, data),
     )
     added = refs.outbound(etype, data, self_id=entity_id, arg=path)
+    if limited:
+        reach.guard_home(ctx, etype, None, data, arg=path)
+        reach.guard_references(ctx, added, arg=path)
+        if reach.home(etype.name).kind == "linked":  # a contact it creates stays within the key's reach
+            companions = (*companions, reach.created_marker(ctx, entity_id))
     take = uniques.claims(etype, {}, data)
     if not added and not companions and not take and also is None:
         try:
@@ -321,6 +292,8 @@ def update(
     if expected_version is not None and expected_version != item.version:
         raise _stale(etype, entity_id, item.version)
     before = item.data_dict()
+    if reach.limited(ctx):  # before the derived fields are read: a move outside refuses at once
+        reach.guard_home(ctx, etype, entity_id, changes, arg=path, partial=True)
     data = dict(before)
     for name, value in changes.items():
         if value is None:
@@ -350,6 +323,9 @@ def _replace_data(
     new = set(refs.outbound(etype, data, self_id=entity_id, arg=arg))
     known = authors.text_authors(etype, _plain(item.textBy), _plain(item.changedBy))
     written = authors.after_change(etype, before, data, known, ctx.stamp())
+    if reach.limited(ctx):  # an object-limited key moves nothing out of its objects, nor points beyond
+        reach.guard_home(ctx, etype, entity_id, data, arg=arg)
+        reach.guard_references(ctx, list(new - old), arg=arg)
     actions = [
         Item.data.set(data),
         *_stamp(ctx, item),
@@ -373,12 +349,18 @@ def soft_delete(ctx: CallContext, etype: EntityType, entity_id: str, *, path: st
     item = get_item(ctx, etype, entity_id, path=path)
     referrers = refs.inbound(ctx, entity_id, limit=REFERRERS_SHOWN)
     if referrers:
-        listed = ", ".join(f"{r['type']} {r['id']} ({r['path']})" for r in referrers[:5])
+        shown = referrers
+        if reach.limited(ctx):  # an object-limited key is not told of referrers out of its reach
+            reached = reach.within(ctx, [r["id"] for r in referrers])
+            shown = [r for r in referrers if r["id"] in reached]
+        listed = ", ".join(f"{r['type']} {r['id']} ({r['path']})" for r in shown[:5])
+        more = ", ..." if len(shown) > 5 else ""
+        hidden = " and entities outside this key's objects" if len(shown) < len(referrers) else ""
         raise Conflict(
             f"{etype.name} {entity_id} is still referenced by live entities: "
-            f"{listed}{', ...' if len(referrers) > 5 else ''}. Change or delete those first.",
+            f"{listed or 'none this key can see'}{more}{hidden}. Change or delete those first.",
             code=codes.STILL_REFERENCED,
-            extra={"referencedBy": referrers},
+            extra={"referencedBy": shown},
         )
     actions = [Item.deletedAt.set(clock.now_iso()), *_stamp(ctx, item), *no_index_actions()]
     condition = (Item.version == item.version) & Item.deletedAt.does_not_exist()
@@ -509,6 +491,8 @@ def repoint_inbound(ctx: CallContext, source_id: str, target_id: str) -> int:
     by_entity: dict[str, list[str]] = {}
     for edge in refs.inbound(ctx, source_id):
         by_entity.setdefault(edge["id"], []).append(edge["path"])
+    if reach.limited(ctx) and set(by_entity) - reach.within(ctx, by_entity):
+        raise reach.refused("entities outside its objects reference the source too, and it cannot change those.")
     planned = []
     for referrer_id, paths in by_entity.items():
         etype = ENTITY_TYPES[refs_type_of(referrer_id)]

@@ -27,6 +27,7 @@ class KeyFacts(TypedDict, total=False):
     personId: str  # a person-bound key's contact
     expiresAt: str
     untrustedText: str  # "omit": other parties' free text reaches it over MCP as placeholders
+    objects: list[str]  # an object-limited key's object ids (absent: every object)
 
 
 def lookup_pk(hashed: str) -> str:

@@ -138,6 +138,7 @@ def _key_items(
     scopes: list[str],
     person_id: str | None,
     expires_at: str | None,
+    objects: list[str] | None = None,
     *,
     untrusted_text: str | None = None,
 ) -> tuple[Item, Item, str]:
@@ -154,6 +155,7 @@ def _key_items(
         "disabled": False,
         "expiresAt": expires_at,
         "untrustedText": untrusted_text if untrusted_text != "show" else None,  # stored when not the default
+        "objects": sorted(set(objects)) if objects is not None else None,
     }
     lookup_key = lookup_pk(secret_hash(secret))
     # The record keeps the lookup item's key (a hash, not the secret) so disable() can reach it.
@@ -284,18 +286,24 @@ def create_key(
     scopes: list[str],
     person_id: str | None,
     expires_at: str | None,
+    objects: list[str] | None = None,
     *,
     untrusted_text: str | None = None,
 ) -> tuple[dict[str, Any], str]:
     """A key for `agent_name` in the caller's tenant and integration. `expires_at` None takes
     the default lifetime; an agent with one live key gets a second (rotation), not a third; a
-    tenant holding config.max_live_keys() live keys gets none (409 key_limit_reached)."""
+    tenant holding config.max_live_keys() live keys gets none (409 key_limit_reached).
+    `objects` (ids of live objects, else 404 at `apiKey.objects[i]`) limits the key to them."""
     expires_at = expiry(expires_at)
+    if objects is not None:
+        _check_objects(ctx, objects)
     cap = config.max_live_keys()
     held = live_key_count(ctx.tenant_id)
     if held >= cap:
         raise _key_limit(cap, held)
-    record, lookup, secret = _key_items(ctx, agent_name, scopes, person_id, expires_at, untrusted_text=untrusted_text)
+    record, lookup, secret = _key_items(
+        ctx, agent_name, scopes, person_id, expires_at, objects, untrusted_text=untrusted_text
+    )
     try:
         with Transaction() as tx:
             tx.save(record, condition=Item.pk.does_not_exist())
@@ -314,6 +322,19 @@ def create_key(
             "Creating the key collided with another request for this agent; retry.", code=codes.WRITE_CONFLICT
         ) from err
     return key_wire(record), secret
+
+
+def _check_objects(ctx: CallContext, objects: list[str]) -> None:
+    """Each of an object-limited key's objects is a live object of the tenant (one BatchGetItem
+    per 100; a transaction's ConditionChecks would hold 100 at most, and a key names up to 1,000)."""
+    live = {
+        item.id
+        for item in fetch_entities([entity_pk(ctx.tenant_id, object_id) for object_id in dict.fromkeys(objects)])
+        if item.type == "object" and item.tenantId == ctx.tenant_id
+    }
+    for index, object_id in enumerate(objects):
+        if object_id not in live:
+            raise not_found_at(f"apiKey.objects[{index}]", f"No object with id {object_id} in this tenant.")
 
 
 def get_key(ctx: CallContext, key_id: str) -> Item:
@@ -406,6 +427,7 @@ def key_wire(item: Item) -> dict[str, Any]:
         "lastUsedAt": data.get("lastUsedAt"),
         "lastUsedIp": data.get("lastUsedIp"),
         "createdBy": data.get("createdByKeyId"),
+        "objects": data.get("objects"),
         "createdAt": item.createdAt,
         "updatedAt": item.updatedAt,
     }

@@ -14,6 +14,8 @@ imports this module (import-linter's "table layout" contract in pyproject.toml):
   api key       PK = <tenant>#<keyId>                     SK = "entity"           keys.py (type apiKey)
   key lookup    PK = keyhash#<sha256 of secret>           SK = "lookup"           key_lookups.py (the one
                 tenant-less item: it is how a request finds its tenant)
+  created by key PK = <tenant>#<keyId>                    SK = "created#<contactId>"  reach.py (a contact an
+                object-limited key created: within its reach; written in the contact's transaction)
   agent guard   PK = <tenant>#agent#<integration>#<agent> SK = "agent"            keys.py
   live keys     PK = <tenant>#livekeys                    SK = "livekeys"         live_keys.py (the cap on a
                 tenant's live keys: {keyId: expiresAt}, written in the key's own transaction)

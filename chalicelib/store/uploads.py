@@ -74,6 +74,7 @@ class ReservationData(TypedDict):
 class Batch:
     created_at: str | None
     data: BatchData
+    asked_by: dict[str, Any]  # the changedBy stamp of the caller who created the batch
 
 
 @dataclass(frozen=True)
@@ -242,7 +243,8 @@ def batch_statuses(tenant_id: str, batch_id: str) -> tuple[Batch | None, list[tu
     ):
         data = reservation.data_dict()
         found.append((int(data.get("index", 0)), reservation.sk.removeprefix(UPLOAD_PREFIX), str(data["status"])))
-    batch = Batch(created_at=item.createdAt, data=cast(BatchData, item.data_dict()))
+    asked_by = item.changedBy.as_dict() if item.changedBy is not None else {}
+    batch = Batch(created_at=item.createdAt, data=cast(BatchData, item.data_dict()), asked_by=asked_by)
     return batch, [(document_id, status) for _, document_id, status in sorted(found)]
 
 

@@ -224,3 +224,29 @@ def test_a_viewer_may_not_see_or_change_keys(tenant: Tenant) -> None:
     assert viewer.post(f"/keys/{key['id']}/disable").status == 403
     assert viewer.post("/keys", {"agentName": "sneaky", "scopes": ["read"]}).status == 403
     assert tenant.query("info", key=key["key"]).status == 200
+
+
+def test_a_key_limited_to_objects_from_the_form_keeps_them_when_rotated(tenant: Tenant) -> None:
+    owner = owner_of(tenant)
+    first = tenant.ok("objects.create", {"object": {"name": "WEG Erste", "type": "weg"}})["object"]
+    second = tenant.ok("objects.create", {"object": {"name": "WEG Zweite", "type": "weg"}})["object"]
+    tenant.alias("weg-zweite", second["id"], "object")
+    form = owner.get("/keys/new")
+    assert 'name="objects"' in form.html and "every object" in form.text()
+
+    unknown = _create(owner, agentName="meter-bot", objects=f"{first['id']}\nno-such-weg")
+    assert unknown.status == 404 and "“no-such-weg”" in unknown.text(), unknown.text()
+    assert "no-such-weg" in unknown.html  # the form keeps what was typed
+
+    created = _create(owner, agentName="meter-bot", objects=f"{first['id']}, weg-zweite")
+    assert created.status == 200, created.text()
+    key_id = _key_id(created)
+    assert _keys(tenant)[key_id]["objects"] == sorted([first["id"], second["id"]])
+    detail = owner.get(f"/keys/{key_id}").text()
+    assert first["id"] in detail and second["id"] in detail and "Objects" in detail
+    assert "Every object" in owner.get(f"/keys/{_rest_key(tenant, 'wide-bot', ['read'])['id']}").text()
+
+    rotated = owner.post(f"/keys/{key_id}/rotate")
+    assert rotated.status == 200, rotated.text()
+    new_id = re.search(r'name="rotatedTo" value="(key_[0-9A-Z]{26})"', rotated.html)
+    assert new_id and _keys(tenant)[new_id.group(1)]["objects"] == sorted([first["id"], second["id"]])

@@ -31,6 +31,7 @@ READABLE = {
     "apiKey.scopes": "keys.error.scopes",
     "apiKey.expiresAt": "keys.error.expiry",
     "apiKey.person": "keys.error.person",
+    "apiKey.objects": "keys.error.objects",
 }
 
 
@@ -56,10 +57,16 @@ def key_list(request: Request) -> Answer:
 
 @page("GET", "/keys/new", role="admin")
 def new_key_form(request: Request) -> Answer:
-    return _form(
-        request,
-        {"agentName": "", "binding": "company", "person": "", "scopes": [], "expiry": "", "untrustedText": "show"},
-    )
+    form = {
+        "agentName": "",
+        "binding": "company",
+        "person": "",
+        "scopes": [],
+        "expiry": "",
+        "untrustedText": "show",
+        "objects": "",
+    }
+    return _form(request, form)
 
 
 @page("POST", "/keys", role="admin")
@@ -71,6 +78,7 @@ def create_key(request: Request) -> Answer:
         "scopes": request.args("scopes"),
         "expiry": request.arg("expiry"),
         "untrustedText": "omit" if request.arg("untrustedText") == "omit" else "show",
+        "objects": request.arg("objects"),
     }
     if form["binding"] == "person" and not form["person"]:
         return _form(request, form, 400, [translate(request.lang, "keys.error.person_missing")])
@@ -83,11 +91,19 @@ def create_key(request: Request) -> Answer:
         spec["person"] = form["person"]
     if form["expiry"]:
         spec["expiresAt"] = _expiry(form["expiry"])
+    objects = _objects(form["objects"])
+    if objects:
+        spec["objects"] = objects
     try:
         created = run(request, "apikeys.create", {"apiKey": spec})["apiKey"]
     except ApiError as error:
-        return _form(request, form, error.status, _readable(request, error))
+        return _form(request, form, error.status, _readable(request, error, objects))
     return render(request, "keys_secret.html", key=created, old=None)
+
+
+def _objects(text: str) -> list[str]:
+    """The objects field: ids or aliases, one per line or separated by commas (or spaces)."""
+    return [entry for entry in re.split(r"[\s,;]+", text) if entry]
 
 
 def _form(request: Request, form: dict[str, Any], status: int = 200, errors: list[str] | None = None) -> Answer:
@@ -102,7 +118,14 @@ def _expiry(day: str) -> str:
         return day
 
 
-def _readable(request: Request, error: ApiError) -> list[str]:
+OBJECT_PATH = re.compile(r"^apiKey\.objects\[(\d+)\]$")
+
+
+def _readable(request: Request, error: ApiError, objects: list[str] | None = None) -> list[str]:
+    unknown = [OBJECT_PATH.match(item.get("path", "")) for item in error.errors or []]
+    if objects and unknown and all(unknown):  # an object the tenant does not have: name the entry as typed
+        entries = [objects[int(found.group(1))] for found in unknown if found and int(found.group(1)) < len(objects)]
+        return [translate(request.lang, "keys.error.object", entry=entry) for entry in entries]
     if error.code == codes.AGENT_HAS_KEYS.code:
         return [translate(request.lang, "keys.error.agent_has_keys")]
     if error.code == codes.KEY_LIMIT_REACHED.code:
@@ -176,6 +199,8 @@ def rotate(request: Request) -> Answer:
     }
     if old["binding"].get("contactId"):
         spec["person"] = old["binding"]["contactId"]
+    if old.get("objects") is not None:  # the new key reaches what the old one did, no further
+        spec["objects"] = old["objects"]
     try:
         created = run(request, "apikeys.create", {"apiKey": spec})["apiKey"]
     except ApiError as error:

@@ -17,6 +17,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "keys.binding": ("Gebunden an", "Bound to"),
     "keys.scopes": ("Berechtigungen", "Permissions"),
     "keys.created": ("Angelegt", "Created"),
+    "keys.objects": ("Objekte", "Objects"),
+    "keys.objects.all": ("Jedes Objekt", "Every object"),
     "keys.last_used": ("Zuletzt benutzt", "Last used"),
     "keys.expires": ("Läuft ab", "Expires"),
     "keys.status": ("Status", "Status"),
@@ -140,6 +142,15 @@ TEXTS: dict[str, tuple[str, str]] = {
         f"Without a date the key is valid for {DEFAULT_KEY_DAYS} days; at most {MAX_KEY_DAYS} days are possible. "
         "It stops working at the start of that day (00:00 UTC).",
     ),
+    "keys.form.objects": ("Nur diese Objekte (optional)", "Only these objects (optional)"),
+    "keys.form.objects.hint": (
+        "IDs oder Aliase von Objekten, eines pro Zeile oder durch Kommas getrennt (höchstens 1.000). Der Agent "
+        "sieht und ändert dann nur deren Einheiten, Verträge, Dokumente, Vorgänge und die mit ihnen verbundenen "
+        "Kontakte. Leer lassen: jedes Objekt.",
+        "Ids or aliases of objects, one per line or separated by commas (at most 1,000). The agent then sees and "
+        "changes only their units, contracts, documents, processes and the contacts linked to them. Leave it "
+        "empty: every object.",
+    ),
     "keys.form.submit": ("Schlüssel anlegen", "Create key"),
     # readable refusals (the operation's field errors, in plain words)
     "keys.error.agent": (
@@ -159,6 +170,14 @@ TEXTS: dict[str, tuple[str, str]] = {
     "keys.error.person": (
         "Person: Es gibt keinen Kontakt mit dieser ID oder diesem Alias.",
         "Person: there is no contact with this id or alias.",
+    ),
+    "keys.error.object": (
+        "Objekte: Es gibt kein Objekt mit der ID oder dem Alias „{entry}“.",
+        "Objects: there is no object with the id or alias “{entry}”.",
+    ),
+    "keys.error.objects": (
+        "Objekte: Bitte geben Sie höchstens 1.000 IDs oder Aliase von Objekten an.",
+        "Objects: please enter at most 1,000 ids or aliases of objects.",
     ),
     "keys.error.person_missing": (
         "Person: Bitte geben Sie die Kontakt-ID oder den Alias der Person an – oder binden Sie den "
