@@ -20,7 +20,7 @@ from chalicelib.errors import Invalid, NotFound
 from chalicelib.events.changes import ACCOUNT_TYPES, Change
 from chalicelib.schemas import replace_free_text
 from chalicelib.scopes import SCOPE_ADMIN, holds, readable_areas
-from chalicelib.store import audit_records, authors, keys
+from chalicelib.store import audit_records, authors, keys, reach
 from chalicelib.store.audit_records import AuditRecord, records
 
 # The account's records an integration's admin key may see: those of its own integration (its
@@ -107,7 +107,7 @@ def changed_fields(before: dict[str, Any] | None, after: dict[str, Any] | None) 
 def get(ctx: CallContext, audit_id: str) -> AuditRecord:
     """The record, or 404 when it is not there or not the key's to see (the same answer)."""
     found = audit_records.get_record(ctx.tenant_id, audit_id)
-    if found is None or not Sight(ctx).sees(found["entityType"], found["entityId"]):
+    if found is None or not Sight(ctx).sees(found["entityType"], found["entityId"]) or not in_reach(ctx, found):
         raise NotFound(f"No audit record {audit_id} in this tenant.")
     return found
 
@@ -143,28 +143,51 @@ def type_of_id(entity_id: str) -> str | None:
 def operation_filtered(keys: list[str], operation: str) -> list[AuditRecord]:
     """The records among `keys` made by `operation`. No index holds the operation, so the
     records themselves are read: at most config.AUDIT_OPERATION_SCAN of them, else 400."""
+    return [r for r in _read_scanned(keys, "operation") if r.get("operation") == operation]
+
+
+def in_reach(ctx: CallContext, record: AuditRecord) -> bool:
+    """An object-limited key sees the records of the entities within its objects (store/reach.py),
+    judged by the state the record holds (after the change, or before it for a deletion), and
+    none of the account's; every other key passes."""
+    if not reach.limited(ctx):
+        return True
+    if record["entityType"] in ACCOUNT_TYPES:
+        return False
+    state = record.get("after") or record.get("before") or {}
+    return reach.item_within(ctx, record["entityType"], record["entityId"], state.get("data") or {})
+
+
+def _read_scanned(keys: list[str], path: str) -> list[AuditRecord]:
+    """The records of `keys`, for a filter no index serves (`path` names it in the refusal):
+    at most config.AUDIT_OPERATION_SCAN of them, else 400 `filter_too_broad`."""
     if len(keys) > config.AUDIT_OPERATION_SCAN:
         raise Invalid(
-            "The operation filter reads the records the other filters leave: "
+            f"The {path} filter reads the records the other filters leave: "
             f"{len(keys)} here, at most {config.AUDIT_OPERATION_SCAN}."
             " Narrow them with from/to, keyId, agentName or entityId.",
             code=codes.FILTER_TOO_BROAD,
             errors=[
                 {
-                    "path": "operation",
+                    "path": path,
                     "message": (
                         f"the other filters leave {len(keys)} records; at most {config.AUDIT_OPERATION_SCAN} are read"
                     ),
                 }
             ],
         )
-    return [r for r in records(keys) if r.get("operation") == operation]
+    return records(keys)
 
 
 def page(ctx: CallContext, filters: dict[str, Any], limit: int, offset: int) -> tuple[list[AuditRecord], int, bool]:
     keys, capped = search(ctx, filters)
-    if filters.get("operation"):
-        matching = operation_filtered(keys, filters["operation"])
+    operation = filters.get("operation")
+    if reach.limited(ctx):  # which records lie within the key's objects their states say: read them
+        scanned = _read_scanned(keys, "objects (of the key)")
+        matching = [r for r in scanned if (not operation or r.get("operation") == operation) and in_reach(ctx, r)]
+        return matching[offset : offset + limit], len(matching), False
+    if operation:
+        matching = operation_filtered(keys, operation)
         return matching[offset : offset + limit], len(matching), False
     return records(keys[offset : offset + limit]), len(keys), capped
 

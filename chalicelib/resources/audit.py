@@ -95,15 +95,17 @@ and only with `admin`: the `integration` records of its connection (entity id it
 `member` or another integration's. To every other key they do not exist: lists and totals leave them out,
 `audit.show` answers 404, `audit.revert` answers 404 for one and leaves them out of a filter's answer.
 The records of entities follow the key's read scopes: with `read:<area>` only the records of that area's
-entities.
+entities. A key limited to objects sees the records of the entities within its objects (judged by the state
+a record holds), none of the account's; its list reads the records the other filters leave (at most \
+{config.AUDIT_OPERATION_SCAN:,}, else 400 `filter_too_broad`: add from/to or entityId).
 
 A key created with `untrustedText: "omit"` reads over MCP, of the states' free text, only what its own side
 wrote in that change; other text is a placeholder naming who wrote it, or saying an earlier change did
 (`apikeys.create`). REST answers the states as stored."""
 
 
-# Until the audit trail is narrowed to a key's objects (a record names its entity, whose reach can be asked).
-AUDIT_OF_OBJECT_KEYS = "the audit trail is not narrowed to the key's objects yet."
+# A revert by a key limited to objects would set back entities by their records: not open to such keys yet.
+REVERT_OF_OBJECT_KEYS = "audit.revert is not open to keys limited to objects yet."
 
 
 @operation(
@@ -116,7 +118,6 @@ AUDIT_OF_OBJECT_KEYS = "the audit trail is not narrowed to the key's objects yet
     scope="read",
     idempotent=True,
     example={"agentName": "invoice-bot", "from": "2026-01-01T00:00:00Z", "limit": 100, "offset": 0},
-    refused_to_object_keys=AUDIT_OF_OBJECT_KEYS,
 )
 def list_records(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     found, total, capped = audit.page(ctx, args, args["limit"], args["offset"])
@@ -134,7 +135,6 @@ def list_records(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     scope="read",
     idempotent=True,
     example={"auditRecord": "aud_01K..."},
-    refused_to_object_keys=AUDIT_OF_OBJECT_KEYS,
 )
 def show(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     return {"auditRecord": audit.as_read_by(ctx, audit.get(ctx, args["auditRecord"]))}
@@ -204,7 +204,7 @@ narrowing the time range.""",
         ),
     ),
     example={"filter": {"keyId": "key_01K...", "from": "2026-01-15T09:00:00Z", "to": "2026-01-15T10:00:00Z"}},
-    refused_to_object_keys=AUDIT_OF_OBJECT_KEYS,
+    refused_to_object_keys=REVERT_OF_OBJECT_KEYS,
 )
 def revert_changes(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     if bool(args.get("auditRecord")) == bool(args.get("filter")):

@@ -7,6 +7,7 @@ import uuid
 from typing import Any
 
 from tests.client import Tenant
+from tests.eventually import eventually
 
 PAGE = {"limit": 100, "offset": 0}
 
@@ -459,3 +460,28 @@ def test_merge_delete_and_uploads_stay_within_the_keys_objects(tenant: Tenant) -
     assert tenant.query("documents.uploads.progress", {"batch": mine_batch, **PAGE}, key=key).status == 200
     assert tenant.query("documents.uploads.progress", {"batch": theirs, **PAGE}, key=key).status == 404
     assert tenant.query("documents.uploads.progress", {"batch": theirs, **PAGE}).status == 200
+
+
+# --- the audit trail ------------------------------------------------------------------------
+
+
+def test_the_audit_trail_of_a_key_limited_to_a_holds_only_as_changes(tenant: Tenant) -> None:
+    a, b = _estate(tenant, "WEG A"), _estate(tenant, "WEG B")
+    everything = tenant.new_key(["read", "admin"])
+    last_of_b = eventually(lambda: _audit(tenant, everything, {"entityId": b["bankAccountUse"]}))[0]
+    eventually(lambda: _audit(tenant, everything, {"entityId": a["bankAccountUse"]}))
+    key = _limited_key(tenant, [a["object"]], ["read", "admin"])["key"]
+
+    seen = tenant.get("audit.list", {"limit": 1000, "offset": 0}, key=key)
+    entities = {record["entityId"] for record in seen["auditRecords"]}
+    assert seen["pagination"]["total"] == len(seen["auditRecords"])
+    assert entities == set(a.values()), entities ^ set(a.values())  # each of A's entities, nothing else
+    assert tenant.get("audit.list", {**PAGE, "entityId": b["unit"]}, key=key)["pagination"]["total"] == 0
+    assert tenant.query("audit.show", {"auditRecord": last_of_b["id"]}, key=key).status == 404
+    assert tenant.query("audit.show", {"auditRecord": last_of_b["id"]}, key=everything).status == 200
+    own = _audit(tenant, key, {"entityId": a["unit"]})[0]
+    assert tenant.get("audit.show", {"auditRecord": own["id"]}, key=key)["auditRecord"]["entityId"] == a["unit"]
+
+
+def _audit(tenant: Tenant, key: str, filters: dict[str, Any]) -> list[dict[str, Any]]:
+    return list(tenant.get("audit.list", {**PAGE, **filters}, key=key)["auditRecords"])
