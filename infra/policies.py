@@ -162,6 +162,10 @@ CODE: dict[str, list[Grant]] = {
         Grant("DeliveryMessages", ("sqs:SendMessage",), (DELIVERY_QUEUE,)),
         # events/subscriptions.py subscribers: the tenant's webhooks (gsi1)
         Grant("WebhookIndex", ("dynamodb:Query",), (TABLE_INDEXES,)),
+        # events/deliveries.py _within: a webhook limited to objects asks store/reach.py of the
+        # changed entity (its parents: batch_get; a contact's reference edges and whether the
+        # hearer created it: Query, Item.get)
+        Grant("WebhookReach", ("dynamodb:GetItem", "dynamodb:Query"), (TABLE,)),
     ],
     "DeliverWebhooks": [
         # store/deliveries.py get_delivery / save_delivery (the delivery: Item.get, item.update),

@@ -14,11 +14,13 @@ import json
 from typing import Any
 
 from chalicelib import clock, config, observability
+from chalicelib.context import CallContext
 from chalicelib.events import delivery_queue, subscriptions
 from chalicelib.events.changes import Change
 from chalicelib.events.delivery_queue import Delivery
 from chalicelib.events.sender import Outcome
 from chalicelib.store import deliveries as delivery_store
+from chalicelib.store import reach
 from chalicelib.store.deliveries import DeliveryData, StoredDelivery
 
 # Waits before the 2nd, 3rd, ... attempt (the first is immediate); then the delivery fails.
@@ -60,11 +62,23 @@ def fan_out(change: Change) -> int:
     entity_key = f"{change.entity_type}#{change.entity_id}"
     queued = []
     for hook in subscriptions.subscribers(change.tenant_id):
-        if {"*", body["type"]} & hook["events"]:
+        if {"*", body["type"]} & hook["events"] and _within(change, hook["objects"]):
             create(change.tenant_id, hook["id"], body, entity_key=entity_key)
             queued.append(Delivery(change.tenant_id, hook["id"], body["id"], entity_key))
     delivery_queue.enqueue(queued)
     return len(queued)
+
+
+def _within(change: Change, objects: frozenset[str] | None) -> bool:
+    """A webhook made by a key limited to objects hears of the entities within them (store/reach.py,
+    judged by the changed entity's state: after the change, before it for a deletion)."""
+    if objects is None:
+        return True
+    hearer = CallContext(
+        tenant_id=change.tenant_id, key_id="", agent_name="webhook", scopes=frozenset(), objects=objects
+    )
+    state = change.after or change.before or {}
+    return reach.item_within(hearer, change.entity_type, change.entity_id, state.get("data") or {})
 
 
 def create(tenant_id: str, webhook_id: str, body: dict[str, Any], *, entity_key: str) -> bool:

@@ -27,15 +27,16 @@ def forget(tenant_id: str) -> None:
 
 
 def subscribers(tenant_id: str) -> list[dict[str, Any]]:
-    """The tenant's enabled webhooks: id and subscribed events."""
+    """The tenant's enabled webhooks: id, subscribed events and the objects their events are
+    limited to (None: every object)."""
     with _lock:
         cached = _subscribers.get(tenant_id)
     if cached and time.monotonic() - cached[0] < CACHE_SECONDS:
         return cached[1]
     hooks = [
-        {"id": h.id or "", "events": set(h.data_dict().get("events", []))}
+        {"id": h.id or "", "events": set(data.get("events", [])), "objects": _objects(data)}
         for h in fetch_entities(webhook_store.live_webhook_keys(tenant_id))
-        if h.data_dict().get("enabled", True)
+        if (data := h.data_dict()).get("enabled", True)
     ]
     with _lock:
         _subscribers[tenant_id] = (time.monotonic(), hooks)
@@ -53,3 +54,8 @@ def target(tenant_id: str, webhook_id: str) -> dict[str, Any] | None:
     with _lock:
         _targets[key] = (time.monotonic(), found)
     return found
+
+
+def _objects(data: dict[str, Any]) -> frozenset[str] | None:
+    named = data.get("objects")
+    return frozenset(named) if named is not None else None

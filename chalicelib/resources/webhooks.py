@@ -62,6 +62,15 @@ FIELDS: dict[str, Any] = {
         "Why deliveries were stopped (410 Gone, 5 days of failures); cleared by enabling it again.", max_length=1000
     ),
     "disabledAt": s.timestamp("When deliveries were stopped."),
+    "objects": {
+        **s.array(
+            s.string("Object id."),
+            "The objects this webhook's events are limited to: those of the key limited to objects that created "
+            "it (its events are those of the entities within them); absent for a webhook of every object.",
+            max_items=1000,
+        ),
+        "nullable": True,
+    },
 }
 
 
@@ -102,7 +111,7 @@ WEBHOOK = declare(
         prefix="whk",
         area="webhooks",
         fields=FIELDS,
-        readonly=("authorizationHeaderSet", "disabledReason", "disabledAt"),
+        readonly=("authorizationHeaderSet", "disabledReason", "disabledAt", "objects"),
         check=_check,
         restore_guard=_within_limit,
     )
@@ -161,6 +170,8 @@ AUTH_HEADER = s.string(
 def create(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     data = {k: v for k, v in args.items() if k != "authorizationHeader"}
     data["authorizationHeaderSet"] = bool(args.get("authorizationHeader"))
+    if ctx.objects is not None:  # a key limited to objects subscribes to the events of its objects only
+        data["objects"] = sorted(ctx.objects)
     _within_limit(ctx)
     secret = webhook_store.new_secret()
     webhook_id = ids.new_id(WEBHOOK.prefix)  # the companion secret item is keyed by it

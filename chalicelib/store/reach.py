@@ -58,13 +58,13 @@ from chalicelib.store.entity_reads import (
 )
 from chalicelib.store.model import INDEXES, Item
 
-HomeKind = Literal["self", "field", "parent", "linked", "outside"]
+HomeKind = Literal["self", "field", "parent", "linked", "objects", "outside"]
 
 
 @dataclass(frozen=True)
 class Home:
     kind: HomeKind
-    field: str = ""  # the field naming the object (field) or the parent (parent)
+    field: str = ""  # the field naming the object (field), the parent (parent) or the objects (objects)
 
 
 OBJECT_FIELD = "objectId"
@@ -89,10 +89,10 @@ HOMES: dict[str, Home] = {
     "processUpdate": Home("parent", "processId"),
     "document": Home("parent", "locationId"),
     "contact": Home("linked"),
-    **{
-        name: Home("outside")
-        for name in ("objectGroup", "signatory", "callRecord", "post", "directDebitMandate", "webhook")
-    },
+    # a webhook made by a key limited to objects names them (its events are theirs): within a key
+    # holding each of them; a webhook of every object (none named) lies outside
+    "webhook": Home("objects", "objects"),
+    **{name: Home("outside") for name in ("objectGroup", "signatory", "callRecord", "post", "directDebitMandate")},
 }
 OUTSIDE = Home("outside")
 # The entity types that link a contact to their object, and the field of theirs that names it.
@@ -170,7 +170,7 @@ def within(ctx: CallContext, entity_ids: Iterable[str]) -> set[str]:
         type_name = _type_of(entity_id)
         if type_name is None:
             memo.verdicts[entity_id] = False
-        elif home(type_name).kind in ("field", "parent"):
+        elif home(type_name).kind in ("field", "parent", "objects"):
             to_read.append(entity_id)
         else:
             entries.append((entity_id, type_name, {}))
@@ -201,6 +201,9 @@ def _decide(ctx: CallContext, entries: list[tuple[str, str, dict[str, Any]]]) ->
             children.setdefault(str(data[rule.field]), []).append(entity_id)
         elif rule.kind == "linked":
             contacts.append(entity_id)
+        elif rule.kind == "objects":
+            named = data.get(rule.field) or []
+            memo.verdicts[entity_id] = bool(named) and set(named) <= objects
         else:
             memo.verdicts[entity_id] = False
     if children:
@@ -409,6 +412,14 @@ def guard_home(
             f"This key is limited to objects; {etype.a_label} lies outside them, so it cannot create one.",
             code=codes.OUTSIDE_KEY_OBJECTS,
         )
+    if rule.kind == "objects":
+        named = data.get(rule.field) or []
+        if not named or not set(named) <= _objects(ctx):
+            raise Forbidden(
+                f"This key is limited to objects; {etype.a_label} not limited to them lies outside its reach.",
+                code=codes.OUTSIDE_KEY_OBJECTS,
+            )
+        return
     if rule.kind != "field" or (partial and rule.field not in data):
         return
     object_id = data.get(rule.field)
