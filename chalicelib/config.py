@@ -46,6 +46,9 @@ REQUEST_LOG_DAYS = 30
 # past it the answer says `pagination.capped` and a narrower filter finds the rest.
 COUNT_LIMIT = 100_000
 AUDIT_OPERATION_SCAN = 2_000  # audit records the `operation` filter reads (what the other filters leave)
+# aliases.list of a key limited to objects reads this many entries (alphabetical) to narrow them to
+# its reach: no index says an alias's object, so past it the answer says `pagination.capped`
+ALIAS_REACH_SCAN = 2_000
 REVERT_RECORD_LIMIT = 500  # audit records one audit.revert by filter undoes (each is a few writes)
 
 

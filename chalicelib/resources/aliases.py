@@ -91,14 +91,14 @@ def upsert(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     name="aliases.list",
     kind="query",
     summary="List the calling integration's aliases, bare, in alphabetical order.",
-    docs=f"Entries pointing at an entity type this service does not know are left out. {SCOPE_NOTE}",
+    docs="Entries pointing at an entity type this service does not know are left out. For a key limited to "
+    "objects, only entries naming entities within them: it reads the first "
+    f"{config.ALIAS_REACH_SCAN:,} entries to find them (beyond, `pagination.capped`). {SCOPE_NOTE}",
     args=s.obj(s.paging(), required=["limit", "offset"]),
     result=s.list_result("aliases", ENTRY_OUT),
     scope="read:aliases",
     idempotent=True,
     example={"limit": 100, "offset": 0},
-    refused_to_object_keys="its entries are not narrowed to the key's objects yet; "
-    "aliases.resolve answers for the key's own entities.",
 )
 def list_aliases(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     entries, total, capped = store.list_page(ctx, args["limit"], args["offset"])

@@ -7,7 +7,7 @@ so a read by id returns them without a second call. Both change in one transacti
 
 from __future__ import annotations
 
-from chalicelib import clock, ids
+from chalicelib import clock, config, ids
 from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES
@@ -114,9 +114,23 @@ def list_page(ctx: CallContext, limit: int, offset: int) -> tuple[list[dict[str,
     (or no longer) known are left out of the page; `total` counts stored entries (up to
     config.COUNT_LIMIT, then capped)."""
     keys, capped = matching_keys(INDEXES[1], alias_list_pk(ctx), None, {})
+    if reach.limited(ctx):
+        return _page_within_reach(ctx, keys, capped, limit, offset)
     items = fetch_many([(pk, ALIAS_SK) for pk in keys[offset : offset + limit]])
     entries = [_entry(item) for item in items]
     return [e for e in entries if e["type"] in ENTITY_TYPES], len(keys), capped
+
+
+def _page_within_reach(
+    ctx: CallContext, keys: list[str], capped: bool, limit: int, offset: int
+) -> tuple[list[dict[str, str]], int, bool]:
+    """For a key limited to objects, the entries naming entities within its reach: which they are
+    only the entities say, so the first config.ALIAS_REACH_SCAN entries are read (beyond: capped)."""
+    scanned = keys[: config.ALIAS_REACH_SCAN]
+    entries = [_entry(item) for item in fetch_many([(pk, ALIAS_SK) for pk in scanned])]
+    reached = reach.within(ctx, [e["id"] for e in entries])
+    within = [e for e in entries if e["type"] in ENTITY_TYPES and e["id"] in reached]
+    return within[offset : offset + limit], len(within), capped or len(keys) > len(scanned)
 
 
 def _entry(item: Item) -> dict[str, str]:
