@@ -182,12 +182,14 @@ def create(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
             raise invalid_at("apiKey.expiresAt", "expiry must lie in the future")
     record, secret = keys.create_key(
         ctx,
-        spec["agentName"],
-        spec["scopes"],
-        spec.get("person"),
-        expires,
-        spec.get("objects"),
-        untrusted_text=spec.get("untrustedText"),
+        keys.KeySpec(
+            spec["agentName"],
+            spec["scopes"],
+            person_id=spec.get("person"),
+            expires_at=expires,
+            objects=spec.get("objects"),
+            untrusted_text=spec.get("untrustedText"),
+        ),
     )
     return {"apiKey": {**record, "key": secret}}
 

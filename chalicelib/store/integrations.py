@@ -296,7 +296,7 @@ def issue_key(
             code=codes.SCOPE_ESCALATION,
         )
     ctx = _ctx(tenant_id, integration_id, wanted, "pmctl.keys.issue")
-    record, secret = keys.create_key(ctx, agent_name, wanted, None, expires)
+    record, secret = keys.create_key(ctx, keys.KeySpec(agent_name, wanted, expires_at=expires))
     link = Item(
         integration_pk(integration_id),
         f"key#{record['id']}",

@@ -7,8 +7,10 @@ a copy of what authentication needs, so a request finds tenant and scopes in one
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from chalicelib import clock, config, ids
@@ -94,7 +96,7 @@ def create_tenant(
     ctx = CallContext(
         tenant_id=tenant_id, key_id="", agent_name=agent_name, scopes=frozenset(), operation="signup.confirm"
     )
-    record, lookup, secret = _key_items(ctx, agent_name, list(ALL_SCOPES), None, expiry(None))
+    record, lookup, secret = _key_items(ctx, KeySpec(agent_name, list(ALL_SCOPES), expires_at=expiry(None)))
     # The audit's actor of a sign-up is its first key, for the tenant and for that key itself.
     stamp = {**ctx.stamp(), "keyId": record.id}
     tenant.changedBy = record.changedBy = stamp
@@ -132,16 +134,21 @@ def tenant_wire(item: Item) -> dict[str, Any]:
     return {"id": item.id, **wire, "createdAt": item.createdAt, "updatedAt": item.updatedAt}
 
 
-def _key_items(
-    ctx: CallContext,
-    agent_name: str,
-    scopes: list[str],
-    person_id: str | None,
-    expires_at: str | None,
-    objects: list[str] | None = None,
-    *,
-    untrusted_text: str | None = None,
-) -> tuple[Item, Item, str]:
+@dataclass(frozen=True)
+class KeySpec:
+    """What a new key is: its agent and scopes, and optionally its person (contact id), expiry
+    (None: the default lifetime), objects (ids: a key limited to them) and untrusted-text choice."""
+
+    agent_name: str
+    scopes: list[str]
+    person_id: str | None = None
+    expires_at: str | None = None
+    objects: list[str] | None = None
+    untrusted_text: str | None = None
+
+
+def _key_items(ctx: CallContext, spec: KeySpec) -> tuple[Item, Item, str]:
+    agent_name, scopes, objects, untrusted_text = spec.agent_name, spec.scopes, spec.objects, spec.untrusted_text
     key_id = ids.new_id("key")
     secret = new_secret()
     now = clock.now_iso()
@@ -151,9 +158,9 @@ def _key_items(
         "agentName": agent_name,
         "scopes": sorted(set(scopes)),
         "integrationId": ctx.integration_id,
-        "personId": person_id,
+        "personId": spec.person_id,
         "disabled": False,
-        "expiresAt": expires_at,
+        "expiresAt": spec.expires_at,
         "untrustedText": untrusted_text if untrusted_text != "show" else None,  # stored when not the default
         "objects": sorted(set(objects)) if objects is not None else None,
     }
@@ -280,30 +287,20 @@ def _key_limit(cap: int, held: int) -> Conflict:
     )
 
 
-def create_key(
-    ctx: CallContext,
-    agent_name: str,
-    scopes: list[str],
-    person_id: str | None,
-    expires_at: str | None,
-    objects: list[str] | None = None,
-    *,
-    untrusted_text: str | None = None,
-) -> tuple[dict[str, Any], str]:
-    """A key for `agent_name` in the caller's tenant and integration. `expires_at` None takes
-    the default lifetime; an agent with one live key gets a second (rotation), not a third; a
-    tenant holding config.max_live_keys() live keys gets none (409 key_limit_reached).
-    `objects` (ids of live objects, else 404 at `apiKey.objects[i]`) limits the key to them."""
-    expires_at = expiry(expires_at)
-    if objects is not None:
-        _check_objects(ctx, objects)
+def create_key(ctx: CallContext, spec: KeySpec) -> tuple[dict[str, Any], str]:
+    """A key for `spec.agent_name` in the caller's tenant and integration. Without an expiry it
+    takes the default lifetime; an agent with one live key gets a second (rotation), not a third;
+    a tenant holding config.max_live_keys() live keys gets none (409 key_limit_reached).
+    `spec.objects` (ids of live objects, else 404 at `apiKey.objects[i]`) limits the key to them."""
+    spec = dataclasses.replace(spec, expires_at=expiry(spec.expires_at))
+    agent_name, person_id, expires_at = spec.agent_name, spec.person_id, spec.expires_at
+    if spec.objects is not None:
+        _check_objects(ctx, spec.objects)
     cap = config.max_live_keys()
     held = live_key_count(ctx.tenant_id)
     if held >= cap:
         raise _key_limit(cap, held)
-    record, lookup, secret = _key_items(
-        ctx, agent_name, scopes, person_id, expires_at, objects, untrusted_text=untrusted_text
-    )
+    record, lookup, secret = _key_items(ctx, spec)
     try:
         with Transaction() as tx:
             tx.save(record, condition=Item.pk.does_not_exist())
