@@ -28,6 +28,7 @@ def _tab_to(page: Page, selector: str) -> None:
 def test_the_key_form_works_with_the_keyboard_alone(page: Page, api: Api) -> None:
     tenant = signed_in_owner(page, api)
     page.context.grant_permissions(["clipboard-read", "clipboard-write"])
+    weg = tenant.ok("objects.create", {"object": {"name": "WEG Lindenallee 3", "type": "weg"}})["object"]
     page.goto(api.base + "/console/keys/new")
 
     _tab_to(page, "#f-agentName")
@@ -39,6 +40,9 @@ def test_the_key_form_works_with_the_keyboard_alone(page: Page, api: Api) -> Non
     page.keyboard.press("Space")
     _tab_to(page, "#f-untrustedText")  # other parties' text left out for the agent (MCP)
     page.keyboard.press("Space")
+    _tab_to(page, "#f-objects")  # limited to one WEG
+    page.keyboard.type(weg["id"])
+    screenshot(page, "console-keys-form")
     _tab_to(page, "main button[type=submit]")
     page.keyboard.press("Enter")
 
@@ -55,7 +59,7 @@ def test_the_key_form_works_with_the_keyboard_alone(page: Page, api: Api) -> Non
     listed = tenant.get("apikeys.list", {"limit": 100, "offset": 0})["apiKeys"]
     created = next(key for key in listed if key["agentName"] == "keyboard-bot")
     assert created["scopes"] == ["read", "write:contacts"] and created["binding"] == {"type": "company"}
-    assert created["untrustedText"] == "omit"
+    assert created["untrustedText"] == "omit" and created["objects"] == [weg["id"]]
     assert tenant.query("info", key=secret).status == 200
 
     page.goto(api.base + "/console/keys")
