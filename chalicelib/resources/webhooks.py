@@ -64,7 +64,7 @@ FIELDS: dict[str, Any] = {
     "disabledAt": s.timestamp("When deliveries were stopped."),
     "objects": {
         **s.array(
-            s.string("Object id."),
+            s.checked(s.string("Object id.")),  # ids the service set from the key: no one's words
             "The objects this webhook's events are limited to: those of the key limited to objects that created "
             "it (its events are those of the entities within them); absent for a webhook of every object.",
             max_items=1000,
