@@ -421,3 +421,30 @@ def test_the_stored_code_and_session_are_removed_only_after_they_end(api: Api, t
     person.post("/signin/code", {"email": tenant.email, "code": api.mailed_code(tenant.email)})
     session = _stored_session(person.cookies["pm_session"])
     assert session.expiresAt == frozen.now + dt.timedelta(hours=sessions.ABSOLUTE_HOURS)
+
+
+def test_a_sign_in_code_that_cannot_show_its_age_counts_for_nothing(api: Api, tenant: Tenant) -> None:
+    """A code item without createdAt (none is written so; a guard against a partial write)
+    is not live: the right code is refused."""
+    person = Person(api, tenant.email)
+    person.post("/signin", {"email": tenant.email})
+    Item(sessions._code_pk(tenant.email), "code").update(actions=[Item.createdAt.remove()])
+    assert person.post("/signin/code", {"email": tenant.email, "code": api.mailed_code(tenant.email)}).status == 400
+
+
+def test_the_audit_trail_names_a_console_user_by_name_else_by_member_id(api: Api, tenant: Tenant, stack: Any) -> None:
+    """What a person changes in the console is theirs in the trail: by their name, or (nameless)
+    by their member id, never by their e-mail address (console/auth.context_of)."""
+    owner = owner_of(tenant)
+    nameless = _address("nameless")
+    named = invite(owner, _address("named"), "admin", name="Eva Muster")
+    people = {"Named": named, "Nameless": invite(owner, nameless, "admin", name="")}
+    for label, person in people.items():
+        person.get("/webhooks/new")
+        form = [("name", f"{label} hook"), ("url", f"https://example.org/hooks/{label}"), ("events", "unit.deleted")]
+        assert person.post("/webhooks", form).status == 201
+    assert stack.poller.wait_idle(15), "the change stream did not catch up"
+    trail = tenant.get("audit.list", {"limit": 1000, "offset": 0})["auditRecords"]
+    actors = {r["after"]["data"]["name"]: r["actor"] for r in trail if r["entityType"] == "webhook" and r["after"]}
+    assert actors["Named hook"]["agentName"] == "Eva Muster"
+    assert actors["Nameless hook"]["agentName"] == _member_id(owner, nameless) == actors["Nameless hook"]["keyId"]
