@@ -20,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from chalicelib import clock, config
+from chalicelib import clock, config, mail
+from chalicelib.codeformat import ALPHABET
 from chalicelib.store import mailed_codes, members, sessions
 from chalicelib.store.model import Item
 from tests.client import Api, Tenant
@@ -304,3 +305,146 @@ def test_a_stale_cookie_lands_on_sign_in_saying_so_and_no_cookie_without_a_word(
     assert "Your session has ended" in Person(api, tenant.email).get(EXPIRED.removeprefix("/console")).text()
     fresh = Person(api, tenant.email).get("/members")  # a browser that never signed in
     assert (fresh.status, fresh.location) == (303, SIGN_IN) and "set-cookie" not in fresh.headers
+
+
+# --- the cookie, the codes and the stored records (issue 29, the finished run's survivors) ----
+
+
+def _cookie_header(page: Page) -> str:
+    return next(line for line in page.headers.get("set-cookie", "").split("\n") if line.startswith("pm_session="))
+
+
+def test_the_session_cookie_lives_as_long_as_a_session_may(api: Api, tenant: Tenant) -> None:
+    """Max-Age is the absolute limit (12 h): without it the cookie ends with the browser, a
+    session the person meant to keep."""
+    person = Person(api, tenant.email)
+    person.post("/signin", {"email": tenant.email})
+    done = person.post("/signin/code", {"email": tenant.email, "code": api.mailed_code(tenant.email)})
+    assert done.status == 303 and "Max-Age=43200" in _cookie_header(done).split("; ")
+
+
+def test_the_welcome_page_of_a_sign_up_carries_the_new_sessions_form_token(api: Api) -> None:
+    """The page answered by the sign-in itself (the sign-up's welcome) has forms (sign-out): they
+    carry the token of the session just started."""
+    email = _address("welcome")
+    person = Person(api, email)
+    person.post("/signup", {"companyName": "Willkommen GmbH", "email": email, "agentName": "setup"})
+    welcome = person.post("/signup/confirm", {"email": email, "code": api.mailed_code(email)})
+    assert welcome.status == 200 and person.csrf == sessions.csrf_token(person.cookies["pm_session"])
+    assert "Max-Age=43200" in _cookie_header(welcome).split("; ")
+    assert person.post("/signout").status == 303  # with the welcome page's token
+    assert person.get("/").location == SIGN_IN
+
+
+def test_the_right_sign_in_code_works_on_the_last_allowed_try(api: Api, tenant: Tenant) -> None:
+    """Each try counts once, from zero: after CODE_ATTEMPTS - 1 wrong ones the right one still works."""
+    person = Person(api, tenant.email)
+    person.post("/signin", {"email": tenant.email})
+    code = api.mailed_code(tenant.email)
+    wrong = "AAAA-AAAA" if code != "AAAA-AAAA" else "BBBB-BBBB"
+    for _ in range(config.CODE_ATTEMPTS - 1):
+        assert person.post("/signin/code", {"email": tenant.email, "code": wrong}).status == 400
+    assert person.post("/signin/code", {"email": tenant.email, "code": code}).status == 303
+
+
+def _mails_to(email: str) -> int:
+    return len(mail.outbox(to=email))
+
+
+def test_a_sign_in_code_lives_to_the_millisecond_of_its_lifetime(
+    api: Api, tenant: Tenant, other_tenant: Tenant, frozen: Frozen
+) -> None:
+    """A code counts for SIGNIN_CODE_MINUTES to the millisecond: until then a new request mails
+    nothing (the code stays the one to use), a millisecond later it is refused and a request mails
+    a new one."""
+    exact, late = Person(api, tenant.email), Person(api, other_tenant.email)
+    exact.post("/signin", {"email": tenant.email})
+    late.post("/signin", {"email": other_tenant.email})
+    codes = api.mailed_code(tenant.email), api.mailed_code(other_tenant.email)
+    before = _mails_to(tenant.email), _mails_to(other_tenant.email)
+    frozen.at(minutes=config.SIGNIN_CODE_MINUTES)
+    assert exact.post("/signin", {"email": tenant.email}).status == 200
+    assert _mails_to(tenant.email) == before[0], "a code was replaced at the last millisecond of its lifetime"
+    assert exact.post("/signin/code", {"email": tenant.email, "code": codes[0]}).status == 303
+    frozen.at(minutes=config.SIGNIN_CODE_MINUTES, milliseconds=1)
+    assert late.post("/signin/code", {"email": other_tenant.email, "code": codes[1]}).status == 400
+    assert late.post("/signin", {"email": other_tenant.email}).status == 200
+    assert _mails_to(other_tenant.email) == before[1] + 1
+
+
+def test_of_two_requests_with_the_right_code_only_one_signs_in(
+    api: Api, tenant: Tenant, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Another request redeems the code between this one's comparison and its use of the code:
+    the code was used once, so this one is refused."""
+    person = Person(api, tenant.email)
+    person.post("/signin", {"email": tenant.email})
+    code = api.mailed_code(tenant.email)
+    real = mailed_codes.matches
+    other: list[bool] = []
+
+    def used_meanwhile(expected: str, subject: str, typed: str) -> bool:
+        right = real(expected, subject, typed)
+        if not other:
+            other.append(False)
+            other[0] = sessions.redeem_code(tenant.email, code)  # the other request, all of it
+        return right
+
+    monkeypatch.setattr(mailed_codes, "matches", used_meanwhile)
+    done = person.post("/signin/code", {"email": tenant.email, "code": code})
+    assert other == [True] and done.status == 400, "one code signed in twice"
+
+
+def test_a_sign_in_code_is_typed_in_any_case_with_or_without_its_dash_but_every_symbol_counts(
+    api: Api, tenant: Tenant
+) -> None:
+    person = Person(api, tenant.email)
+    person.post("/signin", {"email": tenant.email})
+    code = api.mailed_code(tenant.email)
+    fifth = code[5]  # the first symbol after the dash
+    other = next(ch for ch in ALPHABET if ch != fifth)
+    for typed in (code[:5] + other + code[6:], code.replace("-", "")[:4] + other + code[6:]):
+        assert person.post("/signin/code", {"email": tenant.email, "code": typed}).status == 400, typed
+    typed = f" {code[:4].lower()} {code[5:].lower()} "
+    assert person.post("/signin/code", {"email": tenant.email, "code": typed}).status == 303
+
+
+def test_the_stored_code_and_session_are_removed_only_after_they_end(api: Api, tenant: Tenant, frozen: Frozen) -> None:
+    """DynamoDB's TTL (expiresAt) deletes an item, late but never before that moment: a sign-in
+    code's after its lifetime, a session's at its absolute limit from the sign-in."""
+    person = Person(api, tenant.email)
+    person.post("/signin", {"email": tenant.email})
+    stored = Item.get(sessions._code_pk(tenant.email), "code", consistent_read=True)
+    assert stored.expiresAt is not None
+    assert stored.expiresAt > frozen.start + dt.timedelta(minutes=config.SIGNIN_CODE_MINUTES)
+    frozen.at(minutes=5)
+    person.post("/signin/code", {"email": tenant.email, "code": api.mailed_code(tenant.email)})
+    session = _stored_session(person.cookies["pm_session"])
+    assert session.expiresAt == frozen.now + dt.timedelta(hours=sessions.ABSOLUTE_HOURS)
+
+
+def test_a_sign_in_code_that_cannot_show_its_age_counts_for_nothing(api: Api, tenant: Tenant) -> None:
+    """A code item without createdAt (none is written so; a guard against a partial write)
+    is not live: the right code is refused."""
+    person = Person(api, tenant.email)
+    person.post("/signin", {"email": tenant.email})
+    Item(sessions._code_pk(tenant.email), "code").update(actions=[Item.createdAt.remove()])
+    assert person.post("/signin/code", {"email": tenant.email, "code": api.mailed_code(tenant.email)}).status == 400
+
+
+def test_the_audit_trail_names_a_console_user_by_name_else_by_member_id(api: Api, tenant: Tenant, stack: Any) -> None:
+    """What a person changes in the console is theirs in the trail: by their name, or (nameless)
+    by their member id, never by their e-mail address (console/auth.context_of)."""
+    owner = owner_of(tenant)
+    nameless = _address("nameless")
+    named = invite(owner, _address("named"), "admin", name="Eva Muster")
+    people = {"Named": named, "Nameless": invite(owner, nameless, "admin", name="")}
+    for label, person in people.items():
+        person.get("/webhooks/new")
+        form = [("name", f"{label} hook"), ("url", f"https://example.org/hooks/{label}"), ("events", "unit.deleted")]
+        assert person.post("/webhooks", form).status == 201
+    assert stack.poller.wait_idle(15), "the change stream did not catch up"
+    trail = tenant.get("audit.list", {"limit": 1000, "offset": 0})["auditRecords"]
+    actors = {r["after"]["data"]["name"]: r["actor"] for r in trail if r["entityType"] == "webhook" and r["after"]}
+    assert actors["Named hook"]["agentName"] == "Eva Muster"
+    assert actors["Nameless hook"]["agentName"] == _member_id(owner, nameless) == actors["Nameless hook"]["keyId"]

@@ -11,9 +11,10 @@ from contextlib import contextmanager
 
 import pytest
 
-from chalicelib import clock, mail, throttle
-from chalicelib.store import keys, tenants
+from chalicelib import clock, config, mail, throttle
+from chalicelib.store import keys, signups, tenants
 from chalicelib.store.mailed_codes import code_in
+from chalicelib.store.model import Item
 from tests.client import Answer, Api, from_source, inside_one_window
 
 
@@ -157,3 +158,23 @@ def test_sign_ups_are_limited_per_address_and_source(api: Api, monkeypatch: pyte
 def test_confirm_validates_its_input(api: Api) -> None:
     answer = api.platform("signup.confirm", {"email": "x", "code": "A" * 30})
     assert answer.status == 400 and {e["path"] for e in answer.body["errors"]} == {"email", "code"}
+
+
+def test_the_last_allowed_wrong_code_ends_the_sign_up(api: Api) -> None:
+    """The try that spends the last one deletes the pending sign-up (its company name, its
+    address): nothing of it is kept once nothing can confirm it (issue 29: take_try's count)."""
+    email = _address()
+    _start(api, email)
+    code = api.mailed_code(email)
+    wrong = "AAAA-AAAA" if code != "AAAA-AAAA" else "BBBB-BBBB"
+    for tried in range(1, config.CODE_ATTEMPTS + 1):
+        assert api.platform("signup.confirm", {"email": email, "code": wrong}).status == 400
+        assert _pending(email) is (tried < config.CODE_ATTEMPTS), f"after {tried} wrong tries"
+
+
+def _pending(email: str) -> bool:
+    try:
+        Item.get(signups._pk(email), signups.PENDING_SK, consistent_read=True)
+    except Item.DoesNotExist:
+        return False
+    return True
