@@ -91,6 +91,11 @@ GROUPS = {
     ),
     # the cap on a tenant's live keys
     "live_keys": Group(("chalicelib/store/live_keys.py",), (F + "test_key_cap.py",)),
+    # what a key limited to objects reaches (issue 30): reads, lists, writes, audit, webhooks
+    "reach": Group(
+        ("chalicelib/store/reach.py",),
+        (F + "test_object_keys.py", "tests/unit/test_reach.py"),
+    ),
 }
 
 
