@@ -314,6 +314,8 @@ def created_marker(ctx: CallContext, contact_id: str) -> Item:
 
 
 def _created_by_key(ctx: CallContext, contact_id: str) -> bool:
+    if not ctx.key_id:  # a hearer that is no key (a limited webhook's fan-out) created nothing
+        return False
     try:
         Item.get(_created_pk(ctx), CREATED_PREFIX + contact_id, consistent_read=True)
     except Item.DoesNotExist:
@@ -322,6 +324,8 @@ def _created_by_key(ctx: CallContext, contact_id: str) -> bool:
 
 
 def _created(ctx: CallContext) -> tuple[set[str], bool]:
+    if not ctx.key_id:
+        return set(), False
     read = list(
         Item.query(
             _created_pk(ctx),
