@@ -82,10 +82,41 @@ def test_keys_made_before_the_count_existed_are_counted(tenant: Tenant, capped: 
     from its key records on its next create."""
     from chalicelib.store.model import Item
 
-    for _ in range(capped - 1):
-        assert _create(tenant).status == 200
+    made = [_create(tenant).body["apiKey"]["id"] for _ in range(capped - 1)]
     Item(f"{tenant.id}#livekeys", "livekeys").delete()
     assert _create(tenant).body["code"] == "key_limit_reached"
+    # the count made from the records is the count from then on: a disable frees a place in it
+    tenant.ok("apikeys.disable", {"apiKey": made[0]})
+    assert _create(tenant).status == 200
+    assert _create(tenant).body["code"] == "key_limit_reached"
+
+
+def test_keys_expired_before_the_count_existed_are_not_counted(tenant: Tenant, capped: int) -> None:
+    from chalicelib.store.model import Item
+
+    short = clock.iso(clock.now() + dt.timedelta(days=1))
+    for _ in range(capped - 1):
+        assert _create(tenant, expiresAt=short).status == 200
+    Item(f"{tenant.id}#livekeys", "livekeys").delete()
+    clock.set_clock(lambda: dt.datetime.now(dt.UTC) + dt.timedelta(days=2))  # both have expired
+    try:
+        assert [_create(tenant).status for _ in range(capped)] == [200] * (capped - 1) + [409]
+    finally:
+        clock.set_clock(None)
+
+
+def test_a_key_stops_counting_at_the_millisecond_it_expires(tenant: Tenant, capped: int) -> None:
+    ends = clock.now().replace(microsecond=0) + dt.timedelta(days=1)
+    for _ in range(capped - 1):
+        assert _create(tenant, expiresAt=clock.iso(ends)).status == 200
+    before = ends - dt.timedelta(milliseconds=1)
+    try:
+        clock.set_clock(lambda: before)  # a millisecond before: still live, the tenant is full
+        assert _create(tenant).body["code"] == "key_limit_reached"
+        clock.set_clock(lambda: ends)  # at its expiry: no longer live, its place is free
+        assert _create(tenant).status == 200
+    finally:
+        clock.set_clock(None)
 
 
 def test_the_console_refuses_a_key_past_the_cap_in_words(tenant: Tenant, capped: int) -> None:
