@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
+from chalicelib.context import CHANNELS
+
 Schema = dict[str, Any]
 
 MAX_TEXT = 2000
@@ -192,10 +194,7 @@ LAST_CHANGED_BY = obj(
             **string("The integration whose key made the change; null for the tenant's own keys and people."),
             "nullable": True,
         },
-        "channel": {
-            **string("Where the change came through: `rest`, `mcp`, `console` or `operator`."),
-            "nullable": True,
-        },
+        "channel": {**enum("Where the change came through.", list(CHANNELS)), "nullable": True},
     },
     required=["agentName", "integrationId", "channel"],
     description=(

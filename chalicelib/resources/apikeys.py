@@ -32,6 +32,13 @@ SCOPES = {
     ),
     "minItems": 1,
 }
+# What a key reads of other parties' free text: asked at creation, shown by apikeys.show/list.
+UNTRUSTED_TEXT_CHOICE = s.enum(
+    "`show` (default): every text as written, each entity marked with `lastChangedBy`. "
+    "`omit`: over MCP, free text last written by another integration, the operator or no "
+    "key comes back as a placeholder naming who wrote it (REST answers stay as written).",
+    list(UNTRUSTED_TEXT),
+)
 MAX_OBJECTS = 1000  # objects one key may be limited to
 OBJECTS = {
     **s.array(
@@ -61,11 +68,7 @@ KEY_OUT = s.obj(
         "prefix": s.string("First characters of the secret, to recognise it."),
         "disabled": s.boolean("Disabled keys answer 401."),
         "expiresAt": {**s.timestamp("Expiry; null for none."), "nullable": True},
-        "untrustedText": s.enum(
-            "`omit`: over MCP, free text another party last wrote reaches the key as a placeholder naming its "
-            "author; `show`: as written.",
-            list(UNTRUSTED_TEXT),
-        ),
+        "untrustedText": UNTRUSTED_TEXT_CHOICE,
         "lastUsedAt": {**s.timestamp("Last use (recorded at most once a minute)."), "nullable": True},
         "lastUsedIp": {**s.string("Source address of the last use."), "nullable": True},
         "createdBy": {
@@ -144,12 +147,7 @@ agent, scopes, binding and `expiresAt` (expiry writes nothing, so this is its re
                         f"Expiry (UTC), in the future, at most {config.MAX_KEY_DAYS} days ahead; "
                         f"default {config.DEFAULT_KEY_DAYS} days."
                     ),
-                    "untrustedText": s.enum(
-                        "`show` (default): every text as written, each entity marked with `lastChangedBy`. "
-                        "`omit`: over MCP, free text last written by another integration, the operator or no "
-                        "key comes back as a placeholder naming who wrote it (REST answers stay as written).",
-                        list(UNTRUSTED_TEXT),
-                    ),
+                    "untrustedText": UNTRUSTED_TEXT_CHOICE,
                     "objects": OBJECTS,
                 },
                 required=["agentName", "scopes"],

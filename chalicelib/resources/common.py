@@ -12,7 +12,7 @@ from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.entities import EntityType
 from chalicelib.registry import DocumentedError, Operation, register
-from chalicelib.scopes import SCOPE_READ, area_scope
+from chalicelib.scopes import SCOPE_READ, SCOPE_WRITE, area_scope
 from chalicelib.store import entities as store
 
 UPDATE_NOTE = (
@@ -190,7 +190,7 @@ def declare_create(
             args=s.obj({arg: payload, **parent_args}, required=[arg, *parents]),
             result=singular_result(etype, arg, f"The created {etype.name}."),
             handler=handler,
-            scope=f"write:{etype.area}",
+            scope=area_scope(SCOPE_WRITE, etype.area),
             errors=errors,
             example={arg: example, **{a: "<id or alias>" for a in parents}},
         )
@@ -243,7 +243,7 @@ def declare_update(
             args=s.obj({arg: update_mode_payload(etype, fields)}, required=[arg]),
             result=singular_result(etype, arg, f"The {etype.name} after the change."),
             handler=handler,
-            scope=f"write:{etype.area}",
+            scope=area_scope(SCOPE_WRITE, etype.area),
             errors=(*errors, codes.STALE_VERSION),
             example={arg: {"id": "<id or alias>", **example}},
         )
@@ -278,7 +278,7 @@ def declare_delete(etype: EntityType, name: str, arg: str, *, summary: str | Non
             args=s.obj({arg: s.ref(etype.name, f"The {etype.name} to delete.")}, required=[arg]),
             result=s.obj({"deleted": DELETED}, required=["deleted"]),
             handler=handler,
-            scope=f"write:{etype.area}",
+            scope=area_scope(SCOPE_WRITE, etype.area),
             destructive=True,
             errors=(codes.STILL_REFERENCED,),
             example={arg: "<id or alias>"},
@@ -310,7 +310,7 @@ def declare_restore(
             args=s.obj({arg: s.ref(etype.name, f"The deleted {etype.name}.")}, required=[arg]),
             result=singular_result(etype, arg, f"The restored {etype.name}."),
             handler=handler,
-            scope=f"write:{etype.area}",
+            scope=area_scope(SCOPE_WRITE, etype.area),
             destructive=True,
             errors=(
                 codes.NOT_DELETED,
