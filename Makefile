@@ -45,13 +45,17 @@ serve: $(STAMP)
 # Unit tests use moto's mock, whose backends are global to a process: they run in a pytest run
 # of their own, beside the run of the functional and contract tests (whose workers wait on
 # receivers, queues and the stream much of the time, leaving a core to spare); their report is
-# printed after the other's. Either failing fails the target.
+# printed after the other's. The tests marked `quiet` measure a delay that one tenant's traffic
+# must not cause another (2 s), which two busy cores shared by six runs can exceed on their own:
+# they run last, alone. Any run failing fails the target.
 UNIT_LOG := $(VENV)/unit-tests.log
 test: $(STAMP) $(CHROMIUM)
 	@$(BIN)/python -m pytest -q tests/unit > $(UNIT_LOG) 2>&1 & unit=$$!; \
-	$(BIN)/python -m pytest -n 4 -q tests --ignore=tests/unit; others=$$?; \
+	$(BIN)/python -m pytest -n 4 -q -m "not quiet" tests --ignore=tests/unit; others=$$?; \
 	wait $$unit; units=$$?; echo "--- unit tests (tests/unit), run beside the above:"; cat $(UNIT_LOG); \
-	test $$others -eq 0 -a $$units -eq 0
+	echo "--- the delay measurements (marked quiet), run alone:"; \
+	$(BIN)/python -m pytest -q -m quiet tests --ignore=tests/unit; quiet=$$?; \
+	test $$others -eq 0 -a $$units -eq 0 -a $$quiet -eq 0
 
 check: $(STAMP)
 	$(BIN)/ruff check .

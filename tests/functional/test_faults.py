@@ -400,6 +400,7 @@ def _deliveries(tenant: Tenant, hook: dict[str, Any]) -> list[dict[str, Any]]:
     )
 
 
+@pytest.mark.quiet
 def test_slow_failing_gone_and_hanging_up_receivers_do_not_affect_each_other(
     tenant: Tenant, stack: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -47,6 +47,7 @@ def _victim_delay(victim: Tenant, receiver: Receiver) -> float:
     return hit.at - committed
 
 
+@pytest.mark.quiet
 def test_a_receiver_answering_429_with_a_huge_retry_after_does_not_delay_another_tenant(
     tenant: Tenant, other_tenant: Tenant, victim_receiver: Receiver, stack: Any
 ) -> None:
@@ -67,6 +68,7 @@ def test_a_receiver_answering_429_with_a_huge_retry_after_does_not_delay_another
         rate_limited.stop()
 
 
+@pytest.mark.quiet
 def test_a_tarpit_holding_30_connections_does_not_delay_another_tenant(
     tenant: Tenant, other_tenant: Tenant, victim_receiver: Receiver, stack: Any
 ) -> None:
@@ -84,6 +86,7 @@ def test_a_tarpit_holding_30_connections_does_not_delay_another_tenant(
         tarpit.stop()
 
 
+@pytest.mark.quiet
 def test_a_receiver_down_with_the_real_schedule_does_not_delay_another_tenant(
     tenant: Tenant, other_tenant: Tenant, victim_receiver: Receiver, stack: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -8,6 +8,7 @@ import datetime as dt
 import json
 import time
 from collections.abc import Iterator
+from types import SimpleNamespace
 
 import pytest
 
@@ -99,7 +100,12 @@ def test_at_most_max_in_flight_attempts_hold_a_lease_and_a_lease_runs_out(memory
     )  # ran out
 
 
-def test_a_failing_webhook_rests_as_long_as_it_has_been_failing(memory_table: None, frozen: list[dt.datetime]) -> None:
+def test_a_failing_webhook_rests_as_long_as_it_has_been_failing(
+    memory_table: None, frozen: list[dt.datetime], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Rests and leases run on the wall clock: held still, a slow machine's moment between the
+    # failure and the next admission does not shorten the rest the test reads.
+    monkeypatch.setattr(webhook_health, "time", SimpleNamespace(time=lambda: 1_800_000_000.0))
     _webhook()
     webhook_health.record("ten_A", "whk_1", webhook_health.admit("ten_A", "whk_1"), FAILED)
     resting = webhook_health.admit("ten_A", "whk_1")
