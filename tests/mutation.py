@@ -90,7 +90,7 @@ GROUPS = {
         ),
     ),
     # the cap on a tenant's live keys
-    "live_keys": Group(("chalicelib/store/live_keys.py",), (F + "test_key_cap.py",)),
+    "live_keys": Group(("chalicelib/store/live_keys.py",), (F + "test_key_cap.py", "tests/unit/test_live_keys.py")),
     # what a key limited to objects reaches (issue 30): reads, lists, writes, audit, webhooks
     "reach": Group(
         ("chalicelib/store/reach.py",),

@@ -108,8 +108,8 @@ An agent holds one active key; a second exists only while rotating, a third is r
 
 **At most {config.MAX_LIVE_KEYS} live keys per tenant** (unless the service is set otherwise), every kind
 together: the tenant's own keys, its integrations' and the sign-up's first. Disabled and expired keys do not
-count. Past it, a create is refused (409 `key_limit_reached`, with `maxLiveKeys`): disable a key the tenant no
-longer needs first. A rotation needs a free place too.
+count. Past it, a create is refused (409 `key_limit_reached`, with `maxLiveKeys` and `liveKeys`, how many
+it holds): disable a key the tenant no longer needs first. A rotation needs a free place too.
 
 **Rotation** (there is no rotate endpoint): 1. create a new key with the same `agentName`; 2. point the agent
 at the new key; 3. disable the old key with `apikeys.disable`. Both keys work between steps 1 and 3.

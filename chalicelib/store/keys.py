@@ -96,7 +96,8 @@ def create_tenant(
     ctx = CallContext(
         tenant_id=tenant_id, key_id="", agent_name=agent_name, scopes=frozenset(), operation="signup.confirm"
     )
-    record, lookup, secret = _key_items(ctx, KeySpec(agent_name, list(ALL_SCOPES), expires_at=expiry(None)))
+    expires_at = expiry(None)
+    record, lookup, secret = _key_items(ctx, KeySpec(agent_name, list(ALL_SCOPES), expires_at=expires_at))
     # The audit's actor of a sign-up is its first key, for the tenant and for that key itself.
     stamp = {**ctx.stamp(), "keyId": record.id}
     tenant.changedBy = record.changedBy = stamp
@@ -106,8 +107,8 @@ def create_tenant(
             tx.save(tenant, condition=Item.pk.does_not_exist())
             tx.save(record, condition=Item.pk.does_not_exist())
             tx.save(lookup, condition=Item.pk.does_not_exist())
-            _guard_write(tx, ctx, agent_name, record.id, None, record.data_dict().get("expiresAt"))
-            live_keys.first(tx, tenant_id, record.id, record.data_dict().get("expiresAt"))
+            _guard_write(tx, ctx, agent_name, record.id, None, expires_at)
+            live_keys.first(tx, tenant_id, record.id, expires_at)
             also(tx, stamp)
     except TransactionCancelled as err:
         for label, error in refused_by.items():
@@ -283,7 +284,7 @@ def _key_limit(cap: int, held: int) -> Conflict:
         f"The tenant holds {held} live keys; a tenant may hold at most {cap} live keys. Disable a key it no "
         "longer needs (apikeys.disable; disabled and expired keys do not count), then create the new one.",
         code=codes.KEY_LIMIT_REACHED,
-        extra={"maxLiveKeys": cap},
+        extra={"maxLiveKeys": cap, "liveKeys": held},
     )
 
 
@@ -292,8 +293,9 @@ def create_key(ctx: CallContext, spec: KeySpec) -> tuple[dict[str, Any], str]:
     takes the default lifetime; an agent with one live key gets a second (rotation), not a third;
     a tenant holding config.max_live_keys() live keys gets none (409 key_limit_reached).
     `spec.objects` (ids of live objects, else 404 at `apiKey.objects[i]`) limits the key to them."""
-    spec = dataclasses.replace(spec, expires_at=expiry(spec.expires_at))
-    agent_name, person_id, expires_at = spec.agent_name, spec.person_id, spec.expires_at
+    expires_at = expiry(spec.expires_at)
+    spec = dataclasses.replace(spec, expires_at=expires_at)
+    agent_name, person_id = spec.agent_name, spec.person_id
     if spec.objects is not None:
         _check_objects(ctx, spec.objects)
     cap = config.max_live_keys()

@@ -52,28 +52,28 @@ def _create(tenant_id: str, count_records: Callable[[], dict[str, str]]) -> dict
     """The register of a tenant whose keys predate it; None when another request made it first."""
     now = clock.now_iso()
     live = {key_id: expires_at for key_id, expires_at in count_records().items() if _is_live(expires_at, now)}
-    fresh = Item(
-        register_pk(tenant_id), REGISTER_SK, type="liveKeys", tenantId=tenant_id, data={"keys": live}, createdAt=now
-    )
     try:
-        fresh.save(condition=Item.pk.does_not_exist())
+        _register_item(tenant_id, live).save(condition=Item.pk.does_not_exist())
     except PutError:
         return None
     return live
 
 
-def first(tx: Transaction, tenant_id: str, key_id: str, expires_at: str | None) -> None:
-    """A new tenant's register, holding its first key (sign-up)."""
-    now = clock.now_iso()
-    item = Item(
+def _register_item(tenant_id: str, keys: dict[str, str]) -> Item:
+    return Item(
         register_pk(tenant_id),
         REGISTER_SK,
         type="liveKeys",
         tenantId=tenant_id,
-        data={"keys": {key_id: expires_at or ""}},
-        createdAt=now,
+        data={"keys": keys},
+        createdAt=clock.now_iso(),
     )
-    tx.save(item, condition=Item.pk.does_not_exist(), label=LABEL)
+
+
+def first(tx: Transaction, tenant_id: str, key_id: str, expires_at: str) -> None:
+    """A new tenant's register, holding its first key (sign-up). No condition of its own: the
+    tenant's item, saved in the same transaction only where it does not exist, guards the id."""
+    tx.save(_register_item(tenant_id, {key_id: expires_at}))
 
 
 def held(tenant_id: str, count_records: Callable[[], dict[str, str]]) -> int:
@@ -82,21 +82,21 @@ def held(tenant_id: str, count_records: Callable[[], dict[str, str]]) -> int:
     return len(_register(tenant_id, count_records))
 
 
-def add(tx: Transaction, tenant_id: str, key_id: str, expires_at: str | None, cap: int) -> None:
-    """Adds the key inside `tx`, on the condition that the register holds fewer than `cap`."""
+def add(tx: Transaction, tenant_id: str, key_id: str, expires_at: str, cap: int) -> None:
+    """Adds the key inside `tx`, on the condition that the register holds fewer than `cap`
+    (refused under LABEL: another create took the last place since `held`)."""
     tx.update(
         Item(register_pk(tenant_id), REGISTER_SK),
-        actions=[Item.data["keys"][key_id].set(expires_at or "")],
+        actions=[Item.data["keys"][key_id].set(expires_at)],
         condition=Item.pk.exists() & (size(Item.data["keys"]) < cap),
         label=LABEL,
     )
 
 
 def remove(tx: Transaction, tenant_id: str, key_id: str) -> None:
-    """Removes the key from the register inside `tx` (a disable)."""
+    """Removes the key from the register inside `tx` (a disable; `held` made the register)."""
     tx.update(
         Item(register_pk(tenant_id), REGISTER_SK),
         actions=[Item.data["keys"][key_id].remove()],
-        condition=Item.pk.exists(),
-        label=LABEL,
+        condition=Item.pk.exists(),  # never an item without its type, should the register be gone
     )

@@ -127,3 +127,28 @@ def test_the_console_refuses_a_key_past_the_cap_in_words(tenant: Tenant, capped:
     assert page.status == 409 and page.secret is None
     assert f"at most {capped} active API keys" in page.text(), page.text()
     assert len(_live(tenant)) == capped
+
+
+def test_a_cap_lowered_below_what_a_tenant_holds_says_how_many_it_holds(
+    tenant: Tenant, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    for _ in range(3):  # four with the sign-up's first
+        assert _create(tenant).status == 200
+    monkeypatch.setenv("PM_MAX_KEYS_PER_TENANT", "2")  # the operator lowers the cap
+    refused = _create(tenant).body
+    assert (refused["code"], refused["maxLiveKeys"], refused["liveKeys"]) == ("key_limit_reached", 2, 4), refused
+
+
+def test_a_create_that_loses_the_last_place_to_another_is_refused_for_the_cap(
+    tenant: Tenant, capped: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Two creates both read one free place; the one whose transaction comes second is refused
+    by the register's condition, as key_limit_reached (not as a collision to retry)."""
+    from chalicelib.store import keys
+
+    for _ in range(capped - 1):
+        assert _create(tenant).status == 200
+    monkeypatch.setattr(keys, "live_key_count", lambda tenant_id: capped - 1)  # read before the other's create
+    refused = _create(tenant)
+    assert refused.status == 409 and refused.body["code"] == "key_limit_reached", refused.body
+    assert len(_live(tenant)) == capped
