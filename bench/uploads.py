@@ -8,6 +8,9 @@ change stream (audit records for every document.created) share the benchmark's p
 the uploading clients run there too: everything competes for this machine's cores.
 
     .venv/bin/python -m bench.uploads [documents]
+
+The number of documents: the argument, else PM_BENCH_DOCUMENTS (so `python -m bench uploads`
+and `make bench-smoke` can set it), else 10,000.
 """
 
 from __future__ import annotations
@@ -51,7 +54,13 @@ def main(documents: int = DOCUMENTS) -> str:
         out, _ = worker.communicate(timeout=60)
         service.stop()
     stats = json.loads(out.strip().splitlines()[-1])
-    return _report(result, stats, documents)
+    report = _report(result, stats, documents)
+    counts = result["counts"]
+    if counts.get("failed") or counts.get("registered") != documents:
+        raise SystemExit(
+            f"{report}\n\nincomplete: {counts['registered']} of {documents} registered, {counts['failed']} failed"
+        )
+    return report
 
 
 def _cpu_seconds(pid: int | None = None) -> float:
@@ -103,12 +112,12 @@ def _run(tenant: Tenant, locations: list[str], documents: int) -> dict[str, Any]
             statuses = list(pool.map(_post, created["uploads"], files))
             assert all(status in (200, 204) for status in statuses), set(statuses)
     uploaded = time.perf_counter()
-    counts = _wait_registered(tenant, batch_ids)
+    counts = _wait_registered(tenant, batch_ids, timeout=120 + documents * 0.2)
     done = time.perf_counter()
     return {"presign_ms": presign_ms, "uploaded_s": uploaded - started, "total_s": done - started, "counts": counts}
 
 
-def _wait_registered(tenant: Tenant, batch_ids: list[str], timeout: float = 1800) -> dict[str, int]:
+def _wait_registered(tenant: Tenant, batch_ids: list[str], timeout: float) -> dict[str, int]:
     """Totals over the batches once every file has been handled: waits on the last batch
     (the queue is worked in order, roughly), then adds up all. A progress query reads every
     reservation of its batch, so it is asked every two seconds, not more."""
@@ -178,4 +187,4 @@ def _report(result: dict[str, Any], stats: dict[str, Any], documents: int) -> st
 
 
 if __name__ == "__main__":
-    print(main(int(sys.argv[1]) if len(sys.argv) > 1 else DOCUMENTS))
+    print(main(int(sys.argv[1]) if len(sys.argv) > 1 else int(os.environ.get("PM_BENCH_DOCUMENTS", DOCUMENTS))))
