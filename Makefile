@@ -9,7 +9,7 @@ PM_PORT ?= 8000
 STAGE ?= dev
 PACKAGE_DIR ?= build/package
 
-.PHONY: serve test check bench fuzz mutate install clean package lint-template deploy
+.PHONY: serve test check bench bench-smoke fuzz mutate install clean package lint-template deploy
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -65,6 +65,12 @@ check: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+# Every benchmark at a tiny size (PM_BENCH_SMOKE=1), asserting only that each runs to the end
+# with no failed item and prints its table: catches a benchmark that no longer runs. Figures
+# from it mean nothing. `make bench-smoke BENCH="uploads load"` runs some.
+bench-smoke: $(STAMP)
+	$(BIN)/python -m bench --smoke $(BENCH)
 
 # Schema fuzzing at length: the test `make test` runs briefly (tests/functional/test_fuzz.py),
 # with 200 generated cases per operation and 100 stateful scenarios. Takes a while.

@@ -20,6 +20,7 @@ app.register_middleware(observability.middleware, "all")
 app.register_middleware(http.chalice_refusals_as_problems, "http")
 
 resources.load_all()
+upload_worker.require_registry()  # on_upload's cold start fails here, not each message, should the above go
 http.register_routes(app)
 v1.register(app)
 console.register(app)

@@ -14,7 +14,7 @@ from typing import Any
 
 import boto3
 
-from bench.harness import Service, median, record, table, timed
+from bench.harness import SMOKE, Service, median, record, table, timed
 from chalicelib import config
 from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES
@@ -166,5 +166,5 @@ def run(service: Service, units: int, repeat: int) -> str:
 
 
 if __name__ == "__main__":
-    args = [int(a) for a in sys.argv[1:]]
+    args = [int(a) for a in sys.argv[1:]] or ([50, 2] if SMOKE else [])
     print(main(*args))

@@ -14,7 +14,7 @@ import sys
 import tempfile
 from pathlib import Path
 
-from bench.harness import record, table
+from bench.harness import SMOKE, record, table
 
 ROOT = Path(__file__).resolve().parents[1]
 BUDGET_MS = 300
@@ -89,4 +89,4 @@ def main(runs: int = 7) -> str:
 
 
 if __name__ == "__main__":
-    print(main())
+    print(main(1 if SMOKE else 7))

@@ -16,6 +16,10 @@ from typing import Any
 
 from chalicelib.local.stack import LocalStack, free_port
 
+# `make bench-smoke` (python -m bench --smoke): every benchmark at a tiny size, only to show it
+# still runs to the end with no failed item; each benchmark picks its own tiny sizes from this.
+SMOKE = os.environ.get("PM_BENCH_SMOKE") == "1"
+
 os.environ.setdefault("POWERTOOLS_LOG_LEVEL", "WARNING")
 os.environ.setdefault("PM_SIGNUP_LIMIT", "100000/3600")  # benchmarks sign up many tenants from 127.0.0.1
 os.environ.setdefault("PM_OUTBOX_DIR", tempfile.mkdtemp(prefix="pm-bench-outbox-"))  # the sign-ups' mail

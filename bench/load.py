@@ -21,7 +21,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bench.harness import call, p, record, signup, table
+from bench.harness import SMOKE, call, p, record, signup, table
 from chalicelib.local.stack import free_port
 from tests import serve_process
 
@@ -173,7 +173,7 @@ def main(seconds: float = 30, clients: int = 8) -> str:
         "all",
         f"{readable}/{len(ledger.contacts)} readable, {audited}/{len(ledger.contacts)} audited exactly",
     )
-    return (
+    report = (
         f"Load test: {clients} clients for {seconds:g} s against `make serve` "
         "(its own process; moto in-process there), "
         "new connection per request; 60 % show, 10 % page, 20 % update, 10 % create.\n\n"
@@ -181,7 +181,15 @@ def main(seconds: float = 30, clients: int = 8) -> str:
         + "\n\n"
         + summary
     )
+    if errors or readable < len(ledger.contacts) or audited < len(ledger.contacts):
+        raise SystemExit(f"{report}\n\nfailed: {errors} errors, {readable} readable, {audited} audited")
+    return report
 
 
 if __name__ == "__main__":
-    print(main(float(sys.argv[1]) if len(sys.argv) > 1 else 30, int(sys.argv[2]) if len(sys.argv) > 2 else 8))
+    print(
+        main(
+            float(sys.argv[1]) if len(sys.argv) > 1 else 3 if SMOKE else 30,
+            int(sys.argv[2]) if len(sys.argv) > 2 else 2 if SMOKE else 8,
+        )
+    )

@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from bench.harness import p, record, table, timed
+from bench.harness import SMOKE, p, record, table, timed
 from chalicelib import registry, resources
 from chalicelib.context import CallContext
 from chalicelib.mcp import meta
@@ -28,7 +28,8 @@ from chalicelib.search.opensearch_backend import OpenSearchBackend
 from tests.opensearch_fake import fake_client
 
 QUERIES = [("create a new tenant contact", "en"), ("Lastschriftmandat für Mieter anlegen", "de")]
-REPEAT = 300
+REPEAT = 3 if SMOKE else 300
+SAMPLE_EVERY = 20 if SMOKE else 1  # of the labelled requests: a smoke run asks every 20th
 
 
 def _opensearch() -> OpenSearchBackend:
@@ -73,7 +74,7 @@ def main() -> str:
                 ]
             )
     for language in ("en", "de"):  # every labelled request once: the spread of real wording and lengths
-        labelled = [q["query"] for q in quality.load_queries() if q["language"] == language]
+        labelled = [q["query"] for q in quality.load_queries() if q["language"] == language][::SAMPLE_EVERY]
         samples = [
             timed(
                 lambda q=query, lang=language: service.search_tools(q, language=lang, names=names, limit=5, offset=0),  # type: ignore[misc]
@@ -107,7 +108,7 @@ def main() -> str:
     quality_rows = []
     misses = []
     for half in quality.HALVES:
-        scores = quality.evaluate(search, quality.load_queries(half=half))
+        scores = quality.evaluate(search, quality.load_queries(half=half)[::SAMPLE_EVERY])
         for language, s in sorted(scores.items(), reverse=True):
             quality_rows.append([half, language, s.queries, f"{s.recall_at_5:.3f}", f"{s.mrr:.3f}"])
             record(

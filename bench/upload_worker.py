@@ -1,7 +1,10 @@
 """The upload worker of the upload benchmark, in a process of its own (as a Lambda is):
-polls the local stack's upload queue with the same QueuePoller and handler as `make serve`,
-timing the stages of each registration, until it is told to stop (SIGTERM). Prints one JSON
-line: messages handled, seconds per stage, peak RSS.
+starts as the deployed function does, by importing app.py (the entry whose `on_upload` the
+template names: it loads the resource modules and refuses to start without them, issue 31),
+and hands each batch of the local stack's upload queue to `app.on_upload` through the same
+QueuePoller as `make serve`, timing the stages of each registration, until it is told to stop
+(SIGTERM). Prints "ready" once started, then at the end one JSON line: messages handled,
+seconds per stage, peak RSS.
 
     AWS_ENDPOINT_URL=... PM_UPLOAD_QUEUE_URL=... python -m bench.upload_worker
 """
@@ -58,13 +61,31 @@ def peak_rss_mib() -> float:
     return 0.0
 
 
+class Context:
+    """What Lambda passes a handler beside the event (the middleware reads it in Lambda only)."""
+
+    function_name = "bench-on-upload"
+    memory_limit_in_mb = 512
+    invoked_function_arn = "arn:aws:lambda:local:000000000000:function:bench-on-upload"
+    aws_request_id = "bench"
+
+    def get_remaining_time_in_millis(self) -> int:
+        return 900_000
+
+
 def main() -> None:
+    import app as entry  # the deployed function's cold start: resources, then the registry check
+
     instrument()
     from chalicelib.local import queue_poller
 
+    context = Context()
     stop = threading.Event()
     signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    worker = queue_poller.for_uploads(invocations=int(os.environ.get("PM_BENCH_POLLERS", "2")))
+    worker = queue_poller.for_uploads(
+        invocations=int(os.environ.get("PM_BENCH_POLLERS", "2")),
+        handler=lambda event: entry.on_upload(event, context),
+    )
     worker.start()
     print("ready", flush=True)
     stop.wait()

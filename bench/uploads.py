@@ -8,6 +8,9 @@ change stream (audit records for every document.created) share the benchmark's p
 the uploading clients run there too: everything competes for this machine's cores.
 
     .venv/bin/python -m bench.uploads [documents]
+
+The number of documents: the argument, else PM_BENCH_DOCUMENTS (so `python -m bench uploads`
+and `make bench-smoke` can set it), else 10,000.
 """
 
 from __future__ import annotations
@@ -22,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
-from bench.harness import Service, record, table
+from bench.harness import SMOKE, Service, record, table
 from tests.client import Api, Tenant
 from tests.uploads import multipart, pdf
 
@@ -50,8 +53,15 @@ def main(documents: int = DOCUMENTS) -> str:
         worker.terminate()
         out, _ = worker.communicate(timeout=60)
         service.stop()
-    stats = json.loads(out.strip().splitlines()[-1])
-    return _report(result, stats, documents)
+    # its last line of stats (the worker's logger writes to stdout too: a failed registration's lines)
+    stats = next(json.loads(line) for line in reversed(out.splitlines()) if line.startswith('{"handled"'))
+    report = _report(result, stats, documents)
+    counts = result["counts"]
+    if counts.get("failed") or counts.get("registered") != documents:
+        raise SystemExit(
+            f"{report}\n\nincomplete: {counts['registered']} of {documents} registered, {counts['failed']} failed"
+        )
+    return report
 
 
 def _cpu_seconds(pid: int | None = None) -> float:
@@ -103,12 +113,12 @@ def _run(tenant: Tenant, locations: list[str], documents: int) -> dict[str, Any]
             statuses = list(pool.map(_post, created["uploads"], files))
             assert all(status in (200, 204) for status in statuses), set(statuses)
     uploaded = time.perf_counter()
-    counts = _wait_registered(tenant, batch_ids)
+    counts = _wait_registered(tenant, batch_ids, timeout=60 + documents * 0.2)
     done = time.perf_counter()
     return {"presign_ms": presign_ms, "uploaded_s": uploaded - started, "total_s": done - started, "counts": counts}
 
 
-def _wait_registered(tenant: Tenant, batch_ids: list[str], timeout: float = 1800) -> dict[str, int]:
+def _wait_registered(tenant: Tenant, batch_ids: list[str], timeout: float) -> dict[str, int]:
     """Totals over the batches once every file has been handled: waits on the last batch
     (the queue is worked in order, roughly), then adds up all. A progress query reads every
     reservation of its batch, so it is asked every two seconds, not more."""
@@ -178,4 +188,10 @@ def _report(result: dict[str, Any], stats: dict[str, Any], documents: int) -> st
 
 
 if __name__ == "__main__":
-    print(main(int(sys.argv[1]) if len(sys.argv) > 1 else DOCUMENTS))
+    print(
+        main(
+            int(sys.argv[1])
+            if len(sys.argv) > 1
+            else int(os.environ.get("PM_BENCH_DOCUMENTS", 20 if SMOKE else DOCUMENTS))
+        )
+    )

@@ -26,19 +26,33 @@ from typing import Any
 
 os.environ.setdefault("PM_ALLOW_LOOPBACK_WEBHOOKS", "1")
 
-from bench.harness import Service, median, p, record, table
+from bench.harness import SMOKE, Service, median, p, record, table
 from chalicelib import config
 from tests.client import Api, Tenant
 from tests.receiver import Receiver, Tarpit
 
-ENDPOINTS_AND_EVENTS = ((1, 100), (10, 30), (100, 10))
-LATENCY_EVENTS = 150
-ATTACK_SETTLE_SECONDS = 30  # the measuring begins this long after the attackers' changes
+ENDPOINTS_AND_EVENTS = ((1, 3), (10, 1)) if SMOKE else ((1, 100), (10, 30), (100, 10))
+LATENCY_EVENTS = 5 if SMOKE else 150
+ATTACK_SETTLE_SECONDS = 2 if SMOKE else 30  # the measuring begins this long after the attackers' changes
+ATTACK_CONTACTS, ATTACK_UPDATES = (6, 10) if SMOKE else (30, 150)  # the attackers' changes
 
 
 def main() -> str:
     figures = {scenario: _scenario(attacked=scenario == "attacked") for scenario in ("clean", "attacked")}
-    return _report(figures)
+    report = _report(figures)
+    missing = [
+        f"{scenario}, latency: {len(found['latency'])} of {LATENCY_EVENTS}"
+        for scenario, found in figures.items()
+        if len(found["latency"]) < LATENCY_EVENTS
+    ] + [
+        f"{scenario}, fan-out to {t['endpoints']}: {t['delivered']} of {t['expected']}"
+        for scenario, found in figures.items()
+        for t in found["throughput"]
+        if t["delivered"] < t["expected"]
+    ]
+    if missing:
+        raise SystemExit(f"{report}\n\nnot every event was delivered: {'; '.join(missing)}")
+    return report
 
 
 def _scenario(*, attacked: bool) -> dict[str, Any]:
@@ -74,10 +88,10 @@ class Attack:
         for n in range(6):
             _subscribe(tarpitting, self.tarpit.url, f"tarpit {n}")
             _subscribe(limiting, self.limited.url, f"429 {n}")
-        for n in range(30):
+        for n in range(ATTACK_CONTACTS):
             tarpitting.contact(lastName=f"Teer {n}")
         person = limiting.contact(lastName="V0")
-        for version in range(1, 150):
+        for version in range(1, ATTACK_UPDATES):
             limiting.ok("contacts.update", {"contact": {"id": person["id"], "lastName": f"V{version}"}})
         assert self.service.stack.poller.wait_idle(120)
         deadline = time.monotonic() + 30

@@ -125,11 +125,12 @@ def _queue(url: str | None, name: str) -> str:
     return url
 
 
-def for_uploads(invocations: int = 2) -> QueuePoller:
-    """The upload notices (S3 -> SQS) to the upload handler, as `on_upload` in Lambda."""
+def for_uploads(invocations: int = 2, handler: Handler | None = None) -> QueuePoller:
+    """The upload notices (S3 -> SQS) to the upload handler, as `on_upload` in Lambda
+    (`handler`: another way in to it; the upload benchmark's worker calls app.on_upload)."""
     return QueuePoller(
         _queue(config.upload_queue_url(), "uploads"),
-        upload_worker.handle_event,
+        handler or upload_worker.handle_event,
         name="uploads",
         invocations=invocations,
     )

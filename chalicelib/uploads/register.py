@@ -24,6 +24,7 @@ from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES
 from chalicelib.errors import ApiError, Conflict
 from chalicelib.log import logger
+from chalicelib.registry import REGISTRY
 from chalicelib.store import entities as store
 from chalicelib.store import uploads as upload_store
 from chalicelib.store.uploads import FAILED, PENDING, REGISTERED, Reservation
@@ -35,6 +36,21 @@ from chalicelib.uploads import direct, files
 # read at once: the worker's /tmp (EphemeralStorage) holds BATCH_SIZE files of the bulk limit.
 BATCH_SIZE = 10
 PARALLEL = BATCH_SIZE
+
+
+def require_registry() -> None:
+    """Refuses to start a worker whose process has not loaded the resource modules: the
+    entity types and operations are registered when those load (chalicelib.resources), and
+    without them every notice would fail at `ENTITY_TYPES["document"]` and be retried until it
+    reached the dead-letter queue (issue 31: the upload benchmark's worker did that). The
+    entry point calls this once at import (app.py, after resources.load_all()), so a worker
+    missing them fails its cold start, loudly, instead of each message."""
+    if "document" not in ENTITY_TYPES or not REGISTRY:
+        raise RuntimeError(
+            f"the upload worker cannot start: the registry is empty ({len(ENTITY_TYPES)} entity types, "
+            f"{len(REGISTRY)} operations, no 'document' type); load the resource modules first "
+            "(chalicelib.resources.load_all(), as app.py does)"
+        )
 
 
 @dataclass(frozen=True)
