@@ -26,6 +26,7 @@ from pathlib import Path
 from typing import Any
 
 from bench.harness import SMOKE, Service, record, table
+from bench.upload_worker import BATCH_STAGE
 from tests.client import Api, Tenant
 from tests.uploads import multipart, pdf
 
@@ -166,7 +167,7 @@ def _report(result: dict[str, Any], stats: dict[str, Any], documents: int) -> st
         ],
         ["messages handled by the worker", f"{stats['handled']:,}"],
     ]
-    cycle = stats["seconds"].get("queue poll cycle (receive, handle batch, delete)", 0.0) or 1.0
+    cycle = stats["seconds"].get(BATCH_STAGE, 0.0) or 1.0
     stages = [
         [name, f"{seconds / documents * 1000:.2f} ms", f"{seconds:.1f} s"]
         for name, seconds in sorted(stats["seconds"].items(), key=lambda kv: -kv[1])
@@ -176,7 +177,7 @@ def _report(result: dict[str, Any], stats: dict[str, Any], documents: int) -> st
         f"posted by {UPLOADERS} client threads; "
         "worker process: 2 pollers, each handling a batch of up to 10 messages with 10 threads. "
         "Stage times are summed over "
-        f"the worker's threads (the poll cycles' {cycle:.0f} s include the stages run inside them)."
+        f"the worker's threads (the queue batches' {cycle:.0f} s include the stages run inside them)."
     )
     return (
         intro

@@ -19,7 +19,7 @@ from typing import Any
 
 import boto3
 
-from chalicelib import config
+from chalicelib import config, resources
 from chalicelib.events import delivery_worker
 from chalicelib.log import logger
 from chalicelib.uploads import register as upload_worker
@@ -127,7 +127,10 @@ def _queue(url: str | None, name: str) -> str:
 
 def for_uploads(invocations: int = 2, handler: Handler | None = None) -> QueuePoller:
     """The upload notices (S3 -> SQS) to the upload handler, as `on_upload` in Lambda
-    (`handler`: another way in to it; the upload benchmark's worker calls app.on_upload)."""
+    (`handler`: another way in to it; the upload benchmark's worker calls app.on_upload).
+    Loads the resource modules first, as app.py does for on_upload: the stack may start its
+    workers before anything imported the app, and the worker needs the entity types."""
+    resources.load_all()
     return QueuePoller(
         _queue(config.upload_queue_url(), "uploads"),
         handler or upload_worker.handle_event,
