@@ -173,3 +173,25 @@ def test_each_evaluation_counts_against_the_keys_limit(api: Api, tenant: Tenant)
     finally:
         keys.set_throttle(tenant.id, None)
         account.forget_tenant(tenant.id)
+
+
+def test_a_tenants_tool_calls_count_against_its_own_tenant_limit(
+    api: Api, tenant: Tenant, other_tenant: Tenant
+) -> None:
+    """Both tenants allow their keys together 8 calls per 160 s. One runs out its limit with tool
+    calls in a pipeline; the other's tool calls are still served: each counts against its own."""
+    for each in (tenant, other_tenant):
+        keys.set_throttle(each.id, {"perTenant": {"rate": 0.05, "burst": 8}})
+        account.forget_tenant(each.id)
+    try:
+        inside_one_window(160, 10)
+        with McpSession(api.base, tenant.key) as mcp:
+            spent = mcp.call("meta.pipeline.execute", {"steps": [{"tool": "info"}] * 8})
+        assert spent.structured_content["error"]["failedStep"]["status"] == 429  # type: ignore[index]
+        with McpSession(api.base, other_tenant.key) as mcp:
+            served = mcp.call("meta.pipeline.execute", {"steps": [{"tool": "info"}] * 2})
+        assert "error" not in (served.structured_content or {}), served.structured_content
+    finally:
+        for each in (tenant, other_tenant):
+            keys.set_throttle(each.id, None)
+            account.forget_tenant(each.id)

@@ -523,6 +523,38 @@ def test_a_disabled_integrations_key_is_refused_even_before_its_own_disable(tena
     assert answer.status == 401 and answer.body["code"] == "integration_disabled"
 
 
+def test_a_disabled_integration_refuses_its_own_keys_only(tenant: Tenant) -> None:
+    """What an instance remembers of an integration (account.py, 10 s) is that integration's: a
+    vendor's key is served right after a disabled vendor's was refused, and the other way round."""
+    from chalicelib import account
+    from chalicelib.store import integrations
+    from chalicelib.store.model import Item
+
+    disabled, other = onboard(tenant), onboard(tenant)
+    # the record says disabled, its key not yet: only the integration's own record refuses it
+    Item.get(integrations.integration_pk(disabled.id), integrations.INTEGRATION_SK).update(
+        actions=[Item.data["disabled"].set(True)]
+    )
+    account._cache.clear()
+    assert tenant.query("info", key=disabled.key).status == 401
+    assert tenant.query("info", key=other.key).status == 200
+    account._cache.clear()
+    assert tenant.query("info", key=other.key).status == 200
+    assert tenant.query("info", key=disabled.key).status == 401
+
+
+def test_a_key_of_an_integration_that_is_gone_is_refused(tenant: Tenant) -> None:
+    from chalicelib import account
+    from chalicelib.store import integrations
+    from chalicelib.store.model import Item
+
+    vendor = onboard(tenant)
+    Item(integrations.integration_pk(vendor.id), integrations.INTEGRATION_SK).delete()  # its record lost
+    account._cache.clear()
+    answer = tenant.query("info", key=vendor.key)
+    assert answer.status == 401 and answer.body["code"] == "integration_disabled", answer.body
+
+
 def test_an_integrations_key_lists_only_its_integrations_keys(tenant: Tenant) -> None:
     """apikeys.list follows the rule of every other key operation: an integration's key
     reaches its own integration's keys, never the tenant's own or another vendor's."""

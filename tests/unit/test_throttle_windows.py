@@ -1,0 +1,100 @@
+"""The counters under the safety limits (store/rates.py) and the memory of full windows above
+them (throttle._spend), on the service's real table code against moto, with the wall clock held:
+a window's end, what a refusal says about it, the writes a flood costs, and the memory's bound."""
+
+from __future__ import annotations
+
+import datetime as dt
+from collections.abc import Iterator
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+
+from chalicelib import throttle
+from chalicelib.errors import Throttled
+from chalicelib.store import rates
+from chalicelib.store.model import Item
+
+T0 = 1_800_000_003.0  # 3 s into a 10-s window (1_800_000_000 is a multiple of 10)
+TEN_SECONDS = throttle.Limit("key", 0.2, 2, 10)  # 2 calls per window of 10 s
+
+
+@pytest.fixture()
+def now(memory_table: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[float]]:
+    held = [T0]
+    monkeypatch.setattr(throttle, "time", SimpleNamespace(time=lambda: held[0]))
+    throttle.reset()
+    yield held
+    throttle.reset()
+
+
+@pytest.fixture()
+def writes(monkeypatch: pytest.MonkeyPatch) -> list[tuple[Any, ...]]:
+    """Each conditional write of a counter (the real one still runs)."""
+    seen: list[tuple[Any, ...]] = []
+    real = rates.spend
+
+    def spend(*args: Any, **kwargs: Any) -> float | None:
+        seen.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(rates, "spend", spend)
+    return seen
+
+
+def _refusal(subject: str = "key#k1") -> dict[str, str]:
+    with pytest.raises(Throttled) as refused:
+        throttle._spend(subject, TEN_SECONDS, what="this key")
+    return dict(refused.value.headers)
+
+
+def test_a_full_window_is_refused_until_its_end_and_says_how_long(now: list[float]) -> None:
+    assert rates.spend("key#k1", 10, 2, T0) is None
+    assert rates.spend("key#k1", 10, 2, T0) is None
+    assert rates.spend("key#k1", 10, 2, T0) == pytest.approx(7.0)  # the window ends at ...010
+    assert rates.spend("key#k1", 10, 2, T0 + 6.5) == pytest.approx(0.5)
+    assert rates.spend("key#k1", 10, 2, T0 + 7.0) is None  # the next window, counted afresh
+
+
+def test_a_counter_is_a_rate_item_that_expires_a_minute_after_its_window(now: list[float]) -> None:
+    rates.spend("key#k1", 10, 2, T0, weight=3)
+    item = Item.get("rate#key#k1", f"10#{int(T0 // 10)}")
+    assert (item.type, item.hits) == ("rate", 3)
+    assert item.expiresAt == dt.datetime.fromtimestamp(T0 - 3 + 10 + rates.KEEP_SECONDS, dt.UTC)
+
+
+def test_a_flood_costs_one_write_per_window_and_each_refusal_says_what_is_left(
+    now: list[float], writes: list[tuple[Any, ...]]
+) -> None:
+    throttle._spend("key#k1", TEN_SECONDS, what="this key")
+    throttle._spend("key#k1", TEN_SECONDS, what="this key")
+    first = _refusal()
+    assert (first["Retry-After"], first["RateLimit"], len(writes)) == ("7", '"key";r=0;t=7', 3)
+    now[0] = T0 + 4.5
+    again = _refusal()  # from this instance's memory: no write
+    assert (again["Retry-After"], len(writes)) == ("3", 3)
+    assert again["RateLimit-Policy"] == '"key";q=2;w=10'
+    other = throttle._spend("key#k2", TEN_SECONDS, what="this key")  # another subject is still served
+    assert other is None and len(writes) == 4
+    now[0] = T0 + 7.0  # the window's end: counted afresh, served
+    throttle._spend("key#k1", TEN_SECONDS, what="this key")
+    assert len(writes) == 5
+
+
+def test_the_memory_of_full_windows_forgets_ended_ones_past_ten_thousand(now: list[float]) -> None:
+    # 9,999 windows that ended and one that ends now exactly: with the next full window, 10,001 are held
+    throttle._full.update({(f"key#old{n}", 10): T0 - 1 for n in range(9_999)})
+    throttle._full[("key#ends-now", 10)] = T0
+    throttle._spend("key#k1", TEN_SECONDS, what="this key")
+    throttle._spend("key#k1", TEN_SECONDS, what="this key")
+    _refusal()
+    assert list(throttle._full) == [("key#k1", 10)]  # every window that ended, the one ending now too
+
+
+def test_the_memory_is_not_swept_at_ten_thousand(now: list[float]) -> None:
+    throttle._full.update({(f"key#old{n}", 10): T0 - 1 for n in range(9_999)})
+    throttle._spend("key#k1", TEN_SECONDS, what="this key")
+    throttle._spend("key#k1", TEN_SECONDS, what="this key")
+    _refusal()
+    assert len(throttle._full) == 10_000
