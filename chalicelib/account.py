@@ -77,7 +77,7 @@ def admit_anonymous(operation: str, source_ip: str | None) -> None:
     throttle.take_anonymous(source_ip, operation)
 
 
-def admit_tool(ctx: CallContext, operation: str, *, evaluations: int = 0) -> None:
+def admit_tool(ctx: CallContext, operation: str, *, evaluations: int) -> None:
     """A domain tool run through MCP (each step of a pipeline) counts as a call of its own,
     against the operation's limit, the key's and the tenant's, as over REST: the MCP request
     that runs it counted once already. Each JMESPath expression evaluated with it (its `$expr`s,

@@ -92,6 +92,7 @@ GROUPS = {
             F + "test_console_auth.py::test_invitations_are_limited_per_company",
             F + "test_console_auth.py::test_one_companys_invitations_do_not_use_up_another_companys",
             "tests/unit/test_throttle_windows.py",  # a window's end, the memory of full windows
+            "tests/unit/test_account_cache.py",  # what an instance remembers of a tenant, an integration
         ),
     ),
     # the cap on a tenant's live keys

@@ -98,3 +98,70 @@ def test_the_memory_is_not_swept_at_ten_thousand(now: list[float]) -> None:
     throttle._spend("key#k1", TEN_SECONDS, what="this key")
     _refusal()
     assert len(throttle._full) == 10_000
+
+
+# --- which limits a call counts against (throttle.limits) ------------------------------------
+
+
+@pytest.fixture()
+def defaults(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
+    """The operator's defaults: every key 2 calls a second, 10 at once; a tenant's keys 3 and 30."""
+    for name, value in {
+        "PM_THROTTLE_RATE": "2",
+        "PM_THROTTLE_BURST": "10",
+        "PM_TENANT_THROTTLE_RATE": "3",
+        "PM_TENANT_THROTTLE_BURST": "30",
+    }.items():
+        monkeypatch.setenv(name, value)
+    return monkeypatch
+
+
+def test_a_tenant_without_settings_has_the_operators_defaults(defaults: pytest.MonkeyPatch) -> None:
+    found = throttle.limits(None, "contacts.list")
+    assert found == [throttle.Limit("key", 2.0, 10), throttle.Limit("tenant", 3.0, 30)]
+    assert [limit.window for limit in found] == [5, 10]
+
+
+@pytest.mark.parametrize(
+    ("setting", "value", "left"),
+    [
+        ("PM_THROTTLE_BURST", "0", ["tenant"]),  # a burst of 0 turns the key's default off
+        ("PM_THROTTLE_RATE", "0", ["tenant"]),
+        ("PM_TENANT_THROTTLE_BURST", "0", ["key"]),
+        ("PM_TENANT_THROTTLE_RATE", "0", ["key"]),
+    ],
+)
+def test_a_default_of_zero_is_off(defaults: pytest.MonkeyPatch, setting: str, value: str, left: list[str]) -> None:
+    defaults.setenv(setting, value)
+    assert [limit.name for limit in throttle.limits(None, "contacts.list")] == left
+
+
+def test_a_default_burst_of_one_is_a_limit_of_one_call(defaults: pytest.MonkeyPatch) -> None:
+    defaults.setenv("PM_THROTTLE_BURST", "1")
+    defaults.setenv("PM_TENANT_THROTTLE_BURST", "1")
+    found = throttle.limits(None, "contacts.list")
+    assert found == [throttle.Limit("key", 2.0, 1), throttle.Limit("tenant", 3.0, 1)]
+    assert [limit.window for limit in found] == [1, 1]  # never a window under a second
+
+
+def test_a_tenants_settings_replace_the_defaults_narrowest_first(defaults: pytest.MonkeyPatch) -> None:
+    settings = {
+        "operations": {"contacts.list": {"rate": 0.5, "burst": 4}, "contacts.show": {"rate": 9}},
+        "perKey": {"rate": 0},  # off
+        "perTenant": {"rate": 1.5},  # no burst: as many as the rate, at least 1
+    }
+    assert throttle.limits(settings, "contacts.list") == [
+        throttle.Limit("contacts.list", 0.5, 4),
+        throttle.Limit("tenant", 1.5, 1),
+    ]
+    assert throttle.limits(settings, "contacts.show")[0] == throttle.Limit("contacts.show", 9.0, 9)
+    assert throttle.limits({"perKey": {"rate": 4, "burst": 8}}, "x")[0] == throttle.Limit("key", 4.0, 8)
+    assert throttle.limits({"perKey": "fast", "perTenant": None}, "x") == []  # not a setting: no limit
+    assert throttle.limits({"operations": {"x": {"rate": 0.2, "burst": 0}}}, "x")[0] == throttle.Limit("x", 0.2, 1)
+
+
+def test_a_window_is_burst_over_rate_seconds_unless_set() -> None:
+    assert throttle.Limit("key", 0.05, 3).window == 60
+    assert throttle.Limit("key", 0.4, 3).window == 8  # 7.5 s, rounded up
+    assert throttle.Limit("key", 100.0, 3).window == 1
+    assert throttle.Limit("signup", 0.5, 5, seconds=3600).window == 3600
