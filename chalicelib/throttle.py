@@ -45,6 +45,7 @@ class Limit:
     rate: float  # calls per second
     burst: int  # calls per window
     seconds: int | None = None  # the window, where it is set rather than burst / rate
+    tenant_wide: bool = False  # counted for all the tenant's keys together (not by name: a query is called "tenant")
 
     @property
     def window(self) -> int:
@@ -62,14 +63,14 @@ def _default() -> Limit | None:
 
 def _tenant_default() -> Limit | None:
     rate, burst = config.tenant_throttle_default(DEFAULT_TENANT_RATE, DEFAULT_TENANT_BURST)
-    return Limit("tenant", rate, burst) if rate > 0 and burst > 0 else None
+    return Limit("tenant", rate, burst, tenant_wide=True) if rate > 0 and burst > 0 else None
 
 
-def _limit(name: str, spec: Any) -> Limit | None:
+def _limit(name: str, spec: Any, *, tenant_wide: bool = False) -> Limit | None:
     if not isinstance(spec, dict):
         return None
     rate, burst = float(spec.get("rate", 0)), int(spec.get("burst", 0) or spec.get("rate", 0))
-    return Limit(name, rate, max(burst, 1)) if rate > 0 else None
+    return Limit(name, rate, max(burst, 1), tenant_wide=tenant_wide) if rate > 0 else None
 
 
 def limits(tenant_config: dict[str, Any] | None, operation: str) -> list[Limit]:
@@ -79,7 +80,9 @@ def limits(tenant_config: dict[str, Any] | None, operation: str) -> list[Limit]:
     config_ = tenant_config or {}
     found = [_limit(operation, (config_.get("operations") or {}).get(operation))]
     found.append(_limit("key", config_["perKey"]) if "perKey" in config_ else _default())
-    found.append(_limit("tenant", config_["perTenant"]) if "perTenant" in config_ else _tenant_default())
+    found.append(
+        _limit("tenant", config_["perTenant"], tenant_wide=True) if "perTenant" in config_ else _tenant_default()
+    )
     return [limit for limit in found if limit is not None]
 
 
@@ -90,7 +93,7 @@ def take(tenant_id: str, key_id: str, operation: str, tenant_config: dict[str, A
     counts as that many calls (an MCP tool call and the JMESPath expressions it evaluates), in
     the same writes."""
     for limit in limits(tenant_config, operation):
-        if limit.name == "tenant":
+        if limit.tenant_wide:
             _spend(
                 f"tenant#{tenant_id}",
                 limit,
@@ -98,9 +101,13 @@ def take(tenant_id: str, key_id: str, operation: str, tenant_config: dict[str, A
                 code=codes.TENANT_THROTTLED,
                 weight=weight,
             )
-        else:
-            subject = f"key#{key_id}" if limit.name == "key" else f"key#{key_id}#{limit.name}"
-            _spend(subject, limit, what="this key", weight=weight)
+        else:  # the key's overall limit ("key") and each operation's own, each a counter of the key's
+            _spend(
+                f"key#{key_id}#{limit.name}",
+                limit,
+                what="this key",
+                weight=weight,
+            )
 
 
 def take_anonymous(source_ip: str | None, operation: str) -> None:

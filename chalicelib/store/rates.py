@@ -1,7 +1,7 @@
 """Request counters every instance shares: one item per (subject, window length, window),
 counted with one conditional UpdateItem (ADD the call's weight unless the window is full: 1, more
 for an MCP tool call that evaluates JMESPath), gone by TTL a minute after its window. A subject
-is a key (`key#<keyId>`, and `key#<keyId>#<operation>` for an operation's own limit), a tenant
+is a key's limit (`key#<keyId>#key` for its overall limit, `key#<keyId>#<operation>` for an operation's own), a tenant
 (`tenant#<tenantId>`, all its keys together), a sign-up source address or an e-mail address. A
 tenant's item takes up to its limit's writes a second (default 300), well under one partition's
 1,000.

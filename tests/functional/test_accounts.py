@@ -82,6 +82,19 @@ def test_the_trial_lasts_thirty_days_and_ends_on_day_31(api: Api, tenant: Tenant
 # --- keys: one agent, rotation, expiry -------------------------------------------------------------
 
 
+def test_the_trial_ends_at_its_millisecond_and_the_refusal_says_when(tenant: Tenant) -> None:
+    ends = tenant.get("info")["tenant"]["trialEndsAt"]
+    at_end = dt.datetime.fromisoformat(ends.replace("Z", "+00:00"))
+    try:
+        clock.set_clock(lambda: at_end - dt.timedelta(milliseconds=1))
+        assert tenant.query("info").status == 200
+        clock.set_clock(lambda: at_end)
+        refused = tenant.query("info")
+        assert (refused.status, refused.body["code"], refused.body["trialEndsAt"]) == (403, "trial_ended", ends)
+    finally:
+        clock.set_clock(None)
+
+
 def test_rotation_creates_a_second_key_for_the_agent_and_disables_the_old(tenant: Tenant) -> None:
     old = tenant.ok("apikeys.create", {"apiKey": {"agentName": "invoice-bot", "scopes": ["read"]}})["apiKey"]
     new = tenant.ok("apikeys.create", {"apiKey": {"agentName": "invoice-bot", "scopes": ["read"]}})["apiKey"]

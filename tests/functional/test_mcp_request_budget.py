@@ -156,10 +156,11 @@ def test_every_expression_of_a_request_draws_on_one_budget(
     assert error["failedStep"]["index"] == 2 and f"budget of {one.built * 5 // 2} bytes" in error["detail"]
 
 
-def test_each_evaluation_counts_against_the_keys_limit(api: Api, tenant: Tenant) -> None:
+@pytest.mark.parametrize("limit", ["perKey", "perTenant"])
+def test_each_evaluation_counts_against_the_keys_and_the_tenants_limit(api: Api, tenant: Tenant, limit: str) -> None:
     """A step with a transform weighs two calls (the tool and its evaluation): four such steps
     run out a limit of 8 that four calls and the MCP requests alone would not."""
-    keys.set_throttle(tenant.id, {"perKey": {"rate": 0.05, "burst": 8}})  # 8 per 160 s
+    keys.set_throttle(tenant.id, {limit: {"rate": 0.05, "burst": 8}})  # 8 per 160 s
     account.forget_tenant(tenant.id)
     try:
         inside_one_window(160, 10)

@@ -146,6 +146,25 @@ def test_a_tenants_keys_together_are_held_to_the_tenants_limit(tenant: Tenant, o
     assert tenant.query("objects", key=many[0]).status == 200
 
 
+def test_the_tenant_querys_own_limit_is_each_keys_not_the_tenants(tenant: Tenant) -> None:
+    """An operation's own limit counts per key, also for the operation called `tenant`: a second
+    key is served where the first ran out (once, it was taken for the tenant-wide limit)."""
+    throttle.reset()
+    second = tenant.new_key(["read"])
+    keys.set_throttle(tenant.id, {"operations": {"tenant": {"rate": 0.05, "burst": 1}}})  # 1 per 20 s a key
+    account.forget_tenant(tenant.id)
+    try:
+        inside_one_window(20, 5)
+        assert tenant.query("tenant").status == 200
+        refused = tenant.query("tenant")
+        assert (refused.status, refused.body["code"]) == (429, "throttled"), refused.body
+        assert tenant.query("tenant", key=second).status == 200
+    finally:
+        keys.set_throttle(tenant.id, None)
+        account.forget_tenant(tenant.id)
+    throttle.reset()
+
+
 def test_the_default_tenant_limit_holds_for_each_tenant_on_its_own(
     tenant: Tenant, other_tenant: Tenant, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -118,7 +118,7 @@ def defaults(monkeypatch: pytest.MonkeyPatch) -> pytest.MonkeyPatch:
 
 def test_a_tenant_without_settings_has_the_operators_defaults(defaults: pytest.MonkeyPatch) -> None:
     found = throttle.limits(None, "contacts.list")
-    assert found == [throttle.Limit("key", 2.0, 10), throttle.Limit("tenant", 3.0, 30)]
+    assert found == [throttle.Limit("key", 2.0, 10), throttle.Limit("tenant", 3.0, 30, tenant_wide=True)]
     assert [limit.window for limit in found] == [5, 10]
 
 
@@ -140,7 +140,7 @@ def test_a_default_burst_of_one_is_a_limit_of_one_call(defaults: pytest.MonkeyPa
     defaults.setenv("PM_THROTTLE_BURST", "1")
     defaults.setenv("PM_TENANT_THROTTLE_BURST", "1")
     found = throttle.limits(None, "contacts.list")
-    assert found == [throttle.Limit("key", 2.0, 1), throttle.Limit("tenant", 3.0, 1)]
+    assert found == [throttle.Limit("key", 2.0, 1), throttle.Limit("tenant", 3.0, 1, tenant_wide=True)]
     assert [limit.window for limit in found] == [1, 1]  # never a window under a second
 
 
@@ -152,7 +152,7 @@ def test_a_tenants_settings_replace_the_defaults_narrowest_first(defaults: pytes
     }
     assert throttle.limits(settings, "contacts.list") == [
         throttle.Limit("contacts.list", 0.5, 4),
-        throttle.Limit("tenant", 1.5, 1),
+        throttle.Limit("tenant", 1.5, 1, tenant_wide=True),
     ]
     assert throttle.limits(settings, "contacts.show")[0] == throttle.Limit("contacts.show", 9.0, 9)
     assert throttle.limits({"perKey": {"rate": 4, "burst": 8}}, "x")[0] == throttle.Limit("key", 4.0, 8)
@@ -165,3 +165,9 @@ def test_a_window_is_burst_over_rate_seconds_unless_set() -> None:
     assert throttle.Limit("key", 0.4, 3).window == 8  # 7.5 s, rounded up
     assert throttle.Limit("key", 100.0, 3).window == 1
     assert throttle.Limit("signup", 0.5, 5, seconds=3600).window == 3600
+
+
+def test_an_operation_called_tenant_has_a_limit_of_the_keys_not_the_tenants(defaults: pytest.MonkeyPatch) -> None:
+    """The `tenant` query's own limit is one more of the key's, not the limit of all its keys."""
+    own, key, tenant = throttle.limits({"operations": {"tenant": {"rate": 1, "burst": 1}}}, "tenant")
+    assert (own.name, own.tenant_wide, key.tenant_wide, tenant.tenant_wide) == ("tenant", False, False, True)
