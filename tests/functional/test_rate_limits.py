@@ -112,8 +112,12 @@ def test_sign_ups_are_limited_per_source_address(api: Api, monkeypatch: pytest.M
     assert [a.status for a in answers] == [200, 200, 200, 429, 429]
     refused = answers[-1]
     assert refused.body["code"] == "throttled" and int(refused.headers["retry-after"]) >= 1
+    assert refused.headers["ratelimit-policy"] == '"signup";q=3;w=600'
     with from_source(other):
         assert signup(5).status == 200, "another source address was refused with the first one"
+    with from_source(flood):  # each anonymous command has its own budget: confirming is still served
+        confirm = api.platform("signup.confirm", {"email": f"flut.{time.time_ns()}@example.org", "code": "000000"})
+        assert confirm.status != 429, confirm.body
 
 
 def test_the_default_key_limit_is_documented(monkeypatch: pytest.MonkeyPatch) -> None:

@@ -171,3 +171,33 @@ def test_an_operation_called_tenant_has_a_limit_of_the_keys_not_the_tenants(defa
     """The `tenant` query's own limit is one more of the key's, not the limit of all its keys."""
     own, key, tenant = throttle.limits({"operations": {"tenant": {"rate": 1, "burst": 1}}}, "tenant")
     assert (own.name, own.tenant_wide, key.tenant_wide, tenant.tenant_wide) == ("tenant", False, False, True)
+
+
+def test_a_setting_without_a_rate_is_no_limit() -> None:
+    assert throttle.limits({"perKey": {"burst": 5}, "perTenant": {"burst": 5}}, "x") == []
+
+
+def test_a_limit_per_window_of_one_refuses_the_second_call_and_says_what_it_counts(now: list[float]) -> None:
+    throttle._spend_per_window("source#s1#signup", "signup", (1, 600), "this source address")
+    with pytest.raises(Throttled) as refused:
+        throttle._spend_per_window("source#s1#signup", "signup", (1, 600), "this source address")
+    assert refused.value.headers["RateLimit-Policy"] == '"signup";q=1;w=600'
+    assert "Too many requests for this source address" in str(refused.value)
+    throttle._spend_per_window("source#s1#signup", "signup", (0, 600), "this source address")  # 0: off
+
+
+@pytest.mark.parametrize(
+    ("source", "counted_as"),
+    [
+        ("2001:db8:1:2:3:4:5:6", "2001:db8:1:2::/64"),  # an IPv6 address by its /64
+        ("2001:db8:1:2::9", "2001:db8:1:2::/64"),
+        ("192.0.2.7", "192.0.2.7"),
+        ("tenant ten_A", "tenant ten_A"),  # a company inviting
+        (None, "unknown"),
+        ("", "unknown"),
+    ],
+)
+def test_a_requester_is_counted_by_its_address_and_an_ipv6_one_by_its_prefix(
+    source: str | None, counted_as: str
+) -> None:
+    assert throttle.source_of(source) == counted_as
