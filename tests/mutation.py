@@ -51,6 +51,7 @@ class Group:
 
 
 F = "tests/functional/"
+CONSOLE_AUTH = F + "test_console_auth.py::"
 GROUPS = {
     # the key at the door and its scopes, and the one path every face's call takes through them
     "auth": Group(
@@ -90,10 +91,8 @@ GROUPS = {
             F + "test_pmctl.py::test_a_disabled_integration_refuses_its_own_keys_only",  # the cache's key
             F + "test_pmctl.py::test_a_key_of_an_integration_that_is_gone_is_refused",
             F + "test_console_auth.py::test_invitations_are_limited_per_company",
-            F
-            + "test_console_auth.py::test_a_strangers_sign_in_requests_neither_lock_the_person_out_nor_void_their_code",
-            F
-            + "test_console_auth.py::test_a_source_that_signed_in_before_passes_when_strangers_filled_the_addresss_limit",
+            CONSOLE_AUTH + "test_a_strangers_sign_in_requests_neither_lock_the_person_out_nor_void_their_code",
+            CONSOLE_AUTH + "test_a_source_that_signed_in_before_passes_when_strangers_filled_the_addresss_limit",
             F + "test_console_auth.py::test_one_companys_invitations_do_not_use_up_another_companys",
             "tests/unit/test_throttle_windows.py",  # a window's end, the memory of full windows
             "tests/unit/test_account_cache.py",  # what an instance remembers of a tenant, an integration
