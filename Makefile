@@ -46,8 +46,8 @@ serve: $(STAMP)
 # of their own, beside the run of the functional and contract tests (whose workers wait on
 # receivers, queues and the stream much of the time, leaving a core to spare); their report is
 # printed after the other's. The tests marked `quiet` measure a delay that one tenant's traffic
-# must not cause another (2 s), which two busy cores shared by six runs can exceed on their own:
-# they run last, alone. Any run failing fails the target.
+# must not cause another (2 s), or run on a 2-s clock, which two busy cores shared by six runs can
+# exceed on their own: they run last, alone. Any run failing fails the target.
 UNIT_LOG := $(VENV)/unit-tests.log
 test: $(STAMP) $(CHROMIUM)
 	@$(BIN)/python -m pytest -q tests/unit > $(UNIT_LOG) 2>&1 & unit=$$!; \
