@@ -43,6 +43,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from infra import resources
+from infra.lambda_check import bundles
 
 ROOT = Path(__file__).resolve().parents[1]
 LAMBDA_UNZIPPED_LIMIT = 250 * 1024 * 1024
@@ -173,8 +174,7 @@ def vendor(src: Path, wheels: Path) -> None:
 
 
 def run_chalice(src: Path, out: Path, stage: str, *, merge: bool) -> None:
-    if out.exists():
-        shutil.rmtree(out)
+    bundles.remove(out)  # with the lambda check's read-only unpacked bundles in it
     env = {**os.environ, "AWS_DEFAULT_REGION": os.environ.get("AWS_DEFAULT_REGION", "eu-central-1")}
     chalice = Path(sys.executable).with_name("chalice")
     command = [str(chalice), "package", "--stage", stage]

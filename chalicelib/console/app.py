@@ -56,13 +56,13 @@ def register(app: Chalice) -> None:
 def handle(chalice_request: Any) -> Response:
     request = _request(chalice_request)
     try:
-        return _answer(request).response()
+        return _answer(request).response(request.base)
     except Exception:  # noqa: BLE001 - a person gets a page, never a stack trace
         request_id = str(uuid.uuid4())
         logger.exception("console error", extra={"console_request_id": request_id})
         return render(
             request, "error.html", 500, errors=[_t(request, "error.internal", request_id=request_id)]
-        ).response()
+        ).response(request.base)
 
 
 def _t(request: web.Request, key: str, **values: Any) -> str:
@@ -71,8 +71,10 @@ def _t(request: web.Request, key: str, **values: Any) -> str:
 
 def _request(chalice_request: Any) -> web.Request:
     context = chalice_request.context or {}
-    full_path = context.get("path") or chalice_request.path
-    below = full_path[len(paths.CONSOLE) :] or "/"
+    route_path = chalice_request.path  # the route's template, /console/{p0}/...: its segments filled in
+    for name, value in (chalice_request.uri_params or {}).items():
+        route_path = route_path.replace("{" + name + "}", value)
+    below = route_path[len(paths.CONSOLE) :] or "/"
     query = {name: value for name, value in (chalice_request.query_params or {}).items()}
     headers = {name.lower(): value for name, value in chalice_request.headers.items()}
     cookies = web.parse_cookies(headers.get("cookie", ""))
@@ -88,7 +90,17 @@ def _request(chalice_request: Any) -> web.Request:
         headers=headers,
         source_ip=identity.get("sourceIp"),
         lang=web.language_of(cookies, query, headers.get("accept-language", "")),
+        base=_seen_prefix(context.get("path") or route_path, route_path) + paths.CONSOLE,
     )
+
+
+def _seen_prefix(seen: str, route_path: str) -> str:
+    """What stands before the route in the path the browser asked for: API Gateway's
+    requestContext.path carries the stage (/dev/console/keys at the API's own address) or a
+    custom domain's base path; `make serve` has none. Links, redirects and the cookies' path
+    must carry it, or the browser leaves the console at its first link."""
+    seen, route_path = seen.rstrip("/"), route_path.rstrip("/")
+    return seen[: -len(route_path)] if route_path and seen.endswith(route_path) else ""
 
 
 def _answer(request: web.Request) -> web.Answer:

@@ -9,7 +9,6 @@ from typing import Any
 
 import jinja2
 
-from chalicelib import paths
 from chalicelib.console import texts
 from chalicelib.console.web import Answer, Request
 
@@ -25,7 +24,6 @@ def environment() -> jinja2.Environment:
         trim_blocks=True,
         lstrip_blocks=True,
     )
-    env.globals["base"] = paths.CONSOLE
     return env
 
 
@@ -41,6 +39,14 @@ def render(request: Request, template: str, status: int = 200, **values: Any) ->
     html = (
         environment()
         .get_template(template)
-        .render(t=t, lang=lang, request=request, member=request.member, csrf=request.csrf, **{**_DEFAULTS, **values})
+        .render(
+            t=t,
+            lang=lang,
+            base=request.base,
+            request=request,
+            member=request.member,
+            csrf=request.csrf,
+            **{**_DEFAULTS, **values},
+        )
     )
     return Answer(status, html)

@@ -57,6 +57,7 @@ class Request:
     source_ip: str | None
     lang: str = "en"
     params: dict[str, str] = field(default_factory=dict)  # what the route's pattern captured
+    base: str = paths.CONSOLE  # where the browser sees the console: /dev/console at API Gateway's own address
 
     def arg(self, name: str, default: str = "") -> str:
         values = self.form.get(name)
@@ -116,7 +117,7 @@ class Answer:
     cookies: list[str] = field(default_factory=list)
 
     def set_cookie(self, name: str, value: str, *, request: Request, max_age: int | None = None) -> None:
-        parts = [f"{name}={value}", f"Path={paths.CONSOLE}", "HttpOnly", "SameSite=Strict"]
+        parts = [f"{name}={value}", f"Path={request.base}", "HttpOnly", "SameSite=Strict"]
         if request.secure:
             parts.append("Secure")
         if max_age is not None:
@@ -126,8 +127,12 @@ class Answer:
     def clear_cookie(self, name: str, request: Request) -> None:
         self.set_cookie(name, "", request=request, max_age=0)
 
-    def response(self) -> Response:
+    def response(self, base: str = paths.CONSOLE) -> Response:
+        """The HTTP answer; a redirect to a console path goes where the browser sees the console (`base`)."""
         headers: dict[str, str | list[str]] = {**SECURITY_HEADERS, "Content-Type": self.content_type, **self.headers}
+        location = self.headers.get("Location", "")
+        if location.startswith(paths.CONSOLE):
+            headers["Location"] = base + location[len(paths.CONSOLE) :]
         if self.cookies:
             headers["Set-Cookie"] = self.cookies
         return Response(body=self.body, status_code=self.status, headers=headers)

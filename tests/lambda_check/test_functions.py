@@ -1,0 +1,216 @@
+"""Every function of the packaged template, started from its own bundle as Lambda starts it
+(infra/lambda_check), invoked with the events AWS sends it; the answers and the effects in
+the table, queues and bucket are asserted. A function added to the template joins
+test_every_function_of_the_template_starts_and_is_invoked_here."""
+
+from __future__ import annotations
+
+import json
+import re
+import urllib.request
+import uuid
+from typing import Any
+
+import pytest
+
+from infra.lambda_check.events import Answer, Queue, Stream, scheduled
+from tests.lambda_check.conftest import Deployment
+from tests.uploads import multipart, pdf
+
+API = "/propertymanagement/v2"
+PLATFORM = "/api/platform/v1/command"
+JSON = {"Content-Type": "application/json"}
+# Each function and the test below that invokes it: a function the template gains fails the
+# first test until it is added here, with a test of its own.
+INVOKED_BY = {
+    "APIHandler": "test_rest_sign_up_contacts_and_the_console",
+    "McpHandler": "test_mcp_lists_searches_and_executes_tools",
+    "OnTableChange": "test_a_change_reaches_the_delivery_queue_and_the_delivery_worker",
+    "DeliverWebhooks": "test_a_change_reaches_the_delivery_queue_and_the_delivery_worker",
+    "OnUpload": "test_a_bulk_upload_is_registered_from_the_buckets_notification",
+    "SweepUploads": "test_the_daily_sweep_runs_on_its_schedule",
+}
+
+
+def test_every_function_of_the_template_starts_and_is_invoked_here(deployment: Deployment) -> None:
+    assert set(deployment.functions) == set(INVOKED_BY), "a function of the template has no test here"
+    for name, running in deployment.functions.items():
+        running.start()
+        assert running.init_seconds is not None and running.init_seconds < 10, (name, running.init_seconds)
+
+
+class Client:
+    """A key's REST calls through API Gateway's proxy events."""
+
+    def __init__(self, deployment: Deployment, key: str | None = None) -> None:
+        self.gateway = deployment.gateway
+        self.key = key
+
+    def _headers(self, extra: dict[str, str] | None = None) -> dict[str, str]:
+        auth = {"Authorization": f"Bearer {self.key}"} if self.key else {}
+        return {**auth, **(extra or {})}
+
+    def command(self, name: str, body: Any, path: str = API + "/command") -> Answer:
+        data = json.dumps(body).encode()
+        return self.gateway.request("POST", f"{path}/{name}", headers=self._headers(JSON), body=data)
+
+    def query(self, name: str, query: str = "") -> Answer:
+        return self.gateway.request("GET", f"{API}/query/{name}{query}", headers=self._headers())
+
+    def ok(self, name: str, body: Any) -> Any:
+        answer = self.command(name, body)
+        assert answer.status == 200, (name, answer.status, answer.body[:500])
+        return answer.json()
+
+
+@pytest.fixture(scope="module")
+def client(deployment: Deployment) -> Client:
+    """A tenant signed up through the REST function, its code read from the mail SES sent."""
+    email = f"{uuid.uuid4().hex[:10]}@example.org"
+    anonymous = Client(deployment)
+    started = anonymous.command(
+        "signup", {"companyName": "Lambda GmbH", "email": email, "agentName": "setup"}, PLATFORM
+    )
+    assert started.status == 200, started.body
+    (mail,) = [m for m in deployment.stand_in.sent_mail() if email in json.dumps(m.destinations)]
+    code = re.search(r"\b([A-Z0-9]{4}-[A-Z0-9]{4})\b", mail.body)
+    assert code, mail.body
+    confirmed = anonymous.command("signup.confirm", {"email": email, "code": code.group(1)}, PLATFORM)
+    assert confirmed.status == 200, confirmed.body
+    return Client(deployment, confirmed.json()["apiKey"]["key"])
+
+
+def test_rest_sign_up_contacts_and_the_console(deployment: Deployment, client: Client) -> None:
+    created = client.ok("contacts.create", {"contact": {"personType": "natural", "lastName": "Lambda"}})["contact"]
+    shown = client.query("contacts.show", f"?contact={created['id']}")
+    assert shown.status == 200 and shown.json()["contact"]["lastName"] == "Lambda"
+    listed = client.query("contacts", "?limit=5&offset=0")
+    assert listed.status == 200 and listed.json()["pagination"]["total"] == 1
+    spec = client.query("openapi.spec")
+    assert spec.status == 200 and "/propertymanagement/v2/command/contacts.create" in spec.json()["paths"]
+    unknown = client.query("nothing.here")
+    assert unknown.status == 404 and unknown.json()["code"] == "unknown_operation"
+    sign_in = deployment.gateway.request("GET", "/console/signin")
+    assert sign_in.status == 200 and b"<form" in sign_in.body
+    assert (sign_in.header("content-type") or "").startswith("text/html")
+    # at the API's own address the stage stands before every path: links and redirects carry it
+    assert b'href="/dev/console/static/console.css"' in sign_in.body and b'"/console/' not in sign_in.body
+    start = deployment.gateway.request("GET", "/console")
+    assert start.status == 303 and start.header("location") == "/dev/console/signin", (start.status, start.headers)
+
+
+def test_a_multipart_upload_arrives_base64_encoded_and_is_stored(client: Client, deployment: Deployment) -> None:
+    building = client.ok("objects.create", {"object": {"name": "Lindenstraße 12", "type": "weg"}})["object"]
+    body, content_type = multipart(
+        [("locationId", building["id"])], "resource", "grundriss.pdf", pdf(), "application/pdf"
+    )
+    answer = deployment.gateway.request(
+        "POST",
+        f"{API}/command/documents.upload",
+        headers={"Authorization": f"Bearer {client.key}", "Content-Type": content_type},
+        body=body,
+    )
+    assert answer.status == 200, answer.body
+    document = answer.json()["document"]
+    assert document["contentType"] == "application/pdf" and document["fileName"] == "grundriss.pdf"
+
+
+def _mcp(deployment: Deployment, key: str, method: str, params: dict[str, Any] | None = None) -> Any:
+    message = {"jsonrpc": "2.0", "id": 1, "method": method, "params": params or {}}
+    answer = deployment.gateway.request(
+        "POST",
+        f"{API}/mcp",
+        headers={
+            "Authorization": f"Bearer {key}",
+            "Content-Type": "application/json",
+            "Accept": "application/json, text/event-stream",
+            "MCP-Protocol-Version": "2025-11-25",
+        },
+        body=json.dumps(message).encode(),
+    )
+    assert answer.status == 200, (method, answer.status, answer.body[:500])
+    return answer.json()["result"]
+
+
+def test_mcp_lists_searches_and_executes_tools(deployment: Deployment, client: Client) -> None:
+    assert client.key
+    tools = _mcp(deployment, client.key, "tools/list")["tools"]
+    assert len(tools) == 8 and "meta.tools.search" in {t["name"] for t in tools}
+    found = _mcp(
+        deployment,
+        client.key,
+        "tools/call",
+        {"name": "meta.tools.search", "arguments": {"query": "Telefonnotiz erfassen", "limit": 3}},
+    )
+    assert "callrecords.create" in json.dumps(found["structuredContent"]), found
+    listed = _mcp(
+        deployment,
+        client.key,
+        "tools/call",
+        {"name": "meta.tool.execute", "arguments": {"name": "contacts", "arguments": {"limit": 5, "offset": 0}}},
+    )
+    assert not listed.get("isError"), listed
+    assert deployment.functions["McpHandler"].init_seconds is not None
+
+
+def test_a_change_reaches_the_delivery_queue_and_the_delivery_worker(deployment: Deployment, client: Client) -> None:
+    on_change, deliver = deployment.functions["OnTableChange"], deployment.functions["DeliverWebhooks"]
+    stream = Stream(deployment.stand_in, on_change.function.events["OnTableChangeDynamodbEventSource"])
+    stream.read()  # what happened before this test
+    hook = client.ok(
+        "webhooks.create",
+        {"name": "CRM", "url": "https://hooks.pm-lambda-check.invalid/in", "events": ["contact.created"]},
+    )["webhook"]
+    contact = client.ok("contacts.create", {"contact": {"personType": "natural", "lastName": "Strom"}})["contact"]
+    answers = stream.deliver(on_change)
+    assert answers and all(a == {"batchItemFailures": []} for a in answers), answers
+    assert stream.filtered_out > 0  # the request logs and counters the filter keeps from the function
+    queue = Queue(deployment.stand_in, deliver.function.events["DeliverWebhooksSqsEventSource"])
+    records, answer = queue.deliver(deliver)
+    assert records, "the change queued no delivery"
+    assert records[0]["attributes"]["MessageGroupId"] and contact["id"] in records[0]["body"]
+    assert isinstance(answer, dict) and "batchItemFailures" in answer, answer
+    attempts = client.query("webhooks.deliveries.list", f"?webhook={hook['id']}&limit=10&offset=0")
+    assert attempts.status == 200, attempts.body
+    (attempt,) = attempts.json()["deliveries"]
+    assert attempt["eventType"] == "contact.created" and attempt["status"] in ("pending", "failed"), attempt
+
+
+def test_a_bulk_upload_is_registered_from_the_buckets_notification(deployment: Deployment, client: Client) -> None:
+    on_upload = deployment.functions["OnUpload"]
+    building = client.ok("objects.create", {"object": {"name": "Bergstraße 3", "type": "weg"}})["object"]
+    content = pdf("bulk")
+    request = {
+        "locationId": building["id"],
+        "fileName": "scan.pdf",
+        "contentType": "application/pdf",
+        "size": len(content),
+    }
+    created = client.ok("documents.uploads.create", {"uploads": [request]})
+    (upload,) = created["uploads"]
+    body, content_type = multipart_form(upload, content)
+    posted = urllib.request.Request(upload["url"], data=body, method="POST", headers={"Content-Type": content_type})
+    with urllib.request.urlopen(posted, timeout=30) as response:
+        assert response.status in (200, 204)
+    queue = Queue(deployment.stand_in, on_upload.function.events["OnUploadSqsEventSource"])
+    seen: list[dict[str, Any]] = []
+    for _ in range(3):  # S3's test event first, then the object's
+        records, answer = queue.deliver(on_upload)
+        seen += records
+        assert answer in (None, {"batchItemFailures": []}), answer
+    assert any("ObjectCreated" in r["body"] for r in seen), seen
+    shown = client.query("documents.show", f"?document={upload['documentId']}")
+    assert shown.status == 200, shown.body
+    assert shown.json()["document"]["size"] == len(content)
+
+
+def test_the_daily_sweep_runs_on_its_schedule(deployment: Deployment) -> None:
+    sweep = deployment.functions["SweepUploads"]
+    assert sweep.function.events["SweepUploadsEvent"]["Type"] == "Schedule"
+    assert sweep.call(scheduled("sweep-uploads")) is None
+    assert "upload sweep" in sweep.log_tail()
+
+
+def multipart_form(upload: dict[str, Any], content: bytes) -> tuple[bytes, str]:
+    fields = upload["fields"]
+    return multipart(list(fields.items()), "file", upload["fileName"], content, fields.get("Content-Type"))
