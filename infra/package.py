@@ -18,7 +18,9 @@ function (mcp_app.py, requirements-mcp.txt). For each:
    its sam.json is the stack's template, which defines the MCP function as well; the MCP
    project's own template is not used).
 4. Rewrites the zip without what no function imports or reads (gRPC and protobuf, brought by
-   opensearch-py's metadata only; pycountry's translations, of which schwifty reads none),
+   opensearch-py's metadata only; pycountry's translations, of which schwifty reads none; the
+   libraries' test suites, type stubs and build tools; botocore's models of services the code
+   never calls),
    with sorted entries and fixed timestamps, so the same
    sources and pins give the same bytes; reports the unzipped size against Lambda's 250 MB.
 5. Adds bytecode beside every module (see _bytecode): Lambda's /var/task is read-only, so
@@ -33,6 +35,7 @@ import hashlib
 import importlib.util
 import os
 import py_compile
+import re
 import shutil
 import subprocess
 import sys
@@ -50,7 +53,22 @@ LAMBDA_UNZIPPED_LIMIT = 250 * 1024 * 1024
 # Top-level entries no function imports: dropped from the bundle (checked: `import app`,
 # the MCP server and the OpenSearch client import none of them).
 TRIM = ("grpc", "grpcio", "opensearch_protobufs", "google", "protobuf")
-TRIM_FOLDERS = ("pycountry/locales/",)  # 22 MB of gettext catalogues: schwifty imports pycountry.db only
+TRIM_FOLDERS = (
+    "pycountry/locales/",  # 22 MB of gettext catalogues: schwifty imports pycountry.db only
+    "numpy/f2py/",  # numpy's Fortran wrapper generator, its distutils and PyInstaller hooks: build tools
+    "numpy/distutils/",
+    "numpy/_pyinstaller/",
+    "aws_lambda_powertools/event_handler/openapi/swagger_ui/",  # the event handler's Swagger page: not used
+)
+# The botocore service models the functions call (boto3.client in chalicelib, pynamodb's DynamoDB,
+# STS for credential providers); the other ~400 services' models are 17 MB of each bundle.
+# tests/contract/test_infra.py checks every client the code makes is named here, and `make
+# lambda-check` makes each of them in the functions.
+BOTOCORE_SERVICES = ("dynamodb", "s3", "sqs", "sesv2", "sts")
+# numpy's extension modules that exist for numpy's own tests.
+NUMPY_TEST_EXTENSIONS = re.compile(
+    r"numpy/_core/_(simd|multiarray_tests|umath_tests|rational_tests|struct_ufunc_tests|operand_flag_tests)\."
+)
 # Packages of which the MCP bundle holds only these files (vendored, without dependencies).
 DATA_ONLY = {
     "wordllama": (
@@ -184,8 +202,15 @@ def run_chalice(src: Path, out: Path, stage: str, *, merge: bool) -> None:
 
 
 def _trimmed(name: str) -> bool:
-    top = name.split("/", 1)[0]
-    if name.startswith(TRIM_FOLDERS):
+    parts = name.split("/")
+    top = parts[0]
+    if name.startswith(TRIM_FOLDERS) or NUMPY_TEST_EXTENSIONS.match(name):
+        return True
+    if top != "chalicelib" and "tests" in parts[:-1]:
+        return True  # the libraries' own test suites
+    if name.endswith(".pyi"):
+        return True  # type stubs: for type checkers, never imported
+    if name.startswith("botocore/data/") and len(parts) > 3 and parts[2] not in BOTOCORE_SERVICES:
         return True
     return any(top == t or top.startswith(f"{t}-") or top.startswith(f"{t}_") for t in TRIM) and not top.startswith(
         "google_"

@@ -186,6 +186,16 @@ class Running:
         self._check_memory(answer)
         return Invocation(answer.get("result"), answer.get("error"), time.time() - started, answer["peakMemoryMb"])
 
+    def loaded_files(self) -> list[str]:
+        """The files of the bundle this environment has imported so far (relative to the task root)."""
+        if self._process is None or self._process.poll() is not None:
+            return []
+        assert self._process.stdin is not None
+        self._process.stdin.write(json.dumps({"report": "modules"}) + "\n")
+        self._process.stdin.flush()
+        answer = self._read(self.function.timeout_s, "report")
+        return [str(Path(f).relative_to(self.task_root)) for f in answer["modules"]]
+
     def call(self, event: dict[str, Any]) -> Any:
         """The handler's result; an error answer fails the check with the function's log."""
         invocation = self.invoke(event)

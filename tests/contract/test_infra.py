@@ -6,6 +6,7 @@ the result (zero errors)."""
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 import zipfile
@@ -13,6 +14,8 @@ from pathlib import Path
 from typing import Any
 
 from infra import package, render, resources
+
+ROOT = Path(__file__).resolve().parents[2]
 
 TEMPLATE = render.template()
 
@@ -161,9 +164,16 @@ def test_the_rewritten_bundle_is_trimmed_sorted_timeless_and_compiled(tmp_path: 
             "app.py",
             "google/protobuf/x.py",
             "grpcio-1.0.dist-info/METADATA",
+            "botocore/data/ec2/2016-11-15/service-2.json.gz",
+            "numpy/_core/tests/test_multiarray.py",
+            "numpy/_core/_simd.cpython-311-x86_64-linux-gnu.so",
+            "numpy/__init__.pyi",
+            "numpy/f2py/__init__.py",
         ):
             archive.writestr(name, f"# {name}\n")
         archive.writestr("alpha/b.py", "VALUE = 'compiled'\n")
+        archive.writestr("botocore/data/endpoints.json", "{}")
+        archive.writestr("botocore/data/sqs/2012-11-05/service-2.json.gz", "kept")
         archive.writestr("alpha/py2.py", "print 'Python 2'\n")
     sizes = package.rewrite_zip(bundle)
     first = bundle.read_bytes()
@@ -173,9 +183,10 @@ def test_the_rewritten_bundle_is_trimmed_sorted_timeless_and_compiled(tmp_path: 
         archive.extractall(tmp_path / "task")
     tag = sys.implementation.cache_tag
     compiled = [f"alpha/__pycache__/b.{tag}.pyc", f"__pycache__/app.{tag}.pyc", f"zeta/__pycache__/a.{tag}.pyc"]
-    assert names == sorted(["alpha/b.py", "alpha/py2.py", "app.py", "zeta/a.py", *compiled])
+    kept_data = ["botocore/data/endpoints.json", "botocore/data/sqs/2012-11-05/service-2.json.gz"]
+    assert names == sorted(["alpha/b.py", "alpha/py2.py", "app.py", "zeta/a.py", *compiled, *kept_data])
     assert times == {package.FIXED_TIME}
-    assert set(sizes) == {"alpha", "app.py", "__pycache__", "zeta"}
+    assert set(sizes) == {"alpha", "app.py", "__pycache__", "zeta", "botocore"}
     package.rewrite_zip(bundle)
     assert bundle.read_bytes() == first, "rewriting again changes nothing"
     # The import takes the shipped bytecode without looking at the source (as Lambda will):
@@ -325,3 +336,15 @@ def test_the_change_stream_invokes_the_function_only_for_what_it_handles() -> No
         }
         assert from_record(record) is not None, kind
         assert any(sk == a if isinstance(a, str) else sk.startswith(a["prefix"]) for a in allowed), kind
+
+
+def test_every_aws_client_the_code_makes_has_its_service_model_in_the_bundles() -> None:
+    """The bundles keep botocore's models of package.BOTOCORE_SERVICES only: a client of another
+    service would fail in Lambda with UnknownServiceError."""
+    made: set[str] = set()
+    for path in (ROOT / "chalicelib").rglob("*.py"):
+        if path.is_relative_to(ROOT / "chalicelib" / "local") or path.is_relative_to(ROOT / "chalicelib" / "ops"):
+            continue
+        made |= set(re.findall(r"""boto3\.client\(\s*["']([a-z0-9-]+)["']""", path.read_text(encoding="utf-8")))
+    assert made and made <= set(package.BOTOCORE_SERVICES), made - set(package.BOTOCORE_SERVICES)
+    assert "dynamodb" in package.BOTOCORE_SERVICES  # pynamodb's

@@ -5,6 +5,7 @@ runs these tests in one process, after `make package`."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 from collections.abc import Iterator
@@ -50,6 +51,8 @@ def deployment() -> Iterator[Deployment]:
     try:
         yield Deployment(template, stand_in, functions, Gateway(template, functions))
     finally:
+        loaded = {name: running.loaded_files() for name, running in functions.items()}
+        (logs / "loaded-modules.json").write_text(json.dumps(loaded, indent=1), encoding="utf-8")
         for running in functions.values():
             running.stop()
         stand_in.stop()
