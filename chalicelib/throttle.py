@@ -6,7 +6,7 @@ together have the tenant's limit (the default, or its `perTenant`): without it a
 buy one more key's quota with every key it creates, and the stage's throttle, which every
 tenant shares, would be the only limit left. A limit of `rate` calls a second with
 `burst` at once allows `burst` calls per window of burst/rate seconds (store/rates.py: one
-conditional write per limit and call). The interface promises no fixed quotas; this stops a
+conditional write per limit and call, or per lease of several calls where the quota is large). The interface promises no fixed quotas; this stops a
 runaway agent from flooding the service. Anonymous commands (sign-up) are limited per source
 address the same way.
 
@@ -201,6 +201,8 @@ def _spend(subject: str, limit: Limit, *, what: str, code: codes.ErrorCode = cod
 
 
 def reset() -> None:
-    """Forget the windows this instance saw full (tests change limits between calls)."""
+    """Forget the windows this instance saw full and the leases it holds (tests change limits
+    between calls)."""
     with _lock:
         _full.clear()
+    rates.reset()

@@ -7,11 +7,23 @@ tenant's item takes up to its limit's writes a second (default 300), well under 
 1,000.
 
 Fixed windows: a caller can fit up to twice a window's quota around a window's edge, which
-is what a safety limit allows; the count itself is exact across every instance."""
+is what a safety limit allows; the count itself is exact across every instance.
+
+Leases (issue 32): a write per call would cost more than most reads it guards. Where a
+window's quota is large (at least LEASE_SHARE * 2 calls, as every key's and tenant's default),
+an instance takes a lease of several calls at once (a tenth of the quota, at most LEASE_MAX)
+with one conditional write that succeeds only while the window has room for the whole lease,
+and spends it from memory; once the window has less room than a lease, calls are counted one
+write each, as before. So the item counts calls handed out, never more than the quota (a heavy
+call's weight - 1 aside, as before); what an instance leased and did not spend is lost to the
+others for that window: a caller may be refused while up to (lease - 1) calls per other
+instance remain unspent. Small quotas (sign-ups, mail, invitations, the limits tests set) are
+never leased. tests/unit/test_rate_leases.py holds both bounds."""
 
 from __future__ import annotations
 
 import datetime as dt
+import threading
 
 from pynamodb.exceptions import UpdateError
 
@@ -19,6 +31,26 @@ from chalicelib.store.model import Item
 
 TYPE = "rate"
 KEEP_SECONDS = 60  # past the window's end, before the TTL may remove the item
+LEASE_SHARE = 10  # a lease is a tenth of the window's quota ...
+LEASE_MAX = 50  # ... and at most this many calls
+MAX_LEASES = 10_000  # leases this instance remembers; past it, those of ended windows are dropped
+
+_leases: dict[tuple[str, int, int], int] = {}  # (subject, window seconds, window index) -> calls held
+_no_room: set[tuple[str, int, int]] = set()  # windows a lease did not fit: counted a call at a time
+_lock = threading.Lock()
+
+
+def lease_size(quota: int) -> int:
+    """Calls one write leases for a window of `quota`; 1 means no leasing."""
+    size = min(LEASE_MAX, quota // LEASE_SHARE)
+    return size if size >= 2 else 1
+
+
+def reset() -> None:
+    """Forget this instance's leases (tests change limits between calls)."""
+    with _lock:
+        _leases.clear()
+        _no_room.clear()
 
 
 def _is_full(err: UpdateError) -> bool:
@@ -32,15 +64,49 @@ def spend(subject: str, window_seconds: int, quota: int, now: float, weight: int
     end up to weight - 1 over its quota: a heavy call is never refused forever."""
     index = int(now // window_seconds)
     ends = (index + 1) * window_seconds
+    lease = (subject, window_seconds, index)
+    with _lock:
+        held = _leases.get(lease, 0)
+        if held >= weight:
+            _leases[lease] = held - weight
+            return None
+        leasable = lease not in _no_room
+    size = lease_size(quota)
+    if leasable and size > weight:
+        leased = _add(subject, window_seconds, index, ends, size, room_for=size, quota=quota)
+        with _lock:
+            _forget_ended(now)
+            if leased:
+                _leases[lease] = _leases.get(lease, 0) + size - weight
+                return None
+            _no_room.add(lease)
+    if _add(subject, window_seconds, index, ends, weight, room_for=1, quota=quota):
+        return None
+    return max(ends - now, 0.001)
+
+
+def _add(subject: str, window_seconds: int, index: int, ends: int, count: int, *, room_for: int, quota: int) -> bool:
+    """ADD `count` to the window's item if it has room for `room_for` more calls; False when not."""
     item = Item(f"rate#{subject}", f"{window_seconds}#{index}")
     expires = dt.datetime.fromtimestamp(ends + KEEP_SECONDS, dt.UTC)
     try:
         item.update(
-            actions=[Item.hits.add(weight), Item.type.set(TYPE), Item.expiresAt.set(expires)],
-            condition=Item.hits.does_not_exist() | (Item.hits < quota),
+            actions=[Item.hits.add(count), Item.type.set(TYPE), Item.expiresAt.set(expires)],
+            condition=Item.hits.does_not_exist() | (Item.hits <= quota - room_for),
         )
     except UpdateError as err:
         if _is_full(err):
-            return max(ends - now, 0.001)
+            return False
         raise
-    return None
+    return True
+
+
+def _forget_ended(now: float) -> None:
+    """Under _lock: drop what this instance knows of ended windows once it knows many."""
+    if len(_leases) + len(_no_room) < MAX_LEASES:
+        return
+    for window in [*_leases, *_no_room]:
+        subject, seconds, index = window
+        if (index + 1) * seconds <= now:
+            _leases.pop(window, None)
+            _no_room.discard(window)

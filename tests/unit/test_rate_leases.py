@@ -1,0 +1,97 @@
+"""Leases of the shared counters (store/rates.py, issue 32): where a window's quota is large, an
+instance takes several calls with one write and spends them from memory. On the real table code
+against moto, with "instances" simulated by swapping the module's lease memory: the quota is
+never exceeded across instances, a lone instance gets all of it, the writes fall to a tenth or
+less, and small quotas are counted exactly as before."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from chalicelib.store import rates
+from chalicelib.store.model import Item
+
+T0 = 1_800_000_000.5  # half a second into a 2-s window
+
+
+@pytest.fixture()
+def writes(memory_table: None, monkeypatch: pytest.MonkeyPatch) -> Iterator[list[int]]:
+    """The count ADDed by each conditional write that succeeded or not (the real one runs)."""
+    seen: list[int] = []
+    real = rates._add
+
+    def add(*args: Any, **kwargs: Any) -> bool:
+        seen.append(args[4])
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(rates, "_add", add)
+    rates.reset()
+    yield seen
+    rates.reset()
+
+
+def _admitted(attempts: int, quota: int = 200, now: float = T0, weight: int = 1) -> int:
+    return sum(rates.spend("key#k1#key", 2, quota, now, weight) is None for _ in range(attempts))
+
+
+def _hits(quota_window: int = 2, now: float = T0) -> int:
+    item = Item.get("rate#key#k1#key", f"{quota_window}#{int(now // quota_window)}")
+    return int(item.hits)
+
+
+def test_a_lone_instance_gets_the_whole_quota_for_a_tenth_of_the_writes(writes: list[int]) -> None:
+    assert rates.lease_size(200) == 20
+    assert _admitted(1_000) == 200
+    assert _hits() == 200
+    # ten leases of 20; then a lease that does not fit, and each refused call's exact write
+    assert writes == [20] * 10 + [20] + [1] * 800
+
+
+def test_instances_together_never_exceed_the_quota(writes: list[int]) -> None:
+    """Three instances take turns: each leases, the window fills, the last calls are exact."""
+    memories: list[dict[tuple[str, int, int], int]] = [{}, {}, {}]
+    admitted = 0
+    for turn in range(600):
+        rates._leases = memories[turn % 3]
+        admitted += rates.spend("key#k1#key", 2, 200, T0) is None
+    assert admitted <= 200 and _hits() <= 200
+    unspent = sum(sum(memory.values()) for memory in memories)
+    assert admitted + unspent == _hits()  # every call handed out is either spent or held
+    assert 200 - admitted <= 2 * (rates.lease_size(200) - 1)  # what the two others may hold unspent
+
+
+def test_a_window_with_less_room_than_a_lease_counts_each_call(writes: list[int]) -> None:
+    Item("rate#key#k1#key", f"2#{int(T0 // 2)}", hits=190, type=rates.TYPE).save()
+    assert _admitted(20) == 10  # the last ten calls, one write each once a lease did not fit
+    assert writes == [20] + [1] * 20 and _hits() == 200
+
+
+def test_small_quotas_are_never_leased(writes: list[int]) -> None:
+    assert rates.lease_size(19) == 1 and rates.lease_size(3) == 1
+    assert _admitted(5, quota=3) == 3
+    assert writes == [1, 1, 1, 1, 1] and _hits() == 3
+
+
+def test_what_an_instance_remembers_of_ended_windows_is_bounded(
+    writes: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(rates, "MAX_LEASES", 3)
+    for n in range(5):  # five windows, one lease each
+        assert _admitted(1, now=T0 + 2 * n) == 1
+    assert len(rates._leases) <= 3 and (("key#k1#key", 2, int((T0 + 8) // 2)) in rates._leases)
+
+
+def test_a_lease_is_for_its_window_only(writes: list[int]) -> None:
+    assert _admitted(1) == 1  # leases 20, spends 1
+    assert _admitted(1, now=T0 + 2) == 1  # the next window: a new lease, the old one's 19 are gone
+    assert writes == [20, 20] and _hits(now=T0 + 2) == 20
+
+
+def test_a_heavy_call_takes_its_weight_from_the_lease(writes: list[int]) -> None:
+    assert _admitted(1, weight=5) == 1  # lease 20, 15 left
+    assert _admitted(3, weight=5) == 3  # 0 left
+    assert _admitted(1, weight=5) == 1  # a second lease
+    assert writes == [20, 20] and _hits() == 40
