@@ -6,9 +6,9 @@ together have the tenant's limit (the default, or its `perTenant`): without it a
 buy one more key's quota with every key it creates, and the stage's throttle, which every
 tenant shares, would be the only limit left. A limit of `rate` calls a second with
 `burst` at once allows `burst` calls per window of burst/rate seconds (store/rates.py: one
-conditional write per limit and call, or per lease of several calls where the quota is large). The interface promises no fixed quotas; this stops a
-runaway agent from flooding the service. Anonymous commands (sign-up) are limited per source
-address the same way.
+conditional write per limit and call, or per lease of several calls where the quota is large).
+The interface promises no fixed quotas; this stops a runaway agent from flooding the service.
+Anonymous commands (sign-up) are limited per source address the same way.
 
 A refused call answers 429 with `Retry-After` and the `RateLimit-Policy` and `RateLimit`
 fields of the IETF draft (draft-ietf-httpapi-ratelimit-headers). Once a window is full, this

@@ -106,7 +106,7 @@ def _forget_ended(now: float) -> None:
     if len(_leases) + len(_no_room) < MAX_LEASES:
         return
     for window in [*_leases, *_no_room]:
-        subject, seconds, index = window
+        _, seconds, index = window
         if (index + 1) * seconds <= now:
             _leases.pop(window, None)
             _no_room.discard(window)
