@@ -3,6 +3,7 @@ reads and writes only the entities of those objects (README "Object-limited keys
 
 from __future__ import annotations
 
+import json
 import uuid
 from typing import Any
 
@@ -278,6 +279,8 @@ def test_commands_outside_the_keys_objects_are_refused(tenant: Tenant) -> None:
         "units.create", {"unit": {"objectId": b["object"], "number": "9", "type": "other"}}, key=key
     )
     assert refused.status == 403 and refused.body["code"] == "outside_key_objects", refused.body
+    assert refused.body["errors"] == [{"path": "unit.objectId", "message": "outside the key's objects"}]
+    assert f"object {b['object']} is not one of them" in refused.body["detail"], refused.body
     created = tenant.command(
         "units.create", {"unit": {"objectId": a["object"], "number": "9", "type": "other"}}, key=key
     )
@@ -290,6 +293,11 @@ def test_commands_outside_the_keys_objects_are_refused(tenant: Tenant) -> None:
         "responsibilities.update", {"responsibility": {"id": a["responsibility"], "objectId": b["object"]}}, key=key
     )
     assert moved.status == 403 and moved.body["code"] == "outside_key_objects", moved.body
+    cleared = tenant.command(
+        "responsibilities.update", {"responsibility": {"id": a["responsibility"], "objectId": None}}, key=key
+    )
+    assert cleared.status == 403 and "no object is not one of them" in cleared.body["detail"], cleared.body
+    assert cleared.body["errors"] == [{"path": "responsibility.objectId", "message": "outside the key's objects"}]
     unit_moved = tenant.command("units.update", {"unit": {"id": a["unit"], "objectId": b["object"]}}, key=key)
     assert unit_moved.status in (400, 403), unit_moved.body  # a unit's object is fixed: no key moves it
     document_moved = tenant.command(
@@ -319,12 +327,44 @@ def test_commands_outside_the_keys_objects_are_refused(tenant: Tenant) -> None:
         key=key,
     )
     assert party_of_b.status == 404 and party_of_b.body["errors"][0]["path"] == "contract.parties[0].contactId"
+    assert f"No live contact with id {b['party']} in this tenant." in json.dumps(party_of_b.body), party_of_b.body
     # all of B stays as it was
     assert tenant.get("units.show", {"unit": b["unit"]})["unit"]["number"] == "1.01"
     assert (
         tenant.get("responsibilities.show", {"responsibility": a["responsibility"]})["responsibility"]["objectId"]
         == a["object"]
     )
+
+
+def test_a_limited_key_changes_its_own_object_and_no_other(tenant: Tenant) -> None:
+    a, b = _object(tenant, "WEG A"), _object(tenant, "WEG B")
+    key = _limited_key(tenant, [a["id"]])["key"]
+    renamed = tenant.command("objects.update", {"object": {"id": a["id"], "name": "WEG A, Lindenstraße"}}, key=key)
+    assert renamed.status == 200 and renamed.body["object"]["name"] == "WEG A, Lindenstraße", renamed.body
+    other = tenant.command("objects.update", {"object": {"id": b["id"], "name": "Fremd"}}, key=key)
+    assert other.status == 404, other.body
+    assert tenant.get("objects.show", {"object": b["id"]})["object"]["name"] == "WEG B"
+
+
+def test_a_limited_key_can_neither_see_nor_revert_a_move_into_its_objects(tenant: Tenant) -> None:
+    """Reverting the move would take the entity out of the key's objects: its record, whose state
+    before lies outside them, is not the key's to see, and audit.revert is not open to limited keys
+    (so the revert's own guard, reach.guard_home with no argument path, is never reached by one)."""
+    a, b = _estate(tenant, "A"), _estate(tenant, "B")
+    key = _limited_key(tenant, [a["object"]], ["read", "write", "destructive"])["key"]
+    tenant.ok("responsibilities.update", {"responsibility": {"id": b["responsibility"], "objectId": a["object"]}})
+
+    def the_move() -> dict[str, Any] | None:  # the audit trail is written from the table's stream
+        records = tenant.get("audit.list", {"entityId": b["responsibility"], "limit": 10, "offset": 0})
+        return next((r for r in records["auditRecords"] if r["action"] == "updated"), None)
+
+    move = eventually(the_move, message="the move's audit record")
+    seen = tenant.get("audit.list", {"entityId": b["responsibility"], "limit": 10, "offset": 0}, key=key)
+    assert move["id"] not in [r["id"] for r in seen["auditRecords"]], seen
+    refused = tenant.command("audit.revert", {"auditRecord": move["id"]}, key=key)
+    assert refused.status == 403 and refused.body["code"] == "outside_key_objects", refused.body
+    shown = tenant.get("responsibilities.show", {"responsibility": b["responsibility"]})["responsibility"]
+    assert shown["objectId"] == a["object"]
 
 
 def test_a_world_of_every_type_in_b_is_invisible_to_a_key_limited_to_a(tenant: Tenant) -> None:
@@ -439,6 +479,7 @@ def test_merge_delete_and_uploads_stay_within_the_keys_objects(tenant: Tenant) -
     )
     merge = tenant.command("contacts.merge", {"sourceContact": a["party"], "targetContact": a["caretaker"]}, key=key)
     assert merge.status == 403 and merge.body["code"] == "outside_key_objects", merge.body
+    assert merge.body["detail"].startswith("This key is limited to objects; entities outside its objects"), merge.body
     assert tenant.get("contacts.show", {"contact": a["party"]})["contact"]["id"] == a["party"]
     mine = tenant.ok("contacts.create", {"contact": {"personType": "natural", "lastName": "Dup"}}, key=key)["contact"]
     merged = tenant.command("contacts.merge", {"sourceContact": mine["id"], "targetContact": a["adviser"]}, key=key)
