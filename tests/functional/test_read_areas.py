@@ -49,7 +49,7 @@ def test_queries_of_no_area_take_any_read_scope_and_none_without_one(tenant: Ten
     writer = tenant.new_key(["write:contacts"])
     answer = tenant.query("info", key=writer)
     assert answer.status == 403 and answer.body["code"] == "missing_scope"
-    assert "a read scope (`read` or `read:<area>`)" in answer.body["detail"], answer.body
+    assert answer.body["detail"] == "This key lacks the scope a read scope (`read` or `read:<area>`) needed for info."
 
 
 def test_read_covers_every_area_and_an_area_scope_only_its_own(tenant: Tenant) -> None:
