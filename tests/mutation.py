@@ -104,6 +104,7 @@ GROUPS = {
             CONSOLE_AUTH + "test_a_source_that_signed_in_before_passes_when_strangers_filled_the_addresss_limit",
             F + "test_console_auth.py::test_one_companys_invitations_do_not_use_up_another_companys",
             "tests/unit/test_throttle_windows.py",  # a window's end, the memory of full windows
+            "tests/unit/test_rate_leases.py",  # leases of the counters: their size, bounds, memory
             "tests/unit/test_account_cache.py",  # what an instance remembers of a tenant, an integration
         ),
     ),

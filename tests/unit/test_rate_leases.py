@@ -69,6 +69,20 @@ def test_a_window_with_less_room_than_a_lease_counts_each_call(writes: list[int]
     assert writes == [20] + [1] * 20 and _hits() == 200
 
 
+def test_a_lease_is_a_tenth_of_the_quota_from_two_calls_to_fifty() -> None:
+    assert [rates.lease_size(q) for q in (3, 19, 20, 29, 200, 499, 500, 600, 100_000)] == [
+        1,
+        1,
+        2,
+        2,
+        20,
+        49,
+        50,
+        50,
+        50,
+    ]
+
+
 def test_small_quotas_are_never_leased(writes: list[int]) -> None:
     assert rates.lease_size(19) == 1 and rates.lease_size(3) == 1
     assert _admitted(5, quota=3) == 3
