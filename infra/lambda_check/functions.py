@@ -7,9 +7,9 @@ The child's environment is the template's variables for the function plus what t
 service itself sets (region, function name, memory, task root, handler, credentials, trace
 id) and one stand-in: AWS_ENDPOINT_URL, where AWS's endpoints are moto's server. Nothing of
 the development venv: a bare Python 3.11 (-I -S) whose only packages are the bundle's. Run
-as root, the child drops to the unprivileged user `nobody`, so the bundle's missing write bits
-hold (root ignores them), in a mount namespace of its own with a private /tmp of the function's
-ephemeral storage: only /tmp is the function's to write. Not root, the check runs the child
+as root, the child gets a mount namespace of its own (the bundle read-only at /var/task, the
+bootstrap at /var/runtime, a private /tmp of the function's ephemeral storage) and drops to the
+unprivileged user `nobody`: only /tmp is the function's to write. Not root, the check runs the child
 as the user it is (the bits hold) on the machine's /tmp."""
 
 from __future__ import annotations
@@ -55,21 +55,32 @@ def _drop_privileges() -> None:
     os.setuid(user.pw_uid)
 
 
-CLONE_NEWNS, MS_REC, MS_PRIVATE = 0x00020000, 0x4000, 1 << 18
+CLONE_NEWNS, MS_RDONLY, MS_REMOUNT, MS_BIND, MS_REC, MS_PRIVATE = 0x00020000, 1, 32, 4096, 0x4000, 1 << 18
+TASK_ROOT, RUNTIME_DIR = Path("/var/task"), Path("/var/runtime")  # where Lambda has them
 
 
-def _isolated(tmp_mb: int) -> Any:
-    """In the child, before the interpreter starts (root only): a mount namespace of its own
-    with a fresh tmpfs of the function's ephemeral storage on /tmp (Lambda's /tmp is the
-    function's own and empty at a cold start), then the unprivileged user."""
+def _isolated(task_root: Path, tmp_mb: int) -> Any:
+    """In the child, before the interpreter starts (root only): a mount namespace of its own in
+    which the bundle is /var/task, read-only, the bootstrap is in /var/runtime, and /tmp is a
+    fresh tmpfs of the function's ephemeral storage (Lambda's /tmp is the function's own and empty
+    at a cold start; the machine's /tmp, where a clone of this repository may live, is hidden
+    from it); then the unprivileged user."""
 
     def prepare() -> None:
         libc = ctypes.CDLL(None, use_errno=True)
-        if libc.unshare(CLONE_NEWNS) != 0 or libc.mount(b"none", b"/", None, MS_REC | MS_PRIVATE, None) != 0:
+
+        def mount(source: Path | str, target: Path | str, kind: str | None, flags: int, options: str = "") -> None:
+            encoded = (str(source).encode(), str(target).encode(), kind and kind.encode())
+            if libc.mount(*encoded, flags, options.encode() or None) != 0:
+                raise OSError(ctypes.get_errno(), f"mount {source} on {target}")
+
+        if libc.unshare(CLONE_NEWNS) != 0:
             raise OSError(ctypes.get_errno(), "unshare: the check needs a mount namespace of its own")
-        options = f"size={tmp_mb}m,mode=1777".encode()
-        if libc.mount(b"tmpfs", b"/tmp", b"tmpfs", 0, options) != 0:
-            raise OSError(ctypes.get_errno(), "mounting the function's /tmp")
+        mount("none", "/", None, MS_REC | MS_PRIVATE)
+        for source, target in ((task_root, TASK_ROOT), (RUNTIME.parent, RUNTIME_DIR)):
+            mount(source, target, None, MS_BIND)
+            mount(source, target, None, MS_BIND | MS_REMOUNT | MS_RDONLY)
+        mount("tmpfs", "/tmp", "tmpfs", 0, f"size={tmp_mb}m,mode=1777")
         _drop_privileges()
 
     return prepare
@@ -104,6 +115,13 @@ class Running:
     def __init__(self, function: Function, task_root: Path, stand_in: StandIn, logs: Path) -> None:
         self.function = function
         self.task_root = task_root
+        # what the function sees: as root, its own mounts at Lambda's paths (_isolated); else the real ones
+        isolated = _as_root()
+        if isolated:
+            for mountpoint in (TASK_ROOT, RUNTIME_DIR):
+                mountpoint.mkdir(parents=True, exist_ok=True)  # empty; mounted on only inside the child's namespace
+        self.task_root_seen = TASK_ROOT if isolated else task_root
+        self.runtime_seen = RUNTIME_DIR / RUNTIME.name if isolated else RUNTIME
         self.physical_name = stand_in.physical(function.name, None)
         self.arn = f"arn:aws:lambda:{REGION}:{ACCOUNT}:function:{self.physical_name}"
         self.endpoint = stand_in.endpoint
@@ -127,7 +145,7 @@ class Running:
             "AWS_LAMBDA_LOG_STREAM_NAME": f"{time.strftime('%Y/%m/%d')}/[$LATEST]lambdacheck",
             "AWS_LAMBDA_INITIALIZATION_TYPE": "on-demand",
             "AWS_EXECUTION_ENV": f"AWS_Lambda_{function.runtime}",
-            "LAMBDA_TASK_ROOT": str(self.task_root),
+            "LAMBDA_TASK_ROOT": str(self.task_root_seen),
             "LAMBDA_RUNTIME_DIR": "/var/runtime",
             "_HANDLER": function.handler,
             "AWS_XRAY_DAEMON_ADDRESS": "127.0.0.1:2000",
@@ -147,7 +165,7 @@ class Running:
         read_answers, write_answers = os.pipe()
         log = self.log_path.open("a", encoding="utf-8")
         self._process = subprocess.Popen(
-            [interpreter(), "-I", "-S", str(RUNTIME), str(write_answers)],
+            [interpreter(), "-I", "-S", str(self.runtime_seen), str(write_answers)],
             stdin=subprocess.PIPE,
             stdout=log,
             stderr=log,
@@ -155,7 +173,7 @@ class Running:
             cwd="/",
             text=True,
             pass_fds=(write_answers,),
-            preexec_fn=_isolated(self.function.tmp_mb) if _as_root() else None,
+            preexec_fn=_isolated(self.task_root, self.function.tmp_mb) if _as_root() else None,
         )
         os.close(write_answers)
         log.close()
@@ -194,7 +212,7 @@ class Running:
         self._process.stdin.write(json.dumps({"report": "modules"}) + "\n")
         self._process.stdin.flush()
         answer = self._read(self.function.timeout_s, "report")
-        return [str(Path(f).relative_to(self.task_root)) for f in answer["modules"]]
+        return [str(Path(f).relative_to(self.task_root_seen)) for f in answer["modules"]]
 
     def call(self, event: dict[str, Any]) -> Any:
         """The handler's result; an error answer fails the check with the function's log."""
