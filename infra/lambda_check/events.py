@@ -238,7 +238,6 @@ class Stream:
         self.arn = props["Stream"]
         self.batch_size = int(props.get("BatchSize", 100))
         self.filters = [json.loads(f["Pattern"]) for f in props.get("FilterCriteria", {}).get("Filters", [])]
-        self.reports_items = "ReportBatchItemFailures" in props.get("FunctionResponseTypes", [])
         self.client = stand_in.client("dynamodbstreams")
         position = props.get("StartingPosition", "LATEST")
         shards = self.client.describe_stream(StreamArn=self.arn)["StreamDescription"]["Shards"]

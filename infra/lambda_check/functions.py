@@ -44,7 +44,6 @@ class InvocationFailed(AssertionError):
 class Invocation:
     result: Any
     error: dict[str, Any] | None
-    seconds: float
     peak_memory_mb: float
 
 
@@ -202,7 +201,7 @@ class Running:
         answer = self._read(self.function.timeout_s, "invocation")
         self.invocations += 1
         self._check_memory(answer)
-        return Invocation(answer.get("result"), answer.get("error"), time.time() - started, answer["peakMemoryMb"])
+        return Invocation(answer.get("result"), answer.get("error"), answer["peakMemoryMb"])
 
     def loaded_files(self) -> list[str]:
         """The files of the bundle this environment has imported so far (relative to the task root)."""
