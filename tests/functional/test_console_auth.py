@@ -373,14 +373,18 @@ def test_a_person_of_several_companies_chooses_and_then_gets_the_last_used(
     assert "Andere Verwaltung AG" in person.get("/").text()
 
 
-def test_invitations_are_limited_per_company(api: Api, tenant: Tenant, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Before: one company mailed 40 invitations in a row."""
+def test_invitations_are_limited_per_company(
+    api: Api, tenant: Tenant, other_tenant: Tenant, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Before: one company mailed 40 invitations in a row. Each company has its own budget: a
+    counter shared by every company would refuse the other one here (issue 29)."""
     monkeypatch.setenv("PM_INVITE_LIMIT", "3/86400")
     throttle.reset()
     inside_one_window(86400, 30)
     owner = owner_of(tenant)
     statuses = [owner.post("/members", {"email": _address("many"), "role": "viewer"}).status for _ in range(4)]
     assert statuses == [303, 303, 303, 429]
+    assert owner_of(other_tenant).post("/members", {"email": _address("few"), "role": "viewer"}).status == 303
 
 
 def test_names_in_invitation_mails_are_quoted_as_data_and_bounded_in_the_subject(api: Api) -> None:

@@ -113,6 +113,7 @@ def test_sign_ups_are_limited_per_source_address(api: Api, monkeypatch: pytest.M
     refused = answers[-1]
     assert refused.body["code"] == "throttled" and int(refused.headers["retry-after"]) >= 1
     assert refused.headers["ratelimit-policy"] == '"signup";q=3;w=600'
+    assert refused.body["detail"].startswith("Too many requests for this source address (signup limit: 3 per 600 s)")
     with from_source(other):
         assert signup(5).status == 200, "another source address was refused with the first one"
     with from_source(flood):  # each anonymous command has its own budget: confirming is still served

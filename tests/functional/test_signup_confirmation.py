@@ -149,10 +149,29 @@ def test_sign_ups_are_limited_per_address_and_source(api: Api, monkeypatch: pyte
     assert statuses == [200] * 5 + [429]
     refused = _start(api, email.upper())
     assert refused.status == 429 and refused.body["code"] == "throttled"
+    assert refused.body["detail"].startswith("Too many requests for this e-mail address from here (address limit")
     assert int(refused.headers["retry-after"]) >= 1
     assert len(mail.outbox(to=email)) == 1  # the live code was mailed once
     with from_source("198.51.100.9"):
         assert _start(api, email).status == 200  # another source has its own budget
+
+
+def test_a_total_address_limit_of_one_lets_one_sign_up_through_from_all_sources(
+    api: Api, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The address's total limit counts from 1 up: a total of 1 serves the first source and
+    refuses the next, naming the address as what ran out (issue 29)."""
+    monkeypatch.setenv("PM_ADDRESS_TOTAL_LIMIT", "1/3600")
+    throttle.reset()
+    inside_one_window(3600, 30)
+    email = _address()
+    with from_source("198.51.100.21"):
+        assert _start(api, email).status == 200
+    with from_source("203.0.113.21"):
+        refused = _start(api, email)
+    assert refused.status == 429, refused.body
+    assert refused.body["detail"].startswith("Too many requests for this e-mail address (address_total limit: 1 per")
+    assert refused.headers["ratelimit-policy"] == '"address_total";q=1;w=3600'
 
 
 def test_confirm_validates_its_input(api: Api) -> None:
