@@ -1,6 +1,7 @@
 """The REST function's Chalice application: one route per registered operation, plus
 catch-alls that answer unknown names with problem+json (version 2 and the deprecated
-version 1), and the workers: the table's stream handler, webhook deliveries, uploads.
+version 1), and the workers: the table's stream handler, webhook deliveries, uploads, the
+request log's writer.
 The console (web pages under /console) is served here too. The MCP server is a function of
 its own (mcp_app.py). Everything else lives in chalicelib/."""
 
@@ -63,6 +64,16 @@ _UPLOAD_QUEUE_ARN = config.upload_queue_arn()
 @app.on_sqs_message(queue_arn=_UPLOAD_QUEUE_ARN, batch_size=upload_worker.BATCH_SIZE, name="on_upload")
 def on_upload(event):  # type: ignore[no-untyped-def]
     return upload_worker.handle_event(event.to_dict())
+
+
+# The HTTP functions print each request's log entry; a CloudWatch Logs subscription on their log
+# groups (infra/resources.py) invokes this with the lines in batches, which it stores 25 to a
+# write (store/requests.py). Locally the entries are written at once and nothing calls this.
+@app.lambda_function(name="write_request_logs")
+def write_request_logs(event, context):  # type: ignore[no-untyped-def]
+    from chalicelib.request_log_worker import handle_event  # cold start: loads with its first batch
+
+    return handle_event(event)
 
 
 @app.schedule("rate(1 day)", name="sweep_uploads")

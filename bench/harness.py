@@ -87,10 +87,14 @@ class Service:
         seen.update(self.calls - before)
 
 
-def timed(func: Callable[[], Any], repeat: int) -> list[float]:
-    """Milliseconds per call."""
+def timed(func: Callable[[], Any], repeat: int, per_second: float | None = None) -> list[float]:
+    """Milliseconds per call; with `per_second`, calls start no faster than that (a key's rate
+    limit), the waits between them untimed."""
     samples = []
-    for _ in range(repeat):
+    began = time.perf_counter()
+    for n in range(repeat):
+        if per_second:
+            time.sleep(max(0.0, began + n / per_second - time.perf_counter()))
         start = time.perf_counter()
         func()
         samples.append((time.perf_counter() - start) * 1000)

@@ -41,6 +41,14 @@ MAX_LIVE_KEYS = 100
 # The per-key request log (apikeys.requests.list) keeps each request this long.
 REQUEST_LOG_DAYS = 30
 
+
+def request_log_via_logs() -> bool:
+    """In the cloud (PM_REQUEST_LOG=logs, set by the template on the HTTP functions) a request's
+    log entry is printed for the WriteRequestLogs function to store in batches; locally it is
+    written to the table at once (store/requests.py)."""
+    return os.environ.get("PM_REQUEST_LOG", "table") == "logs"
+
+
 # Reads a filter or a count could make without bound stop at a documented size (README "Limits").
 # A list's total counts at most COUNT_LIMIT index entries (about 15 MB of keys, 13 Query pages);
 # past it the answer says `pagination.capped` and a narrower filter finds the rest.

@@ -26,6 +26,7 @@ CHALICE_ROLES = {
     "DeliverWebhooks": "DeliverWebhooksRole",
     "OnUpload": "OnUploadRole",
     "SweepUploads": "SweepUploadsRole",
+    "WriteRequestLogs": "WriteRequestLogsRole",
 }
 MCP_FUNCTION = "McpHandler"
 ROLES = {**CHALICE_ROLES, MCP_FUNCTION: f"{MCP_FUNCTION}Role"}
@@ -50,6 +51,10 @@ UPLOAD_DEAD_LETTER_QUEUE = _arn("UploadDeadLetterQueue")
 DELIVERY_QUEUE = _arn("DeliveryQueue")
 DELIVERY_DEAD_LETTER_QUEUE = _arn("DeliveryDeadLetterQueue")
 CHANGE_STREAM_FAILURES = _arn("ChangeStreamFailureQueue")
+REQUEST_LOG_FAILURES = _arn("RequestLogFailureQueue")
+# The HTTP functions log to log groups of the stack (infra/resources.py HTTP_LOG_GROUPS; their
+# ARN ends in `:*`, which covers the streams)
+HTTP_LOG_GROUPS = {"APIHandler": "ApiLogGroup", MCP_FUNCTION: "McpLogGroup"}
 # every queue whose depth `status` reports (resources/platform.py)
 QUEUES = (UPLOAD_QUEUE, UPLOAD_DEAD_LETTER_QUEUE, DELIVERY_QUEUE, DELIVERY_DEAD_LETTER_QUEUE, CHANGE_STREAM_FAILURES)
 # The indexes the MCP function searches (PM_OPENSEARCH_PREFIX, default "pm"; search/service.py). Only
@@ -68,9 +73,12 @@ ANY = "*"  # only for actions without resource-level permissions (X-Ray)
 
 
 def log_group(function: str) -> dict[str, Any]:
-    """The function's own log group and its streams. Its name is /aws/lambda/<function name>,
-    and CloudFormation names a function <stack>-<LogicalId>-<suffix>; a reference to the
-    function itself would be circular (function -> role -> policy -> function)."""
+    """The function's own log group and its streams: the stack's group of an HTTP function, else
+    Lambda's default, /aws/lambda/<function name>, where CloudFormation names a function
+    <stack>-<LogicalId>-<suffix>; a reference to the function itself would be circular
+    (function -> role -> policy -> function)."""
+    if function in HTTP_LOG_GROUPS:
+        return _arn(HTTP_LOG_GROUPS[function])
     return _sub(
         f"arn:${{AWS::Partition}}:logs:${{AWS::Region}}:${{AWS::AccountId}}:log-group:/aws/lambda/${{AWS::StackName}}-{function}-*"
     )
@@ -210,6 +218,10 @@ CODE: dict[str, list[Grant]] = {
         # uploads/files.py stored(): list_objects_v2 over the bucket
         Grant("UploadListing", ("s3:ListBucket",), (UPLOAD_BUCKET,)),
     ],
+    "WriteRequestLogs": [
+        # store/requests.py write_entries: the batch's entries (batch_write)
+        Grant("RequestLogWrites", ("dynamodb:BatchWriteItem",), (TABLE,)),
+    ],
 }
 
 # What Lambda itself does with the role: read the event source.
@@ -232,6 +244,8 @@ EVENT_SOURCES: dict[str, list[Grant]] = {
             "DeliveryMessages", ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"), (DELIVERY_QUEUE,)
         )
     ],
+    # a batch that failed its retries goes to the on-failure destination of its asynchronous invocation
+    "WriteRequestLogs": [Grant("RequestLogFailures", ("sqs:SendMessage",), (REQUEST_LOG_FAILURES,))],
     "OnUpload": [
         Grant("UploadNotices", ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"), (UPLOAD_QUEUE,))
     ],

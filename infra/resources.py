@@ -5,13 +5,14 @@ and the functions' event sources, environment, memory and timeouts, wired by ref
 
 Logical ids of chalice's output (see `chalice package`): APIHandler, OnTableChange (event
 OnTableChangeDynamodbEventSource), DeliverWebhooks (event DeliverWebhooksSqsEventSource),
-OnUpload (event OnUploadSqsEventSource), SweepUploads; with the roles ApiHandlerRole,
-OnTableChangeRole, DeliverWebhooksRole, OnUploadRole, SweepUploadsRole (policies:
-infra/policies.py). The MCP function (McpHandler, mcp_app.py, its own bundle
-mcp-deployment.zip) is not chalice's: it is defined here whole, with its route on chalice's
-REST API and the permission to invoke it, and its role in infra/policies.py. Mail (sign-up
-codes, chalicelib/mail.py) goes out through Amazon SES from the MailSender address, an SES
-identity the stack creates (or finds, CreateMailIdentity=false)."""
+OnUpload (event OnUploadSqsEventSource), SweepUploads, WriteRequestLogs (invoked by CloudWatch
+Logs: _request_logs); with the roles ApiHandlerRole, OnTableChangeRole, DeliverWebhooksRole,
+OnUploadRole, SweepUploadsRole, WriteRequestLogsRole (policies: infra/policies.py). The MCP
+function (McpHandler, mcp_app.py, its own bundle mcp-deployment.zip) is not chalice's: it is
+defined here whole, with its route on chalice's REST API and the permission to invoke it, and
+its role in infra/policies.py. Mail (sign-up codes, chalicelib/mail.py) goes out through Amazon
+SES from the MailSender address, an SES identity the stack creates (or finds,
+CreateMailIdentity=false)."""
 
 from __future__ import annotations
 
@@ -21,10 +22,19 @@ from typing import Any
 from chalicelib.errors import no_route
 from chalicelib.events import changes, delivery_queue
 from chalicelib.paths import MCP as MCP_PATH
+from chalicelib.store import requests
 from chalicelib.uploads import files, register
+from infra import policies
 
-FUNCTIONS = ("APIHandler", "OnTableChange", "DeliverWebhooks", "OnUpload", "SweepUploads")  # chalice's (app.py)
-MCP_FUNCTION = "McpHandler"  # mcp_app.py, defined here
+FUNCTIONS = (  # chalice's (app.py)
+    "APIHandler",
+    "OnTableChange",
+    "DeliverWebhooks",
+    "OnUpload",
+    "SweepUploads",
+    "WriteRequestLogs",
+)
+MCP_FUNCTION = policies.MCP_FUNCTION  # mcp_app.py, defined here
 MCP_BUNDLE = "./mcp-deployment.zip"  # infra/package.py writes it beside sam.json
 # The functions that send mail (chalicelib/mail.py send: sign-up codes from resources/platform.py
 # signup; the console's sign-in codes and invitations): the API function, which serves the REST
@@ -34,6 +44,11 @@ MCP_BUNDLE = "./mcp-deployment.zip"  # infra/package.py writes it beside sam.jso
 # operations that need a key, none of which mails.
 MAIL_FUNCTIONS = ("APIHandler",)
 MAIL_IDENTITY = "MailIdentity"  # the AWS::SES::EmailIdentity of MailSender
+# The functions that answer HTTP print each request's log entry instead of writing it
+# (store/requests.py): their log groups (policies.HTTP_LOG_GROUPS) are the stack's own, with a
+# retention and a subscription filter handing the entries to WriteRequestLogs.
+HTTP_LOG_GROUPS = policies.HTTP_LOG_GROUPS
+LOG_RETENTION_DAYS = 30
 
 # Memory buys CPU on Lambda. The MCP function loads the search model on its first search
 # (~0.7 s at 1,769 MB = one vCPU); the API validates and answers JSON; the upload worker
@@ -47,6 +62,8 @@ SIZING = {
     "DeliverWebhooks": {"MemorySize": 512, "Timeout": 60},
     "OnUpload": {"MemorySize": 1024, "Timeout": 120},
     "SweepUploads": {"MemorySize": 1024, "Timeout": 900},
+    # a subscription batch is at most 1 MB of lines: a few thousand entries, 25 to a write
+    "WriteRequestLogs": {"MemorySize": 256, "Timeout": 60},
 }
 UPLOAD_QUEUE_VISIBILITY = 6 * SIZING["OnUpload"]["Timeout"]  # AWS: at least 6x the function timeout
 # The upload worker handles a batch of notices at once, each file over files.SPOOL_BYTES spooled
@@ -327,6 +344,17 @@ def _queues() -> dict[str, Any]:
                 "SqsManagedSseEnabled": True,
             },
         },
+        # Request-log batches that WriteRequestLogs failed to store three times (its asynchronous
+        # invocation's retries): Lambda puts the invocation record here, the batch's lines within
+        # (requestPayload), for `pmctl requestlogs replay` (alarm below).
+        "RequestLogFailureQueue": {
+            "Type": "AWS::SQS::Queue",
+            "Properties": {
+                "QueueName": _sub("pm-${Stage}-request-log-failures"),
+                "MessageRetentionPeriod": 1209600,
+                "SqsManagedSseEnabled": True,
+            },
+        },
         "UploadQueuePolicy": {
             "Type": "AWS::SQS::QueuePolicy",
             "Properties": {
@@ -470,6 +498,16 @@ def _alarms() -> dict[str, Any]:
         0,
         statistic="Maximum",
     )
+    request_logs = [{"Name": "QueueName", "Value": {"Fn::GetAtt": ["RequestLogFailureQueue", "QueueName"]}}]
+    found |= _alarm(
+        "RequestLogFailuresAlarm",
+        "Request-log batches failed three times: keys' request logs miss entries until replayed.",
+        "AWS/SQS",
+        "ApproximateNumberOfMessagesVisible",
+        request_logs,
+        0,
+        statistic="Maximum",
+    )
     for function in (*FUNCTIONS, MCP_FUNCTION):
         dimension = [{"Name": "FunctionName", "Value": {"Ref": function}}]
         found |= _alarm(
@@ -530,7 +568,55 @@ def _mail_environment() -> dict[str, Any]:
 
 
 def _variables(function: str) -> dict[str, Any]:
-    return {**_environment(), **(_mail_environment() if function in MAIL_FUNCTIONS else {})}
+    return {
+        **_environment(),
+        **(_mail_environment() if function in MAIL_FUNCTIONS else {}),
+        **({"PM_REQUEST_LOG": "logs"} if function in HTTP_LOG_GROUPS else {}),
+    }
+
+
+def _request_logs() -> dict[str, Any]:
+    """The HTTP functions' log groups (theirs through LoggingConfig), each with a subscription
+    filter that hands the request-log lines to WriteRequestLogs, and the permission for CloudWatch
+    Logs to invoke it. The writer retries a failed batch twice, then puts it on the failure queue."""
+    found: dict[str, Any] = {}
+    for function, group in HTTP_LOG_GROUPS.items():
+        permission = f"{group}InvokesWriteRequestLogs"
+        found[group] = {
+            "Type": "AWS::Logs::LogGroup",
+            "DeletionPolicy": "Retain",
+            "UpdateReplacePolicy": "Retain",
+            "Properties": {"RetentionInDays": LOG_RETENTION_DAYS},
+        }
+        found[function] = {"Properties": {"LoggingConfig": {"LogGroup": {"Ref": group}, "LogFormat": "Text"}}}
+        found[permission] = {
+            "Type": "AWS::Lambda::Permission",
+            "Properties": {
+                "FunctionName": _arn("WriteRequestLogs"),
+                "Action": "lambda:InvokeFunction",
+                "Principal": "logs.amazonaws.com",
+                "SourceAccount": {"Ref": "AWS::AccountId"},
+                "SourceArn": _arn(group),
+            },
+        }
+        found[f"{group}RequestLogSubscription"] = {
+            "Type": "AWS::Logs::SubscriptionFilter",
+            "DependsOn": permission,
+            "Properties": {
+                "LogGroupName": {"Ref": group},
+                "FilterPattern": requests.LOG_FILTER,
+                "DestinationArn": _arn("WriteRequestLogs"),
+            },
+        }
+    found["WriteRequestLogs"] = {
+        "Properties": {
+            "EventInvokeConfig": {
+                "MaximumRetryAttempts": 2,
+                "DestinationConfig": {"OnFailure": {"Type": "SQS", "Destination": _arn("RequestLogFailureQueue")}},
+            }
+        }
+    }
+    return found
 
 
 def _functions() -> dict[str, Any]:
@@ -823,6 +909,7 @@ def resources() -> dict[str, Any]:
         _functions(),
         _gateway_responses(),
         _mcp_function(),
+        _request_logs(),
         _firewall(),
     )
 
@@ -835,5 +922,6 @@ def outputs() -> dict[str, Any]:
         "DeliveryQueueUrl": {"Value": {"Ref": "DeliveryQueue"}},
         "DeliveryDeadLetterQueueUrl": {"Value": {"Ref": "DeliveryDeadLetterQueue"}},
         "AlarmTopicArn": {"Value": {"Ref": "AlarmTopic"}},
+        "RequestLogFailureQueueUrl": {"Value": {"Ref": "RequestLogFailureQueue"}},
         "SearchEndpoint": {"Condition": "UseOpenSearch", "Value": _sub("https://${SearchDomain.DomainEndpoint}")},
     }

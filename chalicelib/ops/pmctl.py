@@ -522,6 +522,44 @@ def _rate(spec: str) -> dict[str, float]:
 # --- the local outbox -------------------------------------------------------------------
 
 
+@cli.group("requestlogs")
+def requestlogs_group() -> None:
+    """Keys' request logs."""
+
+
+@requestlogs_group.command("replay")
+@click.option(
+    "--queue-url",
+    required=True,
+    envvar="PM_REQUEST_LOG_FAILURE_QUEUE_URL",
+    help="The stack's RequestLogFailureQueue (output RequestLogFailureQueueUrl).",
+)
+@click.option("--max-batches", type=click.IntRange(1), default=1000, show_default=True)
+@store_command
+def requestlogs_replay(queue_url: str, max_batches: int) -> None:
+    """Store the request-log batches WriteRequestLogs gave up on (each message is Lambda's record
+    of the failed invocation, the batch within), then delete them. Writing an entry twice is
+    harmless: it is keyed by its request id."""
+    import boto3  # cold start: the command's own clients
+
+    from chalicelib import request_log_worker  # cold start: store modules load when a command runs (module doc)
+    from chalicelib.store import requests  # cold start: as above
+
+    sqs = boto3.client("sqs", region_name=config.region(), endpoint_url=config.aws_endpoint_url())
+    batches = entries = 0
+    while batches < max_batches:
+        received = sqs.receive_message(QueueUrl=queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=1)
+        messages = received.get("Messages", [])
+        if not messages:
+            break
+        for message in messages:
+            record = json.loads(message["Body"])
+            entries += requests.write_entries(request_log_worker.lines_of(record["requestPayload"]))
+            sqs.delete_message(QueueUrl=queue_url, ReceiptHandle=message["ReceiptHandle"])
+            batches += 1
+    _echo(f"replayed {batches} batch(es), {entries} request-log entries")
+
+
 def _outbox_dir() -> str:
     """The outbox of the local service: $PM_OUTBOX_DIR where it is set, else the one a running
     `make serve` names in stack.json, else the state folder's."""

@@ -1,10 +1,22 @@
 """The per-key request log: one item per authenticated request (time, operation, status,
 duration, source address, channel), kept REQUEST_LOG_DAYS by DynamoDB's TTL, newest first
-under the key's own partition (PK `<tenant>#requests#<keyId>`, SK `<time>#<request id>`)."""
+under the key's own partition (PK `<tenant>#requests#<keyId>`, SK `<time>#<request id>`).
+
+Where it is written (config.request_log_via_logs): locally, straight into the table, one
+PutItem a request. In the cloud a request must not pay a write for its own bookkeeping (issue
+32): the HTTP functions print the entry as one JSON line (`{"kind": "requestLog", ...}`) to
+their log, CloudWatch Logs hands the lines that match LOG_FILTER to the WriteRequestLogs
+function in batches (a subscription filter, infra/resources.py), and write_entries stores them
+25 to a BatchWriteItem. The entry is the same item either way, keyed by its request id, so a
+batch delivered twice writes the same items again. Delay: CloudWatch delivers within seconds;
+a batch that keeps failing lands on the RequestLogFailureQueue (alarmed) with its lines."""
 
 from __future__ import annotations
 
 import datetime as dt
+import json
+import sys
+from collections.abc import Iterable
 from typing import Any
 
 from chalicelib import clock, config
@@ -13,6 +25,10 @@ from chalicelib.log import logger
 from chalicelib.store.model import Item
 
 TYPE = "requestLog"
+# The lines a function's log hands to the writer: CloudWatch Logs' filter pattern syntax for
+# JSON log events (a line of the powertools logger has no top-level `kind`).
+LOG_FILTER = '{ $.kind = "requestLog" }'
+ENTRY_FIELDS = ("at", "operation", "method", "status", "durationMs", "channel", "requestId")
 
 
 def _pk(tenant_id: str, key_id: str) -> str:
@@ -20,10 +36,9 @@ def _pk(tenant_id: str, key_id: str) -> str:
 
 
 def record(ctx: CallContext, *, operation: str, method: str, status: int, ms: float, source_ip: str | None) -> None:
-    """Write one entry; never fails the request it describes."""
-    moment = clock.now()
+    """Log one entry; never fails the request it describes."""
     data: dict[str, Any] = {
-        "at": clock.iso(moment),
+        "at": clock.iso(clock.now()),
         "operation": operation,
         "method": method,
         "status": int(status),
@@ -33,18 +48,70 @@ def record(ctx: CallContext, *, operation: str, method: str, status: int, ms: fl
     }
     if source_ip:
         data["sourceIp"] = source_ip
-    expires = moment + dt.timedelta(days=config.REQUEST_LOG_DAYS)
+    entry = {"kind": TYPE, "tenantId": ctx.tenant_id, "keyId": ctx.key_id, "data": data}
     try:
-        Item(
-            _pk(ctx.tenant_id, ctx.key_id),
-            f"{data['at']}#{ctx.request_id}",
-            type=TYPE,
-            tenantId=ctx.tenant_id,
-            data=data,
-            expiresAt=expires,
-        ).save()
+        if config.request_log_via_logs():
+            # one line, flushed: Lambda may freeze the instance as soon as the answer is out
+            sys.stdout.write(json.dumps(entry, separators=(",", ":")) + "\n")
+            sys.stdout.flush()
+        else:
+            _item(entry).save()
     except Exception:  # noqa: BLE001 - bookkeeping must never fail the request it rides on
         logger.exception("could not record the request", extra={"keyId": ctx.key_id})
+
+
+def _item(entry: dict[str, Any]) -> Item:
+    data = entry["data"]
+    expires = clock.parse(data["at"]) + dt.timedelta(days=config.REQUEST_LOG_DAYS)
+    return Item(
+        _pk(entry["tenantId"], entry["keyId"]),
+        f"{data['at']}#{data['requestId']}",
+        type=TYPE,
+        tenantId=entry["tenantId"],
+        data=data,
+        expiresAt=expires,
+    )
+
+
+def entry_of(line: str) -> dict[str, Any] | None:
+    """A log line's entry, or None when the line is not one (anything else a function logs)."""
+    try:
+        entry = json.loads(line)
+    except ValueError:
+        return None
+    if not isinstance(entry, dict) or entry.get("kind") != TYPE:
+        return None
+    data = entry.get("data")
+    if not (
+        isinstance(entry.get("tenantId"), str)
+        and isinstance(entry.get("keyId"), str)
+        and isinstance(data, dict)
+        and all(field in data for field in ENTRY_FIELDS)
+        and isinstance(data["at"], str)
+        and isinstance(data["requestId"], str)
+    ):
+        return None
+    try:
+        clock.parse(data["at"])
+    except ValueError:
+        return None
+    return entry
+
+
+def write_entries(lines: Iterable[str]) -> int:
+    """Store the entries among `lines` (BatchWriteItem, 25 a call; pynamodb retries what DynamoDB
+    leaves unprocessed and raises when it keeps doing so: the batch is then retried whole).
+    Lines that are no entry are logged and skipped: one odd line must not hold up the others."""
+    written = 0
+    with Item.batch_write() as batch:
+        for line in lines:
+            entry = entry_of(line)
+            if entry is None:
+                logger.warning("not a request log entry", extra={"line": line[:200]})
+                continue
+            batch.save(_item(entry))
+            written += 1
+    return written
 
 
 def page(tenant_id: str, key_id: str, limit: int, offset: int) -> tuple[list[dict[str, Any]], int, bool]:

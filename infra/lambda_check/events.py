@@ -10,12 +10,15 @@
 - SQS: messages received with all attributes (a FIFO queue's group, sequence and
   deduplication ids), in batches of the event source's BatchSize; with ReportBatchItemFailures
   the messages the answer does not name are deleted, the named ones stay for a retry.
-- EventBridge's scheduled event."""
+- EventBridge's scheduled event.
+- CloudWatch Logs: a subscription filter's batch of the log lines its pattern matches
+  (base64 of gzip of JSON), as the function it names receives it."""
 
 from __future__ import annotations
 
 import base64
 import datetime as dt
+import gzip
 import json
 import re
 import urllib.parse
@@ -354,3 +357,44 @@ def scheduled(rule: str) -> dict[str, Any]:
         "resources": [f"arn:aws:events:{REGION}:{ACCOUNT}:rule/{rule}"],
         "detail": {},
     }
+
+
+# CloudWatch Logs ---------------------------------------------------------------------------------
+_JSON_EQUALS = re.compile(r'^\{\s*\$\.([A-Za-z_][\w.]*)\s*=\s*"([^"*]*)"\s*\}$')
+
+
+def log_filter_matches(pattern: str, message: str) -> bool:
+    """CloudWatch Logs' filter pattern for JSON log events, in the one form the template uses
+    (`{ $.a.b = "value" }`: a string property equal to a value); any other pattern is refused,
+    so a template that starts using one fails here instead of passing untested."""
+    found = _JSON_EQUALS.match(pattern.strip())
+    if found is None:
+        raise TemplateError(f'filter pattern {pattern!r}: only {{ $.path = "value" }} is understood here')
+    try:
+        value: Any = json.loads(message)
+    except ValueError:
+        return False
+    for step in found.group(1).split("."):
+        if not isinstance(value, dict) or step not in value:
+            return False
+        value = value[step]
+    return value == found.group(2)
+
+
+def subscription_event(messages: list[str], log_group: str, filter_name: str, pattern: str) -> dict[str, Any]:
+    """What a subscription filter hands a Lambda function: `{"awslogs": {"data": ...}}`, the
+    base64 of the gzip of the batch's JSON, holding the log events that match the pattern."""
+    now = int(dt.datetime.now(dt.UTC).timestamp() * 1000)
+    batch = {
+        "messageType": "DATA_MESSAGE",
+        "owner": ACCOUNT,
+        "logGroup": log_group,
+        "logStream": f"{dt.date.today():%Y/%m/%d}/[$LATEST]{uuid.uuid4().hex}",
+        "subscriptionFilters": [filter_name],
+        "logEvents": [
+            {"id": str(36_000_000_000_000_000_000_000_000 + n), "timestamp": now, "message": message}
+            for n, message in enumerate(messages)
+            if log_filter_matches(pattern, message)
+        ],
+    }
+    return {"awslogs": {"data": base64.b64encode(gzip.compress(json.dumps(batch).encode())).decode()}}

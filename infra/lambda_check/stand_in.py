@@ -41,6 +41,8 @@ NAMED = (
     "AWS::WAFv2::WebACLAssociation",
     "AWS::S3::BucketPolicy",
     "AWS::OpenSearchService::Domain",
+    "AWS::Logs::LogGroup",  # the check reads each function's log from its own file
+    "AWS::Logs::SubscriptionFilter",  # events.subscription_event plays CloudWatch Logs' part
 )
 
 
@@ -103,6 +105,9 @@ class StandIn:
             return {None: name, "Arn": f"arn:aws:iam::{ACCOUNT}:role/{name}"}[attribute]
         if kind == "AWS::SNS::Topic":
             return f"arn:aws:sns:{REGION}:{ACCOUNT}:{name}"
+        if kind == "AWS::Logs::LogGroup":
+            group = f"/aws/lambda/{name}"
+            return {None: group, "Arn": f"arn:aws:logs:{REGION}:{ACCOUNT}:log-group:{group}:*"}[attribute]
         if kind == "AWS::OpenSearchService::Domain":
             return {None: name, "DomainEndpoint": f"search-{name}.{REGION}.es.amazonaws.com"}[attribute]
         return name

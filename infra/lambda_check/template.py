@@ -40,6 +40,7 @@ class Function:
     environment: dict[str, str]
     tmp_mb: int  # ephemeral storage (/tmp)
     events: dict[str, Any] = field(default_factory=dict)  # resolved SAM event sources
+    log_group: str | None = None  # LoggingConfig's group (resolved), when not Lambda's default
 
 
 class Template:
@@ -168,6 +169,7 @@ class Template:
                 environment={k: str(v) for k, v in variables.items()},
                 tmp_mb=int(self.resolve(props.get("EphemeralStorage", {})).get("Size", 512)),
                 events=self.resolve(props.get("Events", {})),
+                log_group=self.resolve(props.get("LoggingConfig", {})).get("LogGroup"),
             )
         return found
 

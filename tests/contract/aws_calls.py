@@ -179,6 +179,7 @@ DISPATCH = {
     "app.on_dynamodb_record": "root",
     "app.schedule": "root",
     "app.on_sqs_message": "root",
+    "app.lambda_function": "root",
     "app.middleware": "all",
     "app.register_middleware": "all",
     "functools.wraps": "all",

@@ -22,7 +22,12 @@ from tests.contract.aws_calls import DISPATCH, ROOT, Need, Program
 
 API = "APIHandler"
 MCP = policies.MCP_FUNCTION
-CHALICE_DECORATORS = {"on_dynamodb_record": "stream", "on_sqs_message": "queue", "schedule": "schedule"}
+CHALICE_DECORATORS = {
+    "on_dynamodb_record": "stream",
+    "on_sqs_message": "queue",
+    "schedule": "schedule",
+    "lambda_function": "logs",  # WriteRequestLogs: invoked by a CloudWatch Logs subscription
+}
 
 # What each resource kind of aws_calls.py is in the template.
 RESOURCES: dict[str, list[Any]] = {
@@ -115,7 +120,7 @@ def test_the_functions_are_the_ones_app_py_declares() -> None:
     )
     assert set(policies.CODE) == set(policies.ROLES)
     kinds = {function: kind for function, (_, _, kind) in handlers().items()}
-    assert {f for f, k in kinds.items() if k in ("stream", "queue")} == set(policies.EVENT_SOURCES)
+    assert {f for f, k in kinds.items() if k in ("stream", "queue", "logs")} == set(policies.EVENT_SOURCES)
 
 
 def test_every_aws_call_is_understood() -> None:
@@ -181,6 +186,8 @@ def test_event_source_logs_and_traces(function: str) -> None:
         queue = ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes")
         source = {"OnUpload": policies.UPLOAD_QUEUE, "DeliverWebhooks": policies.DELIVERY_QUEUE}[function]
         assert {(a, _key(source)) for a in queue} <= held
+    if kind == "logs":  # a batch that failed its retries goes to the invocation's on-failure destination
+        assert ("sqs:SendMessage", _key(policies.REQUEST_LOG_FAILURES)) in held
     logs = _key(policies.log_group(function))
     assert {("logs:CreateLogGroup", logs), ("logs:CreateLogStream", logs), ("logs:PutLogEvents", logs)} <= held
     assert {("xray:PutTraceSegments", '"*"'), ("xray:PutTelemetryRecords", '"*"')} <= held

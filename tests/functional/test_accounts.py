@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from chalicelib import account, clock, throttle
-from chalicelib.store import keys
+from chalicelib import account, clock, request_log_worker, throttle
+from chalicelib.store import keys, requests
+from infra.lambda_check.events import subscription_event
 from tests.client import Api, Tenant, inside_one_window
 from tests.mcp_client import MCP_PATH
 
@@ -162,6 +163,39 @@ def test_each_request_of_a_key_is_in_its_log(api: Api, tenant: Tenant) -> None:
     assert all(r["requestId"] and r["durationMs"] >= 0 and r["at"] for r in log["requests"])
     second_page = tenant.get("apikeys.requests.list", {"apiKey": created["id"], "limit": 2, "offset": 2})["requests"]
     assert [r["operation"] for r in second_page] == ["objects.create", "objects"]
+
+
+def test_in_the_cloud_requests_print_their_entries_and_the_log_subscription_stores_them(
+    api: Api, tenant: Tenant, monkeypatch: pytest.MonkeyPatch, capfd: pytest.CaptureFixture[str]
+) -> None:
+    """Issue 32: a request pays no write for its own log entry. With PM_REQUEST_LOG=logs (the
+    template's setting for the HTTP functions) the entry is a line on the function's stdout and
+    nothing reaches the table until CloudWatch Logs hands the matching lines to WriteRequestLogs;
+    a batch delivered twice stores each entry once, and a malformed line is skipped."""
+    created = tenant.ok("apikeys.create", {"apiKey": {"agentName": "printed-bot", "scopes": ["read"]}})["apiKey"]
+    listing = {"apiKey": created["id"], "limit": 10, "offset": 0}
+    monkeypatch.setenv("PM_REQUEST_LOG", "logs")
+    capfd.readouterr()
+    assert api.query("objects", key=created["key"]).status == 200
+    assert api.query("contacts.show", {"contact": "missing"}, key=created["key"]).status == 404
+    printed = capfd.readouterr().out.splitlines()
+    assert tenant.get("apikeys.requests.list", listing)["pagination"]["total"] == 0  # nothing written yet
+
+    batch = subscription_event(
+        [*printed, "START RequestId: 1", '{"kind": "requestLog", "data": {}}'],
+        "/aws/lambda/pm-api",
+        "ApiLogGroupRequestLogSubscription",
+        requests.LOG_FILTER,
+    )
+    assert request_log_worker.handle_event(batch)["written"] >= 2
+    request_log_worker.handle_event(batch)  # at least once: a redelivered batch changes nothing
+    log = tenant.get("apikeys.requests.list", listing)
+    assert log["pagination"]["total"] == 2
+    assert [(r["operation"], r["status"], r["channel"]) for r in log["requests"]] == [
+        ("contacts.show", 404, "rest"),
+        ("objects", 200, "rest"),
+    ]
+    assert all(r["requestId"] and r["durationMs"] >= 0 and r["at"] for r in log["requests"])
 
 
 def test_the_request_log_needs_admin_and_stays_in_the_tenant(tenant: Tenant, other_tenant: Tenant) -> None:

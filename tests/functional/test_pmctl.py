@@ -388,7 +388,7 @@ def _command_paths(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tup
 
 def test_every_command_and_group_has_help() -> None:
     paths = _command_paths(cli)
-    assert len(paths) == 15  # root, 3 groups, 11 commands
+    assert len(paths) == 17  # root, 4 groups, 12 commands
     for path in paths:
         result = pmctl(*path, "--help")
         assert result.exit_code == 0, (path, result.output)
@@ -603,3 +603,46 @@ def test_outbox_shows_the_mail_and_prints_a_code_for_scripts(api: Any) -> None:
     assert pmctl("outbox", "--code").exit_code == 2  # a code needs its recipient
     missing = pmctl("outbox", "--to", "nobody-at-all@example.org", "--code")
     assert missing.exit_code == 1 and "No mail with a code" in missing.output
+
+
+def test_request_log_batches_that_failed_are_replayed_from_the_failure_queue(tenant: Tenant) -> None:
+    """WriteRequestLogs gave up on a batch: Lambda put its invocation record on the failure queue
+    (the batch under requestPayload). The operator's replay stores its entries and empties the queue."""
+    import boto3
+
+    from chalicelib import config
+    from chalicelib.store import requests
+    from infra.lambda_check.events import subscription_event
+
+    made = tenant.ok("apikeys.create", {"apiKey": {"agentName": "replayed-bot", "scopes": ["read"]}})["apiKey"]
+    entry = {
+        "kind": "requestLog",
+        "tenantId": tenant.id,
+        "keyId": made["id"],
+        "data": {
+            "at": "2026-11-27T03:00:00.000Z",
+            "operation": "contacts",
+            "method": "GET",
+            "status": 200,
+            "durationMs": 12.5,
+            "channel": "rest",
+            "requestId": f"req-{uuid.uuid4().hex}",
+        },
+    }
+    payload = subscription_event(
+        [json.dumps(entry)], "/aws/lambda/pm-api", "ApiLogGroupRequestLogSubscription", requests.LOG_FILTER
+    )
+    record = {
+        "version": "1.0",
+        "requestContext": {"condition": "RetriesExhausted", "approximateInvokeCount": 3},
+        "requestPayload": payload,
+        "responseContext": {"statusCode": 200, "functionError": "Unhandled"},
+    }
+    sqs = boto3.client("sqs", region_name=config.region(), endpoint_url=config.aws_endpoint_url())
+    url = sqs.create_queue(QueueName=f"request-log-failures-{uuid.uuid4().hex[:8]}")["QueueUrl"]
+    sqs.send_message(QueueUrl=url, MessageBody=json.dumps(record))
+
+    assert "replayed 1 batch(es), 1 request-log entries" in ok("requestlogs", "replay", "--queue-url", url)
+    logged = tenant.get("apikeys.requests.list", {"apiKey": made["id"], "limit": 10, "offset": 0})["requests"]
+    assert [(r["operation"], r["requestId"]) for r in logged] == [("contacts", entry["data"]["requestId"])]
+    assert "Messages" not in sqs.receive_message(QueueUrl=url, WaitTimeSeconds=0)

@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from infra.lambda_check.events import Answer, Queue, Stream, scheduled
+from infra.lambda_check.events import Answer, Queue, Stream, scheduled, subscription_event
 from tests.lambda_check.conftest import Deployment
 from tests.uploads import multipart, pdf
 
@@ -29,6 +29,7 @@ INVOKED_BY = {
     "DeliverWebhooks": "test_a_change_reaches_the_delivery_queue_and_the_delivery_worker",
     "OnUpload": "test_a_bulk_upload_is_registered_from_the_buckets_notification",
     "SweepUploads": "test_the_daily_sweep_runs_on_its_schedule",
+    "WriteRequestLogs": "test_request_logs_reach_the_table_through_the_log_subscription",
 }
 
 
@@ -59,6 +60,11 @@ class Client:
 
     def ok(self, name: str, body: Any) -> Any:
         answer = self.command(name, body)
+        assert answer.status == 200, (name, answer.status, answer.body[:500])
+        return answer.json()
+
+    def ok_query(self, name: str, query: str = "") -> Any:
+        answer = self.query(name, query)
         assert answer.status == 200, (name, answer.status, answer.body[:500])
         return answer.json()
 
@@ -214,3 +220,30 @@ def test_the_daily_sweep_runs_on_its_schedule(deployment: Deployment) -> None:
 def multipart_form(upload: dict[str, Any], content: bytes) -> tuple[bytes, str]:
     fields = upload["fields"]
     return multipart(list(fields.items()), "file", upload["fileName"], content, fields.get("Content-Type"))
+
+
+def test_request_logs_reach_the_table_through_the_log_subscription(deployment: Deployment, client: Client) -> None:
+    """The HTTP functions only print their request-log entries (no write per call, issue 32);
+    each subscription filter of the template hands its group's matching lines to the function it
+    names (CloudWatch Logs' event), and the key's request log then holds the calls of this module."""
+    own = [k for k in client.ok_query("apikeys.list", "?limit=10&offset=0")["apiKeys"] if k["agentName"] == "setup"]
+    listing = f"?apiKey={own[0]['id']}&limit=1000&offset=0"
+    assert client.ok_query("apikeys.requests.list", listing)["pagination"]["total"] == 0, "a call wrote its own log"
+
+    groups = {running.function.log_group: running for running in deployment.functions.values()}
+    subscriptions = {
+        logical_id: deployment.template.resolve(resource["Properties"])
+        for logical_id, resource in deployment.template.resources.items()
+        if resource["Type"] == "AWS::Logs::SubscriptionFilter"
+    }
+    assert {groups[s["LogGroupName"]].function.name for s in subscriptions.values()} == {"APIHandler", "McpHandler"}
+    for logical_id, subscription in subscriptions.items():
+        writer = next(r for r in deployment.functions.values() if r.arn == subscription["DestinationArn"])
+        printed = groups[subscription["LogGroupName"]].log_path.read_text(encoding="utf-8").splitlines()
+        event = subscription_event(printed, subscription["LogGroupName"], logical_id, subscription["FilterPattern"])
+        assert writer.call(event)["written"] > 0, logical_id
+
+    logged = client.ok_query("apikeys.requests.list", listing)["requests"]
+    operations = {(r["operation"], r["channel"]) for r in logged}
+    assert {("contacts.create", "rest"), ("contacts.show", "rest"), ("mcp", "mcp")} <= operations, operations
+    assert ("apikeys.requests.list", "rest") in operations  # the first look above, printed and then stored

@@ -98,6 +98,27 @@ def test_what_an_instance_remembers_of_ended_windows_is_bounded(
     assert len(rates._leases) <= 3 and (("key#k1#key", 2, int((T0 + 8) // 2)) in rates._leases)
 
 
+def test_past_its_bound_an_instance_forgets_exactly_the_windows_that_ended(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The bound counts leases and full windows together, and is reached at MAX_LEASES itself; then
+    every window that ended by now goes (one ending at this very moment too), from both memories,
+    and the current window's lease stays (issue 29: `_forget_ended`'s survivors)."""
+    monkeypatch.setattr(rates, "MAX_LEASES", 4)
+    now = 100.0  # window 50 of 2 s: [100, 102)
+    rates.reset()
+    try:
+        with rates._lock:
+            rates._leases.update({("k", 2, 48): 3, ("k", 2, 49): 3, ("k", 2, 50): 3})  # 49 ends at 100 exactly
+            rates._no_room.add(("k", 2, 47))
+            rates._forget_ended(now)
+        assert rates._leases == {("k", 2, 50): 3} and rates._no_room == set()
+        with rates._lock:
+            rates._leases.update({("k", 2, 48): 3, ("k", 2, 49): 3})  # 3 windows in all: under the bound
+            rates._forget_ended(now)
+        assert len(rates._leases) == 3
+    finally:
+        rates.reset()
+
+
 def test_a_lease_is_for_its_window_only(writes: list[int]) -> None:
     assert _admitted(1) == 1  # leases 20, spends 1
     assert _admitted(1, now=T0 + 2) == 1  # the next window: a new lease, the old one's 19 are gone
