@@ -117,9 +117,12 @@ deploy: lint-template
 	@test -n "$(ARTIFACT_BUCKET)" || (echo "set ARTIFACT_BUCKET=<an S3 bucket of yours for deployment artifacts>"; exit 2)
 	aws cloudformation package --template-file $(PACKAGE_DIR)/sam.json --s3-bucket $(ARTIFACT_BUCKET) \
 	  --output-template-file $(PACKAGE_DIR)/packaged.json --use-json
+	# the search models set aside from the MCP bundle, under their digest: in place before the stack
+	# update starts a function that reads them (chalicelib/search/model_files.py)
+	aws s3 sync $(PACKAGE_DIR)/search-models s3://$(ARTIFACT_BUCKET)/search-models
 	aws cloudformation deploy --template-file $(PACKAGE_DIR)/packaged.json --stack-name pm-$(STAGE) \
 	  --capabilities CAPABILITY_IAM CAPABILITY_AUTO_EXPAND \
-	  --parameter-overrides Stage=$(STAGE) $(PARAMETERS)
+	  --parameter-overrides Stage=$(STAGE) SearchModelBucket=$(ARTIFACT_BUCKET) $(PARAMETERS)
 	STAGE=$(STAGE) $(BIN)/python -m infra.after_deploy
 
 clean:

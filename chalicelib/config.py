@@ -42,6 +42,12 @@ MAX_LIVE_KEYS = 100
 REQUEST_LOG_DAYS = 30
 
 
+def search_model_bucket() -> str | None:
+    """The bucket the MCP function fetches the search models from when its bundle lacks them
+    (search/model_files.py; the template sets it from the SearchModelBucket parameter)."""
+    return os.environ.get("PM_SEARCH_MODEL_BUCKET") or None
+
+
 def request_log_via_logs() -> bool:
     """In the cloud (PM_REQUEST_LOG=logs, set by the template on the HTTP functions) a request's
     log entry is printed for the WriteRequestLogs function to store in batches; locally it is

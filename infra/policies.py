@@ -69,6 +69,9 @@ COUNT_PATHS = [_sub(f"${{SearchDomain.Arn}}/{SEARCH_PREFIX}-tools/_count")]
 # The sender's SES identity (the MailSender parameter; infra/resources.py makes it the stack's
 # MailIdentity unless CreateMailIdentity=false), named by the parameter so it holds either way.
 MAIL_IDENTITY = _sub("arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/${MailSender}")
+# The search models the MCP function fetches on its first search (chalicelib/search/model_files.py),
+# in the bucket `make deploy` copies them to (the SearchModelBucket parameter)
+SEARCH_MODELS = _sub("arn:${AWS::Partition}:s3:::${SearchModelBucket}/search-models/*")
 ANY = "*"  # only for actions without resource-level permissions (X-Ray)
 
 
@@ -160,6 +163,9 @@ CODE: dict[str, list[Grant]] = {
         # search/opensearch_backend.py (SearchBackend=opensearch): POST <index>/_search for tool,
         # docs and browse searches, POST pm-tools/_count past the last hybrid page
         Grant("SearchRead", ("es:ESHttpPost",), (*SEARCH_PATHS, *COUNT_PATHS), condition="UseOpenSearch"),
+        # search/model_files.py: the models' files, downloaded once per instance (download_file:
+        # GetObject, ranged; its HeadObject needs GetObject as well)
+        Grant("SearchModels", ("s3:GetObject",), (SEARCH_MODELS,)),
     ],
     "OnTableChange": [
         # events/audit.py record_many (store/audit_records.py write_records: batch_write),

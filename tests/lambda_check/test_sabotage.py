@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 
 from infra.lambda_check import bundles
+from infra.package import MODELS_DIR
 from tests.lambda_check.conftest import ROOT, package_dir
 
 pytestmark = pytest.mark.slow
@@ -45,6 +46,7 @@ def _copy(into: Path, *, zip_filter: Callable[[str], bool] | None = None) -> dic
                         kept.writestr(info, full.read(info))
         else:
             (into / archive.name).symlink_to(archive)
+    (into / MODELS_DIR).symlink_to(source / MODELS_DIR)  # what `make deploy` copies beside the stack
     template: dict[str, Any] = json.loads((source / "sam.json").read_text(encoding="utf-8"))
     return template
 
