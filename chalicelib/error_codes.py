@@ -209,6 +209,14 @@ CHANGED_LATER = ErrorCode("changed_later", 409, "the entity changed after the re
 FILTER_TOO_BROAD = ErrorCode(
     "filter_too_broad", 400, "the filter matches more records than one request reads or reverts; narrow it."
 )
+INVALID_CURSOR = ErrorCode(
+    "invalid_cursor", 400, "`after` is no cursor this feed handed out; pass the `next` of an earlier answer."
+)
+SINCE_OUT_OF_RETENTION = ErrorCode(
+    "since_out_of_retention",
+    400,
+    "`since` lies before the 30 days the change feed keeps; start within them (and list the entities to catch up).",
+)
 NOT_REVERTIBLE = ErrorCode(
     "not_revertible",
     400,

@@ -69,7 +69,8 @@ class Operation:
 
     @property
     def paged(self) -> bool:
-        return "limit" in self.args.get("properties", {})
+        """Paged by limit and offset (a list); a feed pages by cursor (`after`/`next`) instead."""
+        return "offset" in self.args.get("properties", {})
 
     def scope_line(self) -> str:
         if not self.authenticated:

@@ -172,6 +172,9 @@ CODE: dict[str, list[Grant]] = {
         # events/deliveries.py fan_out (fetch_many of the tenant's webhooks: batch_get; a delivery
         # per subscriber: store/deliveries.py create_delivery, a conditional save)
         Grant("AuditAndDeliveries", ("dynamodb:BatchWriteItem", "dynamodb:BatchGetItem", "dynamodb:PutItem"), (TABLE,)),
+        # events/feed.py append (store/feed.py: the feed's head read, then one transaction moves it
+        # and puts the entries and their audit records)
+        Grant("ChangeFeed", ("dynamodb:UpdateItem",), (TABLE,)),
         # events/deliveries.py fan_out: each delivery's message (delivery_queue.enqueue)
         Grant("DeliveryMessages", ("sqs:SendMessage",), (DELIVERY_QUEUE,)),
         # events/subscriptions.py subscribers: the tenant's webhooks (gsi1)

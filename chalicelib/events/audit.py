@@ -63,17 +63,13 @@ class Sight:
         return entity_id in self._integration_keys
 
 
-def record(change: Change) -> None:
-    """Write the audit record of one change."""
-    record_many([change])
-
-
 def record_many(changes: list[Change]) -> None:
-    """Write the audit records of a stream batch."""
-    audit_records.write_records([_record(change) for change in changes])
+    """Write the audit records of changes without an event (the account's, aliases only); those
+    with one are written with their feed entry (events/feed.py append)."""
+    audit_records.write_records([audit_record(change) for change in changes])
 
 
-def _record(change: Change) -> AuditRecord:
+def audit_record(change: Change) -> AuditRecord:
     actor = change.changed_by
     return {
         "id": change.audit_id,

@@ -47,6 +47,11 @@ class Change:
     aliases_only: bool  # only the aliases changed (no event, still audited)
     account: bool = False  # a record of the account (key, tenant, integration): audited, no event, never reverted
 
+    @property
+    def has_event(self) -> bool:
+        """An event of the interface (webhooks, the change feed): not the account's, not only aliases."""
+        return not (self.aliases_only or self.account)
+
 
 def _deserialise(image: dict[str, Any] | None) -> dict[str, Any] | None:
     if not image:

@@ -54,7 +54,7 @@ def fan_out(change: Change) -> int:
     change whose items were written but whose messages were not is never lost."""
     if change.entity_type == "webhook":
         subscriptions.forget(change.tenant_id)
-    if change.aliases_only or change.account:
+    if not change.has_event:
         # the account's records (keys, tenant, integrations) are audited but no event type of
         # the interface (webhooks.eventTypes): a "*" webhook must not receive a key's record
         return 0

@@ -1,5 +1,6 @@
-"""The table's stream handler: each entity change becomes an audit record, then a delivery
-per subscribed webhook. A failure is reported back (batchItemFailures) as Lambda's
+"""The table's stream handler: each entity change becomes an audit record and, when it is an
+event, an entry of the change feed (events/feed.py, written together), then a delivery per
+subscribed webhook. A failure is reported back (batchItemFailures) as Lambda's
 ReportBatchItemFailures for streams reads it: the stream goes on from the first failed
 record, so that record and everything after it come again. Records already done are
 written again harmlessly: audit ids and event ids are functions of the stream record, the
@@ -9,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.events import audit, deliveries
+from chalicelib.events import audit, deliveries, feed
 from chalicelib.events.changes import Change, from_record
 from chalicelib.log import logger
 
@@ -19,7 +20,7 @@ def handle_record(record: dict[str, Any]) -> None:
     change = from_record(record)
     if change is None:
         return
-    audit.record(change)
+    _record([change])
     deliveries.fan_out(change)
 
 
@@ -40,9 +41,9 @@ def handle_event(event: dict[str, Any]) -> dict[str, Any]:
         except Exception:  # noqa: BLE001 - reported below; the stream redelivers it
             logger.exception("unreadable stream record")
     try:
-        audit.record_many([c for c in changes.values() if c is not None])
-    except Exception:  # noqa: BLE001 - nothing of the batch counts as done
-        logger.exception("audit batch write failed")
+        _record([c for c in changes.values() if c is not None])
+    except Exception:  # noqa: BLE001 - reported whole; what was written is found again and skipped
+        logger.exception("audit and feed writes of the batch failed")
         return _failed_from(records, 0)
     for index, record in enumerate(records):
         sequence = _sequence(record)
@@ -57,6 +58,13 @@ def handle_event(event: dict[str, Any]) -> dict[str, Any]:
             logger.exception("webhook deliveries of a stream record failed", extra={"sequence": sequence})
             return _failed_from(records, index)
     return {"batchItemFailures": []}
+
+
+def _record(changes: list[Change]) -> None:
+    """Audit records (BatchWriteItem) for the changes without an event; for the others their
+    audit records with their feed entries (TransactWriteItems, each change once)."""
+    audit.record_many([c for c in changes if not c.has_event])
+    feed.append([c for c in changes if c.has_event])
 
 
 def _failed_from(records: list[dict[str, Any]], first: int) -> dict[str, Any]:

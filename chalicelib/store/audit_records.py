@@ -103,7 +103,7 @@ def slot_pk(tenant_id: str, name: str | None = None, value: str | None = None) -
     return f"{tenant_id}#audit" if name is None else f"{tenant_id}#audit#{name}={value}"
 
 
-def _item(record: AuditRecord) -> Item:
+def item_of(record: AuditRecord) -> Item:
     tenant_id, audit_id = record["tenantId"], record["id"]
     slots: dict[str, Any] = {"gsi1pk": slot_pk(tenant_id), "gsi1sk": audit_id}
     values = {"entityId": record["entityId"], **{n: record["actor"][n] for n in ("keyId", "agentName")}}
@@ -127,7 +127,7 @@ def write_records(records: list[AuditRecord]) -> None:
     writing it again when the stream redelivers changes nothing: no condition needed."""
     with Item.batch_write() as batch:
         for record in records:
-            batch.save(_item(record))
+            batch.save(item_of(record))
 
 
 def get_record(tenant_id: str, audit_id: str) -> AuditRecord | None:

@@ -25,6 +25,8 @@ imports this module (import-linter's "table layout" contract in pyproject.toml):
   idempotency   PK = <tenant>#idem#<keyId>#<sha256>       SK = "idem"             idempotency.py (TTL)
   request log   PK = <tenant>#requests#<keyId>            SK = <time-ordered id>  requests.py (TTL)
   audit record  PK = <tenant>#<auditId>                   SK = "audit"            audit_records.py
+  feed head     PK = <tenant>#feed                        SK = "head"             feed.py (the last number)
+  feed entry    PK = <tenant>#feed#<seq // 10000>         SK = <seq, 12 digits>   feed.py (TTL)
   webhook       PK = <tenant>#<webhookId>                 SK = "entity" / "secret" / "health" / "lease<n>"
                                                                                   entities.py, webhooks.py
   delivery      PK = <tenant>#<webhookId>                 SK = "delivery#<eventId>"  deliveries.py (TTL)
@@ -133,6 +135,7 @@ class Item(Model):
     aliases = MapAttribute[str, Any](null=True)  # integration -> [alias, ...]
     expiresAt = TTLAttribute(null=True)  # DynamoDB's TTL: set as an aware datetime, stored as epoch seconds
     hits = NumberAttribute(null=True)  # a request counter's count (store/rates.py)
+    seq = WholeNumberAttribute(null=True)  # the change feed's last number (store/feed.py head)
     fileKey = UnicodeAttribute(null=True)  # S3 key of an entity's file (documents, UVIs); never shown
     fileVersion = UnicodeAttribute(null=True)  # the S3 version registered: a later upload to the key cannot replace it
 

@@ -6,6 +6,7 @@ from typing import Any
 
 import pytest
 
+from chalicelib import clock
 from tests.client import Tenant
 
 
@@ -196,32 +197,38 @@ def test_revert_needs_write_and_destructive(tenant: Tenant) -> None:
 def test_a_handler_crash_mid_batch_loses_and_duplicates_nothing(
     tenant: Tenant, settle: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from chalicelib.events import audit
+    """The handler crashes twice right after the batch's audit records and feed entries were
+    written: the stream delivers the batch again, and neither the trail nor the change feed holds a
+    change twice (issue 33: the feed's append skips what it appended before)."""
+    from chalicelib.events import feed
 
-    real = audit.record_many
+    real = feed.append
     crashes = {"left": 2}
 
     def flaky(changes: list[Any]) -> None:
+        real(changes)
         if any(c.tenant_id == tenant.id for c in changes) and crashes["left"] > 0:
             crashes["left"] -= 1
             raise RuntimeError("injected crash")
-        real(changes)
 
-    monkeypatch.setattr(audit, "record_many", flaky)
+    monkeypatch.setattr(feed, "append", flaky)
+    since = clock.now_iso()
     people = [tenant.contact(lastName=f"Batch{i}") for i in range(5)]
     settle()
     assert crashes["left"] == 0
     records = tenant.get("audit.list", {"operation": "contacts.create", "limit": 100, "offset": 0})["auditRecords"]
     assert sorted(r["entityId"] for r in records) == sorted(p["id"] for p in people)  # each exactly once
+    changes = tenant.get("changes.list", {"since": since, "limit": 100})["changes"]
+    assert sorted(c["entityId"] for c in changes) == sorted(p["id"] for p in people)
 
 
 def test_a_record_that_keeps_failing_is_dead_lettered_and_replayable(
     tenant: Tenant, settle: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    from chalicelib.events import audit, deadletters
+    from chalicelib.events import deadletters, feed
     from chalicelib.store import deadletters as stored_letters
 
-    real = audit.record_many
+    real = feed.append  # a contact's change: its audit record goes with its feed entry
     broken = {"on": True}
 
     def failing(changes: list[Any]) -> None:
@@ -229,7 +236,7 @@ def test_a_record_that_keeps_failing_is_dead_lettered_and_replayable(
             raise RuntimeError("injected permanent failure")
         real(changes)
 
-    monkeypatch.setattr(audit, "record_many", failing)
+    monkeypatch.setattr(feed, "append", failing)
     person = tenant.contact(lastName="Dead")
     settle()
     assert tenant.get("audit.list", {"entityId": person["id"], "limit": 10, "offset": 0})["pagination"]["total"] == 0

@@ -368,15 +368,15 @@ def test_a_stream_batch_failing_at_record_k_is_redelivered_without_loss_or_dupli
     records = _stream_records(tenant, entity_id, 5)
     audit_ids, event_ids = _ids_of(records)
     k = 2
-    if failing == "audit":  # the batch's audit write (BatchWriteItem) fails
-        rule = faults.fail("BatchWriteItem", THROTTLED, audit_ids[k])
+    if failing == "audit":  # the batch's audit and feed write (one TransactWriteItems: one tenant) fails
+        rule = faults.fail("TransactWriteItems", THROTTLED, audit_ids[k])
     else:  # record k's delivery cannot be written
         rule = faults.fail("PutItem", THROTTLED, f"delivery#{event_ids[k]}")
     answer = handle_event({"Records": records})
     reported = [f["itemIdentifier"] for f in answer["batchItemFailures"]]
     sequences = [r["dynamodb"]["SequenceNumber"] for r in records]
     assert rule.hits == 1
-    # the audit records go out as one write: all of the batch comes again; a delivery fails
+    # the audit records and feed entries go out as one write: all of the batch comes again; a delivery fails
     # alone: the stream resumes at it, so it and everything after it are reported
     assert reported == (sequences if failing == "audit" else sequences[k:])
     first = sequences.index(reported[0])

@@ -1,0 +1,186 @@
+"""The change feed (changes.list, issue 33): what the stream handler appends for each entity change
+(store/feed.py keeps the numbers and the entries), and a page of it as one key may read it.
+
+An entry is the change as a mirror needs it: its id (the id of the webhook event of the same
+change), its event type, the entity, when it happened, who made it (`actor`), which fields
+changed, the entity after it (`data`, as the webhook event carries it; null after a deletion) and
+the changed fields' earlier values (`previous`; null for a creation). A page reads the head once
+and at most SCAN entries past the cursor, whatever the feed's length; it shows the entries the key
+may read (Sight: the areas of its scopes, never the account's records; an object-limited key's
+objects, store/reach.py) of the asked entity types, and its `next` cursor is the last entry it
+looked at, so a key that sees little of the feed still moves on."""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import datetime as dt
+from typing import Any
+
+from chalicelib import clock
+from chalicelib import error_codes as codes
+from chalicelib.context import CallContext
+from chalicelib.entities import ENTITY_TYPES
+from chalicelib.errors import Invalid
+from chalicelib.events.audit import Sight, audit_record
+from chalicelib.events.changes import Change
+from chalicelib.events.deliveries import event_body
+from chalicelib.schemas import replace_free_text
+from chalicelib.store import audit_records, authors, feed, reach
+
+RETENTION_DAYS = 30  # what the feed promises (store/feed.py keeps entries a few days longer)
+SCAN = 2_000  # entries a page looks at, at most: a bounded number of reads whatever the feed's length
+_CURSOR_PREFIX = "chg1."
+_EARLIER = "[written earlier: not shown to this key]"
+
+
+def append(changes: list[Change]) -> None:
+    """Append changes with an event to their tenants' feeds, each with its audit record, in the
+    given (stream) order."""
+    by_tenant: dict[str, list[tuple[Any, dict[str, Any]]]] = {}
+    for change in changes:
+        record = audit_record(change)
+        by_tenant.setdefault(change.tenant_id, []).append((audit_records.item_of(record), entry_of(change, record)))
+    for tenant_id, pairs in by_tenant.items():
+        feed.append(tenant_id, pairs)
+
+
+def entry_of(change: Change, record: audit_records.AuditRecord) -> dict[str, Any]:
+    """The feed's entry of a change with an event (no account record, not only its aliases)."""
+    body = event_body(change)
+    before = (change.before or {}).get("data") or {}
+    fields = record["changedFields"]
+    entry: dict[str, Any] = {
+        "id": body["id"],
+        "type": body["type"],
+        "entityType": change.entity_type,
+        "entityId": change.entity_id,
+        "occurredAt": change.at,
+        "actor": {
+            "keyId": record["actor"]["keyId"],
+            "agentName": record["actor"]["agentName"],
+            "integrationId": record["actor"]["integrationId"],
+            "channel": record["channel"],
+        },
+        "changedFields": fields,
+        "data": None if change.action == "deleted" else body["data"],
+        "previous": None if change.before is None else {name: before.get(name) for name in fields},
+    }
+    if change.action == "deleted":  # what an object-limited key's reach is judged by (never shown)
+        entry["reachData"] = before
+    return entry
+
+
+def encode_cursor(seq: int) -> str:
+    return _CURSOR_PREFIX + base64.urlsafe_b64encode(str(seq).encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> int:
+    """The number a cursor stands for; 400 `invalid_cursor` for anything this service did not hand out."""
+    try:
+        if not cursor.startswith(_CURSOR_PREFIX):
+            raise ValueError(cursor)
+        text = cursor.removeprefix(_CURSOR_PREFIX)
+        seq = int(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode())
+        if seq < 0:
+            raise ValueError(cursor)
+        return seq
+    except (ValueError, UnicodeDecodeError, binascii.Error):
+        raise Invalid(
+            "after: not a cursor of this feed; pass the `next` of an earlier answer.",
+            code=codes.INVALID_CURSOR,
+            errors=[{"path": "after", "message": "not a cursor of this feed"}],
+        ) from None
+
+
+def start_of(ctx: CallContext, args: dict[str, Any]) -> int:
+    """The number the page starts after: the cursor's, the last one before `since`, or the head
+    (a first call without either starts now)."""
+    if args.get("after"):
+        return decode_cursor(args["after"])
+    since = args.get("since")
+    if since is None:
+        return feed.head(ctx.tenant_id)
+    oldest = clock.now() - dt.timedelta(days=RETENTION_DAYS)
+    if clock.parse(since) < oldest:
+        raise Invalid(
+            f"since: the feed keeps {RETENTION_DAYS} days of changes; start at {clock.iso(oldest)} or later.",
+            code=codes.SINCE_OUT_OF_RETENTION,
+            errors=[{"path": "since", "message": f"older than the feed's {RETENTION_DAYS} days"}],
+        )
+    return _last_before(ctx.tenant_id, since)
+
+
+def _last_before(tenant_id: str, since: str) -> int:
+    """The highest number whose entry was committed before `since` (a binary search by
+    consistent reads: about 2 log2(head) GetItems). Entries gone by their age count as before."""
+    low, high = 0, feed.head(tenant_id)  # invariant: low was committed before since, high+1.. not
+    moment = clock.parse(since)
+    while low < high:
+        middle = (low + high + 1) // 2
+        found = feed.entry(tenant_id, middle)
+        if found is None or clock.parse(found["committedAt"]) < moment:
+            low = middle
+        else:
+            high = middle - 1
+    return low
+
+
+def page(ctx: CallContext, after: int, entity_types: frozenset[str] | None, limit: int) -> tuple[list[Any], int]:
+    """The changes after `after` the key may read, at most `limit`, and the cursor's number to go
+    on from."""
+    last = min(feed.head(ctx.tenant_id), after + SCAN)
+    if last <= after:
+        return [], after
+    sight = Sight(ctx)
+    shown: list[dict[str, Any]] = []
+    position = after
+    for found in feed.entries(ctx.tenant_id, after + 1, last):
+        position = found["seq"]
+        if _visible(ctx, sight, found, entity_types):
+            shown.append(_as_read_by(ctx, found))
+            if len(shown) == limit:
+                return shown, position
+    return shown, last
+
+
+def _visible(ctx: CallContext, sight: Sight, found: dict[str, Any], entity_types: frozenset[str] | None) -> bool:
+    entity_type, entity_id = found["entityType"], found["entityId"]
+    if entity_types is not None and entity_type not in entity_types:
+        return False
+    if not sight.sees(entity_type, entity_id):
+        return False
+    if not reach.limited(ctx):
+        return True
+    data = found.get("data") if found.get("data") is not None else found.get("reachData")
+    return reach.item_within(ctx, entity_type, entity_id, data or {})
+
+
+def _as_read_by(ctx: CallContext, found: dict[str, Any]) -> dict[str, Any]:
+    """The entry as the key reads it: without the bookkeeping, and, for a key that withholds other
+    parties' text (store/authors.py), the free text only where its own side wrote it in this very
+    change (as audit.as_read_by does)."""
+    shown = {k: v for k, v in found.items() if k not in ("seq", "committedAt", "reachData")}
+    etype = ENTITY_TYPES.get(found["entityType"])
+    if not authors.withholds(ctx) or etype is None or not etype.text_fields:
+        return shown
+    actor = found["actor"]
+    kept = set(found["changedFields"]) if authors.own_side(ctx, actor) else set()
+
+    def hidden(values: dict[str, Any] | None, written_here: set[str]) -> dict[str, Any] | None:
+        if values is None:
+            return None
+        copy = dict(values)
+        for name in etype.text_fields:
+            if name in copy and name not in kept and copy[name] is not None:
+                text = authors.placeholder(actor) if name in written_here else _EARLIER
+                copy[name] = replace_free_text(etype.fields[name], copy[name], text)
+        return copy
+
+    shown["data"] = hidden(found["data"], set(found["changedFields"]))
+    shown["previous"] = hidden(found["previous"], set())
+    return shown
+
+
+def cursor_answer(changes: list[Any], position: int) -> dict[str, Any]:
+    return {"changes": changes, "next": encode_cursor(position)}

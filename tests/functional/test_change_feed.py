@@ -1,0 +1,162 @@
+"""The change feed (changes.list, issue 33), over HTTP: while writers keep writing, a reader that
+follows `next` sees every change exactly once, each entity's changes in order, with the ids of the
+webhook events of the same changes; what a key may read bounds what it sees; cursors and `since`
+are checked."""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections import defaultdict
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.client import Tenant
+from tests.eventually import eventually
+from tests.receiver import Receiver
+
+WRITERS = 4
+OPERATIONS = int(
+    os.environ.get("PM_FEED_TEST_OPERATIONS", "2000")
+)  # creates, updates and deletes of contacts, units and contracts, all writers together
+CYCLE = 10  # operations of one writer's round (below)
+WRITTEN_TYPES = {"contact", "unit", "contract"}  # the object and the webhook made before may come later
+
+
+@pytest.fixture()
+def receiver() -> Iterator[Receiver]:
+    started = Receiver().start()
+    yield started
+    started.stop()
+
+
+def _since_now(seconds: float = -1.0) -> str:
+    """A time `seconds` from now (a second ago by default: the test's own changes come after it)."""
+    moment = time.time() + seconds
+    return time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(moment)) + f".{int(moment % 1 * 1000):03d}Z"
+
+
+def _round(tenant: Tenant, object_id: str, writer: int, n: int) -> list[str]:
+    """Ten changes: contact, unit and contract created, updated, then deleted; their event types."""
+    contact = tenant.ok("contacts.create", {"contact": {"personType": "natural", "lastName": f"W{writer}-{n}"}})
+    contact_id = contact["contact"]["id"]
+    unit = {"objectId": object_id, "number": f"{writer}.{n}", "type": "apartment"}
+    unit_id = tenant.ok("units.create", {"unit": unit})["unit"]["id"]
+    contract = {
+        "unitId": unit_id,
+        "type": "lease",
+        "startDate": "2024-01-01",
+        "parties": [{"contactId": contact_id, "role": "tenant"}],
+    }
+    contract_id = tenant.ok("contracts.create", {"contract": contract})["contract"]["id"]
+    tenant.ok("contacts.update", {"contact": {"id": contact_id, "firstName": "Erna"}})
+    tenant.ok("units.update", {"unit": {"id": unit_id, "number": f"{writer}.{n}a"}})
+    tenant.ok("contracts.update", {"contract": {"id": contract_id, "startDate": "2024-02-01"}})
+    tenant.ok("contracts.delete", {"contract": contract_id})
+    tenant.ok("units.delete", {"unit": unit_id})
+    tenant.ok("contacts.update", {"contact": {"id": contact_id, "firstName": "Erwin"}})
+    tenant.ok("contacts.delete", {"contact": contact_id})
+    return [contact_id, unit_id, contract_id]
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_a_reader_following_next_sees_every_change_once_in_order_while_four_writers_write(
+    tenant: Tenant, receiver: Receiver
+) -> None:
+    tenant.ok("webhooks.create", {"name": "mirror", "url": receiver.url, "events": ["*"]})
+    building = tenant.ok("objects.create", {"object": {"name": "Feedweg 1", "type": "weg"}})["object"]
+    cursor = tenant.get("changes.list", {"limit": 1})["next"]  # from now on
+    done = threading.Event()
+    failures: list[BaseException] = []
+    written: list[str] = []
+
+    def write(writer: int) -> None:
+        try:
+            for n in range(OPERATIONS // WRITERS // CYCLE):
+                written.extend(_round(tenant, building["id"], writer, n))
+        except BaseException as err:  # noqa: BLE001 - reported by the test below
+            failures.append(err)
+
+    threads = [threading.Thread(target=write, args=(w,)) for w in range(WRITERS)]
+    for thread in threads:
+        thread.start()
+    seen: list[dict[str, Any]] = []
+    pages = 0
+    watcher = threading.Thread(target=lambda: ([t.join() for t in threads], done.set()))
+    watcher.start()
+    started = time.monotonic()
+    while True:
+        finished = done.is_set()
+        answer = tenant.get("changes.list", {"after": cursor, "limit": 50})
+        pages += 1
+        assert len(answer["changes"]) <= 50
+        seen += [c for c in answer["changes"] if c["entityType"] in WRITTEN_TYPES]
+        cursor = answer["next"]
+        if finished and len(seen) >= OPERATIONS:
+            break
+        if finished and not answer["changes"]:
+            time.sleep(0.2)  # the stream's last records
+        assert pages < 5_000, f"{len(seen)} changes after {pages} pages"
+    print(f"{len(seen)} changes in {pages} pages, {time.monotonic() - started:.1f} s")
+    assert not failures, failures
+    assert tenant.get("changes.list", {"after": cursor, "limit": 50})["changes"] == []
+
+    ids = [change["id"] for change in seen]
+    assert len(ids) == len(set(ids)) == OPERATIONS, (len(ids), len(set(ids)))
+    by_entity: dict[str, list[dict[str, Any]]] = defaultdict(list)
+    for change in seen:
+        by_entity[change["entityId"]].append(change)
+    assert set(by_entity) == set(written)
+    for entity_id, changes in by_entity.items():
+        versions = [c["data"]["version"] if c["data"] else None for c in changes]
+        kinds = [c["type"].split(".")[1] for c in changes]
+        assert kinds[0] == "created" and kinds[-1] == "deleted", (entity_id, kinds)
+        assert [v for v in versions if v is not None] == sorted(v for v in versions if v is not None), (
+            entity_id,
+            versions,
+        )
+    delivered = eventually(lambda: set(ids) <= {r.event["id"] for r in receiver.delivered()}, timeout=300)
+    assert delivered, "the webhook events of these changes carry other ids"
+
+
+def test_since_starts_at_that_time_and_the_first_answer_carries_a_cursor(tenant: Tenant) -> None:
+    before = _since_now()
+    made = tenant.contact(lastName="Seit")
+    listed = eventually(lambda: tenant.get("changes.list", {"since": before, "limit": 10})["changes"] or None)
+    assert [(c["type"], c["entityId"]) for c in listed] == [("contact.created", made["id"])]
+    assert listed[0]["actor"]["channel"] == "rest" and listed[0]["actor"]["agentName"]
+    assert listed[0]["previous"] is None and "lastName" in listed[0]["changedFields"]
+    later = tenant.get("changes.list", {"since": _since_now(0.5), "limit": 10})
+    assert later["changes"] == [] and later["next"]
+
+
+def test_a_key_sees_the_changes_of_what_it_may_read_and_never_the_accounts(tenant: Tenant) -> None:
+    before = _since_now()
+    contact = tenant.contact(lastName="Sichtbar")
+    building = tenant.ok("objects.create", {"object": {"name": "Nur Objekte 2", "type": "weg"}})["object"]
+    tenant.ok("apikeys.create", {"apiKey": {"agentName": "feed-reader", "scopes": ["read"]}})
+    contacts_only = tenant.new_key(["read:contacts"])
+    everything = eventually(
+        lambda: (lambda c: c if len(c) >= 2 else None)(
+            tenant.get("changes.list", {"since": before, "limit": 100})["changes"]
+        )
+    )
+    assert {c["entityId"] for c in everything} == {contact["id"], building["id"]}  # no apiKey record
+    mine = tenant.query("changes.list", {"since": before, "limit": 100}, key=contacts_only).body["changes"]
+    assert [c["entityId"] for c in mine] == [contact["id"]]
+    typed = tenant.get("changes.list", {"since": before, "limit": 100, "entityTypes": ["object"]})["changes"]
+    assert [c["entityId"] for c in typed] == [building["id"]]
+
+
+def test_cursors_and_since_are_checked(tenant: Tenant) -> None:
+    forged = tenant.query("changes.list", {"after": "12", "limit": 10})
+    assert (forged.status, forged.body["code"]) == (400, "invalid_cursor")
+    old = tenant.query("changes.list", {"since": "2020-01-01T00:00:00Z", "limit": 10})
+    assert (old.status, old.body["code"]) == (400, "since_out_of_retention")
+    cursor = tenant.get("changes.list", {"limit": 1})["next"]
+    both = tenant.query("changes.list", {"after": cursor, "since": _since_now(), "limit": 10})
+    assert both.status == 400 and both.body["errors"][0]["path"] == "since"
