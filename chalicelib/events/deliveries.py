@@ -16,6 +16,7 @@ from typing import Any
 from chalicelib import clock, config, observability
 from chalicelib.context import CallContext
 from chalicelib.events import delivery_queue, subscriptions
+from chalicelib.events.audit import changed_fields
 from chalicelib.events.changes import Change
 from chalicelib.events.delivery_queue import Delivery
 from chalicelib.events.sender import Outcome
@@ -32,20 +33,46 @@ def event_id(change: Change) -> str:
     return "evt_" + change.audit_id.split("_", 1)[1]
 
 
+def actor(change: Change) -> dict[str, Any]:
+    """Who made a change: the key (or console member), its agent and integration, the surface."""
+    stamp = change.changed_by
+    return {name: stamp.get(name) for name in ("keyId", "agentName", "integrationId", "channel")}
+
+
 def event_body(change: Change) -> dict[str, Any]:
+    """The webhook event of a change: what happened to which entity (`data`, its state after, or
+    before a deletion), who did it (`actor`), which fields changed, and for an update their
+    earlier values (`previous`)."""
     state = change.after or change.before or {}
     data = {
         "id": change.entity_id,
         **state.get("data", {}),
         **{k: state.get(k) for k in ("version", "createdAt", "updatedAt", "deletedAt")},
     }
-    return {
+    fields = changed_fields(change.before, change.after)
+    body = {
         "id": event_id(change),
         "type": f"{change.entity_type}.{change.action}",
         "timestamp": change.at,
         "tenantId": change.tenant_id,
+        "actor": actor(change),
+        "changedFields": fields,
         "data": data,
     }
+    if change.action == "updated":
+        before = (change.before or {}).get("data") or {}
+        body["previous"] = {name: before.get(name) for name in fields}
+    return body
+
+
+def own_change(change: Change, hook: dict[str, Any]) -> bool:
+    """Whether a webhook that skips its own changes (skipOwnChanges) would hear of its own: a change
+    by a key of its integration, or, for a webhook of no integration, by the key that created it."""
+    own = hook.get("skipOwn")
+    if not own:
+        return False
+    kind, value = own
+    return bool(value) and change.changed_by.get(kind) == value
 
 
 def fan_out(change: Change) -> int:
@@ -62,7 +89,7 @@ def fan_out(change: Change) -> int:
     entity_key = f"{change.entity_type}#{change.entity_id}"
     queued = []
     for hook in subscriptions.subscribers(change.tenant_id):
-        if {"*", body["type"]} & hook["events"] and _within(change, hook["objects"]):
+        if {"*", body["type"]} & hook["events"] and _within(change, hook["objects"]) and not own_change(change, hook):
             create(change.tenant_id, hook["id"], body, entity_key=entity_key)
             queued.append(Delivery(change.tenant_id, hook["id"], body["id"], entity_key))
     delivery_queue.enqueue(queued)

@@ -39,29 +39,25 @@ def append(changes: list[Change]) -> None:
     given (stream) order."""
     by_tenant: dict[str, list[tuple[Any, dict[str, Any]]]] = {}
     for change in changes:
-        record = audit_record(change)
-        by_tenant.setdefault(change.tenant_id, []).append((audit_records.item_of(record), entry_of(change, record)))
+        record = audit_records.item_of(audit_record(change))
+        by_tenant.setdefault(change.tenant_id, []).append((record, entry_of(change)))
     for tenant_id, pairs in by_tenant.items():
         feed.append(tenant_id, pairs)
 
 
-def entry_of(change: Change, record: audit_records.AuditRecord) -> dict[str, Any]:
-    """The feed's entry of a change with an event (no account record, not only its aliases)."""
+def entry_of(change: Change) -> dict[str, Any]:
+    """The feed's entry of a change with an event (no account record, not only its aliases): what
+    its webhook event says, and the earlier values of the changed fields for every change but a creation."""
     body = event_body(change)
     before = (change.before or {}).get("data") or {}
-    fields = record["changedFields"]
+    fields = body["changedFields"]
     entry: dict[str, Any] = {
         "id": body["id"],
         "type": body["type"],
         "entityType": change.entity_type,
         "entityId": change.entity_id,
         "occurredAt": change.at,
-        "actor": {
-            "keyId": record["actor"]["keyId"],
-            "agentName": record["actor"]["agentName"],
-            "integrationId": record["actor"]["integrationId"],
-            "channel": record["channel"],
-        },
+        "actor": body["actor"],
         "changedFields": fields,
         "data": None if change.action == "deleted" else body["data"],
         "previous": None if change.before is None else {name: before.get(name) for name in fields},

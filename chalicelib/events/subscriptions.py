@@ -34,7 +34,7 @@ def subscribers(tenant_id: str) -> list[dict[str, Any]]:
     if cached and time.monotonic() - cached[0] < CACHE_SECONDS:
         return cached[1]
     hooks = [
-        {"id": h.id or "", "events": set(data.get("events", [])), "objects": _objects(data)}
+        {"id": h.id or "", "events": set(data.get("events", [])), "objects": _objects(data), "skipOwn": _own(data)}
         for h in fetch_entities(webhook_store.live_webhook_keys(tenant_id))
         if (data := h.data_dict()).get("enabled", True)
     ]
@@ -54,6 +54,16 @@ def target(tenant_id: str, webhook_id: str) -> dict[str, Any] | None:
     with _lock:
         _targets[key] = (time.monotonic(), found)
     return found
+
+
+def _own(data: dict[str, Any]) -> tuple[str, str] | None:
+    """(actor field, value) of the changes a webhook that skips its own leaves out, else None."""
+    if not data.get("skipOwnChanges"):
+        return None
+    owner = data.get("ownChangesOf") or {}
+    if owner.get("integrationId"):
+        return ("integrationId", owner["integrationId"])
+    return ("keyId", owner.get("keyId") or "")
 
 
 def _objects(data: dict[str, Any]) -> frozenset[str] | None:

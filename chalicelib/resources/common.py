@@ -83,7 +83,14 @@ def declare_list(
     missing = [f for f in fields.values() if f not in etype.filters]
     if missing:
         raise ValueError(f"{name}: filters {missing} are not indexed on {etype.name}")
-    props = {**filters, **s.paging(required=paging_required)}
+    props = {
+        **filters,
+        "updatedSince": s.timestamp(
+            "Only the entities whose last change is at or after this time, ordered by that change; "
+            "deleted ones are not listed (the change feed, changes.list, says which were deleted)."
+        ),
+        **s.paging(required=paging_required),
+    }
     required = [*required_filters, *(["limit", "offset"] if paging_required else [])]
 
     def handler(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
@@ -91,7 +98,12 @@ def declare_list(
         norm = normalise or {}
         values = {arg: norm[arg](value) if arg in norm and value is not None else value for arg, value in args.items()}
         items, total, capped = store.list_page(
-            ctx, etype, {field: values.get(arg) for arg, field in fields.items()}, limit, offset
+            ctx,
+            etype,
+            {field: values.get(arg) for arg, field in fields.items()},
+            limit,
+            offset,
+            updated_since=args.get("updatedSince"),
         )
         return {
             "pagination": s.pagination(total, limit, offset, capped),

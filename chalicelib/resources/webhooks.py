@@ -62,6 +62,24 @@ FIELDS: dict[str, Any] = {
         "Why deliveries were stopped (410 Gone, 5 days of failures); cleared by enabling it again.", max_length=1000
     ),
     "disabledAt": s.timestamp("When deliveries were stopped."),
+    "skipOwnChanges": s.boolean(
+        "When true, no event is sent for changes made by the webhook's own side (`ownChangesOf`): the keys of "
+        "the integration whose key created it, or, for a tenant's own key, that key; a two-way sync then hears "
+        "no echo of its own writes. Default false."
+    ),
+    "ownChangesOf": {
+        **s.obj(
+            {
+                "integrationId": {**s.string("The integration whose keys' changes are its own."), "nullable": True},
+                "keyId": {
+                    **s.string("The key whose changes are its own (a webhook of no integration)."),
+                    "nullable": True,
+                },
+            },
+            description="Whose changes are the webhook's own (set from the key that created it).",
+        ),
+        "nullable": True,
+    },
     "objects": {
         **s.array(
             s.checked(s.string("Object id.")),  # ids the service set from the key: no one's words
@@ -111,7 +129,7 @@ WEBHOOK = declare(
         prefix="whk",
         area="webhooks",
         fields=FIELDS,
-        readonly=("authorizationHeaderSet", "disabledReason", "disabledAt", "objects"),
+        readonly=("authorizationHeaderSet", "disabledReason", "disabledAt", "objects", "ownChangesOf"),
         check=_check,
         restore_guard=_within_limit,
     )
@@ -119,7 +137,12 @@ WEBHOOK = declare(
 
 DOC = """A webhook subscribes a receiver URL to event types (`contact.created`, `unit.updated`, ...; the list is
 `webhooks.eventTypes`, `*` subscribes to all). Each delivery is an HTTP POST with a JSON body
-`{"id", "type", "timestamp", "tenantId", "data"}`, signed per the Standard Webhooks specification
+`{"id", "type", "timestamp", "tenantId", "actor", "changedFields", "data"}` (`actor`: `keyId`, `agentName`,
+`integrationId`, `channel` of who made the change; `changedFields`: the fields whose value changed; `data`:
+the entity after the change, or before a deletion) and, for an update, `previous` (the changed fields'
+earlier values). With `skipOwnChanges` the webhook hears nothing of the changes of its own side (the keys of
+the integration that created it, or the creating key), so a two-way sync hears no echo. The same changes,
+with the same ids, are on the change feed (changes.list). Signed per the Standard Webhooks specification
 (`webhook-id`, `webhook-timestamp`, `webhook-signature` headers, HMAC-SHA256 with the webhook's secret) and,
 when set, carrying the configured `Authorization` header. The secret (`whsec_...`) is returned once, by
 webhooks.create; the Authorization header is never returned (`authorizationHeaderSet` tells whether one is set)."""
@@ -143,6 +166,7 @@ AUTH_HEADER = s.string(
             "authorizationHeader": AUTH_HEADER,
             "enabled": FIELDS["enabled"],
             "description": FIELDS["description"],
+            "skipOwnChanges": FIELDS["skipOwnChanges"],
         },
         required=create_mode_required(WEBHOOK, ["name", "url", "events"]),
     ),
@@ -172,6 +196,10 @@ def create(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     data["authorizationHeaderSet"] = bool(args.get("authorizationHeader"))
     if ctx.objects is not None:  # a key limited to objects subscribes to the events of its objects only
         data["objects"] = sorted(ctx.objects)
+    # whose changes are its own (skipOwnChanges): its integration's, else the creating key's
+    data["ownChangesOf"] = (
+        {"integrationId": ctx.integration_id} if ctx.integration_id else {"keyId": ctx.key_id or None}
+    )
     _within_limit(ctx)
     secret = webhook_store.new_secret()
     webhook_id = ids.new_id(WEBHOOK.prefix)  # the companion secret item is keyed by it

@@ -34,7 +34,15 @@ from chalicelib.store.entity_reads import fetch_many as fetch_many
 from chalicelib.store.entity_reads import filter_pk as filter_pk
 from chalicelib.store.entity_reads import list_pk as list_pk
 from chalicelib.store.entity_reads import matching_keys as matching_keys
-from chalicelib.store.model import ENTITY_SK, INDEXES, SLOT_COUNT, Item, Transaction, TransactionCancelled
+from chalicelib.store.model import (
+    CHANGED_SLOT,
+    ENTITY_SK,
+    INDEXES,
+    SLOT_COUNT,
+    Item,
+    Transaction,
+    TransactionCancelled,
+)
 
 REFERRERS_SHOWN = 100  # a refused delete names at most this many referrers
 
@@ -83,9 +91,17 @@ class StoredEntity(Protocol):
     def data_dict(self) -> dict[str, Any]: ...
 
 
-def index_keys(tenant_id: str, etype: EntityType, entity_id: str, data: dict[str, Any]) -> dict[str, Any]:
-    """The gsi attributes of a live entity: gsi1 lists the type, gsi2.. its filters."""
-    keys: dict[str, str | None] = {"gsi1pk": list_pk(tenant_id, etype.name), "gsi1sk": entity_id}
+def index_keys(
+    tenant_id: str, etype: EntityType, entity_id: str, data: dict[str, Any], updated_at: str
+) -> dict[str, Any]:
+    """The gsi attributes of a live entity: gsi1 lists the type, gsi2.. its filters, gsi5 the type
+    by its last change (`updated_at`, the item's updatedAt)."""
+    keys: dict[str, str | None] = {
+        "gsi1pk": list_pk(tenant_id, etype.name),
+        "gsi1sk": entity_id,
+        f"gsi{CHANGED_SLOT}pk": list_pk(tenant_id, etype.name),
+        f"gsi{CHANGED_SLOT}sk": changed_sk(updated_at, entity_id),
+    }
     for slot in range(2, SLOT_COUNT + 1):
         keys[f"gsi{slot}pk"] = keys[f"gsi{slot}sk"] = None
     for slot, field in enumerate(etype.filters, start=2):
@@ -93,6 +109,11 @@ def index_keys(tenant_id: str, etype: EntityType, entity_id: str, data: dict[str
             keys[f"gsi{slot}pk"] = filter_pk(tenant_id, etype, field, data[field])
             keys[f"gsi{slot}sk"] = entity_id
     return keys
+
+
+def changed_sk(updated_at: str, entity_id: str) -> str:
+    """The sort key of gsi5: ISO times of one format sort as they happened."""
+    return f"{updated_at}#{entity_id}"
 
 
 def _index_actions(keys: dict[str, Any]) -> list[Any]:
@@ -105,7 +126,11 @@ def _index_actions(keys: dict[str, Any]) -> list[Any]:
 
 def no_index_actions() -> list[Any]:
     """Actions that take an item out of every index (soft delete, merge)."""
-    return [getattr(Item, f"gsi{slot}{part}").remove() for slot in range(1, SLOT_COUNT + 1) for part in ("pk", "sk")]
+    return [
+        getattr(Item, f"gsi{slot}{part}").remove()
+        for slot in (*range(1, SLOT_COUNT + 1), CHANGED_SLOT)
+        for part in ("pk", "sk")
+    ]
 
 
 # --- reads ----------------------------------------------------------------------------
@@ -161,10 +186,16 @@ def to_wire(ctx: CallContext, item: StoredEntity) -> dict[str, Any]:
 
 
 def list_page(
-    ctx: CallContext, etype: EntityType, filters: dict[str, Any], limit: int, offset: int
+    ctx: CallContext,
+    etype: EntityType,
+    filters: dict[str, Any],
+    limit: int,
+    offset: int,
+    updated_since: str | None = None,
 ) -> tuple[list[Item], int, bool]:
-    """One page of live entities in creation order, the total, and whether counting stopped
-    at config.COUNT_LIMIT (capped).
+    """One page of live entities in creation order (by last change with `updated_since`: those
+    changed at or after it, gsi5's key range, the filters checked on its entries), the total, and
+    whether counting stopped at config.COUNT_LIMIT (capped).
 
     Reads the keys of the matches (index items are small: one Query answers about 8,000 of
     them), so the total is exact within the cap and a deep offset costs what offset 0 costs;
@@ -177,6 +208,10 @@ def list_page(
     else:
         slot, hash_key = 1, list_pk(ctx.tenant_id, etype.name)
     checks = {f"gsi{slots[f]}pk": filter_pk(ctx.tenant_id, etype, f, v) for f, v in wanted.items()}
+    condition = None
+    if updated_since is not None:
+        slot, hash_key = CHANGED_SLOT, list_pk(ctx.tenant_id, etype.name)
+        condition = Item.gsi5sk >= clock.iso(clock.parse(updated_since))
     # An object-limited key sees only the hits within its reach, dropped before paging (exact totals).
     limit_to = reach.list_reach(ctx, etype, wanted) if reach.limited(ctx) else None
     if limit_to is not None and limit_to.nothing:
@@ -185,7 +220,7 @@ def list_page(
     matches, capped = matching_keys(
         INDEXES[slot],
         hash_key,
-        None,
+        condition,
         checks,
         also=limit_to.also if limit_to else (),
         keep=limit_to.keep if limit_to else None,
@@ -200,10 +235,10 @@ def _live() -> Condition:
     return Item.pk.exists() & Item.deletedAt.does_not_exist()
 
 
-def _stamp(ctx: CallContext, item: Item) -> list[Any]:
+def _stamp(ctx: CallContext, item: Item, now: str) -> list[Any]:
     return [
         Item.version.set(item.version + 1),
-        Item.updatedAt.set(clock.now_iso()),
+        Item.updatedAt.set(now),
         Item.changedBy.set(ctx.stamp()),
     ]
 
@@ -248,7 +283,7 @@ def create(
         aliases={},
         fileKey=file_key,
         fileVersion=file_version,
-        **index_keys(ctx.tenant_id, etype, entity_id, data),
+        **index_keys(ctx.tenant_id, etype, entity_id, data, now),
     )
     added = refs.outbound(etype, data, self_id=entity_id, arg=path)
     if limited:
@@ -326,11 +361,12 @@ def _replace_data(
     if reach.limited(ctx):  # an object-limited key moves nothing out of its objects, nor points beyond
         reach.guard_home(ctx, etype, entity_id, data, arg=arg)
         reach.guard_references(ctx, list(new - old), arg=arg)
+    now = clock.now_iso()
     actions = [
         Item.data.set(data),
-        *_stamp(ctx, item),
+        *_stamp(ctx, item, now),
         Item.textBy.set(written) if written else Item.textBy.remove(),
-        *_index_actions(index_keys(ctx.tenant_id, etype, entity_id, data)),
+        *_index_actions(index_keys(ctx.tenant_id, etype, entity_id, data, now)),
     ]
     condition = (Item.version == item.version) & Item.deletedAt.does_not_exist()
     take, release = uniques.claims(etype, before, data), uniques.claims(etype, data, before)
@@ -362,7 +398,8 @@ def soft_delete(ctx: CallContext, etype: EntityType, entity_id: str, *, path: st
             code=codes.STILL_REFERENCED,
             extra={"referencedBy": shown},
         )
-    actions = [Item.deletedAt.set(clock.now_iso()), *_stamp(ctx, item), *no_index_actions()]
+    now = clock.now_iso()
+    actions = [Item.deletedAt.set(now), *_stamp(ctx, item, now), *no_index_actions()]
     condition = (Item.version == item.version) & Item.deletedAt.does_not_exist()
     outbound = refs.outbound(etype, item.data_dict(), self_id=entity_id, arg=path)
     if not outbound:
@@ -391,10 +428,11 @@ def restore(ctx: CallContext, etype: EntityType, entity_id: str, *, path: str) -
             code=codes.MERGED,
         )
     data = item.data_dict()
+    now = clock.now_iso()
     actions = [
         Item.deletedAt.remove(),
-        *_stamp(ctx, item),
-        *_index_actions(index_keys(ctx.tenant_id, etype, entity_id, data)),
+        *_stamp(ctx, item, now),
+        *_index_actions(index_keys(ctx.tenant_id, etype, entity_id, data, now)),
     ]
     condition = (Item.version == item.version) & Item.deletedAt.exists()
     outbound = refs.outbound(etype, data, self_id=entity_id, arg=path)

@@ -178,7 +178,7 @@ def _key_items(ctx: CallContext, spec: KeySpec) -> tuple[Item, Item, str]:
     }
     indexes = {
         name: value
-        for name, value in index_keys(ctx.tenant_id, API_KEY, key_id, record_data).items()
+        for name, value in index_keys(ctx.tenant_id, API_KEY, key_id, record_data, now).items()
         if value is not None
     }
     record = Item(entity_pk(ctx.tenant_id, key_id), ENTITY_SK, data=_compact(record_data), **indexes, **common)

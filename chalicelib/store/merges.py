@@ -15,8 +15,8 @@ from chalicelib.entities import EntityType
 from chalicelib.errors import Conflict
 from chalicelib.store import refs
 from chalicelib.store.aliases import ALIAS_SK, integration_alias_pk
-from chalicelib.store.entities import no_index_actions
-from chalicelib.store.model import Item, Transaction, TransactionCancelled
+from chalicelib.store.entities import changed_sk, no_index_actions
+from chalicelib.store.model import CHANGED_SLOT, Item, Transaction, TransactionCancelled
 
 
 def merge_into(ctx: CallContext, etype: EntityType, source: Item, target: Item) -> dict[str, set[str]]:
@@ -56,6 +56,7 @@ def _unchanged_and_live(item: Item) -> Condition:
 def _absorb(ctx: CallContext, tx: Transaction, target: Item, aliases: dict[str, set[str]], now: str) -> None:
     """The target gains the aliases; its version moves, so a change of it meanwhile refuses the merge."""
     actions = [Item.version.add(1), Item.updatedAt.set(now), Item.changedBy.set(ctx.stamp())]
+    actions += [getattr(Item, f"gsi{CHANGED_SLOT}sk").set(changed_sk(now, target.id or ""))]  # lists' updatedSince
     actions += [Item.aliases[integration].add(names) for integration, names in aliases.items()]
     tx.update(target, actions=actions, condition=_unchanged_and_live(target))
 

@@ -48,8 +48,10 @@ imports this module (import-linter's "table layout" contract in pyproject.toml):
 
 Indexes: gsi1 lists the live items of one type (gsi1pk = <tenant>#<type>); gsi2..gsi4
 serve up to three filters per type (gsiNpk = <tenant>#<type>#<field>=<value>). All sort
-by id (time-ordered), so lists are stable. Soft-deleted items drop their index keys
-(sparse indexes), so lists and totals skip them without a filter expression.
+by id (time-ordered), so lists are stable. gsi5 lists a type's live entities by their last
+change (gsi5pk = <tenant>#<type>, gsi5sk = <updatedAt>#<id>): a list's `updatedSince`.
+Soft-deleted items drop their index keys (sparse indexes), so lists and totals skip them
+without a filter expression.
 """
 
 from __future__ import annotations
@@ -68,6 +70,7 @@ from chalicelib import config
 from chalicelib.store import faults
 
 SLOT_COUNT = 4  # gsi1 (all of a type) + three filter slots
+CHANGED_SLOT = 5  # gsi5: a type's live entities by their last change (lists' updatedSince)
 ENTITY_SK = "entity"
 
 
@@ -147,17 +150,20 @@ class Item(Model):
     gsi3sk = UnicodeAttribute(null=True)
     gsi4pk = UnicodeAttribute(null=True)
     gsi4sk = UnicodeAttribute(null=True)
+    gsi5pk = UnicodeAttribute(null=True)
+    gsi5sk = UnicodeAttribute(null=True)  # <updatedAt>#<id>
 
     gsi1 = _index(1)()
     gsi2 = _index(2)()
     gsi3 = _index(3)()
     gsi4 = _index(4)()
+    gsi5 = _index(CHANGED_SLOT)()
 
     def data_dict(self) -> dict[str, Any]:
         return self.data.as_dict() if self.data is not None else {}
 
 
-INDEXES = {1: Item.gsi1, 2: Item.gsi2, 3: Item.gsi3, 4: Item.gsi4}
+INDEXES = {1: Item.gsi1, 2: Item.gsi2, 3: Item.gsi3, 4: Item.gsi4, CHANGED_SLOT: Item.gsi5}
 
 
 def reset_connection() -> None:

@@ -160,3 +160,82 @@ def test_cursors_and_since_are_checked(tenant: Tenant) -> None:
     cursor = tenant.get("changes.list", {"limit": 1})["next"]
     both = tenant.query("changes.list", {"after": cursor, "since": _since_now(), "limit": 10})
     assert both.status == 400 and both.body["errors"][0]["path"] == "since"
+
+
+@pytest.mark.parametrize("plural", ["contacts", "units", "contracts"])
+def test_updated_since_lists_only_what_changed_at_or_after_it_with_exact_totals(tenant: Tenant, plural: str) -> None:
+    """Every list query takes updatedSince (issue 33): the entities whose last change is at or after
+    it, by that change, from an index (gsi5); a deleted one is not listed."""
+    made = [_contract_chain(tenant) for _ in range(3)]
+    singular = plural.removesuffix("s")
+    time.sleep(0.01)
+    since = _since_now(0.0)
+    time.sleep(0.01)
+    later = [_contract_chain(tenant) for _ in range(2)]
+    touched = made[1]
+    changes = {
+        "contact": {"id": touched["contact"], "firstName": "Neu"},
+        "unit": {"id": touched["unit"], "number": "9.99"},
+        "contract": {"id": touched["contract"], "startDate": "2025-01-01"},
+    }
+    tenant.ok(f"{plural}.update", {singular: changes[singular]})
+    if singular != "contract":  # what is referenced goes after what refers to it
+        tenant.ok("contracts.delete", {"contract": later[0]["contract"]})
+    tenant.ok(f"{plural}.delete", {singular: later[0][singular]})
+    listed = tenant.get(plural, {"updatedSince": since, "limit": 10, "offset": 0})
+    expected = [later[1][singular], touched[singular]]  # by their last change
+    assert [e["id"] for e in listed[plural]] == expected, listed
+    assert listed["pagination"]["total"] == 2
+    page = tenant.get(plural, {"updatedSince": since, "limit": 1, "offset": 1})
+    assert [e["id"] for e in page[plural]] == expected[1:] and page["pagination"]["total"] == 2
+    assert tenant.get(plural, {"limit": 100, "offset": 0})["pagination"]["total"] == 4  # every live one
+
+
+def _contract_chain(tenant: Tenant) -> dict[str, str]:
+    """A contact, a unit of a new building, and a lease of the unit to the contact."""
+    building = tenant.ok("objects.create", {"object": {"name": "Seitweg", "type": "weg"}})["object"]
+    contact = tenant.contact(lastName="Seit")
+    unit = tenant.ok("units.create", {"unit": {"objectId": building["id"], "number": "1", "type": "apartment"}})
+    contract = {
+        "unitId": unit["unit"]["id"],
+        "type": "lease",
+        "startDate": "2024-01-01",
+        "parties": [{"contactId": contact["id"], "role": "tenant"}],
+    }
+    made = tenant.ok("contracts.create", {"contract": contract})["contract"]
+    return {"contact": contact["id"], "unit": unit["unit"]["id"], "contract": made["id"]}
+
+
+def test_a_webhook_that_skips_its_own_changes_hears_the_others_with_actor_fields_and_previous(
+    tenant: Tenant, receiver: Receiver
+) -> None:
+    """skipOwnChanges (issue 33): a two-way sync's webhook hears the other key's changes and none of
+    its own; each body says who (actor), what changed (changedFields) and, for an update, the
+    earlier values (previous)."""
+    sync = tenant.new_key(["read", "write"], agent="sync-bot")
+    hook = tenant.ok(
+        "webhooks.create",
+        {
+            "name": "two-way",
+            "url": receiver.url,
+            "events": ["contact.created", "contact.updated"],
+            "skipOwnChanges": True,
+        },
+        key=sync,
+    )["webhook"]
+    assert hook["skipOwnChanges"] is True and hook["ownChangesOf"]["keyId"]
+    echo = tenant.ok("contacts.create", {"contact": {"personType": "natural", "lastName": "Echo"}}, key=sync)
+    other = tenant.contact(lastName="Fremd")
+    tenant.ok("contacts.update", {"contact": {"id": other["id"], "lastName": "Fremder"}})
+    updated = receiver.first(lambda r: r.event["type"] == "contact.updated")
+    assert updated is not None
+    time.sleep(1.0)  # the echo's event, had it been sent, was queued before the other's update
+    bodies = [r.event for r in receiver.delivered()]
+    assert echo["contact"]["id"] not in {b["data"]["id"] for b in bodies}
+    assert [b["type"] for b in bodies] == ["contact.created", "contact.updated"]
+    created, changed = bodies
+    assert created["actor"]["agentName"] != "sync-bot" and created["actor"]["channel"] == "rest"
+    assert set(created["actor"]) == {"keyId", "agentName", "integrationId", "channel"}
+    assert "lastName" in created["changedFields"] and "previous" not in created
+    assert changed["changedFields"] == ["lastName"] and changed["previous"] == {"lastName": "Fremd"}
+    assert changed["data"]["lastName"] == "Fremder"
