@@ -209,6 +209,9 @@ CHANGED_LATER = ErrorCode("changed_later", 409, "the entity changed after the re
 FILTER_TOO_BROAD = ErrorCode(
     "filter_too_broad", 400, "the filter matches more records than one request reads or reverts; narrow it."
 )
+WEBHOOK_DISABLED = ErrorCode(
+    "webhook_disabled", 409, "the webhook is disabled: enable it (webhooks.update) before recovering its events."
+)
 INVALID_CURSOR = ErrorCode(
     "invalid_cursor", 400, "`after` is no cursor this feed handed out; pass the `next` of an earlier answer."
 )

@@ -65,14 +65,25 @@ def event_body(change: Change) -> dict[str, Any]:
     return body
 
 
-def own_change(change: Change, hook: dict[str, Any]) -> bool:
-    """Whether a webhook that skips its own changes (skipOwnChanges) would hear of its own: a change
-    by a key of its integration, or, for a webhook of no integration, by the key that created it."""
+def hears(hook: dict[str, Any], body: dict[str, Any]) -> bool:
+    """Whether a webhook (subscriptions.subscribers) gets an event body: it subscribes to its type,
+    the entity is within its objects, and, skipping its own changes, another side made it."""
+    entity_type = body["type"].rsplit(".", 1)[0]
+    return (
+        bool({"*", body["type"]} & hook["events"])
+        and _within(hook["objects"], body["tenantId"], entity_type, body["data"])
+        and not _own(hook, body["actor"])
+    )
+
+
+def _own(hook: dict[str, Any], actor: dict[str, Any]) -> bool:
+    """A webhook that skips its own changes (skipOwnChanges) leaves out those by a key of its
+    integration, or, for a webhook of no integration, by the key that created it."""
     own = hook.get("skipOwn")
     if not own:
         return False
     kind, value = own
-    return bool(value) and change.changed_by.get(kind) == value
+    return bool(value) and actor.get(kind) == value
 
 
 def fan_out(change: Change) -> int:
@@ -89,27 +100,27 @@ def fan_out(change: Change) -> int:
     entity_key = f"{change.entity_type}#{change.entity_id}"
     queued = []
     for hook in subscriptions.subscribers(change.tenant_id):
-        if {"*", body["type"]} & hook["events"] and _within(change, hook["objects"]) and not own_change(change, hook):
+        if hears(hook, body):
             create(change.tenant_id, hook["id"], body, entity_key=entity_key)
             queued.append(Delivery(change.tenant_id, hook["id"], body["id"], entity_key))
     delivery_queue.enqueue(queued)
     return len(queued)
 
 
-def _within(change: Change, objects: frozenset[str] | None) -> bool:
+def _within(objects: frozenset[str] | None, tenant_id: str, entity_type: str, data: dict[str, Any]) -> bool:
     """A webhook made by a key limited to objects hears of the entities within them (store/reach.py,
-    judged by the changed entity's state: after the change, before it for a deletion)."""
+    judged by the entity's state in the event: after the change, before it for a deletion)."""
     if objects is None:
         return True
-    hearer = CallContext(
-        tenant_id=change.tenant_id, key_id="", agent_name="webhook", scopes=frozenset(), objects=objects
-    )
-    state = change.after or change.before or {}
-    return reach.item_within(hearer, change.entity_type, change.entity_id, state.get("data") or {})
+    hearer = CallContext(tenant_id=tenant_id, key_id="", agent_name="webhook", scopes=frozenset(), objects=objects)
+    return reach.item_within(hearer, entity_type, str(data.get("id", "")), data)
 
 
-def create(tenant_id: str, webhook_id: str, body: dict[str, Any], *, entity_key: str) -> bool:
-    """Write the delivery record, pending and due now; False when it exists already."""
+def create(
+    tenant_id: str, webhook_id: str, body: dict[str, Any], *, entity_key: str, delivery_id: str | None = None
+) -> bool:
+    """Write the delivery record, pending and due now; False when it exists already. A recovery's
+    redelivery is a record of its own (`delivery_id`, store/deliveries.py)."""
     now = clock.now_iso()
     data: DeliveryData = {
         "eventId": body["id"],
@@ -120,6 +131,8 @@ def create(tenant_id: str, webhook_id: str, body: dict[str, Any], *, entity_key:
         "attempts": 0,
         "nextAttemptAt": now,
     }
+    if delivery_id is not None:
+        data["deliveryId"] = delivery_id
     return delivery_store.create_delivery(tenant_id, webhook_id, data, created_at=now)
 
 
@@ -198,7 +211,12 @@ def wire(delivery: StoredDelivery) -> dict[str, Any]:
         "lastDurationMs",
         "deliveredAt",
     )
-    return {"id": data["eventId"], **{k: data.get(k) for k in shown}, "createdAt": delivery.created_at}
+    return {
+        "id": delivery_store.record_id(data),
+        "eventId": data["eventId"],
+        **{k: data.get(k) for k in shown},
+        "createdAt": delivery.created_at,
+    }
 
 
 def retry_now(tenant_id: str, webhook_id: str, event: str) -> StoredDelivery | None:

@@ -62,8 +62,8 @@ def entry_of(change: Change) -> dict[str, Any]:
         "data": None if change.action == "deleted" else body["data"],
         "previous": None if change.before is None else {name: before.get(name) for name in fields},
     }
-    if change.action == "deleted":  # what an object-limited key's reach is judged by (never shown)
-        entry["reachData"] = before
+    if change.action == "deleted":  # the event's data, for a recovery and an object-limited key's reach
+        entry["deletedData"] = body["data"]
     return entry
 
 
@@ -97,6 +97,12 @@ def start_of(ctx: CallContext, args: dict[str, Any]) -> int:
     since = args.get("since")
     if since is None:
         return feed.head(ctx.tenant_id)
+    check_since(since)
+    return last_before(ctx.tenant_id, since)
+
+
+def check_since(since: str) -> None:
+    """400 `since_out_of_retention` for a time before what the feed keeps."""
     oldest = clock.now() - dt.timedelta(days=RETENTION_DAYS)
     if clock.parse(since) < oldest:
         raise Invalid(
@@ -104,10 +110,9 @@ def start_of(ctx: CallContext, args: dict[str, Any]) -> int:
             code=codes.SINCE_OUT_OF_RETENTION,
             errors=[{"path": "since", "message": f"older than the feed's {RETENTION_DAYS} days"}],
         )
-    return _last_before(ctx.tenant_id, since)
 
 
-def _last_before(tenant_id: str, since: str) -> int:
+def last_before(tenant_id: str, since: str) -> int:
     """The highest number whose entry was committed before `since` (a binary search by
     consistent reads: about 2 log2(head) GetItems). Entries gone by their age count as before."""
     low, high = 0, feed.head(tenant_id)  # invariant: low was committed before since, high+1.. not
@@ -148,7 +153,7 @@ def _visible(ctx: CallContext, sight: Sight, found: dict[str, Any], entity_types
         return False
     if not reach.limited(ctx):
         return True
-    data = found.get("data") if found.get("data") is not None else found.get("reachData")
+    data = found.get("data") if found.get("data") is not None else found.get("deletedData")
     return reach.item_within(ctx, entity_type, entity_id, data or {})
 
 
@@ -156,7 +161,7 @@ def _as_read_by(ctx: CallContext, found: dict[str, Any]) -> dict[str, Any]:
     """The entry as the key reads it: without the bookkeeping, and, for a key that withholds other
     parties' text (store/authors.py), the free text only where its own side wrote it in this very
     change (as audit.as_read_by does)."""
-    shown = {k: v for k, v in found.items() if k not in ("seq", "committedAt", "reachData")}
+    shown = {k: v for k, v in found.items() if k not in ("seq", "committedAt", "deletedData")}
     etype = ENTITY_TYPES.get(found["entityType"])
     if not authors.withholds(ctx) or etype is None or not etype.text_fields:
         return shown

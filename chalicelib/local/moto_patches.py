@@ -281,8 +281,10 @@ def _patch_sqs() -> None:
                 pass_clock.millis = time.time() * 1000
                 try:
                     queue = self.get_queue(queue_name)
-                    for message in [m for m in queue.pending_messages if m.visible]:
-                        queue.pending_messages.remove(message)
+                    # copy() is one step under the GIL: a visibility change or delete on another
+                    # thread meanwhile must not break the iteration ("set changed size")
+                    for message in [m for m in queue.pending_messages.copy() if m.visible]:
+                        queue.pending_messages.discard(message)
                     result = receive_once(self, queue_name, count, 0, visibility_timeout, message_attribute_names)
                 finally:
                     pass_clock.millis = None

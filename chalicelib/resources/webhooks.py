@@ -14,7 +14,7 @@ from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES, EntityType, declare
 from chalicelib.errors import Conflict, NotFound, invalid_at
-from chalicelib.events import deliveries, sender, subscriptions, targets
+from chalicelib.events import deliveries, feed, recover, sender, subscriptions, targets
 from chalicelib.registry import operation
 from chalicelib.resources.common import (
     create_mode_required,
@@ -271,11 +271,16 @@ def list_event_types(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
 
 DELIVERY = s.obj(
     {
-        "id": s.string("The event id (`webhook-id` header): the receiver's deduplication key."),
+        "id": s.string(
+            "The delivery's id: its event's id, or `<event id>~<recovery>` for a redelivery of "
+            "webhooks.deliveries.recover."
+        ),
+        "eventId": s.string("The event id (`webhook-id` header): the receiver's deduplication key."),
         "eventType": s.string("Event type."),
         "status": s.enum(
-            "`pending` (due or waiting for a retry), `delivered`, `failed` (gave up).",
-            ["pending", "delivered", "failed"],
+            "`pending` (due or waiting for a retry), `delivered`, `failed` (gave up), `superseded` (a recovery "
+            "sends the event again under a delivery of its own).",
+            ["pending", "delivered", "failed", "superseded"],
         ),
         "attempts": s.integer("Attempts so far."),
         "nextAttemptAt": {**s.timestamp("When the next attempt is due (pending)."), "nullable": True},
@@ -345,6 +350,45 @@ def retry_delivery(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
             errors=[{"path": "delivery", "message": "unknown delivery"}],
         )
     return {"delivery": deliveries.wire(delivery)}
+
+
+@operation(
+    name="webhooks.deliveries.recover",
+    kind="command",
+    summary="Send a webhook every event it would have heard since a time again (after its receiver was down).",
+    docs=f"""Every event this webhook subscribes to since `since` (within the change feed's {feed.RETENTION_DAYS}
+days), read back from the change feed (changes.list) and queued again in commit order: each entity's events
+arrive in the order they happened. Each event keeps its id (a receiver that deduplicates by it drops what
+it had) and carries `"redelivery": true`; its delivery record is written anew. At most
+{recover.RECOVER_LIMIT:,} events a call: past it the answer says `capped` and `until`, the time of the last event
+queued: call again with `since` = `until`. A disabled webhook is refused (409 `webhook_disabled`): enable it first.
+Counts against the key's rate limit like every call.""",
+    args=s.obj(
+        {
+            "webhook": s.ref("webhook", "The webhook."),
+            "since": s.timestamp(f"Events from this time on (within {feed.RETENTION_DAYS} days)."),
+        },
+        required=["webhook", "since"],
+    ),
+    result=s.obj(
+        {
+            "recovered": s.integer("How many events were queued again."),
+            "capped": s.boolean(f"Whether it stopped at {recover.RECOVER_LIMIT:,}."),
+            "until": s.timestamp("When capped: the time of the last event queued."),
+        },
+        required=["recovered", "capped"],
+    ),
+    scope="write:webhooks",
+    errors=(codes.WEBHOOK_DISABLED, codes.SINCE_OUT_OF_RETENTION),
+    example={"webhook": "<id or alias>", "since": "2026-11-20T08:00:00Z"},
+)
+def recover_deliveries(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    hook = store.get_item(ctx, WEBHOOK, args["webhook"], path="webhook")
+    if not hook.data_dict().get("enabled", True):
+        raise Conflict(f"Webhook {hook.id} is disabled; enable it first.", code=codes.WEBHOOK_DISABLED)
+    feed.check_since(args["since"])
+    subscriptions.forget(ctx.tenant_id)  # its current subscription, not one cached a moment ago
+    return recover.recover(ctx.tenant_id, hook.id or "", args["since"])
 
 
 @operation(

@@ -13,7 +13,7 @@ import datetime as dt
 from dataclasses import dataclass
 from typing import Required, TypedDict, cast
 
-from pynamodb.exceptions import PutError
+from pynamodb.exceptions import PutError, UpdateError
 
 from chalicelib import clock, config
 from chalicelib.store.entities import entity_pk
@@ -27,11 +27,14 @@ class DeliveryData(TypedDict, total=False):
     """The record's `data` map. A None value (a timeout has no status code) means unset:
     save_delivery drops it, so the map never holds None."""
 
-    eventId: Required[str]
+    eventId: Required[str]  # the event's id: the body's `id` and the `webhook-id` header
+    # the record's own id when it is not the event's: <event id>~<recovery> for a recovery's
+    # redelivery (webhooks.deliveries.recover), a record beside the event's first one
+    deliveryId: str
     eventType: Required[str]
     entityKey: Required[str]  # <entity type>#<entity id>: the message group that keeps an entity's events in order
     payload: Required[str]  # the event body as sent, JSON text
-    status: Required[str]  # pending | delivered | failed
+    status: Required[str]  # pending | delivered | failed | superseded (by a recovery's record)
     attempts: Required[int]
     nextAttemptAt: str  # while pending
     receipt: str | None  # the waiting queue message's, while pending after a failed attempt
@@ -59,7 +62,7 @@ def create_delivery(tenant_id: str, webhook_id: str, data: DeliveryData, *, crea
     handled twice writes it once)."""
     expires = clock.now() + dt.timedelta(days=config.WEBHOOK_LOG_DAYS)
     item = Item(
-        *delivery_key(tenant_id, webhook_id, data["eventId"]),
+        *delivery_key(tenant_id, webhook_id, record_id(data)),
         type=DELIVERY_TYPE,
         tenantId=tenant_id,
         id=webhook_id,
@@ -77,6 +80,25 @@ def create_delivery(tenant_id: str, webhook_id: str, data: DeliveryData, *, crea
     return True
 
 
+def record_id(data: DeliveryData) -> str:
+    """The id a record is kept (and found, and queued) under."""
+    return data.get("deliveryId") or data["eventId"]
+
+
+def supersede(tenant_id: str, webhook_id: str, event_id: str) -> None:
+    """A recovery sends the event again under a record of its own: the first one, if still pending,
+    stops (its queued message then finds nothing to send), so the event is not also sent out of
+    order by its old retry schedule."""
+    try:
+        Item(*delivery_key(tenant_id, webhook_id, event_id)).update(
+            actions=[Item.data["status"].set("superseded"), Item.updatedAt.set(clock.now_iso())],
+            condition=Item.pk.exists() & (Item.data["status"] == "pending"),
+        )
+    except UpdateError as err:
+        if getattr(err, "cause_response_code", None) != "ConditionalCheckFailedException":
+            raise
+
+
 def _stored(item: Item) -> StoredDelivery:
     return StoredDelivery(item.tenantId or "", item.id or "", item.createdAt, cast(DeliveryData, item.data_dict()))
 
@@ -92,7 +114,7 @@ def get_delivery(tenant_id: str, webhook_id: str, event_id: str) -> StoredDelive
 def save_delivery(tenant_id: str, webhook_id: str, data: DeliveryData) -> None:
     """Replace the record's data map (unset fields dropped) and stamp updatedAt."""
     kept = {k: v for k, v in data.items() if v is not None}
-    Item(*delivery_key(tenant_id, webhook_id, data["eventId"])).update(
+    Item(*delivery_key(tenant_id, webhook_id, record_id(data))).update(
         actions=[Item.data.set(kept), Item.updatedAt.set(clock.now_iso())]
     )
 

@@ -239,3 +239,65 @@ def test_a_webhook_that_skips_its_own_changes_hears_the_others_with_actor_fields
     assert "lastName" in created["changedFields"] and "previous" not in created
     assert changed["changedFields"] == ["lastName"] and changed["previous"] == {"lastName": "Fremd"}
     assert changed["data"]["lastName"] == "Fremder"
+
+
+@pytest.mark.slow
+@pytest.mark.timeout(900)
+def test_a_receiver_down_during_500_changes_gets_all_of_them_in_order_after_a_recovery(
+    tenant: Tenant, receiver: Receiver
+) -> None:
+    """webhooks.deliveries.recover (issue 33): the receiver answers 503 while 500 changes happen;
+    recovered from before the outage, every event arrives again, marked as a redelivery, each
+    contact's in the order they were made."""
+    receiver.always = 503
+    hook = tenant.ok(
+        "webhooks.create", {"name": "down", "url": receiver.url, "events": ["contact.created", "contact.updated"]}
+    )
+    before = _since_now(-0.5)
+    people = [tenant.contact(lastName=f"Aus{n}")["id"] for n in range(100)]
+    for version in range(2, 6):
+        for person in people:
+            tenant.ok("contacts.update", {"contact": {"id": person, "firstName": f"V{version}"}})
+    ids = {c["id"] for c in _feed_since(tenant, before, 500)}
+    receiver.always = None
+    answer = tenant.ok("webhooks.deliveries.recover", {"webhook": hook["webhook"]["id"], "since": before})
+    assert answer == {"recovered": 500, "capped": False}
+
+    def redelivered() -> list[dict[str, Any]] | None:
+        got = [r.event for r in receiver.delivered() if r.event.get("redelivery")]
+        return got if {e["id"] for e in got} >= ids else None
+
+    events = eventually(redelivered, timeout=300)
+    versions: dict[str, list[int]] = defaultdict(list)
+    for event in events:
+        versions[event["data"]["id"]].append(event["data"]["version"])
+    assert set(versions) == set(people)
+    assert all(v == [1, 2, 3, 4, 5] for v in versions.values()), versions  # each once, in order
+    log = tenant.get("webhooks.deliveries.list", {"webhook": hook["webhook"]["id"], "limit": 1000, "offset": 0})
+    assert sum(1 for d in log["deliveries"] if "~r" in d["id"] and d["status"] == "delivered") == 500
+
+
+def test_a_disabled_webhook_is_not_recovered_and_since_is_checked(tenant: Tenant, receiver: Receiver) -> None:
+    hook = tenant.ok("webhooks.create", {"name": "aus", "url": receiver.url, "events": ["*"]})["webhook"]
+    old = tenant.command("webhooks.deliveries.recover", {"webhook": hook["id"], "since": "2020-01-01T00:00:00Z"})
+    assert (old.status, old.body["code"]) == (400, "since_out_of_retention")
+    tenant.ok("webhooks.update", {"webhook": {"id": hook["id"], "enabled": False}})
+    refused = tenant.command("webhooks.deliveries.recover", {"webhook": hook["id"], "since": _since_now()})
+    assert (refused.status, refused.body["code"]) == (409, "webhook_disabled")
+
+
+def _feed_since(tenant: Tenant, since: str, count: int) -> list[dict[str, Any]]:
+    """The first `count` contact changes on the feed since `since` (waiting for the stream to write them)."""
+    seen: list[dict[str, Any]] = []
+    cursor = None
+
+    def more() -> bool:
+        nonlocal cursor
+        where = {"after": cursor} if cursor else {"since": since}
+        page = tenant.get("changes.list", {**where, "entityTypes": ["contact"], "limit": 1000})
+        cursor = page["next"]
+        seen.extend(page["changes"])
+        return len(seen) >= count
+
+    eventually(more, timeout=60)
+    return seen[:count]
