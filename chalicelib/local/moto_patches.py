@@ -43,7 +43,7 @@ from moto.dynamodb.exceptions import (
 from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.dynamo_type import DynamoType, Item, LimitedSizeDict
 from moto.dynamodb.models.table import RESULT_SIZE_LIMIT, Table
-from moto.dynamodb.responses import DynamoResult
+from moto.dynamodb.responses import DynamoHandler, DynamoResult
 from moto.moto_api._internal.moto_random import MotoRandom
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication
 from moto.s3.utils import _VersionedKeyStore
@@ -151,6 +151,10 @@ def apply() -> None:
     for name in ("put_item", "update_item"):
         setattr(DynamoDBBackend, name, _locked(_indexed(getattr(DynamoDBBackend, name))))
     DynamoDBBackend.delete_item = _locked(DynamoDBBackend.delete_item)  # type: ignore[method-assign]
+    # UpdateItem's handler deep-copies the item before the (locked) update, outside the lock: a write
+    # of the same item meanwhile failed it with "dictionary changed size during iteration" (seen
+    # with webhook leases under a busy delivery worker). The lock is re-entrant: the update inside takes it again.
+    DynamoHandler.update_item = _locked(DynamoHandler.update_item)  # type: ignore[method-assign]
     # DescribeTable counts the items by walking the table's dict: a write meanwhile failed it
     # with "dictionary changed size during iteration" (seen in a test reading the stream's ARN).
     describe_table = DynamoDBBackend.describe_table
