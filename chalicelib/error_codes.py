@@ -213,12 +213,15 @@ WEBHOOK_DISABLED = ErrorCode(
     "webhook_disabled", 409, "the webhook is disabled: enable it (webhooks.update) before recovering its events."
 )
 INVALID_CURSOR = ErrorCode(
-    "invalid_cursor", 400, "`after` is no cursor this feed handed out; pass the `next` of an earlier answer."
+    "invalid_cursor",
+    400,
+    "the `after` argument is no cursor the change feed handed out; pass an earlier answer's `next`.",
 )
 SINCE_OUT_OF_RETENTION = ErrorCode(
     "since_out_of_retention",
     400,
-    "`since` lies before the 30 days the change feed keeps; start within them (and list the entities to catch up).",
+    "the `since` argument lies before the 30 days the change feed keeps; start within them "
+    "(and list the entities to catch up).",
 )
 NOT_REVERTIBLE = ErrorCode(
     "not_revertible",

@@ -70,9 +70,13 @@ FIELDS: dict[str, Any] = {
     "ownChangesOf": {
         **s.obj(
             {
-                "integrationId": {**s.string("The integration whose keys' changes are its own."), "nullable": True},
+                # ids the service set from the creating key: no one's words
+                "integrationId": {
+                    **s.checked(s.string("The integration whose keys' changes are its own.")),
+                    "nullable": True,
+                },
                 "keyId": {
-                    **s.string("The key whose changes are its own (a webhook of no integration)."),
+                    **s.checked(s.string("The key whose changes are its own (a webhook of no integration).")),
                     "nullable": True,
                 },
             },

@@ -33,7 +33,7 @@ def _put(type_name: str, data: dict[str, Any], entity_id: str | None = None) -> 
         tenantId=UNLIMITED.tenant_id,
         id=entity_id,
         data=data,
-        **entities.index_keys(UNLIMITED.tenant_id, etype, entity_id, data),
+        **entities.index_keys(UNLIMITED.tenant_id, etype, entity_id, data, "2026-01-01T00:00:00.000Z"),
     ).save()
     for ref in refs.outbound(etype, data, self_id=entity_id, arg=""):
         refs.edge_item(UNLIMITED, etype, entity_id, ref).save()
