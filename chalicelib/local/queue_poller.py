@@ -41,12 +41,14 @@ class QueuePoller(threading.Thread):
         self.stopping = threading.Event()
         self.handled = 0
         self._count_lock = threading.Lock()
-
-    def _client(self) -> Any:
-        return boto3.client("sqs", region_name=config.region())
+        # Made here, in the thread that builds the poller, not in run(): a client reads
+        # os.environ while it is made, and a test runner that changes the environment meanwhile
+        # (pytest's PYTEST_CURRENT_TEST) made the poller thread die with a KeyError once, after
+        # which no upload was registered again in that process.
+        self.sqs = boto3.client("sqs", region_name=config.region())
 
     def run(self) -> None:
-        sqs = self._client()
+        sqs = self.sqs
         threads = [
             threading.Thread(target=self._loop, args=(sqs,), daemon=True, name=f"{self.label}-receiver-{n}")
             for n in range(self.receivers)
