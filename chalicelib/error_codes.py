@@ -215,7 +215,8 @@ WEBHOOK_DISABLED = ErrorCode(
 INVALID_CURSOR = ErrorCode(
     "invalid_cursor",
     400,
-    "the `after` argument is no cursor the change feed handed out; pass an earlier answer's `next`.",
+    "the `after` argument is no cursor this list handed out (changes.list, audit.list); pass an earlier"
+    " answer's `next`.",
 )
 SINCE_OUT_OF_RETENTION = ErrorCode(
     "since_out_of_retention",

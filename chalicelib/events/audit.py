@@ -9,6 +9,8 @@ those of its own integration; the rest answer as if they did not exist."""
 
 from __future__ import annotations
 
+import base64
+import binascii
 import datetime as dt
 from typing import Any
 
@@ -115,16 +117,25 @@ def _bound(moment: str | None, *, upper: bool) -> str | None:
     return "aud_" + ids.ulid_from(millis, (1 << 80) - 1 if upper else 0)
 
 
-def search(ctx: CallContext, filters: dict[str, Any]) -> tuple[list[str], bool]:
+def search(ctx: CallContext, filters: dict[str, Any], after: str | None = None) -> tuple[list[str], bool]:
     """Keys of the matching records the key may see (Sight), oldest first, and whether the read
-    stopped at config.COUNT_LIMIT. The time range (from/to) bounds the audit ids; `operation`
-    needs the records (operation_filtered). Which records are the account's the index entries
-    tell (their entity ids), so the totals leave out the hidden ones without reading them."""
+    stopped at config.COUNT_LIMIT. The time range (from/to) and the cursor (`after`, an audit id:
+    only the records after it) bound the audit ids; `operation` needs the records
+    (operation_filtered). Which records are the account's, and of which entity type, the index
+    entries tell (their entity ids), so the totals leave out the others without reading them."""
     indexed = {name: filters[name] for name in audit_records.FILTER_SLOTS if filters.get(name)}
     lowest, highest = _bound(filters.get("from"), upper=False), _bound(filters.get("to"), upper=True)
+    if after is not None and (lowest is None or after > lowest):
+        lowest = after
     refs, capped = audit_records.record_refs(ctx.tenant_id, indexed, lowest, highest)
-    sight = Sight(ctx)
-    return [ref.key for ref in refs if sight.sees(type_of_id(ref.entity_id), ref.entity_id)], capped
+    sight, wanted = Sight(ctx), filters.get("entityType")
+    after_key = audit_records.record_pk(ctx.tenant_id, after) if after is not None else None
+    keys = []
+    for ref in refs:
+        entity_type = type_of_id(ref.entity_id)
+        if ref.key != after_key and (not wanted or entity_type == wanted) and sight.sees(entity_type, ref.entity_id):
+            keys.append(ref.key)
+    return keys, capped
 
 
 def type_of_id(entity_id: str) -> str | None:
@@ -175,8 +186,12 @@ def _read_scanned(keys: list[str], path: str) -> list[AuditRecord]:
     return records(keys)
 
 
-def page(ctx: CallContext, filters: dict[str, Any], limit: int, offset: int) -> tuple[list[AuditRecord], int, bool]:
-    keys, capped = search(ctx, filters)
+def page(
+    ctx: CallContext, filters: dict[str, Any], limit: int, offset: int, after: str | None = None
+) -> tuple[list[AuditRecord], int, bool]:
+    """The records `offset` to `offset + limit` of those matching the filters (after the audit id
+    `after`, when given), the number matching, and whether counting stopped early."""
+    keys, capped = search(ctx, filters, after)
     operation = filters.get("operation")
     if reach.limited(ctx):  # which records lie within the key's objects their states say: read them
         scanned = _read_scanned(keys, "objects (of the key)")
@@ -188,32 +203,92 @@ def page(ctx: CallContext, filters: dict[str, Any], limit: int, offset: int) -> 
     return records(keys[offset : offset + limit]), len(keys), capped
 
 
-# An audit state's text that the record's change did not write: its author is another record's.
+# -- cursors (audit.list's `after` and `next`) -------------------------------------------------
+
+_CURSOR_PREFIX = "aud1."
+
+
+def encode_cursor(audit_id: str) -> str:
+    return _CURSOR_PREFIX + base64.urlsafe_b64encode(audit_id.encode()).decode().rstrip("=")
+
+
+def decode_cursor(cursor: str) -> str:
+    """The audit id a cursor stands for; 400 `invalid_cursor` for anything audit.list did not hand out."""
+    try:
+        if not cursor.startswith(_CURSOR_PREFIX):
+            raise ValueError(cursor)
+        text = cursor.removeprefix(_CURSOR_PREFIX)
+        audit_id = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
+        if ids.prefix_of(audit_id) != "aud":
+            raise ValueError(cursor)
+        return audit_id
+    except (ValueError, UnicodeDecodeError, binascii.Error):
+        raise Invalid(
+            "after: not a cursor of audit.list; pass the `next` of an earlier answer.",
+            code=codes.INVALID_CURSOR,
+            errors=[{"path": "after", "message": "not a cursor of audit.list"}],
+        ) from None
+
+
+def next_cursor(shown: list[AuditRecord], after: str | None, filters: dict[str, Any]) -> str:
+    """The cursor after a page: its last record; for an empty page the cursor it started after,
+    or the start of the time range (the beginning, without `from`)."""
+    if shown:
+        return encode_cursor(shown[-1]["id"])
+    if after is not None:
+        return encode_cursor(after)
+    return encode_cursor(_bound(filters.get("from"), upper=False) or "aud_" + ids.ulid_from(0, 0))
+
+
+# A state's text that the change did not write: its author is another change's.
 _EARLIER = "[text omitted: written by an earlier change; audit.list with the entityId names who]"
 
 
-def as_read_by(ctx: CallContext, record: AuditRecord) -> AuditRecord:
-    """An audit record as the call reads it. One that withholds other parties' text
-    (store/authors.py) keeps, of the states' free text, only what the key's own side wrote in this
-    very change (the `after` of `changedFields`); what another party wrote in it names them, what
-    earlier changes wrote says so (the states hold no authors of their own)."""
-    etype = ENTITY_TYPES.get(record["entityType"])
-    if not authors.withholds(ctx) or etype is None or not etype.text_fields:
-        return record
-    actor = {**record["actor"], "channel": record.get("channel")}
-    changed = set(record.get("changedFields") or [])
-    kept = changed if authors.own_side(ctx, actor) else set()
+class TextMask:
+    """The free text of one change's states as a key that withholds other parties' text
+    (store/authors.py) reads them: only what its own side wrote in this very change (the values
+    after it of its `changedFields`); what another party wrote in it names them, what earlier
+    changes wrote says so (the states hold no authors of their own). Used by audit records and
+    the change feed alike."""
 
-    def state(stored: dict[str, Any] | None, written_here: set[str]) -> dict[str, Any] | None:
+    def __init__(self, ctx: CallContext, etype: Any, actor: dict[str, Any], changed_fields: list[str]) -> None:
+        self.etype, self.actor = etype, actor
+        self.changed = set(changed_fields)
+        self.kept = self.changed if authors.own_side(ctx, actor) else set()
+
+    def values(self, values: dict[str, Any] | None, *, after_change: bool) -> dict[str, Any] | None:
+        """Field values before (`after_change` False) or after the change, their text masked."""
+        if values is None:
+            return None
+        written_here = self.changed if after_change else set()
+        shown = dict(values)
+        for name in self.etype.text_fields:
+            if name in shown and name not in self.kept and shown[name] is not None:
+                text = authors.placeholder(self.actor) if name in written_here else _EARLIER
+                shown[name] = replace_free_text(self.etype.fields[name], shown[name], text)
+        return shown
+
+
+def text_mask(ctx: CallContext, entity_type: str, actor: dict[str, Any], changed_fields: list[str]) -> TextMask | None:
+    """The mask of a change's text for this call, None when it reads the text as stored."""
+    etype = ENTITY_TYPES.get(entity_type)
+    if not authors.withholds(ctx) or etype is None or not etype.text_fields:
+        return None
+    return TextMask(ctx, etype, actor, changed_fields)
+
+
+def as_read_by(ctx: CallContext, record: AuditRecord) -> AuditRecord:
+    """An audit record as the call reads it (TextMask: a key that withholds other parties' text)."""
+    actor = {**record["actor"], "channel": record.get("channel")}
+    mask = text_mask(ctx, record["entityType"], actor, record.get("changedFields") or [])
+    if mask is None:
+        return record
+
+    def state(stored: dict[str, Any] | None, after_change: bool) -> dict[str, Any] | None:
         if stored is None:
             return None
-        data = dict(stored.get("data") or {})
-        for name in etype.text_fields:
-            if name in data and name not in kept:
-                text = authors.placeholder(actor) if name in written_here else _EARLIER
-                data[name] = replace_free_text(etype.fields[name], data[name], text)
-        return {**stored, "data": data}
+        return {**stored, "data": mask.values(stored.get("data") or {}, after_change=after_change)}
 
     shown = record.copy()
-    shown["before"], shown["after"] = state(record["before"], set()), state(record["after"], changed)
+    shown["before"], shown["after"] = state(record["before"], False), state(record["after"], True)
     return shown

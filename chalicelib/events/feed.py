@@ -20,18 +20,15 @@ from typing import Any
 from chalicelib import clock
 from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
-from chalicelib.entities import ENTITY_TYPES
 from chalicelib.errors import Invalid
-from chalicelib.events.audit import Sight, audit_record
+from chalicelib.events.audit import Sight, audit_record, text_mask
 from chalicelib.events.changes import Change
 from chalicelib.events.deliveries import event_body
-from chalicelib.schemas import replace_free_text
-from chalicelib.store import audit_records, authors, feed, reach
+from chalicelib.store import audit_records, feed, reach
 
 RETENTION_DAYS = 30  # what the feed promises (store/feed.py keeps entries a few days longer)
 SCAN = 2_000  # entries a page looks at, at most: a bounded number of reads whatever the feed's length
 _CURSOR_PREFIX = "chg1."
-_EARLIER = "[written earlier: not shown to this key]"
 
 
 def append(changes: list[Change]) -> None:
@@ -159,27 +156,13 @@ def _visible(ctx: CallContext, sight: Sight, found: dict[str, Any], entity_types
 
 def _as_read_by(ctx: CallContext, found: dict[str, Any]) -> dict[str, Any]:
     """The entry as the key reads it: without the bookkeeping, and, for a key that withholds other
-    parties' text (store/authors.py), the free text only where its own side wrote it in this very
-    change (as audit.as_read_by does)."""
+    parties' text, the free text only where its own side wrote it in this very change
+    (audit.TextMask, as audit records are read)."""
     shown = {k: v for k, v in found.items() if k not in ("seq", "committedAt", "deletedData")}
-    etype = ENTITY_TYPES.get(found["entityType"])
-    if not authors.withholds(ctx) or etype is None or not etype.text_fields:
-        return shown
-    actor = found["actor"]
-    kept = set(found["changedFields"]) if authors.own_side(ctx, actor) else set()
-
-    def hidden(values: dict[str, Any] | None, written_here: set[str]) -> dict[str, Any] | None:
-        if values is None:
-            return None
-        copy = dict(values)
-        for name in etype.text_fields:
-            if name in copy and name not in kept and copy[name] is not None:
-                text = authors.placeholder(actor) if name in written_here else _EARLIER
-                copy[name] = replace_free_text(etype.fields[name], copy[name], text)
-        return copy
-
-    shown["data"] = hidden(found["data"], set(found["changedFields"]))
-    shown["previous"] = hidden(found["previous"], set())
+    mask = text_mask(ctx, found["entityType"], found["actor"], found["changedFields"])
+    if mask is not None:
+        shown["data"] = mask.values(found["data"], after_change=True)
+        shown["previous"] = mask.values(found["previous"], after_change=False)
     return shown
 
 

@@ -9,8 +9,10 @@ from chalicelib import config
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CHANNELS, CallContext
-from chalicelib.errors import Invalid
+from chalicelib.entities import ENTITY_TYPES
+from chalicelib.errors import Invalid, invalid_at
 from chalicelib.events import audit
+from chalicelib.events.changes import ACCOUNT_TYPES
 from chalicelib.events.revert import revert
 from chalicelib.registry import operation
 from chalicelib.store import audit_records
@@ -66,6 +68,18 @@ FILTERS = {
     "from": s.timestamp("Only changes at or after this time (UTC)."),
     "to": s.timestamp("Only changes at or before this time (UTC)."),
 }
+LIST_ARGS = {
+    "entityType": s.string(
+        "Only changes of entities of this type (contact, unit, ...; apiKey, integration, member, tenant for the "
+        "account's own records).",
+        max_length=50,
+        minLength=1,
+    ),
+    **FILTERS,
+    "after": s.string("The `next` of an earlier answer: only the records after it.", max_length=100, minLength=1),
+    "limit": s.integer("Page size, 1 to 1000.", minimum=1, maximum=1000),
+    "offset": s.integer("Number of leading results to skip (after the cursor, with `after`). Default 0.", minimum=0),
+}
 DOC = f"""Every change of every entity is recorded from the table's change stream (a few hundred milliseconds
 after the write): who (key, agent, person or company binding, integration), when, through which operation
 and request, and the entity's state before and after (secrets redacted). Records are kept in time order;
@@ -88,6 +102,13 @@ The account's own changes are records too, with the same actor, time and before/
 The operator's records say channel `operator` and agent `operator (pmctl)`, with no key. A key's expiry is no
 write and no record: its `expiresAt` is in its creation record. These records are no webhook events, and
 `audit.revert` does not undo them (400 `not_revertible`; a filter skips them).
+
+Paging: by `offset`, or by cursor: pass an answer's `next` as `after` and the list goes on after that
+answer's last record, however many records arrive meanwhile (an offset would shift when records arrive
+before it). The records come from the table's change stream, a moment after their changes, and are
+ordered by the time of the change: a record whose change happened just before a cursor's may still
+arrive behind it. To follow the changes of entities as they happen, exactly once each, use
+`changes.list` (its ids are those of the webhook events); audit.list is the history to read and undo.
 
 Who sees the account's records: keys holding `admin`. An integration's key sees only its own integration's,
 and only with `admin`: the `integration` records of its connection (entity id its integration id) and the
@@ -113,16 +134,33 @@ REVERT_OF_OBJECT_KEYS = "audit.revert is not open to keys limited to objects yet
     kind="query",
     summary="List audit records, oldest first, filtered by entity, key, agent, operation and time.",
     docs=DOC,
-    args=s.obj({**FILTERS, **s.paging()}, required=["limit", "offset"]),
-    result=s.list_result("auditRecords", RECORD),
+    args=s.obj(LIST_ARGS, required=["limit"]),
+    result=s.obj(
+        {
+            **s.list_result("auditRecords", RECORD)["properties"],
+            "next": s.string("The cursor to pass as `after` for the records after this page."),
+        },
+        required=["pagination", "auditRecords", "next"],
+    ),
     scope="read",
     idempotent=True,
-    example={"agentName": "invoice-bot", "from": "2026-01-01T00:00:00Z", "limit": 100, "offset": 0},
+    errors=(codes.INVALID_CURSOR,),
+    example={"agentName": "invoice-bot", "entityType": "contact", "from": "2026-01-01T00:00:00Z", "limit": 100},
 )
 def list_records(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-    found, total, capped = audit.page(ctx, args, args["limit"], args["offset"])
+    wanted = args.get("entityType")
+    if wanted and wanted not in ENTITY_TYPES and wanted not in ACCOUNT_TYPES:
+        known = ", ".join(sorted({*ENTITY_TYPES, *ACCOUNT_TYPES}))
+        raise invalid_at("entityType", f"no entity type {wanted!r}; one of {known}")
+    after = audit.decode_cursor(args["after"]) if args.get("after") else None
+    limit, offset = args["limit"], args.get("offset", 0)
+    found, total, capped = audit.page(ctx, args, limit, offset, after)
     shown = [audit.as_read_by(ctx, r) for r in found]
-    return {"pagination": s.pagination(total, args["limit"], args["offset"], capped), "auditRecords": shown}
+    return {
+        "pagination": s.pagination(total, limit, offset, capped),
+        "auditRecords": shown,
+        "next": audit.next_cursor(found, after, args),
+    }
 
 
 @operation(

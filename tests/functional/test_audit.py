@@ -68,6 +68,61 @@ def test_audit_filters_by_key_agent_operation_and_time(tenant: Tenant, settle: A
     )
 
 
+def test_audit_filters_by_entity_type_with_exact_totals(tenant: Tenant, settle: Any) -> None:
+    people = [tenant.contact(lastName=f"Typ{i}") for i in range(3)]
+    tenant.ok("contacts.update", {"contact": {"id": people[0]["id"], "lastName": "Typ0b"}})
+    place = tenant.ok("objects.create", {"object": {"name": "Haus Typ", "type": "rental"}})["object"]
+    settle()
+    contacts = tenant.get("audit.list", {"entityType": "contact", "limit": 100})
+    assert contacts["pagination"]["total"] == 4
+    assert {r["entityType"] for r in contacts["auditRecords"]} == {"contact"}
+    objects = tenant.get("audit.list", {"entityType": "object", "limit": 100})
+    assert [r["entityId"] for r in objects["auditRecords"]] == [place["id"]]
+    # the account's records by their type: the sign-up's key, to an admin key
+    keys = tenant.get("audit.list", {"entityType": "apiKey", "limit": 100})
+    assert keys["pagination"]["total"] >= 1 and {r["entityType"] for r in keys["auditRecords"]} == {"apiKey"}
+    reader = tenant.new_key(["read"], agent="reader")
+    assert tenant.get("audit.list", {"entityType": "apiKey", "limit": 100}, key=reader)["pagination"]["total"] == 0
+    unknown = tenant.query("audit.list", {"entityType": "spaceship", "limit": 10})
+    assert unknown.status == 400 and unknown.body["errors"][0]["path"] == "entityType"
+
+
+def test_audit_pages_by_cursor_and_goes_on_after_its_last_record(tenant: Tenant, settle: Any) -> None:
+    bot = tenant.new_key(["read", "write"], agent="cursor-bot")
+    for i in range(7):
+        tenant.ok("contacts.create", {"contact": {"personType": "natural", "lastName": f"C{i}"}}, key=bot)
+    settle()
+    seen: list[str] = []
+    answer = tenant.get("audit.list", {"agentName": "cursor-bot", "limit": 3})
+    while answer["auditRecords"]:
+        seen += [r["entityId"] for r in answer["auditRecords"]]
+        answer = tenant.get("audit.list", {"agentName": "cursor-bot", "limit": 3, "after": answer["next"]})
+    everything = tenant.get("audit.list", {"agentName": "cursor-bot", "limit": 100})["auditRecords"]
+    assert seen == [r["entityId"] for r in everything] and len(seen) == 7
+    # the last cursor is where a follower waits: what arrives later comes after it, exactly once
+    waiting = answer["next"]
+    late = tenant.ok("contacts.create", {"contact": {"personType": "natural", "lastName": "Late"}}, key=bot)
+    settle()
+    after = tenant.get("audit.list", {"agentName": "cursor-bot", "limit": 3, "after": waiting})
+    assert [r["entityId"] for r in after["auditRecords"]] == [late["contact"]["id"]]
+    assert after["pagination"]["total"] == 1
+    # an offset counts after the cursor, and the total is of the records after it
+    all_eight = [
+        r["entityId"] for r in tenant.get("audit.list", {"agentName": "cursor-bot", "limit": 100})["auditRecords"]
+    ]
+    first = tenant.get("audit.list", {"agentName": "cursor-bot", "limit": 2})
+    skipped = tenant.get("audit.list", {"agentName": "cursor-bot", "limit": 2, "offset": 1, "after": first["next"]})
+    assert [r["entityId"] for r in skipped["auditRecords"]] == all_eight[3:5]
+    assert skipped["pagination"]["total"] == 6
+
+
+def test_an_audit_cursor_this_service_did_not_hand_out_is_refused(tenant: Tenant) -> None:
+    for cursor in ("aud_01K00000000000000000000000", "aud1.bm9wZQ", "chg1.MTA", "aud1.!!"):
+        answer = tenant.query("audit.list", {"limit": 10, "after": cursor})
+        assert answer.status == 400, cursor
+        assert answer.body["code"] == "invalid_cursor" and answer.body["errors"][0]["path"] == "after"
+
+
 def test_audit_is_per_tenant(tenant: Tenant, other_tenant: Tenant, settle: Any) -> None:
     theirs = other_tenant.contact()
     settle()

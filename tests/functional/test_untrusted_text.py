@@ -11,8 +11,10 @@ from typing import Any
 
 from click.testing import CliRunner
 
+from chalicelib import clock
 from chalicelib.ops.pmctl import cli
 from tests.client import Tenant
+from tests.eventually import eventually
 from tests.mcp_client import McpSession
 
 PLANTED = (
@@ -176,3 +178,32 @@ def test_audit_states_read_by_an_omitting_key_show_only_its_own_sides_text(
     # REST keeps the trail as stored
     rest = tenant.get("audit.show", {"auditRecord": planted_id}, key=locked)["auditRecord"]
     assert rest["after"]["data"]["notes"] == PLANTED
+
+
+def test_the_change_feed_read_by_an_omitting_key_shows_only_its_own_sides_text(
+    api: Any, tenant: Tenant, stack: Any
+) -> None:
+    since = clock.iso(clock.now())  # the feed's start: just before the first change
+    contact = tenant.contact(lastName="Brenner", notes=OWN_NOTE)
+    _, vendor_key = _vendor(tenant)
+    _plant(tenant, vendor_key, contact["id"])
+    tenant.ok("contacts.update", {"contact": {"id": contact["id"], "firstName": "Hanna"}})
+    locked = tenant.new_key(["read"], untrustedText="omit")
+    arguments = {"since": since, "entityTypes": ["contact"], "limit": 10}
+
+    def three() -> list[dict[str, Any]]:
+        with McpSession(api.base, locked) as mcp:
+            changes = mcp.ok("meta.tool.execute", {"name": "changes.list", "arguments": arguments})["changes"]
+        assert len(changes) == 3, changes
+        return changes
+
+    created, planted, corrected = eventually(three, message="the three changes on the feed")
+    shown = json.dumps([created, planted, corrected], ensure_ascii=False)
+    assert "SYSTEM NOTE" not in shown and "evil.example" not in shown
+    assert created["data"]["notes"] == OWN_NOTE  # written by the tenant's own key in that change
+    assert planted["data"]["notes"].startswith("[text omitted") and "craft-portal" in planted["data"]["notes"]
+    assert planted["previous"]["notes"].startswith("[text omitted")  # the states name no authors
+    assert corrected["data"]["firstName"] == "Hanna" and corrected["data"]["notes"].startswith("[text omitted")
+    # REST keeps the feed as stored
+    rest = tenant.get("changes.list", arguments, key=locked)["changes"]
+    assert rest[1]["data"]["notes"] == PLANTED and rest[1]["previous"]["notes"] == OWN_NOTE

@@ -3,9 +3,9 @@ time range, each change as a field-by-field diff; reverting one change, or every
 matches after a preview (audit.revert with dryRun) and a confirmation.
 
 Reads are audit.list and audit.show (viewer); reverts are audit.revert (admin; its scopes are
-write and destructive, which admins and owners hold). audit.list answers oldest first and has
-no entity type filter: the trail shows the newest first (a count, then the page from the end)
-and filters by entity type in the page, over a bounded window of the newest records.
+write and destructive, which admins and owners hold). audit.list answers oldest first: the
+trail shows the newest first (a count, then the page from the end), filtered by entity type by
+audit.list itself.
 
 The account's own records (keys, integrations, the team, the tenant) need `admin`
 (events/audit.py): owners and admins see them, viewers do not, and the type filter offers a
@@ -35,7 +35,6 @@ from chalicelib.store import members
 
 FILTERS = tuple(AUDIT_FILTERS)  # audit.list's filters, and audit.revert's `filter`
 PAGE_SIZE = 50
-TYPE_WINDOW = 1000  # newest records read when filtering by entity type (one audit.list page at most)
 LIST_DIFF_FIELDS = 5  # fields a row of the trail shows; the detail shows all
 LIST_VALUE_CHARS = 80
 DONE_ACTIONS = ("updated", "deleted", "restored", "none")
@@ -54,16 +53,11 @@ def trail(request: Request) -> Answer:
     offset = _offset(request.query.get("offset", ""))
     records: list[dict[str, Any]] = []
     pagination = {"total": 0, "limit": PAGE_SIZE, "offset": offset}
-    window_full, capped, errors, status = False, False, [], 200
+    capped, errors, status = False, [], 200
     try:
         filters = _filters(form)
-        if form["entityType"]:
-            window, total, capped = _newest(request, filters, TYPE_WINDOW, 0)
-            matching = [r for r in window if r["entityType"] == form["entityType"]]
-            records, window_full = matching[offset : offset + PAGE_SIZE], total > TYPE_WINDOW
-            pagination["total"] = len(matching)
-        else:
-            records, pagination["total"], capped = _newest(request, filters, PAGE_SIZE, offset)
+        listed = {**filters, "entityType": form["entityType"]} if form["entityType"] else filters
+        records, pagination["total"], capped = _newest(request, listed, PAGE_SIZE, offset)
     except BadFilter as bad:
         errors, status = [translate(request.lang, "activity.bad_time", value=str(bad))], 400
     except ApiError as error:
@@ -78,8 +72,6 @@ def trail(request: Request) -> Answer:
         rows=[_row(request, record, brief=True, people=people) for record in records],
         pagination=pagination,
         page_url=_page_url({name: value for name, value in form.items() if value}),
-        window_full=window_full,
-        window=TYPE_WINDOW,
         capped=capped,
         type_options=_type_options(request),
         operations=sorted(name for name, op in registry.REGISTRY.items() if op.kind == "command"),

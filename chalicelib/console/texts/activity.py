@@ -22,12 +22,6 @@ TEXTS: dict[str, tuple[str, str]] = {
         "„{value}“ ist keine gültige Zeitangabe. Bitte im Format JJJJ-MM-TT SS:MM (UTC) eingeben.",
         "“{value}” is not a time we can read. Please enter it as YYYY-MM-DD HH:MM (UTC).",
     ),
-    "activity.window_full": (
-        "Für die Art des Datensatzes wurden nur die neuesten {window} Änderungen durchsucht, die zu den übrigen "
-        "Filtern passen. Grenzen Sie den Zeitraum ein, um ältere zu sehen.",
-        "For the record type, only the newest {window} changes matching the other filters were searched. "
-        "Narrow the time range to see older ones.",
-    ),
     "activity.capped": (
         "Es gibt mehr Änderungen, als gezählt werden können. Grenzen Sie die Suche ein (Zeitraum, Agent).",
         "There are more changes than can be counted. Narrow the search (time range, agent).",
