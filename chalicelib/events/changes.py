@@ -102,6 +102,8 @@ def from_record(record: dict[str, Any]) -> Change | None:
     if account and action == "updated" and before == after:
         return None  # only a key's use was written (lastUsedAt): no change of the account
     aliases_only = action == "updated" and before == after
+    if aliases_only and (old or {}).get("aliases") == (new or {}).get("aliases"):
+        return None  # only bookkeeping was written (an index key a backfill filled in: store/backfills.py)
     return Change(
         tenant_id=str(current["tenantId"]),
         entity_type=str(entity_type),
