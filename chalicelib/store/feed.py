@@ -19,7 +19,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 import time
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 from chalicelib import clock
@@ -114,16 +114,17 @@ def _commit(tenant_id: str, last: int, chunk: list[tuple[Item, dict[str, Any]]])
             tx.save(audit_item, Item.pk.does_not_exist(), ("audit", index))
 
 
-def entries(tenant_id: str, first: int, last: int) -> list[dict[str, Any]]:
+def entries(tenant_id: str, first: int, last: int) -> Iterator[dict[str, Any]]:
     """The entries numbered first..last (inclusive), in order: a Query per block the range
-    touches, consistent. Entries past the retention are gone (TTL): they are simply not there."""
-    found: list[dict[str, Any]] = []
+    touches, consistent, read a page (1 MB) at a time as the caller goes on, so a reader that
+    stops early (a full page of changes) reads no further. Entries past the retention are gone
+    (TTL): they are simply not there."""
     for block in range(first // BLOCK, last // BLOCK + 1):
         low, high = max(first, block * BLOCK), min(last, (block + 1) * BLOCK - 1)
         pk = _entry_key(tenant_id, low)[0]
         condition = Item.sk.between(f"{low:012d}", f"{high:012d}")
-        found += [item.data_dict() for item in Item.query(pk, condition, consistent_read=True)]
-    return found
+        for item in Item.query(pk, condition, consistent_read=True):
+            yield item.data_dict()
 
 
 def entry(tenant_id: str, seq: int) -> dict[str, Any] | None:
