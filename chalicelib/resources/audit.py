@@ -109,6 +109,8 @@ before it). The records come from the table's change stream, a moment after thei
 ordered by the time of the change: a record whose change happened just before a cursor's may still
 arrive behind it. To follow the changes of entities as they happen, exactly once each, use
 `changes.list` (its ids are those of the webhook events); audit.list is the history to read and undo.
+The record of a change that was a webhook event shares the event's id after its prefix (`aud_X` for
+`evt_X`).
 
 Who sees the account's records: keys holding `admin`. An integration's key sees only its own integration's,
 and only with `admin`: the `integration` records of its connection (entity id its integration id) and the

@@ -305,3 +305,13 @@ def test_a_record_that_keeps_failing_is_dead_lettered_and_replayable(
         "ok": True,
         "detail": "0 failed records in the dead-letter store",
     }
+
+
+def test_an_audit_record_shares_its_id_with_the_changes_webhook_event(tenant: Tenant, settle: Any) -> None:
+    since = clock.iso(clock.now())
+    person = tenant.contact(lastName="Gleich")
+    settle()
+    change = tenant.get("changes.list", {"since": since, "entityTypes": ["contact"], "limit": 10})["changes"][0]
+    record = tenant.get("audit.list", {"entityId": person["id"], "limit": 10})["auditRecords"][0]
+    assert change["entityId"] == person["id"]
+    assert record["id"] == "aud_" + change["id"].removeprefix("evt_")
