@@ -14,6 +14,9 @@ MAX_BODY_BYTES = 1024 * 1024
 # Entries one aliases.upsert call may carry: each entry writes two items and a
 # DynamoDB transaction holds at most 100.
 MAX_ALIAS_ENTRIES = 50
+# Items one `<list>.upsert` call may carry (resources/upserts.py): each is its own write, so a call
+# of 500 stays within the API function's time and the 1 MB body.
+MAX_UPSERT_ITEMS = 500
 
 # How long an authenticated key stays cached in a warm Lambda before it is read again.
 KEY_CACHE_SECONDS = 10.0

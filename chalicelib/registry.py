@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cached_property
 from typing import Any, Literal
 
 from chalicelib import paths
@@ -19,6 +20,10 @@ from chalicelib.scopes import AREA_SCOPES, SCOPE_ADMIN, SCOPE_DESTRUCTIVE, SCOPE
 Kind = Literal["query", "command"]
 Surface = Literal["v2", "platform"]
 Handler = Callable[[CallContext, dict[str, Any]], dict[str, Any]]
+# Marks an array argument whose items the handler checks one by one (an upsert's `items`): the
+# call's validation and reference resolution take any object there, so one bad item fails alone.
+ITEMS_CHECKED_ALONE = "x-items-checked-alone"
+
 # An error an operation documents: an entry of error_codes.py, rendered with its status and
 # meaning; or (entry, this operation's own words for it) where the operation says more.
 DocumentedError = ErrorCode | tuple[ErrorCode, str]
@@ -66,6 +71,18 @@ class Operation:
     @property
     def required_scopes(self) -> tuple[str, ...]:
         return (self.scope, SCOPE_DESTRUCTIVE) if self.destructive else (self.scope,)
+
+    @cached_property
+    def checked_args(self) -> dict[str, Any]:
+        """The arguments' schema as the call checks it (validation.py, resolve.py): `args`, with
+        the items of an array marked ITEMS_CHECKED_ALONE taken as any object (the handler checks
+        each against the items' schema, which `args` keeps for the docs)."""
+        props = self.args.get("properties", {})
+        alone = {name for name, schema in props.items() if schema.get(ITEMS_CHECKED_ALONE)}
+        if not alone:
+            return self.args
+        loose = {name: {**props[name], "items": {"type": "object"}} for name in alone}
+        return {**self.args, "properties": {**props, **loose}}
 
     @property
     def paged(self) -> bool:

@@ -29,5 +29,5 @@ def resolve_refs(ctx: CallContext, op: Operation, args: dict[str, Any]) -> dict[
             raise not_found_at(path, f"No {wanted} with alias {value!r} for this integration.")
         return hit[0]
 
-    resolved: dict[str, Any] = map_refs(op.args, args, "", resolve)
+    resolved: dict[str, Any] = map_refs(op.checked_args, args, "", resolve)
     return resolved

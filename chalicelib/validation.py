@@ -186,7 +186,7 @@ def describe_errors(errors: Any) -> list[dict[str, str]]:
 def validate(op: Operation, args: dict[str, Any], *, stand_in: StandIn | None = None) -> None:
     """The arguments against the operation's schema (400 naming each violation); with
     `stand_in`, values it accepts pass for any value (see _validator_class_with)."""
-    found = find_errors(op.name, op.args, args, stand_in=stand_in)
+    found = find_errors(op.name, op.checked_args, args, stand_in=stand_in)
     if found:
         summary = "; ".join(f"{f['path']}: {f['message']}" for f in found[:5])
         raise Invalid(f"Invalid arguments for {op.name}: {summary}", code=codes.VALIDATION_FAILED, errors=found)

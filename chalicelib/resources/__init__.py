@@ -11,6 +11,9 @@ from chalicelib.registry import REGISTRY, Operation
 for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
     importlib.import_module(f"{__name__}.{_module}")
 
+# The upserts derive from the create and update commands every module above declared.
+importlib.import_module(f"{__name__}.upserts").declare_upserts()
+
 
 def load_all() -> dict[str, Operation]:
     """The registry, with every resource module's operations in it (imported above)."""

@@ -19,6 +19,7 @@ from chalicelib.resources.common import (
     declare_lifecycle,
     declare_list,
     declare_show,
+    record_update,
     singular_result,
     update_mode_payload,
 )
@@ -206,20 +207,24 @@ def _update(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
 
 _UPDATABLE = {k: v for k, v in FIELDS.items() if k not in BANK_ACCOUNT_INFO.readonly}
 
-register(
-    Operation(
-        name="accounting.bankaccountinfos.update",
-        kind="command",
-        summary="Change fields of a bank account info.",
-        docs=DOC + "\n\nA changed `iban` without `bic` (or `bankName`) drops the old IBAN's BIC (bank name) "
-        "and takes the new one's where the bank is known. The owner cannot change.\n\n" + UPDATE_NOTE,
-        args=s.obj({ARG: update_mode_payload(BANK_ACCOUNT_INFO, _UPDATABLE)}, required=[ARG]),
-        result=singular_result(BANK_ACCOUNT_INFO, ARG, "The bank account info after the change."),
-        handler=_update,
-        scope="write:accounting",
-        errors=(*ERRORS, codes.STALE_VERSION),
-        example={ARG: {"id": "<id or alias>", "label": "Rücklagenkonto", "accountType": "reserve"}},
-    )
+record_update(
+    BANK_ACCOUNT_INFO,
+    register(
+        Operation(
+            name="accounting.bankaccountinfos.update",
+            kind="command",
+            summary="Change fields of a bank account info.",
+            docs=DOC + "\n\nA changed `iban` without `bic` (or `bankName`) drops the old IBAN's BIC (bank name) "
+            "and takes the new one's where the bank is known. The owner cannot change.\n\n" + UPDATE_NOTE,
+            args=s.obj({ARG: update_mode_payload(BANK_ACCOUNT_INFO, _UPDATABLE)}, required=[ARG]),
+            result=singular_result(BANK_ACCOUNT_INFO, ARG, "The bank account info after the change."),
+            handler=_update,
+            scope="write:accounting",
+            errors=(*ERRORS, codes.STALE_VERSION),
+            example={ARG: {"id": "<id or alias>", "label": "Rücklagenkonto", "accountType": "reserve"}},
+        )
+    ),
+    ARG,
 )
 
 

@@ -187,6 +187,7 @@ declare_create(
     example=_EXAMPLE,
     errors=(CHECK_ERROR, codes.MANDATE_REFERENCE_TAKEN),
     summary="Create a SEPA direct debit mandate (SEPA-Lastschriftmandat).",
+    upsert="accounting.directdebitmandates.upsert",  # as its list, accounting.directdebitmandates.list
 )
 declare_update(
     DIRECT_DEBIT_MANDATE,

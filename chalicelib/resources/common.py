@@ -5,6 +5,7 @@ registers one operation in the registry."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import Any
 
 from chalicelib import error_codes as codes
@@ -163,6 +164,43 @@ def update_mode_payload(etype: EntityType, fields: dict[str, Any]) -> dict[str, 
     return s.update_payload(fields, etype.name, "The changes (Update mode).", _CREATE_REQUIRED.get(etype.name, ()))
 
 
+@dataclass(frozen=True)
+class Creation:
+    """A create command as an upsert (resources/upserts.py) reuses it: its payload's argument and
+    required fields, and the top-level arguments that fill fields (`parents`)."""
+
+    op: Operation
+    arg: str
+    required: tuple[str, ...]
+    parents: dict[str, str]
+    upsert: str  # the name of the type's upsert command
+
+
+@dataclass(frozen=True)
+class Updating:
+    """An update command as an upsert runs it for an entity its alias already names."""
+
+    op: Operation
+    arg: str
+
+
+# The create and update commands of each entity type, as declared: the upserts derive from them.
+CREATIONS: dict[str, list[Creation]] = {}
+UPDATINGS: dict[str, Updating] = {}
+
+
+def upsert_name(create_name: str) -> str:
+    """`contacts.create` -> `contacts.upsert`; `x.create.contact` -> `x.upsert`."""
+    base = create_name.split(".create", 1)[0] if ".create" in create_name else create_name.rsplit(".", 1)[0]
+    return f"{base}.upsert"
+
+
+def record_update(etype: EntityType, op: Operation, arg: str) -> Operation:
+    """Name `op` as the update command of `etype` (declare_update does; a custom one calls it)."""
+    UPDATINGS[etype.name] = Updating(op, arg)
+    return op
+
+
 def declare_create(
     etype: EntityType,
     name: str,
@@ -174,10 +212,12 @@ def declare_create(
     parents: dict[str, str] | None = None,
     errors: tuple[DocumentedError, ...] = (),
     summary: str | None = None,
+    upsert: str | None = None,
 ) -> Operation:
     """A create command. `parents` maps a top-level argument to the field it fills
     (`{"object": "objectId"}` for processes.create's `object` argument); such fields are
-    not part of the payload."""
+    not part of the payload. `upsert` names the type's upsert command when the create's own
+    name does not say it (upsert_name)."""
     parents = parents or {}
     fields = {k: v for k, v in etype.fields.items() if k not in parents.values() and k not in etype.readonly}
     parent_args = {
@@ -193,7 +233,7 @@ def declare_create(
         required=create_mode_required(etype, required),
         description=f"The new {etype.name} (Create mode: no id).",
     )
-    return register(
+    created = register(
         Operation(
             name=name,
             kind="command",
@@ -207,6 +247,9 @@ def declare_create(
             example={arg: example, **{a: "<id or alias>" for a in parents}},
         )
     )
+    creation = Creation(created, arg, tuple(required), dict(parents), upsert or upsert_name(name))
+    CREATIONS.setdefault(etype.name, []).append(creation)
+    return created
 
 
 # A guard sees the stored entity and the Update-mode payload (without id and version) and
@@ -246,7 +289,7 @@ def declare_update(
         updated = store.update(ctx, etype, entity_id, payload, expected_version=version, path=arg)
         return {arg: store.to_wire(ctx, updated)}
 
-    return register(
+    updating = register(
         Operation(
             name=name,
             kind="command",
@@ -260,6 +303,7 @@ def declare_update(
             example={arg: {"id": "<id or alias>", **example}},
         )
     )
+    return record_update(etype, updating, arg)
 
 
 DELETED = s.obj(

@@ -44,6 +44,34 @@ def resolve(ctx: CallContext, alias: str) -> tuple[str, str] | None:
     return data["id"], data["type"]
 
 
+def lookup_many(ctx: CallContext, names: list[str]) -> dict[str, tuple[str, str]]:
+    """resolve() for many aliases at once (BatchGetItem, 100 a call): alias -> (id, entity type)
+    for those that name something (within an object-limited key's reach)."""
+    items = fetch_many([(alias_pk(ctx, name), ALIAS_SK) for name in dict.fromkeys(names)])
+    found = {entry["alias"]: (entry["id"], entry["type"]) for entry in map(_entry, items)}
+    if reach.limited(ctx):
+        reached = reach.within(ctx, [entity_id for entity_id, _ in found.values()])
+        found = {name: hit for name, hit in found.items() if hit[0] in reached}
+    return found
+
+
+def alias_item(ctx: CallContext, alias: str, entity_id: str, entity_type: str, now: str) -> Item:
+    """The item that maps `alias` (of the caller's integration) to an entity."""
+    return Item(
+        alias_pk(ctx, alias),
+        ALIAS_SK,
+        type="alias",
+        tenantId=ctx.tenant_id,
+        id=entity_id,
+        data={"alias": alias, "id": entity_id, "type": entity_type},
+        createdAt=now,
+        updatedAt=now,
+        changedBy=ctx.stamp(),
+        gsi1pk=alias_list_pk(ctx),
+        gsi1sk=alias,
+    )
+
+
 def upsert(ctx: CallContext, entries: list[dict[str, str]]) -> list[dict[str, str]]:
     """Map every alias to its entity, all or nothing. An alias already mapped to another
     entity is a conflict; mapping it again to the same entity changes nothing. An object-limited
@@ -58,22 +86,8 @@ def upsert(ctx: CallContext, entries: list[dict[str, str]]) -> list[dict[str, st
     try:
         with Transaction() as tx:
             for index, entry in enumerate(entries):
-                alias_item = Item(
-                    alias_pk(ctx, entry["alias"]),
-                    ALIAS_SK,
-                    type="alias",
-                    tenantId=ctx.tenant_id,
-                    id=entry["id"],
-                    data={"alias": entry["alias"], "id": entry["id"], "type": entry["type"]},
-                    createdAt=now,
-                    updatedAt=now,
-                    changedBy=ctx.stamp(),
-                    gsi1pk=alias_list_pk(ctx),
-                    gsi1sk=entry["alias"],
-                )
-                tx.save(
-                    alias_item, condition=Item.pk.does_not_exist() | (Item.id == entry["id"]), label=("alias", index)
-                )
+                mapping = alias_item(ctx, entry["alias"], entry["id"], entry["type"], now)
+                tx.save(mapping, condition=Item.pk.does_not_exist() | (Item.id == entry["id"]), label=("alias", index))
                 by_entity.setdefault(entry["id"], []).append(entry["alias"])
             first_entry = {e["id"]: i for i, e in reversed(list(enumerate(entries)))}
             for entity_id, names in by_entity.items():

@@ -254,9 +254,11 @@ def create(
     file_key: str | None = None,
     file_version: str | None = None,
     also: Callable[[Transaction], None] | None = None,
+    aliases: dict[str, set[str]] | None = None,
 ) -> Item:
     """Store a new entity. `companions` are items written in the same transaction, each
-    only if it does not exist yet (a webhook's secret, keyed by the `entity_id` given);
+    only if it does not exist yet (a webhook's secret, keyed by the `entity_id` given; an
+    alias's mapping, with `aliases` the entity's own record of it: integration -> names);
     `also` adds further writes to it (an upload reservation marked done). `file_key` and
     `file_version` name the entity's file in S3."""
     limited = reach.limited(ctx)
@@ -280,7 +282,7 @@ def create(
         updatedAt=now,
         changedBy=ctx.stamp(),
         textBy=authors.after_change(etype, {}, data, {}, ctx.stamp()) or None,
-        aliases={},
+        aliases=aliases or {},
         fileKey=file_key,
         fileVersion=file_version,
         **index_keys(ctx.tenant_id, etype, entity_id, data, now),
