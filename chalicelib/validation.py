@@ -110,14 +110,14 @@ _VALIDATORS: dict[tuple[str, StandIn | None], Any] = {}
 
 
 def find_errors(
-    key: str, schema: dict[str, Any], args: Any, *, stand_in: StandIn | None = None
+    key: str, schema: dict[str, Any], args: Any, *, stand_in: StandIn | None = None, limit: int | None = None
 ) -> list[dict[str, str]]:
     """Every violation of `schema` (its validator cached under `key`) as `{"path", "message"}`,
-    in path order; with `stand_in`, values it accepts pass for any value."""
+    in path order, up to `limit` (MAX_ERRORS); with `stand_in`, values it accepts pass for any value."""
     if (key, stand_in) not in _VALIDATORS:
         cls = _validator_class() if stand_in is None else _validator_class_with(stand_in)
         _VALIDATORS[key, stand_in] = cls(as_json_schema(schema), format_checker=cls.FORMAT_CHECKER)
-    return describe_errors(_VALIDATORS[key, stand_in].iter_errors(args))
+    return describe_errors(_VALIDATORS[key, stand_in].iter_errors(args), limit or MAX_ERRORS)
 
 
 def as_json_schema(schema: Any) -> Any:
@@ -167,12 +167,12 @@ def _message(error: Any) -> str:
 MAX_ERRORS = 100
 
 
-def describe_errors(errors: Any) -> list[dict[str, str]]:
-    """jsonschema's errors as `{"path", "message"}`, in path order: the first MAX_ERRORS in the
+def describe_errors(errors: Any, limit: int = MAX_ERRORS) -> list[dict[str, str]]:
+    """jsonschema's errors as `{"path", "message"}`, in path order: the first `limit` in the
     body's order (iter_errors is lazy, so the rest are never built). A missing property is
     reported at its own path (`unit.objectId: required`), where a client looks for it."""
     found = []
-    for error in itertools.islice(errors, MAX_ERRORS):
+    for error in itertools.islice(errors, limit):
         parts = list(error.absolute_path)
         message = _message(error)
         if error.validator == "required":

@@ -39,16 +39,27 @@ from chalicelib.store.entity_reads import entity_pk, fetch_entities
 from chalicelib.validation import find_errors, validate
 
 OUTCOMES = ["created", "updated", "unchanged", "failed"]
+# The errors one item reports at most: 500 bad items would otherwise build 50,000 of them (a call's
+# validation reports MAX_ERRORS), a second of work to answer with more than anyone reads.
+ERRORS_PER_ITEM = 5
+# What the caller sent comes back in `alias` and in the errors' words: any string, of any length.
+_ECHOED = {"type": "string"}
 RESULT = s.obj(
     {
-        "alias": s.string("The item's alias."),
+        "alias": {**_ECHOED, "description": "The item's alias (empty when it sent none)."},
         "id": {**s.string("The entity's id (null when an item failed before it had one)."), "nullable": True},
         "result": s.enum("What became of the item.", OUTCOMES),
         "code": {**s.string("Why it failed (an error code)."), "nullable": True},
         "errors": s.array(
-            s.obj({"path": s.string("Where, e.g. items[3].objectId."), "message": s.string("What is wrong.")}),
-            "Why it failed, per field.",
-            max_items=100,
+            s.obj(
+                {
+                    "path": {**_ECHOED, "description": "Where, e.g. items[3].objectId."},
+                    "message": {**_ECHOED, "description": "What is wrong."},
+                },
+                required=["path", "message"],
+            ),
+            f"Why it failed, per field (at most {ERRORS_PER_ITEM}).",
+            max_items=ERRORS_PER_ITEM,
         ),
     },
     required=["alias", "id", "result", "errors"],
@@ -173,7 +184,7 @@ class Upsert:
         alias = item["alias"] if isinstance(item.get("alias"), str) else ""  # else the schema refuses it
         entity_id: str | None = None
         try:
-            problems = find_errors(f"{self.name}#item", self.schema, item)
+            problems = find_errors(f"{self.name}#item", self.schema, item, limit=ERRORS_PER_ITEM)
             if problems:
                 raise Invalid(f"{path}: invalid item", code=codes.VALIDATION_FAILED, errors=problems)
             if ids.looks_like_id(alias):
@@ -298,7 +309,7 @@ def _outcome(alias: str, entity_id: str, result: str) -> dict[str, Any]:
 def _within(path: str, refused: ApiError, arguments: tuple[str, ...]) -> list[dict[str, str]]:
     """A refusal's errors with their paths within the item: `unit.objectId` (as the create
     command names it) and `objectId` become `items[3].objectId`."""
-    found = refused.errors or [{"path": path, "message": refused.detail}]
+    found = (refused.errors or [{"path": path, "message": refused.detail}])[:ERRORS_PER_ITEM]
     return [{"path": _item_path(path, str(e.get("path", "")), arguments), "message": e["message"]} for e in found]
 
 

@@ -417,6 +417,10 @@ def test_a_world_of_every_type_in_b_is_invisible_to_a_key_limited_to_a(tenant: T
     assert tenant.get("aliases.resolve", [("aliases", "world-unit")])["aliases"][0]["id"] == world.ids["unit"]
 
 
+# How an item of an upsert is refused what the command's 400, 403 and 404 refuse.
+REFUSED = {"validation_failed", "invalid_request", "outside_key_objects", "not_found"}
+
+
 def test_no_command_of_a_key_limited_to_a_creates_or_changes_anything_in_b(tenant: Tenant) -> None:
     """Every command of the registry, its example pointed at the world in B (by alias, then by id):
     refused (403) or not found (404), never done."""
@@ -452,6 +456,13 @@ def test_no_command_of_a_key_limited_to_a_creates_or_changes_anything_in_b(tenan
                 continue
             if op.name == "webhooks.create":  # a webhook of the key's own objects, hearing of nothing in B
                 assert answer.status == 200 and answer.body["webhook"]["objects"] == [a["id"]], answer.body
+                continue
+            if answer.status == 200 and "results" in answer.body:  # an upsert: each item answered on its own
+                for result in answer.body["results"]:
+                    if op.name == "contacts.upsert":  # as contacts.create: a contact of its own
+                        assert result["result"] in ("created", "unchanged"), result
+                    else:
+                        assert result["result"] == "failed" and result["code"] in REFUSED, (op.name, how, result)
                 continue
             assert answer.status in (400, 403, 404), (op.name, how, answer.status, answer.body)
     # by alias, B's object is as unknown to the key as a missing one; by id, naming it is refused
