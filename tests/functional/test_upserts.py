@@ -96,7 +96,7 @@ def test_units_sent_twice_are_created_then_unchanged_and_only_what_differs_is_up
     assert audited == UNITS + 10
     delivered = receiver.wait_for(10, timeout=60)
     time.sleep(1)  # nothing more arrives
-    assert len(receiver.delivered) == 10 and {d.event["type"] for d in delivered} == {"unit.updated"}
+    assert len(receiver.delivered()) == 10 and {d.event["type"] for d in delivered} == {"unit.updated"}
     assert {d.event["data"]["number"] for d in delivered} == {f"WE {n % 100:03d} neu" for n in renamed}
     assert all(d.event["actor"]["channel"] == "rest" for d in delivered)
 
