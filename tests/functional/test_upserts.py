@@ -14,7 +14,8 @@ import pytest
 from tests.client import Tenant
 from tests.receiver import Receiver
 
-# The 5,000 units under 50 objects with PM_UPSERT_TEST_UNITS=5000; the suite runs 1,000 under 10.
+# The 5,000 units under 50 objects with PM_UPSERT_TEST_UNITS=5000 (passed in 3.5 min here,
+# 2026-11-27); the suite runs 1,000 under 10.
 UNITS = int(os.environ.get("PM_UPSERT_TEST_UNITS", "1000"))
 BATCH = 500
 
