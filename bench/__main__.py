@@ -18,7 +18,18 @@ import time
 
 from bench.harness import table
 
-BENCHMARKS = ("bundles", "cold_start", "foundation", "catalogue", "sync", "bulk", "webhooks", "uploads", "search", "load")
+BENCHMARKS = (
+    "bundles",
+    "cold_start",
+    "foundation",
+    "catalogue",
+    "sync",
+    "bulk",
+    "webhooks",
+    "uploads",
+    "search",
+    "load",
+)
 
 
 def smoke(chosen: list[str] | tuple[str, ...]) -> int:
