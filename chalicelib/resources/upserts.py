@@ -26,7 +26,7 @@ from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES, EntityType, ref_types, type_of_id
-from chalicelib.errors import ApiError, Invalid, NotFound, not_found_at
+from chalicelib.errors import ApiError, Conflict, Invalid, NotFound, not_found_at
 from chalicelib.jsontext import plain
 from chalicelib.registry import ITEMS_CHECKED_ALONE, Operation, register
 from chalicelib.resources.aliases import ALIAS
@@ -199,7 +199,7 @@ class Upsert:
                 return _outcome(alias, created, "created")
             entity_id, kind = hit
             if kind != self.etype.name:
-                raise Invalid(
+                raise Conflict(
                     f"{path}.alias: {alias!r} names a {kind}.",
                     code=codes.ALIAS_TAKEN,
                     errors=[{"path": "alias", "message": f"names a {kind}, not a {self.etype.name}"}],
