@@ -14,6 +14,11 @@ those this call created before it), then
   with the differing fields and the version read (its guards, immutable fields and checks apply);
 - anything refused: `failed` with the refusal's code and errors (paths within `items[i]`), and the
   next item goes on.
+An `alias` that is an id of the type names this tenant's entity of that id when there is one (updated or
+unchanged by its id); otherwise it is a foreign id (another tenant's, an export's: an entity exported
+without an alias carries its id as its alias) and is mapped like any alias, so that a re-import's later
+calls resolve references written as that id. Such a mapping serves the upserts only: every other command
+reads an id as an id.
 The aliases and the entities they name are read in batches first (BatchGetItem), so an unchanged
 item costs no call of its own."""
 
@@ -175,9 +180,12 @@ class Upsert:
             if isinstance(item.get("alias"), str):
                 names.append(item["alias"])
             map_refs(self.schema, item, "", named)
-        self.known = aliases.lookup_many(self.ctx, [n for n in names if not ids.looks_like_id(n)])
+        self.known = aliases.lookup_many(self.ctx, names)
         own = {i for i, kind in self.known.values() if kind == self.etype.name}
-        self.stored = {item.id: item for item in fetch_entities([entity_pk(self.ctx.tenant_id, i) for i in own])}
+        by_id = {n for n in names if ids.prefix_of(n) == self.etype.prefix and n not in self.known}
+        self.stored = {
+            item.id: item for item in fetch_entities([entity_pk(self.ctx.tenant_id, i) for i in own | by_id])
+        }
 
     def _one(self, index: int, item: dict[str, Any]) -> dict[str, Any]:
         path = f"items[{index}]"
@@ -187,12 +195,16 @@ class Upsert:
             problems = find_errors(f"{self.name}#item", self.schema, item, limit=ERRORS_PER_ITEM)
             if problems:
                 raise Invalid(f"{path}: invalid item", code=codes.VALIDATION_FAILED, errors=problems)
-            if ids.looks_like_id(alias):
-                raise Invalid(
-                    f"{path}.alias: an alias may not look like an internal id.",
-                    errors=[{"path": "alias", "message": "looks like an id"}],
-                )
             data = map_refs(self.schema, {k: v for k, v in item.items() if k != "alias"}, path, self._resolve)
+            if ids.looks_like_id(alias):
+                if ids.prefix_of(alias) != self.etype.prefix:
+                    raise Invalid(
+                        f"{path}.alias: {alias} is the id of another entity type.",
+                        errors=[{"path": "alias", "message": f"an id, not of a {self.etype.name}"}],
+                    )
+                if alias not in self.known and alias in self.stored:  # this tenant's own entity, by its id
+                    entity_id = alias
+                    return _outcome(alias, alias, self._update(path, alias, data))
             hit = self.known.get(alias)
             if hit is None:
                 created = self._create(path, alias, data)
@@ -223,11 +235,12 @@ class Upsert:
         this call) of one."""
         allowed = ref_types(x_ref)
         wanted = " or ".join(allowed)
+        hit = self.known.get(value)
         if ids.looks_like_id(value):
             if type_of_id(value, x_ref) is None:
                 raise not_found_at(path, f"{value} is not the id of a {wanted}.")
-            return value
-        hit = self.known.get(value)
+            return hit[0] if hit is not None and hit[1] in allowed else value  # a foreign id mapped here
+
         if hit is None or hit[1] not in allowed:
             raise not_found_at(path, f"No {wanted} with alias {value!r} for this integration.")
         return hit[0]

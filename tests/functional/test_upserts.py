@@ -109,7 +109,7 @@ def test_a_bad_item_fails_alone_with_its_field_errors(tenant: Tenant) -> None:
     items[7] = {**items[7], "type": "castle"}  # not a unit type
     del items[8]["number"]  # required
     items[9] = {**items[9], "objectId": "obj-missing"}  # no such alias
-    items[10] = {**items[10], "alias": "uni_01K00000000000000000000000"}  # id-shaped alias
+    items[10] = {**items[10], "alias": "con_01K00000000000000000000000"}  # the id of another type
     answer = tenant.ok("units.upsert", {"items": items})
     results = answer["results"]
     assert answer["counts"] == {"created": BATCH - 4, "updated": 0, "unchanged": 0, "failed": 4}
@@ -210,3 +210,33 @@ def test_an_upsert_needs_the_write_scope_of_its_area(tenant: Tenant) -> None:
         "contacts.upsert", {"items": [{"alias": "c", "personType": "natural", "lastName": "Z"}]}, key=contacts_only
     )
     assert allowed["counts"]["created"] == 1
+
+
+def test_ids_from_elsewhere_work_as_aliases_across_calls_and_own_ids_name_own_entities(tenant: Tenant) -> None:
+    """An export's entity without an alias carries its id as its alias: re-imported elsewhere, the id is
+    mapped like an alias, so a later call's reference written as that id finds the new entity; in the
+    tenant it came from, the id names the entity itself."""
+    foreign = "con_01K0FREMDE0000000000000000"
+    first = tenant.ok("contacts.upsert", {"items": [{"alias": foreign, "personType": "natural", "lastName": "Fremd"}]})
+    created = first["results"][0]
+    assert created["result"] == "created" and created["id"] != foreign
+    account = {
+        "alias": "konto-1",
+        "contactId": foreign,
+        "iban": "DE89370400440532013000",
+        "accountHolder": "Fremd",
+        "accountType": "current",
+    }
+    later = tenant.ok("accounting.bankaccountinfos.upsert", {"items": [account]})["results"][0]
+    assert later["result"] == "created", later
+    stored = tenant.get("accounting.bankaccountinfos.detail", {"bankAccountInfo": later["id"]})["bankAccountInfo"]
+    assert stored["contactId"] == created["id"]
+    again = tenant.ok("contacts.upsert", {"items": [{"alias": foreign, "personType": "natural", "lastName": "Fremd"}]})
+    assert again["results"][0] == {**created, "result": "unchanged"}
+    own = tenant.contact(lastName="Eigen")
+    by_id = tenant.ok(
+        "contacts.upsert", {"items": [{"alias": own["id"], "personType": "natural", "lastName": "Eigen2"}]}
+    )
+    assert by_id["results"][0]["result"] == "updated" and by_id["results"][0]["id"] == own["id"]
+    assert tenant.get("contacts.show", {"contact": own["id"]})["contact"]["lastName"] == "Eigen2"
+    assert tenant.get("contacts", {"limit": 10, "offset": 0})["pagination"]["total"] == 2
