@@ -73,16 +73,22 @@ class Operation:
         return (self.scope, SCOPE_DESTRUCTIVE) if self.destructive else (self.scope,)
 
     @cached_property
+    def items_checked_alone(self) -> str | None:
+        """The array argument marked ITEMS_CHECKED_ALONE (an upsert's `items`), if any: the
+        operation answers a refused item in its answer, not with a 4xx."""
+        props = self.args.get("properties", {})
+        return next((name for name, schema in props.items() if schema.get(ITEMS_CHECKED_ALONE)), None)
+
+    @cached_property
     def checked_args(self) -> dict[str, Any]:
         """The arguments' schema as the call checks it (validation.py, resolve.py): `args`, with
-        the items of an array marked ITEMS_CHECKED_ALONE taken as any object (the handler checks
+        the items of the array marked ITEMS_CHECKED_ALONE taken as any object (the handler checks
         each against the items' schema, which `args` keeps for the docs)."""
-        props = self.args.get("properties", {})
-        alone = {name for name, schema in props.items() if schema.get(ITEMS_CHECKED_ALONE)}
-        if not alone:
+        name = self.items_checked_alone
+        if name is None:
             return self.args
-        loose = {name: {**props[name], "items": {"type": "object"}} for name in alone}
-        return {**self.args, "properties": {**props, **loose}}
+        props = self.args["properties"]
+        return {**self.args, "properties": {**props, name: {**props[name], "items": {"type": "object"}}}}
 
     @property
     def paged(self) -> bool:

@@ -33,6 +33,7 @@ os.environ.setdefault("PM_TENANT_THROTTLE_RATE", "0")  # and every tenant's, for
 os.environ.setdefault("PM_WEBHOOK_RETRY_SCALE", "0.001")  # 5 s, 5 min, 30 min become 5 ms, 300 ms, 1.8 s
 
 from tests.client import Api, Tenant  # noqa: E402
+from tests.receiver import Receiver  # noqa: E402
 
 
 @pytest.fixture(scope="session")
@@ -60,6 +61,14 @@ def api(stack: object) -> Iterator[Api]:
 def http_api(api: Api) -> Api:
     """The same service over HTTP: for what the wire itself decides (repeated headers, framing)."""
     return Api(api.base)
+
+
+@pytest.fixture()
+def receiver() -> Iterator[Receiver]:
+    """A webhook receiver on loopback that answers 200 (tests/receiver.py)."""
+    started = Receiver().start()
+    yield started
+    started.stop()
 
 
 @pytest.fixture()

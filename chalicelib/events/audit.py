@@ -9,12 +9,10 @@ those of its own integration; the rest answer as if they did not exist."""
 
 from __future__ import annotations
 
-import base64
-import binascii
 import datetime as dt
 from typing import Any
 
-from chalicelib import config, ids
+from chalicelib import config, cursors, ids
 from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES, by_prefix
@@ -209,25 +207,18 @@ _CURSOR_PREFIX = "aud1."
 
 
 def encode_cursor(audit_id: str) -> str:
-    return _CURSOR_PREFIX + base64.urlsafe_b64encode(audit_id.encode()).decode().rstrip("=")
+    return cursors.encode(_CURSOR_PREFIX, audit_id)
 
 
 def decode_cursor(cursor: str) -> str:
     """The audit id a cursor stands for; 400 `invalid_cursor` for anything audit.list did not hand out."""
-    try:
-        if not cursor.startswith(_CURSOR_PREFIX):
-            raise ValueError(cursor)
-        text = cursor.removeprefix(_CURSOR_PREFIX)
-        audit_id = base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode()
-        if ids.prefix_of(audit_id) != "aud":
-            raise ValueError(cursor)
-        return audit_id
-    except (ValueError, UnicodeDecodeError, binascii.Error):
-        raise Invalid(
-            "after: not a cursor of audit.list; pass the `next` of an earlier answer.",
-            code=codes.INVALID_CURSOR,
-            errors=[{"path": "after", "message": "not a cursor of audit.list"}],
-        ) from None
+    return cursors.decode(_CURSOR_PREFIX, cursor, _audit_id, of="audit.list")
+
+
+def _audit_id(text: str) -> str:
+    if ids.prefix_of(text) != "aud":
+        raise ValueError(text)
+    return text
 
 
 def next_cursor(shown: list[AuditRecord], after: str | None, filters: dict[str, Any]) -> str:

@@ -12,12 +12,10 @@ looked at, so a key that sees little of the feed still moves on."""
 
 from __future__ import annotations
 
-import base64
-import binascii
 import datetime as dt
 from typing import Any
 
-from chalicelib import clock
+from chalicelib import clock, cursors
 from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.errors import Invalid
@@ -65,25 +63,19 @@ def entry_of(change: Change) -> dict[str, Any]:
 
 
 def encode_cursor(seq: int) -> str:
-    return _CURSOR_PREFIX + base64.urlsafe_b64encode(str(seq).encode()).decode().rstrip("=")
+    return cursors.encode(_CURSOR_PREFIX, str(seq))
 
 
 def decode_cursor(cursor: str) -> int:
-    """The number a cursor stands for; 400 `invalid_cursor` for anything this service did not hand out."""
-    try:
-        if not cursor.startswith(_CURSOR_PREFIX):
-            raise ValueError(cursor)
-        text = cursor.removeprefix(_CURSOR_PREFIX)
-        seq = int(base64.urlsafe_b64decode(text + "=" * (-len(text) % 4)).decode())
-        if seq < 0:
-            raise ValueError(cursor)
-        return seq
-    except (ValueError, UnicodeDecodeError, binascii.Error):
-        raise Invalid(
-            "after: not a cursor of this feed; pass the `next` of an earlier answer.",
-            code=codes.INVALID_CURSOR,
-            errors=[{"path": "after", "message": "not a cursor of this feed"}],
-        ) from None
+    """The number a cursor stands for; 400 `invalid_cursor` for anything this feed did not hand out."""
+    return cursors.decode(_CURSOR_PREFIX, cursor, _number, of="this feed")
+
+
+def _number(text: str) -> int:
+    seq = int(text)
+    if seq < 0:
+        raise ValueError(text)
+    return seq
 
 
 def start_of(ctx: CallContext, args: dict[str, Any]) -> int:

@@ -304,12 +304,7 @@ class Upsert:
 def _differing(ctx: CallContext, etype: EntityType, before: dict[str, Any], data: dict[str, Any]) -> list[str]:
     """The fields sent whose value differs from the stored one once the type's normalisation
     (`derive`) ran on the would-be state, in the order sent."""
-    candidate = dict(before)
-    for name, value in data.items():
-        if value is None:
-            candidate.pop(name, None)
-        else:
-            candidate[name] = value
+    candidate = store.with_changes(before, data)
     if etype.derive is not None:
         etype.derive(ctx, candidate)
     return [name for name in data if candidate.get(name) != before.get(name)]

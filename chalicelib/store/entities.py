@@ -331,17 +331,23 @@ def update(
     before = item.data_dict()
     if reach.limited(ctx):  # before the derived fields are read: a move outside refuses at once
         reach.guard_home(ctx, etype, entity_id, changes, arg=path, partial=True)
+    data = with_changes(before, changes)
+    if etype.derive:
+        etype.derive(ctx, data)
+    if etype.check:
+        etype.check(data, entity_id)
+    return _replace_data(ctx, etype, item, before, data, arg=path)
+
+
+def with_changes(before: dict[str, Any], changes: dict[str, Any]) -> dict[str, Any]:
+    """An entity's fields once Update-mode `changes` apply: a value replaces, None clears."""
     data = dict(before)
     for name, value in changes.items():
         if value is None:
             data.pop(name, None)
         else:
             data[name] = value
-    if etype.derive:
-        etype.derive(ctx, data)
-    if etype.check:
-        etype.check(data, entity_id)
-    return _replace_data(ctx, etype, item, before, data, arg=path)
+    return data
 
 
 def replace_data(ctx: CallContext, etype: EntityType, entity_id: str, data: dict[str, Any]) -> Item:

@@ -6,7 +6,6 @@ list's restore notice after a delete."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 
 import pytest
 from playwright.sync_api import Dialog, Page, expect
@@ -16,13 +15,6 @@ from tests.browser.console import signed_in_owner
 from tests.client import Api
 from tests.eventually import eventually
 from tests.receiver import Receiver
-
-
-@pytest.fixture()
-def receiver() -> Iterator[Receiver]:
-    started = Receiver().start()
-    yield started
-    started.stop()
 
 
 def test_a_webhook_made_in_the_browser_receives_a_contact_created_over_rest(

@@ -10,7 +10,6 @@ import os
 import threading
 import time
 from collections import defaultdict
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -29,13 +28,6 @@ CYCLE = 10  # operations of one writer's round (below)
 # 2026-11-27); the suite runs 200: under make test's four workers the 500 took over 5 minutes.
 RECOVERED = int(os.environ.get("PM_RECOVER_TEST_CHANGES", "200"))
 WRITTEN_TYPES = {"contact", "unit", "contract"}  # the object and the webhook made before may come later
-
-
-@pytest.fixture()
-def receiver() -> Iterator[Receiver]:
-    started = Receiver().start()
-    yield started
-    started.stop()
 
 
 def _since_now(seconds: float = -1.0) -> str:

@@ -7,10 +7,7 @@ from __future__ import annotations
 
 import re
 import uuid
-from collections.abc import Iterator
 from typing import Any
-
-import pytest
 
 from tests.client import Tenant
 from tests.console_client import Page, Person, invite, owner_of
@@ -18,13 +15,6 @@ from tests.eventually import eventually
 from tests.receiver import Receiver, closed_port
 
 AUTH = "Bearer do-not-show-me-0815"
-
-
-@pytest.fixture()
-def receiver() -> Iterator[Receiver]:
-    started = Receiver().start()
-    yield started
-    started.stop()
 
 
 def _create(owner: Person, url: str, events: list[str], **extra: str) -> tuple[Page, str]:

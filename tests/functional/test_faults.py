@@ -346,13 +346,6 @@ def _ids_of(records: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
     return audit_ids, [deliveries.event_id(c) for c in changes if c is not None]
 
 
-@pytest.fixture()
-def receiver() -> Iterator[Receiver]:
-    started = Receiver().start()
-    yield started
-    started.stop()
-
-
 @pytest.mark.parametrize("failing", ["audit", "delivery"])
 def test_a_stream_batch_failing_at_record_k_is_redelivered_without_loss_or_duplicates(
     tenant: Tenant, faults: Faults, receiver: Receiver, stack: Any, failing: str

@@ -106,9 +106,7 @@ def items_refused_alone(op: Operation) -> Any:
     `validation_failed`."""
     from chalicelib.validation import find_errors
 
-    items_schema = next(
-        schema["items"] for schema in op.args["properties"].values() if schema.get(registry.ITEMS_CHECKED_ALONE)
-    )
+    items_schema = op.args["properties"][op.items_checked_alone]["items"]
 
     def check(ctx: Any, response: schemathesis.Response, case: Case) -> bool | None:
         body = case.body if isinstance(case.body, dict) else None
@@ -119,7 +117,7 @@ def items_refused_alone(op: Operation) -> Any:
             return None
         if response.status_code == 200:
             results = json.loads(response.content)["results"]
-            for index, item in enumerate(body["items"]):
+            for index, item in enumerate(body[op.items_checked_alone]):
                 if find_errors(f"fuzz:{op.name}#item", items_schema, item):
                     assert results[index]["result"] == "failed", (index, item, results[index])
                     assert results[index]["code"] == "validation_failed", results[index]
@@ -129,8 +127,7 @@ def items_refused_alone(op: Operation) -> Any:
 
 
 def checks_of(op: Operation) -> list[Any]:
-    alone = any(schema.get(registry.ITEMS_CHECKED_ALONE) for schema in op.args.get("properties", {}).values())
-    if not alone:
+    if op.items_checked_alone is None:
         return CHECKS
     return [c for c in CHECKS if c is not negative_data_rejection] + [items_refused_alone(op)]
 

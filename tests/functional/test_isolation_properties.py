@@ -39,7 +39,7 @@ from chalicelib.entities import ENTITY_TYPES, by_prefix, ref_types
 from chalicelib.events.audit import decode_cursor as audit_cursor
 from chalicelib.events.changes import ACCOUNT_TYPES
 from chalicelib.ids import looks_like_id, prefix_of
-from chalicelib.registry import ITEMS_CHECKED_ALONE, REGISTRY, Operation
+from chalicelib.registry import REGISTRY, Operation
 from chalicelib.resources import load_all
 from chalicelib.resources.aliases import ALIAS as ALIAS_SCHEMA
 from chalicelib.schemas import MULTI_LINE, ONE_LINE, map_refs, refs_in
@@ -146,11 +146,6 @@ LISTED = {
 # An attack: (operation, path of the argument that gets the other tenant's id, what it takes).
 # Every reference argument of every operation (x-ref, from the operation's own example), and the
 # arguments that take ids of things that are no entity (audit records, keys, batches, events).
-def items_checked_alone(op: Operation) -> bool:
-    """An operation that answers a refused item in its answer, not with a 4xx (an upsert)."""
-    return any(schema.get(ITEMS_CHECKED_ALONE) for schema in op.args.get("properties", {}).values())
-
-
 ATTACKS: list[tuple[str, str, tuple[str, ...]]] = sorted(
     {
         (op.name, path, tuple(ref_types(x_ref)))
@@ -538,7 +533,7 @@ class Actor:
             assert answer.body["pagination"]["total"] == 0 and answer.body[_list_key(name)] == [], answer.body
         elif answer.status == 200 and name == "audit.revert" and "filter" in args:
             assert answer.body == {"reverted": [], "skipped": []}, answer.body
-        elif answer.status == 200 and items_checked_alone(op):  # an upsert: each item refused on its own
+        elif answer.status == 200 and op.items_checked_alone:  # an upsert: each item refused on its own
             assert all(r["result"] == "failed" and r["code"] == "not_found" for r in answer.body["results"]), (
                 answer.body
             )

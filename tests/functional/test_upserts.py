@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import os
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,13 +17,6 @@ from tests.receiver import Receiver
 # 2026-11-27); the suite runs 1,000 under 10.
 UNITS = int(os.environ.get("PM_UPSERT_TEST_UNITS", "1000"))
 BATCH = 500
-
-
-@pytest.fixture()
-def receiver() -> Iterator[Receiver]:
-    started = Receiver().start()
-    yield started
-    started.stop()
 
 
 def _since() -> str:

@@ -4,7 +4,6 @@ entity, retried until delivered, disabled on 410."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -14,13 +13,6 @@ from chalicelib.events import deliveries
 from tests.client import Tenant
 from tests.eventually import eventually
 from tests.receiver import Receiver
-
-
-@pytest.fixture()
-def receiver() -> Iterator[Receiver]:
-    started = Receiver().start()
-    yield started
-    started.stop()
 
 
 def _hook(tenant: Tenant, receiver: Receiver, **extra: Any) -> dict[str, Any]:
