@@ -232,15 +232,15 @@ PROCESS_UPDATE = declare(
         filters=("processId",),
         check=_check_update,
         derive=_derive_update,
-        aliasable=False,
+        label_text="process update",  # plural: "process updates", not the bare "updates"
     )
 )
 
 UPDATE_DOC = """A process update is one entry of a process's timeline (Verlauf): a note (Aktenvermerk), a status
 change, an e-mail, a letter, a phone call or a site visit (Begehung), with the `text`, who wrote it
 (`authorId`), when it happened (`occurredAt`, default: now) and whether residents see it in the portal
-(`visibility: portal`) or only the management (`internal`). Process updates are referenced by id only:
-they take no aliases. An archived process takes no new entries and no changes to its entries
+(`visibility: portal`) or only the management (`internal`). Like other entities, a process update is
+referenced by its id or an alias. An archived process takes no new entries and no changes to its entries
 (409 `process_archived`)."""
 
 declare_list(
@@ -251,9 +251,7 @@ declare_list(
     fields={"process": "processId"},
     required_filters=("process",),
 )
-declare_show(
-    PROCESS_UPDATE, "processes.updates.show", "update", UPDATE_DOC + "\n\n`update` takes the id only (no alias)."
-)
+declare_show(PROCESS_UPDATE, "processes.updates.show", "update", UPDATE_DOC)
 declare_create(
     PROCESS_UPDATE,
     "processes.updates.create",
@@ -272,7 +270,7 @@ declare_update(
     PROCESS_UPDATE,
     "processes.updates.update",
     "update",
-    UPDATE_DOC + "\n\n`id` is required and must be the internal id. `processId` cannot change.",
+    UPDATE_DOC + "\n\n`processId` cannot change.",
     example={"text": "Termin auf Fr., 8 Uhr verschoben."},
     immutable=("processId",),
 )

@@ -328,7 +328,7 @@ class Actor:
         (entity,) = [v for v in answer.body.values() if isinstance(v, dict) and "id" in v]
         assert prefix_of(entity["id"]) == ENTITY_TYPES[CREATED[name]].prefix and entity["aliases"] == []
         self.entities[entity["id"]] = Entity(CREATED[name])
-        if alias is not None and ENTITY_TYPES[CREATED[name]].aliasable:  # a process update takes none
+        if alias is not None and ENTITY_TYPES[CREATED[name]].aliasable:  # a type declared aliasable=False takes none
             self.do_alias(len(self.entities) - 1, alias, entity["id"])
         return str(entity["id"])
 
