@@ -66,6 +66,18 @@ def on_upload(event):  # type: ignore[no-untyped-def]
     return upload_worker.handle_event(event.to_dict())
 
 
+# exports.create queues each export here; the worker writes the tenant's file to S3 (one message a
+# batch: an export may take minutes). Placeholder ARN as above.
+_EXPORT_QUEUE_ARN = config.export_queue_arn()
+
+
+@app.on_sqs_message(queue_arn=_EXPORT_QUEUE_ARN, batch_size=1, name="run_exports")
+def run_exports(event):  # type: ignore[no-untyped-def]
+    from chalicelib.exports.worker import handle_event  # cold start: loads with the first export
+
+    return handle_event(event.to_dict())
+
+
 # The HTTP functions print each request's log entry; a CloudWatch Logs subscription on their log
 # groups (infra/resources.py) invokes this with the lines in batches, which it stores 25 to a
 # write (store/requests.py). Locally the entries are written at once and nothing calls this.

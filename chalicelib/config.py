@@ -17,6 +17,9 @@ MAX_ALIAS_ENTRIES = 50
 # Items one `<list>.upsert` call may carry (resources/upserts.py): each is its own write, so a call
 # of 500 stays within the API function's time and the 1 MB body.
 MAX_UPSERT_ITEMS = 500
+# Exports (exports.create): a file is kept this long (the bucket's lifecycle deletes it; the
+# export's record expires with it).
+EXPORT_KEEP_DAYS = 7
 
 # How long an authenticated key stays cached in a warm Lambda before it is read again.
 KEY_CACHE_SECONDS = 10.0
@@ -89,6 +92,11 @@ def key_environment() -> str:
 
 def upload_queue_url() -> str | None:
     return os.environ.get("PM_UPLOAD_QUEUE_URL") or None
+
+
+def export_queue_url() -> str | None:
+    """Where exports.create queues an export for the export worker (exports/worker.py)."""
+    return os.environ.get("PM_EXPORT_QUEUE_URL") or None
 
 
 def upload_dead_letter_url() -> str | None:
@@ -268,6 +276,10 @@ def table_stream_arn() -> str:
 
 def delivery_queue_arn() -> str:
     return os.environ.get("PM_DELIVERY_QUEUE_ARN", "arn:aws:sqs:eu-central-1:000000000000:pm-local-deliveries.fifo")
+
+
+def export_queue_arn() -> str:
+    return os.environ.get("PM_EXPORT_QUEUE_ARN", "arn:aws:sqs:eu-central-1:000000000000:pm-local-exports")
 
 
 def upload_queue_arn() -> str:

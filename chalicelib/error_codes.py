@@ -212,6 +212,12 @@ FILTER_TOO_BROAD = ErrorCode(
 WEBHOOK_DISABLED = ErrorCode(
     "webhook_disabled", 409, "the webhook is disabled: enable it (webhooks.update) before recovering its events."
 )
+EXPORT_RUNNING = ErrorCode(
+    "export_running",
+    409,
+    "an export of this tenant runs already (`runningExportId`); follow it with exports.show, or ask again "
+    "when it is done.",
+)
 INVALID_CURSOR = ErrorCode(
     "invalid_cursor",
     400,

@@ -55,6 +55,9 @@ class Operation:
     # objects, and no filter narrows it yet): 403 `outside_key_objects` with these words. Empty:
     # open to such keys, the store's reach (store/reach.py) narrowing what they see and change.
     refused_to_object_keys: str = ""
+    # The entity type an upsert (`<list>.upsert`) creates and updates: an export writes that type's
+    # lines for it, its items' schema being what a line's `data` holds (exports/lines.py).
+    upserts: str | None = None
 
     @property
     def read_only(self) -> bool:

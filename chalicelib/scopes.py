@@ -17,7 +17,7 @@ SCOPE_ADMIN = "admin"
 
 AREAS = (
     "contacts", "contracts", "units", "objects", "documents", "processes", "responsibilities",
-    "advisors", "signatories", "callrecords", "accounting", "aliases", "webhooks", "uvi",
+    "advisors", "signatories", "callrecords", "accounting", "aliases", "webhooks", "uvi", "exports",
 )  # fmt: skip
 
 # The area-wide word each per-area scope falls under: `read:units` under `read`.

@@ -27,6 +27,7 @@ CHALICE_ROLES = {
     "OnUpload": "OnUploadRole",
     "SweepUploads": "SweepUploadsRole",
     "WriteRequestLogs": "WriteRequestLogsRole",
+    "RunExports": "RunExportsRole",
 }
 MCP_FUNCTION = "McpHandler"
 ROLES = {**CHALICE_ROLES, MCP_FUNCTION: f"{MCP_FUNCTION}Role"}
@@ -52,6 +53,9 @@ DELIVERY_QUEUE = _arn("DeliveryQueue")
 DELIVERY_DEAD_LETTER_QUEUE = _arn("DeliveryDeadLetterQueue")
 CHANGE_STREAM_FAILURES = _arn("ChangeStreamFailureQueue")
 REQUEST_LOG_FAILURES = _arn("RequestLogFailureQueue")
+EXPORT_QUEUE = _arn("ExportQueue")
+# an export's files (chalicelib/exports/sink.py export_key)
+EXPORT_OBJECTS = _sub("${UploadBucket.Arn}/exports/*")
 # The HTTP functions log to log groups of the stack (infra/resources.py HTTP_LOG_GROUPS; their
 # ARN ends in `:*`, which covers the streams)
 HTTP_LOG_GROUPS = {"APIHandler": "ApiLogGroup", MCP_FUNCTION: "McpLogGroup"}
@@ -147,6 +151,8 @@ OPERATIONS: list[Grant] = [
     # webhooks.deliveries.retry (events/deliveries.py retry_now): wake the waiting message
     # (delivery_queue.wake) or queue a new one (delivery_queue.enqueue)
     Grant("DeliveryRetry", ("sqs:SendMessage", "sqs:ChangeMessageVisibility"), (DELIVERY_QUEUE,)),
+    # exports.create (exports/queue.py enqueue): the export's message for the export worker
+    Grant("ExportRequests", ("sqs:SendMessage",), (EXPORT_QUEUE,)),
 ]
 
 CODE: dict[str, list[Grant]] = {
@@ -231,6 +237,29 @@ CODE: dict[str, list[Grant]] = {
         # store/requests.py write_entries: the batch's entries (batch_write)
         Grant("RequestLogWrites", ("dynamodb:BatchWriteItem",), (TABLE,)),
     ],
+    "RunExports": [
+        # store/exports.py (the export: Item.get, update; the tenant's lock: delete), store/keys.py
+        # get_key (the asking key as it is now), store/entities.py live_entities and fetch_entities
+        # (the entities, chunk by chunk: batch_get), store/reach.py for an object-limited key
+        Grant(
+            "ExportReads",
+            (
+                "dynamodb:GetItem",
+                "dynamodb:BatchGetItem",
+                "dynamodb:Query",
+                "dynamodb:UpdateItem",
+                "dynamodb:DeleteItem",
+            ),
+            (TABLE,),
+        ),
+        # live_entities: the type's list index (gsi1), page by page; reach's indexes
+        Grant("ExportIndexes", ("dynamodb:Query",), (TABLE_INDEXES,)),
+        # exports/sink.py: the export's files, uploaded in parts (CreateMultipartUpload, UploadPart
+        # and CompleteMultipartUpload are PutObject; an abandoned file's parts are aborted)
+        Grant("ExportFiles", ("s3:PutObject", "s3:AbortMultipartUpload"), (EXPORT_OBJECTS,)),
+        # exports/archive.py: each document's file, of its registered version, into the zip
+        Grant("DocumentFiles", ("s3:GetObject", "s3:GetObjectVersion"), (UPLOAD_OBJECTS,)),
+    ],
 }
 
 # What Lambda itself does with the role: read the event source.
@@ -255,6 +284,9 @@ EVENT_SOURCES: dict[str, list[Grant]] = {
     ],
     # a batch that failed its retries goes to the on-failure destination of its asynchronous invocation
     "WriteRequestLogs": [Grant("RequestLogFailures", ("sqs:SendMessage",), (REQUEST_LOG_FAILURES,))],
+    "RunExports": [
+        Grant("ExportMessages", ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"), (EXPORT_QUEUE,))
+    ],
     "OnUpload": [
         Grant("UploadNotices", ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"), (UPLOAD_QUEUE,))
     ],

@@ -6,8 +6,9 @@ and the functions' event sources, environment, memory and timeouts, wired by ref
 Logical ids of chalice's output (see `chalice package`): APIHandler, OnTableChange (event
 OnTableChangeDynamodbEventSource), DeliverWebhooks (event DeliverWebhooksSqsEventSource),
 OnUpload (event OnUploadSqsEventSource), SweepUploads, WriteRequestLogs (invoked by CloudWatch
-Logs: _request_logs); with the roles ApiHandlerRole, OnTableChangeRole, DeliverWebhooksRole,
-OnUploadRole, SweepUploadsRole, WriteRequestLogsRole (policies: infra/policies.py). The MCP
+Logs: _request_logs), RunExports (event RunExportsSqsEventSource); with the roles ApiHandlerRole,
+OnTableChangeRole, DeliverWebhooksRole, OnUploadRole, SweepUploadsRole, WriteRequestLogsRole,
+RunExportsRole (policies: infra/policies.py). The MCP
 function (McpHandler, mcp_app.py, its own bundle mcp-deployment.zip) is not chalice's: it is
 defined here whole, with its route on chalice's REST API and the permission to invoke it, and
 its role in infra/policies.py. Mail (sign-up codes, chalicelib/mail.py) goes out through Amazon
@@ -19,9 +20,12 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from chalicelib import config
 from chalicelib.errors import no_route
 from chalicelib.events import changes, delivery_queue
+from chalicelib.exports.keys import EXPORT_PREFIX
 from chalicelib.paths import MCP as MCP_PATH
+from chalicelib.store import exports as export_store
 from chalicelib.store import requests
 from chalicelib.uploads import files, register
 from infra import policies
@@ -33,6 +37,7 @@ FUNCTIONS = (  # chalice's (app.py)
     "OnUpload",
     "SweepUploads",
     "WriteRequestLogs",
+    "RunExports",
 )
 MCP_FUNCTION = policies.MCP_FUNCTION  # mcp_app.py, defined here
 MCP_BUNDLE = "./mcp-deployment.zip"  # infra/package.py writes it beside sam.json
@@ -64,8 +69,14 @@ SIZING = {
     "SweepUploads": {"MemorySize": 1024, "Timeout": 900},
     # a subscription batch is at most 1 MB of lines: a few thousand entries, 25 to a write
     "WriteRequestLogs": {"MemorySize": 256, "Timeout": 60},
+    # an export streams a tenant out in chunks (memory: a chunk, a file part, the remembered
+    # aliases; bench/export.py measures its peak); the longest a function may run
+    "RunExports": {"MemorySize": 1024, "Timeout": 900},
 }
 UPLOAD_QUEUE_VISIBILITY = 6 * SIZING["OnUpload"]["Timeout"]  # AWS: at least 6x the function timeout
+# An export runs alone in its batch (no batching window): its message is invisible a little longer
+# than the function may run, so a worker that died is retried once its time is surely up.
+EXPORT_QUEUE_VISIBILITY = SIZING["RunExports"]["Timeout"] + 60
 # The upload worker handles a batch of notices at once, each file over files.SPOOL_BYTES spooled
 # to /tmp while it is hashed and sniffed (and removed once it is settled): the worst batch is
 # UPLOAD_BATCH files of the bulk limit, all read at once (register.PARALLEL).
@@ -255,6 +266,14 @@ def _bucket() -> dict[str, Any]:
                             "Status": "Enabled",
                             "NoncurrentVersionExpiration": {"NoncurrentDays": 30},
                         },
+                        # exports' files (chalicelib/exports/sink.py) are kept EXPORT_KEEP_DAYS
+                        {
+                            "Id": "expire-exports",
+                            "Status": "Enabled",
+                            "Prefix": EXPORT_PREFIX,
+                            "ExpirationInDays": config.EXPORT_KEEP_DAYS,
+                            "NoncurrentVersionExpiration": {"NoncurrentDays": 1},
+                        },
                     ]
                 },
                 "CorsConfiguration": {
@@ -302,6 +321,29 @@ def _queues() -> dict[str, Any]:
                 "QueueName": _sub("pm-${Stage}-uploads-dlq"),
                 "MessageRetentionPeriod": 1209600,
                 "SqsManagedSseEnabled": True,
+            },
+        },
+        # Exports (chalicelib/exports/queue.py): one message per export; one that keeps killing
+        # its worker goes to the dead-letter queue (the export then reads as failed).
+        "ExportDeadLetterQueue": {
+            "Type": "AWS::SQS::Queue",
+            "Properties": {
+                "QueueName": _sub("pm-${Stage}-exports-dlq"),
+                "MessageRetentionPeriod": 1209600,
+                "SqsManagedSseEnabled": True,
+            },
+        },
+        "ExportQueue": {
+            "Type": "AWS::SQS::Queue",
+            "Properties": {
+                "QueueName": _sub("pm-${Stage}-exports"),
+                "VisibilityTimeout": EXPORT_QUEUE_VISIBILITY,
+                "MessageRetentionPeriod": 86400,
+                "SqsManagedSseEnabled": True,
+                "RedrivePolicy": {
+                    "deadLetterTargetArn": _arn("ExportDeadLetterQueue"),
+                    "maxReceiveCount": export_store.MAX_ATTEMPTS,
+                },
             },
         },
         "UploadQueue": {
@@ -495,6 +537,16 @@ def _alarms() -> dict[str, Any]:
         0,
         statistic="Maximum",
     )
+    exports = [{"Name": "QueueName", "Value": {"Fn::GetAtt": ["ExportDeadLetterQueue", "QueueName"]}}]
+    found |= _alarm(
+        "ExportDeadLettersAlarm",
+        "An export's worker died on it three times (its time or memory): the export failed.",
+        "AWS/SQS",
+        "ApproximateNumberOfMessagesVisible",
+        exports,
+        0,
+        statistic="Maximum",
+    )
     failures = [{"Name": "QueueName", "Value": {"Fn::GetAtt": ["ChangeStreamFailureQueue", "QueueName"]}}]
     found |= _alarm(
         "ChangeStreamFailuresAlarm",
@@ -558,6 +610,7 @@ def _environment() -> dict[str, Any]:
         "PM_UPLOAD_QUEUE_URL": {"Ref": "UploadQueue"},
         "PM_UPLOAD_DLQ_URL": {"Ref": "UploadDeadLetterQueue"},
         "PM_DELIVERY_QUEUE_URL": {"Ref": "DeliveryQueue"},
+        "PM_EXPORT_QUEUE_URL": {"Ref": "ExportQueue"},
         "PM_DELIVERY_DLQ_URL": {"Ref": "DeliveryDeadLetterQueue"},
         "PM_STREAM_DLQ_URL": {"Ref": "ChangeStreamFailureQueue"},
         "PM_SEARCH_BACKEND": {"Ref": "SearchBackend"},
@@ -670,6 +723,9 @@ def _functions() -> dict[str, Any]:
         }
     }
     found["OnUpload"]["Properties"]["EphemeralStorage"] = {"Size": UPLOAD_TMP_MB}
+    found["RunExports"]["Properties"]["Events"] = {
+        "RunExportsSqsEventSource": {"Properties": {"Queue": _arn("ExportQueue"), "BatchSize": 1}}
+    }
     return found
 
 

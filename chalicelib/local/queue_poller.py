@@ -7,8 +7,9 @@ dead-letter queue.
 
 `invocations` is how many batches are handled at once, as Lambda runs several instances:
 a receive waits for a free one, so a batch is never received before it can be handled
-(it would sit invisible meanwhile). Two queues use it: the upload notices (2 invocations)
-and the webhook deliveries (many: an invocation waits as long as its slowest receiver)."""
+(it would sit invisible meanwhile). Three queues use it: the upload notices (2 invocations),
+the webhook deliveries (many: an invocation waits as long as its slowest receiver) and the
+exports (2 invocations, one export each)."""
 
 from __future__ import annotations
 
@@ -39,6 +40,7 @@ class QueuePoller(threading.Thread):
         self.free = threading.Semaphore(invocations)
         self.pool = ThreadPoolExecutor(max_workers=invocations, thread_name_prefix=f"{name}-invocation")
         self.stopping = threading.Event()
+        self.batch_size = 10  # messages a receive takes at most (the function's batch size)
         self.handled = 0
         self._count_lock = threading.Lock()
         # Made here, in the thread that builds the poller, not in run(): a client reads
@@ -77,7 +79,10 @@ class QueuePoller(threading.Thread):
 
     def _receive(self, sqs: Any) -> list[dict[str, Any]]:
         answer = sqs.receive_message(
-            QueueUrl=self.queue_url, MaxNumberOfMessages=10, WaitTimeSeconds=1, MessageSystemAttributeNames=["All"]
+            QueueUrl=self.queue_url,
+            MaxNumberOfMessages=self.batch_size,
+            WaitTimeSeconds=1,
+            MessageSystemAttributeNames=["All"],
         )
         return list(answer.get("Messages") or [])
 
@@ -139,6 +144,21 @@ def for_uploads(invocations: int = 2, handler: Handler | None = None) -> QueuePo
         name="uploads",
         invocations=invocations,
     )
+
+
+def for_exports(invocations: int = 2) -> QueuePoller:
+    """The export queue to the export worker, as `run_exports` in Lambda (one message a batch)."""
+    from chalicelib.exports import worker as export_worker  # cold start: loads with the local workers
+
+    resources.load_all()
+    poller = QueuePoller(
+        _queue(config.export_queue_url(), "exports"),
+        export_worker.handle_event,
+        name="exports",
+        invocations=invocations,
+    )
+    poller.batch_size = 1
+    return poller
 
 
 # One tenant holds at most MAX_WEBHOOKS x MAX_IN_FLIGHT = 100 attempts at once (events/webhook_health.py);

@@ -138,6 +138,16 @@ class LocalStack:
             "QueueArn"
         ]
         self._create_delivery_queues(sqs)
+        self._create_export_queue(sqs)
+
+    def _create_export_queue(self, sqs: Any) -> None:
+        """The export queue (as deployed: infra/resources.py), its visibility the worker's time."""
+        from chalicelib.exports import queue as export_queue  # cold start: as the other queues' modules
+
+        os.environ["PM_EXPORT_QUEUE_URL"] = sqs.create_queue(
+            QueueName="pm-local-exports", Attributes={"VisibilityTimeout": "960"}
+        )["QueueUrl"]
+        export_queue.reset_client()
 
     def _create_delivery_queues(self, sqs: Any) -> None:
         """The webhook delivery queue (FIFO, as deployed: infra/resources.py) and its
@@ -284,6 +294,8 @@ class LocalStack:
         self.poller = poller.start_at_latest()
         self.deliveries = queue_poller.for_deliveries()
         self.deliveries.start()
+        self.exports = queue_poller.for_exports()
+        self.exports.start()
         if uploads:
             self.uploads = queue_poller.for_uploads()
             self.uploads.start()
@@ -293,6 +305,7 @@ class LocalStack:
         for worker in (
             getattr(self, "poller", None),
             getattr(self, "deliveries", None),
+            getattr(self, "exports", None),
             getattr(self, "uploads", None),
         ):
             if worker is not None:

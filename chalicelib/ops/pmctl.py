@@ -550,6 +550,49 @@ def backfill_changed_index(dry_run: bool, as_json: bool) -> None:
         )
 
 
+# --- import ---------------------------------------------------------------------------
+
+
+@cli.command("import")
+@click.argument("export_file", type=click.Path(exists=True, dir_okay=False))
+@click.option("--files", "files_zip", type=click.Path(exists=True, dir_okay=False), help="The export's file archive.")
+@click.option("--key", envvar="PM_API_KEY", required=True, help="A key of the target tenant (or PM_API_KEY).")
+@click.option(
+    "--url",
+    envvar="PM_API_URL",
+    default=lambda: f"http://127.0.0.1:{config.local_port()}",
+    show_default="the local service (PM_PORT)",
+    help="The service's base URL (or PM_API_URL).",
+)
+@JSON_OPTION
+def import_export(export_file: str, files_zip: str | None, key: str, url: str, as_json: bool) -> None:
+    """Post an export's lines (exports.show's downloadUrl, gzipped or not) to the tenant of KEY
+    through the upserts, in order; documents and UVIs from the --files archive. Running it again
+    changes nothing. Exits 1 when an item failed (each is listed)."""
+    import zipfile  # cold start: as the store modules, loaded when the command runs
+
+    from chalicelib.ops import importer  # cold start: loads when the command runs (module doc)
+
+    api = importer.Api(url, key)
+    with open(export_file, "rb") as stream:
+        archive = zipfile.ZipFile(files_zip) if files_zip else None
+        try:
+            done = importer.run(api, importer.read_lines(stream), archive, lambda text: _echo(text, err=True))
+        except importer.ImportRefused as refused:
+            raise click.ClickException(str(refused)) from None
+        finally:
+            if archive is not None:
+                archive.close()
+    if as_json:
+        _json({"counts": done.counts, "failures": done.failures})
+    else:
+        _echo(", ".join(f"{n} {outcome}" for outcome, n in done.counts.items()))
+        for failure in done.failures:
+            _echo(f"failed: {failure['type']} {failure['alias']}: {failure.get('code')} {failure.get('errors')}")
+    if done.failures:
+        raise SystemExit(1)
+
+
 # --- the local outbox -------------------------------------------------------------------
 
 

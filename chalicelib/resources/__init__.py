@@ -8,11 +8,14 @@ import pkgutil
 
 from chalicelib.registry import REGISTRY, Operation
 
+# Declared after every other module: the upserts derive from their create and update commands,
+# the exports from the upserts.
+_LATE = ("upserts", "exports")
 for _module in sorted(m.name for m in pkgutil.iter_modules(__path__)):
-    importlib.import_module(f"{__name__}.{_module}")
-
-# The upserts derive from the create and update commands every module above declared.
+    if _module not in _LATE:
+        importlib.import_module(f"{__name__}.{_module}")
 importlib.import_module(f"{__name__}.upserts").declare_upserts()
+importlib.import_module(f"{__name__}.exports")
 
 
 def load_all() -> dict[str, Operation]:

@@ -143,6 +143,7 @@ call answers the first answer. Aliases are your integration's (see aliases.upser
         scope=area_scope(SCOPE_WRITE, etype.area),
         idempotent=True,
         example={"items": [example]},
+        upserts=etype.name,
     )
 
 

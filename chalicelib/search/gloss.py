@@ -33,6 +33,7 @@ RESOURCES_DE: dict[str, str] = {
     "documents": "Dokument, Datei, PDF, Scan, Protokoll",
     "documents.typemappings": "Dokumenttypen und Kategorien",
     "documents.uploads": "Massen-Upload vieler Dokumente",
+    "exports": "Export aller Daten des Mandanten, Datensicherung, Datenexport, Gesamtexport",
     "info": "eigener Schlüssel: Mandant, Integration und Rechte",
     "objectaddresses": "Objektadresse, Anschrift einer Liegenschaft",
     "objectgroups": "Objektgruppe, Portfolio, Bestandsgruppe, Gruppe von Objekten",

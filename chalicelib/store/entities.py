@@ -15,7 +15,7 @@ Costs in DynamoDB calls (the benchmark counts them):
 from __future__ import annotations
 
 import copy
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any, Protocol
 
 from pynamodb.exceptions import PutError, UpdateError
@@ -226,6 +226,31 @@ def list_page(
         keep=limit_to.keep if limit_to else None,
     )
     return fetch_entities(matches[offset : offset + limit]), len(matches), capped
+
+
+def live_entities(ctx: CallContext, etype: EntityType, chunk: int = BATCH_GET_SIZE) -> Iterator[list[Item]]:
+    """Every live entity of a type within the key's reach, in creation order, `chunk` at a time,
+    whatever their number: the index is read page by page and only one chunk's items are held
+    (an export's reading, where list_page's count would stop at config.COUNT_LIMIT)."""
+    limit_to = reach.list_reach(ctx, etype, {}) if reach.limited(ctx) else None
+    if limit_to is not None and limit_to.nothing:
+        return
+    attributes = ["PK", *(limit_to.also if limit_to else ())]
+    hits = INDEXES[1].query(list_pk(ctx.tenant_id, etype.name), attributes_to_get=attributes, page_size=1000)
+    batch: list[Any] = []
+    for hit in hits:
+        batch.append(hit)
+        if len(batch) == chunk:
+            yield _fetched(batch, limit_to)
+            batch = []
+    if batch:
+        yield _fetched(batch, limit_to)
+
+
+def _fetched(hits: list[Any], limit_to: Any) -> list[Item]:
+    if limit_to is not None:
+        hits, _ = limit_to.keep(hits)
+    return fetch_entities([hit.pk for hit in hits])
 
 
 # --- writes ---------------------------------------------------------------------------

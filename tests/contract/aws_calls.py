@@ -51,6 +51,8 @@ TABLE, INDEX = "table", "index"
 BUCKET, OBJECTS = "bucket", "objects"
 QUEUES = "queues"  # every queue of the stack: the status check reads their depths
 DELIVERY_QUEUE = "delivery_queue"  # the webhook delivery queue (events/delivery_queue.py)
+EXPORT_QUEUE = "export_queue"  # the export queue (exports/queue.py)
+EXPORT_OBJECTS = "export_objects"  # an export's files under exports/ (exports/sink.py)
 SEARCH, COUNT = "search:_search", "search:_count"
 MAIL_IDENTITY = "mail_identity"  # the SES identity of the sender address (chalicelib/mail.py)
 SEARCH_MODELS = "search_models"  # the search models' files in the artifact bucket (search/model_files.py)
@@ -64,6 +66,11 @@ BOTO3: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
     ("s3", "delete_object"): (("s3:DeleteObject",), OBJECTS),
     ("s3", "list_objects_v2"): (("s3:ListBucket",), BUCKET),
     ("s3", "list_object_versions"): (("s3:ListBucketVersions",), BUCKET),
+    # multipart uploads: IAM authorises the parts and the completion as PutObject
+    ("s3", "create_multipart_upload"): (("s3:PutObject",), OBJECTS),
+    ("s3", "upload_part"): (("s3:PutObject",), OBJECTS),
+    ("s3", "complete_multipart_upload"): (("s3:PutObject",), OBJECTS),
+    ("s3", "abort_multipart_upload"): (("s3:AbortMultipartUpload",), OBJECTS),
     ("sqs", "get_queue_attributes"): (("sqs:GetQueueAttributes",), QUEUES),
     ("sqs", "send_message"): (("sqs:SendMessage",), QUEUES),
     ("dynamodb", "describe_time_to_live"): (("dynamodb:DescribeTimeToLive",), TABLE),
@@ -76,7 +83,9 @@ BOTO3: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
     ("sesv2", "send_email"): (("ses:SendEmail",), MAIL_IDENTITY),
 }
 # Modules whose SQS calls all go to one queue (the module reads its URL from one setting).
-QUEUE_OF_MODULE = {"chalicelib/events/delivery_queue.py": DELIVERY_QUEUE}
+QUEUE_OF_MODULE = {"chalicelib/events/delivery_queue.py": DELIVERY_QUEUE, "chalicelib/exports/queue.py": EXPORT_QUEUE}
+# Modules whose S3 object calls all go to one prefix of the bucket.
+OBJECTS_OF_MODULE = {"chalicelib/exports/sink.py": EXPORT_OBJECTS}
 # A VersionId argument (or a ** expansion that may carry one) also needs the version action.
 VERSIONED = {("s3", "get_object"): "s3:GetObjectVersion", ("s3", "delete_object"): "s3:DeleteObjectVersion"}
 # Presigned URLs: whoever uses the URL acts with the signing role's permissions.
@@ -807,6 +816,8 @@ class Program:
                     actions = (*actions, VERSIONED[(service, method)])
                 if service == "sqs":
                     resource = QUEUE_OF_MODULE.get(self.rel(unit.module), resource)
+                if service == "s3" and resource == OBJECTS:
+                    resource = OBJECTS_OF_MODULE.get(self.rel(unit.module), resource)
                 need(actions, resource)
             else:
                 unmapped(f"boto3 {service}.{method}")

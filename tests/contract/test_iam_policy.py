@@ -37,6 +37,8 @@ RESOURCES: dict[str, list[Any]] = {
     "objects": [policies.UPLOAD_OBJECTS],
     "queues": list(policies.QUEUES),
     "delivery_queue": [policies.DELIVERY_QUEUE],
+    "export_queue": [policies.EXPORT_QUEUE],
+    "export_objects": [policies.EXPORT_OBJECTS],
     "search:_search": policies.SEARCH_PATHS,
     "search:_count": policies.COUNT_PATHS,
     "mail_identity": [policies.MAIL_IDENTITY],
@@ -185,7 +187,11 @@ def test_event_source_logs_and_traces(function: str) -> None:
         assert ("dynamodb:ListStreams", _key(policies.TABLE_STREAMS)) in held
     if kind == "queue":
         queue = ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes")
-        source = {"OnUpload": policies.UPLOAD_QUEUE, "DeliverWebhooks": policies.DELIVERY_QUEUE}[function]
+        source = {
+            "OnUpload": policies.UPLOAD_QUEUE,
+            "DeliverWebhooks": policies.DELIVERY_QUEUE,
+            "RunExports": policies.EXPORT_QUEUE,
+        }[function]
         assert {(a, _key(source)) for a in queue} <= held
     if kind == "logs":  # a batch that failed its retries goes to the invocation's on-failure destination
         assert ("sqs:SendMessage", _key(policies.REQUEST_LOG_FAILURES)) in held

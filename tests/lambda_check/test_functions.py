@@ -5,6 +5,7 @@ test_every_function_of_the_template_starts_and_is_invoked_here."""
 
 from __future__ import annotations
 
+import gzip
 import json
 import re
 import urllib.request
@@ -31,6 +32,7 @@ INVOKED_BY = {
     "OnUpload": "test_a_bulk_upload_is_registered_from_the_buckets_notification",
     "SweepUploads": "test_the_daily_sweep_runs_on_its_schedule",
     "WriteRequestLogs": "test_request_logs_reach_the_table_through_the_log_subscription",
+    "RunExports": "test_an_export_runs_from_its_queue_and_its_file_downloads",
 }
 
 
@@ -252,3 +254,21 @@ def test_request_logs_reach_the_table_through_the_log_subscription(deployment: D
     operations = {(r["operation"], r["channel"]) for r in logged}
     assert {("contacts.create", "rest"), ("contacts.show", "rest"), ("mcp", "mcp")} <= operations, operations
     assert ("apikeys.requests.list", "rest") in operations  # the first look above, printed and then stored
+
+
+def test_an_export_runs_from_its_queue_and_its_file_downloads(deployment: Deployment, client: Client) -> None:
+    """exports.create queues the export (the API function's message), RunExports takes it from the
+    export queue as Lambda's SQS event source does and writes the file to the bucket in parts;
+    exports.show then hands out a link that serves it."""
+    run_exports = deployment.functions["RunExports"]
+    client.ok("objects.create", {"object": {"name": "Exportweg 1", "type": "rental"}})
+    started = client.ok("exports.create", {"entityTypes": ["object"]})
+    queue = Queue(deployment.stand_in, run_exports.function.events["RunExportsSqsEventSource"])
+    records, answer = queue.deliver(run_exports)
+    assert len(records) == 1 and answer == {"batchItemFailures": []}, (records, answer)
+    shown = client.ok_query("exports.show", f"?id={started['id']}")
+    total = client.ok_query("objects", "?limit=1&offset=0")["pagination"]["total"]
+    assert shown["status"] == "done" and shown["counts"] == {"object": total}, shown
+    with urllib.request.urlopen(shown["downloadUrl"], timeout=30) as response:
+        lines = [json.loads(line) for line in gzip.decompress(response.read()).splitlines()]
+    assert len(lines) == total and "Exportweg 1" in [line["data"]["name"] for line in lines]

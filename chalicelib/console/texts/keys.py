@@ -86,6 +86,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "keys.area.advisors": ("Beiräte und Berater", "Advisors"),
     "keys.area.signatories": ("Zeichnungsberechtigte", "Signatories"),
     "keys.area.callrecords": ("Telefonnotizen", "Call records"),
+    "keys.area.exports": ("Exporte", "Exports"),
     "keys.area.accounting": (
         "Buchhaltung (Bankverbindungen, Eingangsrechnungen, Lastschriftmandate)",
         "Accounting (bank accounts, inbound invoices, direct debit mandates)",

@@ -1,0 +1,176 @@
+"""`pmctl import`: an export's lines (exports.show's file) posted to a tenant through the public
+interface, as any integrator would: each run of lines of one upsert in calls of up to 500 items
+(`alias` plus the line's `data`), in file order; an entity's further aliases mapped with
+aliases.upsert; documents and UVI documents uploaded from the export's file archive (direct
+uploads, up to 4 MiB a file) and their alias mapped. Running it again changes nothing: upserts
+answer `unchanged`, documents whose alias is known are skipped.
+
+It speaks HTTP with the standard library only (a key of the target tenant: write scopes of the
+areas imported, and write:aliases for further aliases), so it runs beside any deployment."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import hashlib
+import json
+import re
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import IO, Any, cast
+
+MAX_ITEMS = 500  # config.MAX_UPSERT_ITEMS (the importer needs no service module)
+MAX_BODY_BYTES = 900_000  # below the API's 1 MB body
+MAX_ALIAS_ENTRIES = 50  # config.MAX_ALIAS_ENTRIES
+MAX_DIRECT_BYTES = 4 * 1024 * 1024  # uploads/files.py MAX_DIRECT_BYTES
+UPLOADS = {"document": "documents.upload", "uviDocument": "uvi.upload"}
+# An entity exported without an alias has its id as `alias`: the upserts map such an id, an alias
+# entry cannot be one.
+ID_SHAPED = re.compile(r"^[a-z]{2,5}_[0-9A-HJKMNP-TV-Z]{26}$")
+
+
+@dataclass
+class Outcome:
+    counts: dict[str, int] = field(default_factory=lambda: {"created": 0, "updated": 0, "unchanged": 0, "failed": 0})
+    failures: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, result: dict[str, Any], line_type: str) -> None:
+        self.counts[result["result"]] += 1
+        if result["result"] == "failed":
+            self.failures.append({"type": line_type, **result})
+
+
+class Api:
+    def __init__(self, base_url: str, key: str, timeout: float = 120.0) -> None:
+        self.base = base_url.rstrip("/") + "/propertymanagement/v2"
+        self.key = key
+        self.timeout = timeout
+        self.run = uuid.uuid4().hex  # a retried call of this run is answered once; a new run looks afresh
+
+    def call(self, kind: str, name: str, body: dict[str, Any] | None = None) -> tuple[int, Any]:
+        headers = {"Authorization": f"Bearer {self.key}"}
+        if kind == "command":
+            data = json.dumps(body or {}).encode()
+            # a call retried within this run answers the first answer (Idempotency-Key)
+            idempotency = hashlib.sha256(self.run.encode() + data).hexdigest()
+            headers |= {"Content-Type": "application/json", "Idempotency-Key": idempotency}
+            request = urllib.request.Request(f"{self.base}/command/{name}", data=data, headers=headers, method="POST")
+        else:
+            query = urllib.parse.urlencode(body or {})
+            request = urllib.request.Request(f"{self.base}/query/{name}?{query}", headers=headers)
+        try:
+            with urllib.request.urlopen(request, timeout=self.timeout) as answer:
+                return answer.status, json.loads(answer.read() or b"null")
+        except urllib.error.HTTPError as refused:
+            return refused.code, json.loads(refused.read() or b"null")
+
+    def ok(self, name: str, body: dict[str, Any]) -> Any:
+        status, answer = self.call("command", name, body)
+        if status != 200:
+            raise ImportRefused(f"{name} answered {status}: {json.dumps(answer)[:500]}")
+        return answer
+
+
+class ImportRefused(Exception):
+    pass
+
+
+def read_lines(stream: IO[bytes]) -> Iterator[dict[str, Any]]:
+    """The export's lines, gzipped or not, one at a time."""
+    head = stream.peek(2)[:2] if hasattr(stream, "peek") else b""
+    source: IO[bytes] = cast(IO[bytes], gzip.GzipFile(fileobj=stream)) if head == b"\x1f\x8b" else stream
+    for raw in source:
+        if raw.strip():
+            yield json.loads(raw)
+
+
+def run(
+    api: Api, lines: Iterator[dict[str, Any]], files: zipfile.ZipFile | None, progress: Callable[[str], None]
+) -> Outcome:
+    outcome = Outcome()
+    batch: list[dict[str, Any]] = []
+    for line in lines:
+        if batch and (line["upsert"] != batch[0]["upsert"] or _full(batch, line)):
+            _send(api, batch, outcome, progress)
+            batch = []
+        if line["upsert"] is None:
+            _upload(api, line, files, outcome)
+        else:
+            batch.append(line)
+    if batch:
+        _send(api, batch, outcome, progress)
+    return outcome
+
+
+def _full(batch: list[dict[str, Any]], line: dict[str, Any]) -> bool:
+    size = sum(len(json.dumps(b["data"])) + len(b["alias"]) for b in batch) + len(json.dumps(line["data"]))
+    return len(batch) >= MAX_ITEMS or size > MAX_BODY_BYTES
+
+
+def _send(api: Api, batch: list[dict[str, Any]], outcome: Outcome, progress: Callable[[str], None]) -> None:
+    name = batch[0]["upsert"]
+    answer = api.ok(name, {"items": [{**line["data"], "alias": line["alias"]} for line in batch]})
+    for line, result in zip(batch, answer["results"], strict=True):
+        outcome.add(result, line["type"])
+    _map_further_aliases(api, [(line, result["id"]) for line, result in zip(batch, answer["results"], strict=True)])
+    progress(f"{name}: {len(batch)} items, {json.dumps(answer['counts'])}")
+
+
+def _map_further_aliases(api: Api, done: list[tuple[dict[str, Any], str | None]]) -> None:
+    entries = [
+        {"alias": alias, "id": entity_id, "type": line["type"]}
+        for line, entity_id in done
+        if entity_id
+        for alias in line.get("aliases") or []
+        if alias != line["alias"] and not ID_SHAPED.match(alias)
+    ]
+    for start in range(0, len(entries), MAX_ALIAS_ENTRIES):
+        api.ok("aliases.upsert", {"entries": entries[start : start + MAX_ALIAS_ENTRIES]})
+
+
+def _upload(api: Api, line: dict[str, Any], files: zipfile.ZipFile | None, outcome: Outcome) -> None:
+    """A document or UVI document: uploaded with its file unless its alias names one already."""
+    kind, alias = line["type"], line["alias"]
+    shown = "documents.show" if kind == "document" else "uvi.show"
+    argument = "document" if kind == "document" else "uviDocument"
+    status, found = api.call("query", shown, {argument: alias})
+    if status == 200:
+        outcome.add({"alias": alias, "id": found[argument]["id"], "result": "unchanged", "errors": []}, kind)
+        return
+    if files is None or not line.get("file"):
+        reason = "no file archive given (--files)" if files is None else "the export holds no file for it"
+        outcome.add({"alias": alias, "id": None, "result": "failed", "code": "no_file", "errors": [reason]}, kind)
+        return
+    info = files.getinfo(line["file"])
+    if info.file_size > MAX_DIRECT_BYTES:
+        reason = (
+            f"file of {info.file_size} bytes: over the direct upload's 4 MiB (upload it by documents.uploads.create)"
+        )
+        outcome.add({"alias": alias, "id": None, "result": "failed", "code": "too_large", "errors": [reason]}, kind)
+        return
+    data = dict(line["data"])
+    resource = {
+        "fileName": data.pop("fileName", None) or line["file"].rsplit("/", 1)[-1],
+        "content": base64.b64encode(files.read(line["file"])).decode(),
+    }
+    if kind == "document":
+        body = {"locationId": data.pop("locationId"), "resource": resource, "document": data}
+    else:
+        body = {"data": data, "resource": resource}
+    status, answer = api.call("command", UPLOADS[kind], body)
+    if status != 200:
+        code = answer.get("code") if isinstance(answer, dict) else None
+        detail = answer.get("detail") if isinstance(answer, dict) else str(answer)
+        outcome.add({"alias": alias, "id": None, "result": "failed", "code": code, "errors": [detail]}, kind)
+        return
+    entity_id = answer[argument]["id"]
+    aliases = {name for name in (alias, *(line.get("aliases") or [])) if not ID_SHAPED.match(name)}
+    entries = [{"alias": name, "id": entity_id, "type": kind} for name in sorted(aliases)]
+    if entries:
+        api.ok("aliases.upsert", {"entries": entries})
+    outcome.add({"alias": alias, "id": entity_id, "result": "created", "errors": []}, kind)

@@ -1,0 +1,208 @@
+"""Exports (issue 34), over HTTP: exports.create queues an export, the worker writes the tenant's
+entities as NDJSON lines (and the documents' files as a zip), exports.show hands them out; the file
+re-imported into another tenant by `pmctl import` reproduces every list's total and every alias."""
+
+from __future__ import annotations
+
+import gzip
+import io
+import json
+import subprocess
+import sys
+import time
+import urllib.request
+import zipfile
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from chalicelib.registry import REGISTRY
+from tests.client import Api, Tenant
+from tests.world import World
+
+
+def _wait(tenant: Tenant, export_id: str, key: str | None = None) -> dict[str, Any]:
+    for _ in range(300):
+        shown = tenant.get("exports.show", {"id": export_id}, **({"key": key} if key else {}))
+        if shown["status"] in ("done", "failed"):
+            return dict(shown)
+        time.sleep(0.1)
+    raise AssertionError(f"export {export_id} did not settle: {shown}")
+
+
+def _download(url: str) -> bytes:
+    with urllib.request.urlopen(url, timeout=30) as answer:
+        return bytes(answer.read())
+
+
+def _lines(shown: dict[str, Any]) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in gzip.decompress(_download(shown["downloadUrl"])).splitlines()]
+
+
+def _export(tenant: Tenant, key: str | None = None, **args: Any) -> dict[str, Any]:
+    started = tenant.ok("exports.create", args, **({"key": key} if key else {}))
+    assert started["status"] == "pending"
+    shown = _wait(tenant, started["id"], key)
+    assert shown["status"] == "done", shown
+    return shown
+
+
+def _list_ops() -> dict[str, str]:
+    """entity type -> the list query answering its total (one without a required filter)."""
+    found: dict[str, str] = {}
+    for op in REGISTRY.values():
+        required = set(op.args.get("required", [])) - {"limit", "offset"}
+        if op.kind == "query" and op.paged and op.surface == "v2" and not required:
+            plural = next((p for p in op.result.get("properties", {}) if p != "pagination"), None)
+            found[op.name] = str(plural)
+    return found
+
+
+def _totals(tenant: Tenant) -> dict[str, int]:
+    """Every list's total for this tenant (those that need no filter), and the per-parent lists
+    summed over their parents."""
+    totals = {}
+    for name in _list_ops():
+        if name.startswith(("webhooks", "apikeys", "aliases", "audit")):
+            continue
+        totals[name] = tenant.get(name, {"limit": 1, "offset": 0})["pagination"]["total"]
+    objects = tenant.get("objects", {"limit": 1000, "offset": 0})["objects"]
+    processes = tenant.get("processes.list", {"limit": 1000, "offset": 0})["processes"]
+    totals["unitgroups.listforobject"] = sum(
+        tenant.get("unitgroups.listforobject", {"object": o["id"], "limit": 1, "offset": 0})["pagination"]["total"]
+        for o in objects
+    )
+    totals["accounting.inboundinvoices.list"] = sum(
+        tenant.get("accounting.inboundinvoices.list", {"object": o["id"], "limit": 1, "offset": 0})["pagination"][
+            "total"
+        ]
+        for o in objects
+    )
+    totals["uvi.list"] = sum(
+        tenant.get("uvi.list", {"object": o["id"], "limit": 1, "offset": 0})["pagination"]["total"] for o in objects
+    )
+    totals["processes.updates.list"] = sum(
+        tenant.get("processes.updates.list", {"process": p["id"], "limit": 1, "offset": 0})["pagination"]["total"]
+        for p in processes
+    )
+    return totals
+
+
+def _aliases(tenant: Tenant) -> set[tuple[str, str]]:
+    entries = tenant.get("aliases.list", {"limit": 1000, "offset": 0})["aliases"]
+    return {(e["alias"], e["type"]) for e in entries}
+
+
+def test_an_export_lists_each_entity_once_in_an_order_that_can_be_re_imported(tenant: Tenant) -> None:
+    tenant.ok("objects.upsert", {"items": [{"alias": "obj-1", "name": "Haus 1", "type": "rental"}]})
+    tenant.ok(
+        "units.upsert", {"items": [{"alias": "we-1", "objectId": "obj-1", "number": "WE 1", "type": "apartment"}]}
+    )
+    firm = tenant.ok("contacts.upsert", {"items": [{"alias": "firma", "personType": "legal", "companyName": "Firma"}]})
+    tenant.ok(
+        "contacts.upsert",
+        {"items": [{"alias": "erika", "lastName": "Mustermann", "personType": "natural", "companyId": "firma"}]},
+    )
+    plain = tenant.contact(lastName="Ohnealias")  # no alias: its id stands in
+
+    shown = _export(tenant)
+    lines = _lines(shown)
+    assert shown["counts"]["object"] == 1 and shown["counts"]["unit"] == 1 and shown["counts"]["contact"] == 3
+    assert shown["lines"] == len(lines) == sum(shown["counts"].values())
+    by_alias = {line["alias"]: line for line in lines}
+    assert by_alias["we-1"] == {
+        "type": "unit",
+        "upsert": "units.upsert",
+        "alias": "we-1",
+        "aliases": ["we-1"],
+        "data": {"objectId": "obj-1", "number": "WE 1", "type": "apartment"},
+    }
+    assert by_alias["erika"]["data"]["companyId"] == "firma"  # the reference as its alias
+    assert by_alias[plain["id"]]["aliases"] == []
+    order = [line["alias"] for line in lines]
+    assert order.index("obj-1") < order.index("we-1")
+    assert order.index("firma") < order.index("erika"), "a company before its people"
+    assert firm["results"][0]["id"] not in json.dumps(lines), "references are aliases where there are"
+
+
+def test_an_export_holds_only_what_the_key_may_read_and_is_the_keys_own(tenant: Tenant) -> None:
+    tenant.ok("objects.upsert", {"items": [{"alias": "obj-1", "name": "Haus 1", "type": "rental"}]})
+    tenant.contact(lastName="Geheim")
+    units_only = tenant.new_key(["read:objects", "write:exports", "read:exports"])
+    shown = _export(tenant, key=units_only)
+    assert set(shown["counts"]) == {"object", "unitGroup", "objectAddress", "objectGroup"}
+    assert {line["type"] for line in _lines(shown)} == {"object"}
+    refused = tenant.command("exports.create", {"entityTypes": ["contact"]}, key=units_only)
+    assert refused.status == 403 and refused.body["code"] == "missing_scope"
+    other = tenant.query("exports.show", {"id": shown["id"]})  # the tenant's own key, not the one that asked
+    assert other.status == 404 and other.body["code"] == "not_found"
+    no_export_scope = tenant.new_key(["read"])
+    assert tenant.command("exports.create", {}, key=no_export_scope).status == 403
+
+
+def test_one_export_of_a_tenant_runs_at_a_time(tenant: Tenant, api: Api) -> None:
+    first = tenant.ok("exports.create", {})
+    second = tenant.command("exports.create", {})
+    if second.status == 200:  # the first one was done already: the lock is released when it settles
+        assert _wait(tenant, first["id"])["status"] == "done"
+        return
+    assert second.status == 409 and second.body["code"] == "export_running"
+    assert second.body["runningExportId"] == first["id"]
+    assert _wait(tenant, first["id"])["status"] == "done"
+    assert tenant.command("exports.create", {}).status == 200  # released
+    other = api.signup()
+    assert other.command("exports.create", {}).status == 200, "another tenant's export is its own"
+
+
+@pytest.mark.timeout(600)
+def test_a_tenant_with_every_entity_type_is_reproduced_by_its_export_in_a_new_tenant(
+    tenant: Tenant, api: Api, tmp_path: Path
+) -> None:
+    World(tenant).build()
+    tenant.ok(
+        "aliases.upsert", {"entries": [{"alias": "zweiter-name", "id": tenant.contact()["id"], "type": "contact"}]}
+    )
+    source_totals = _totals(tenant)
+    shown = _export(tenant)
+    exported = {
+        "contacts": "contact", "objects": "object", "units": "unit", "contracts": "contract",
+        "documents.list": "document", "processes.list": "process", "responsibilities.list": "responsibility",
+        "advisors.list": "advisor", "objectaddresses.list": "objectAddress",
+        "accounting.bankaccountinfos.list": "bankAccountInfo",
+        "accounting.directdebitmandates.list": "directDebitMandate",
+        "accounting.inboundinvoices.list": "inboundInvoice", "unitgroups.listforobject": "unitGroup",
+        "uvi.list": "uviDocument", "processes.updates.list": "processUpdate",
+    }  # fmt: skip
+    for list_name, type_name in exported.items():
+        assert shown["counts"][type_name] == source_totals[list_name], (list_name, shown["counts"])
+    assert all(shown["counts"][t] >= 1 for t in shown["counts"]), shown["counts"]
+    assert shown["filesUrl"], "documents' files in the archive"
+
+    export_file, files_file = str(tmp_path / "export.ndjson.gz"), str(tmp_path / "files.zip")
+    with open(export_file, "wb") as out:
+        out.write(_download(shown["downloadUrl"]))
+    archive = _download(shown["filesUrl"])
+    with open(files_file, "wb") as out:
+        out.write(archive)
+    assert (
+        len(zipfile.ZipFile(io.BytesIO(archive)).namelist())
+        == shown["counts"]["document"] + shown["counts"]["uviDocument"]
+    )
+
+    target = api.signup(company="Neue Hausverwaltung GmbH")
+    command = [sys.executable, "-m", "chalicelib.ops.pmctl", "import", export_file, "--files", files_file]
+    command += ["--key", target.key, "--url", api.base, "--json"]
+    first = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert first.returncode == 0, first.stdout + first.stderr
+    assert json.loads(first.stdout)["counts"]["failed"] == 0
+    assert _totals(target) == source_totals
+    # webhooks are the account's wiring, not its data: not exported (their secrets never leave)
+    exported_aliases = {(alias, kind) for alias, kind in _aliases(tenant) if kind != "webhook"}
+    assert _aliases(target) >= exported_aliases, "every alias of the source names an entity in the new tenant"
+
+    again = subprocess.run(command, capture_output=True, text=True, timeout=300)
+    assert again.returncode == 0, again.stdout + again.stderr
+    counts = json.loads(again.stdout)["counts"]
+    assert counts["created"] == counts["updated"] == counts["failed"] == 0, counts
+    assert _totals(target) == source_totals
