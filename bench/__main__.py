@@ -25,6 +25,7 @@ BENCHMARKS = (
     "catalogue",
     "sync",
     "bulk",
+    "export",
     "webhooks",
     "uploads",
     "search",
