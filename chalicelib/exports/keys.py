@@ -3,7 +3,8 @@ the download links without loading the worker's code)."""
 
 from __future__ import annotations
 
-EXPORT_PREFIX = "exports/"  # the bucket's lifecycle expires everything under it (infra/resources.py)
+from chalicelib.uploads.files import EXPORT_PREFIX as EXPORT_PREFIX  # expired by the bucket's lifecycle
+
 ENTITIES_FILE = "entities.ndjson.gz"  # the lines
 FILES_FILE = "files.zip"  # the documents' files
 

@@ -4,6 +4,8 @@ Keys are built only from ids the service generated, never from a client's file n
 upload can traverse paths or land under another tenant's prefix:
   <tenant>/documents/<documentId>              a file uploaded through the API (direct)
   <tenant>/uploads/<batchId>/<documentId>      a file uploaded to a presigned POST (bulk)
+  exports/<tenant>/<exportId>/<name>            an export's files (exports/keys.py; expired by the
+                                               bucket's lifecycle, not the sweep's to judge)
 The original file name is metadata (sanitised), used for the download's Content-Disposition.
 """
 
@@ -34,6 +36,7 @@ DOWNLOAD_URL_SECONDS = 300
 SNIFF_BYTES = 64 * 1024
 SPOOL_BYTES = 8 * MiB  # files up to this size are hashed and sniffed in memory, larger ones in /tmp
 
+EXPORT_PREFIX = "exports/"
 _ID = r"[a-z]{2,5}_[0-9A-HJKMNP-TV-Z]{26}"
 _UPLOAD_KEY = re.compile(rf"^({_ID})/uploads/({_ID})/({_ID})$")
 _clients: dict[tuple[str | None, str], Any] = {}

@@ -51,9 +51,11 @@ class Report:
 
 
 def stored_files(older_than: dt.datetime) -> Iterator[tuple[str, bool]]:
-    """Every key in the bucket, and whether it is older than the grace period."""
+    """Every key of an entity's file in the bucket, and whether it is older than the grace period
+    (exports' files are no entity's: the bucket's lifecycle expires them)."""
     for obj in files.stored():
-        yield obj["Key"], obj["LastModified"] < older_than
+        if not obj["Key"].startswith(files.EXPORT_PREFIX):
+            yield obj["Key"], obj["LastModified"] < older_than
 
 
 def sweep(*, delete_orphans: bool = False, grace: dt.timedelta = GRACE) -> Report:

@@ -4,14 +4,16 @@ leaves alone what is registered or still awaited."""
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 import boto3
 
 from chalicelib.uploads import files
 from chalicelib.uploads.sweep import main, sweep
 from tests.client import Tenant
+from tests.eventually import eventually
 from tests.functional.test_document_uploads import building, one_upload, upload_json
-from tests.uploads import pdf, post_file, wait_settled
+from tests.uploads import object_exists, pdf, post_file, wait_settled
 
 NOW = dt.timedelta(0)
 
@@ -51,3 +53,23 @@ def test_the_sweep_command_exits_nonzero_when_a_file_is_missing(tenant: Tenant, 
     doc = upload_json(tenant, pdf()).body["document"]
     boto3.client("s3").delete_object(Bucket=files.bucket(), Key=files.direct_key(tenant.id, doc["id"]))
     assert main(["--grace-minutes", "0"]) == 1
+
+
+def test_an_exports_files_are_not_orphans_of_the_sweep(tenant: Tenant) -> None:
+    """An export's files belong to no entity; the bucket's lifecycle expires them, and the sweep
+    (whose --delete-orphans would delete them) leaves them alone."""
+    building(tenant)
+    upload_json(tenant, pdf())
+    started = tenant.ok("exports.create", {})
+    shown = eventually(lambda: _done(tenant, started["id"]), timeout=30, message="the export to finish")
+    assert shown["filesUrl"]
+    report = sweep(grace=NOW, delete_orphans=True)
+    exported = [key for key in report.orphan_files if key.startswith(files.EXPORT_PREFIX)]
+    assert exported == [] and report.deleted == len(report.orphan_files)
+    assert object_exists(f"{files.EXPORT_PREFIX}{tenant.id}/{started['id']}/files.zip")
+
+
+def _done(tenant: Tenant, export_id: str) -> dict[str, Any]:
+    shown = tenant.get("exports.show", {"id": export_id})
+    assert shown["status"] == "done", shown
+    return dict(shown)
