@@ -206,3 +206,13 @@ def test_a_tenant_with_every_entity_type_is_reproduced_by_its_export_in_a_new_te
     counts = json.loads(again.stdout)["counts"]
     assert counts["created"] == counts["updated"] == counts["failed"] == 0, counts
     assert _totals(target) == source_totals
+
+
+def test_a_key_limited_to_objects_exports_only_what_lies_within_them(tenant: Tenant) -> None:
+    objects = [{"alias": f"haus-{n}", "name": f"Haus {n}", "type": "rental"} for n in "ab"]
+    created = tenant.ok("objects.upsert", {"items": objects})["results"]
+    units = [{"alias": f"we-{n}", "objectId": f"haus-{n}", "number": "WE 1", "type": "apartment"} for n in "ab"]
+    tenant.ok("units.upsert", {"items": units})
+    limited = tenant.new_key(["read", "write:exports", "read:exports"], objects=[created[0]["id"]])
+    lines = _lines(_export(tenant, key=limited, entityTypes=["object", "unit"]))
+    assert sorted((line["type"], line["alias"]) for line in lines) == [("object", "haus-a"), ("unit", "we-a")]
