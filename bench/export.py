@@ -18,7 +18,6 @@ import contextlib
 import io
 import json
 import os
-import resource
 import subprocess
 import sys
 import time
@@ -88,7 +87,8 @@ def _read_units(raw: Any, tenant_id: str) -> list[dict[str, Any]]:
 def _copy(item: dict[str, Any], round_: int) -> dict[str, Any]:
     """The unit under a new id and alias, every key and index entry of it rewritten alike."""
     old_id = item["id"]["S"]
-    alias = item["aliases"]["M"]["-"]["L"][0]["S"]
+    stored = item["aliases"]["M"]["-"]  # a list or a string set, as pynamodb wrote it
+    alias = stored["L"][0]["S"] if "L" in stored else sorted(stored["SS"])[0]
     text = json.dumps(item).replace(old_id, ids.new_id("uni"))
     return dict(json.loads(text.replace(f'"{alias}"', f'"{alias}-{round_}"')))
 
@@ -125,31 +125,12 @@ def _export(service: Service, tenant_id: str, key: str, types: list[str] | None)
     """One export, its worker run in a process of its own; its seconds, peak memory and counts."""
     started = _ok(service, key, "exports.create", {"entityTypes": types} if types else {})
     child = subprocess.run(
-        [sys.executable, "-m", "bench.export", "--worker", tenant_id, started["id"]],
+        [sys.executable, "-m", "bench.export_worker", tenant_id, started["id"]],
         capture_output=True,
         text=True,
         check=True,
     )
     return dict(json.loads(child.stdout.strip().splitlines()[-1]))
-
-
-def worker(tenant_id: str, export_id: str) -> None:
-    """The child: the export worker on one export, as RunExports runs it; prints its figures."""
-    from chalicelib import resources
-    from chalicelib.exports import worker as export_worker
-    from chalicelib.store import exports as export_store
-
-    resources.load_all()
-    export = export_store.get(tenant_id, export_id)
-    assert export is not None
-    began = time.perf_counter()
-    with contextlib.redirect_stdout(io.StringIO()):
-        export_worker.run(export)
-    seconds = time.perf_counter() - began
-    done = export_store.get(tenant_id, export_id)
-    assert done is not None and done.data["status"] == "done", done
-    peak_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    print(json.dumps({"seconds": seconds, "peakMb": peak_mb, "lines": int(done.data["lines"])}))
 
 
 def run(service: Service, entities: int) -> str:
@@ -194,7 +175,4 @@ def run(service: Service, entities: int) -> str:
 
 
 if __name__ == "__main__":
-    if sys.argv[1:2] == ["--worker"]:
-        worker(sys.argv[2], sys.argv[3])
-    else:
-        print(main(int(sys.argv[1]) if len(sys.argv) > 1 else 120 if SMOKE else 50_000))
+    print(main(int(sys.argv[1]) if len(sys.argv) > 1 else 120 if SMOKE else 50_000))
