@@ -29,9 +29,10 @@ from chalicelib.store import reach
 from chalicelib.store.entities import StoredEntity
 
 # Entity types with a file: exported with their metadata and the file in the archive, re-imported by
-# upload (pmctl import). Their fields read from the file are not data to send back.
+# upload (pmctl import; `contentType` and `size` are what the bulk upload declares). The checksum is
+# the file's, computed again when it is uploaded.
 FILE_TYPES = {"document": "documents.upload", "uviDocument": "uvi.upload"}
-FILE_FACTS = ("checksum", "contentType", "size")
+FILE_FACTS = ("checksum",)
 # The aliases of referenced entities remembered at once (id -> alias): a tenant's size does not
 # grow the worker's memory past this.
 REMEMBERED_ALIASES = 20_000

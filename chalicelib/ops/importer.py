@@ -1,9 +1,9 @@
 """`pmctl import`: an export's lines (exports.show's file) posted to a tenant through the public
 interface, as any integrator would: each run of lines of one upsert in calls of up to 500 items
 (`alias` plus the line's `data`), in file order; an entity's further aliases mapped with
-aliases.upsert; documents and UVI documents uploaded from the export's file archive (direct
-uploads, up to 4 MiB a file) and their alias mapped. Running it again changes nothing: upserts
-answer `unchanged`, documents whose alias is known are skipped.
+aliases.upsert; documents and UVI documents uploaded from the export's file archive (a document over
+4 MiB through the bulk path, a presigned upload) and their alias mapped. Running it again changes
+nothing: upserts answer `unchanged`, documents whose alias is known are skipped.
 
 It speaks HTTP with the standard library only (a key of the target tenant: write scopes of the
 areas imported, and write:aliases for further aliases), so it runs beside any deployment."""
@@ -15,6 +15,7 @@ import gzip
 import hashlib
 import json
 import re
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -29,6 +30,7 @@ MAX_BODY_BYTES = 900_000  # below the API's 1 MB body
 MAX_ALIAS_ENTRIES = 50  # config.MAX_ALIAS_ENTRIES
 MAX_DIRECT_BYTES = 4 * 1024 * 1024  # uploads/files.py MAX_DIRECT_BYTES
 UPLOADS = {"document": "documents.upload", "uviDocument": "uvi.upload"}
+BULK_WAITS, BULK_WAIT_SECONDS = 600, 0.5  # a bulk upload's registration waited for at most 5 minutes
 # An entity exported without an alias has its id as `alias`: the upserts map such an id, an alias
 # entry cannot be one.
 ID_SHAPED = re.compile(r"^[a-z]{2,5}_[0-9A-HJKMNP-TV-Z]{26}$")
@@ -146,31 +148,71 @@ def _upload(api: Api, line: dict[str, Any], files: zipfile.ZipFile | None, outco
         reason = "no file archive given (--files)" if files is None else "the export holds no file for it"
         outcome.add({"alias": alias, "id": None, "result": "failed", "code": "no_file", "errors": [reason]}, kind)
         return
-    info = files.getinfo(line["file"])
-    if info.file_size > MAX_DIRECT_BYTES:
-        reason = (
-            f"file of {info.file_size} bytes: over the direct upload's 4 MiB (upload it by documents.uploads.create)"
-        )
-        outcome.add({"alias": alias, "id": None, "result": "failed", "code": "too_large", "errors": [reason]}, kind)
-        return
     data = dict(line["data"])
-    resource = {
-        "fileName": data.pop("fileName", None) or line["file"].rsplit("/", 1)[-1],
-        "content": base64.b64encode(files.read(line["file"])).decode(),
-    }
-    if kind == "document":
-        body = {"locationId": data.pop("locationId"), "resource": resource, "document": data}
+    content = files.read(line["file"])
+    name = data.pop("fileName", None) or line["file"].rsplit("/", 1)[-1]
+    content_type, _size = data.pop("contentType", None), data.pop("size", None)
+    if kind == "document" and len(content) > MAX_DIRECT_BYTES:
+        entity_id = _upload_in_bulk(api, data, name, str(content_type), content)
+        if entity_id is None:
+            reason = "the bulk upload of its file was not registered"
+            outcome.add(
+                {"alias": alias, "id": None, "result": "failed", "code": "upload_failed", "errors": [reason]}, kind
+            )
+            return
     else:
-        body = {"data": data, "resource": resource}
-    status, answer = api.call("command", UPLOADS[kind], body)
-    if status != 200:
-        code = answer.get("code") if isinstance(answer, dict) else None
-        detail = answer.get("detail") if isinstance(answer, dict) else str(answer)
-        outcome.add({"alias": alias, "id": None, "result": "failed", "code": code, "errors": [detail]}, kind)
-        return
-    entity_id = answer[argument]["id"]
-    aliases = {name for name in (alias, *(line.get("aliases") or [])) if not ID_SHAPED.match(name)}
-    entries = [{"alias": name, "id": entity_id, "type": kind} for name in sorted(aliases)]
+        resource = {"fileName": name, "content": base64.b64encode(content).decode()}
+        if kind == "document":
+            body = {"locationId": data.pop("locationId"), "resource": resource, "document": data}
+        else:
+            body = {"data": data, "resource": resource}
+        status, answer = api.call("command", UPLOADS[kind], body)
+        if status != 200:
+            code = answer.get("code") if isinstance(answer, dict) else None
+            detail = answer.get("detail") if isinstance(answer, dict) else str(answer)
+            outcome.add({"alias": alias, "id": None, "result": "failed", "code": code, "errors": [detail]}, kind)
+            return
+        entity_id = answer[argument]["id"]
+    aliases = {each for each in (alias, *(line.get("aliases") or [])) if not ID_SHAPED.match(each)}
+    entries = [{"alias": each, "id": entity_id, "type": kind} for each in sorted(aliases)]
     if entries:
         api.ok("aliases.upsert", {"entries": entries})
     outcome.add({"alias": alias, "id": entity_id, "result": "created", "errors": []}, kind)
+
+
+def _upload_in_bulk(api: Api, data: dict[str, Any], name: str, content_type: str, content: bytes) -> str | None:
+    """A document over the direct upload's 4 MiB: a presigned upload (documents.uploads.create), the
+    file POSTed to S3, then waited for until the service registered it; its id (None if refused)."""
+    request = {"locationId": data.pop("locationId"), "fileName": name, "contentType": content_type}
+    created = api.ok("documents.uploads.create", {"uploads": [{**request, "size": len(content), "document": data}]})
+    (upload,) = created["uploads"]
+    body, form_type = _form(upload["fields"], upload["fileName"], content, content_type)
+    posted = urllib.request.Request(upload["url"], data=body, method="POST", headers={"Content-Type": form_type})
+    with urllib.request.urlopen(posted, timeout=api.timeout):
+        pass
+    progress = {"batch": created["batch"]["id"], "limit": 10, "offset": 0}
+    for _ in range(BULK_WAITS):
+        status, answer = api.call("query", "documents.uploads.progress", progress)
+        (state,) = answer["uploads"] if status == 200 else [{"status": "pending"}]
+        if state["status"] == "registered":
+            return str(upload["documentId"])
+        if state["status"] == "failed":
+            return None
+        time.sleep(BULK_WAIT_SECONDS)
+    return None
+
+
+def _form(fields: dict[str, str], file_name: str, content: bytes, content_type: str) -> tuple[bytes, str]:
+    """A multipart form as a browser posts it to a presigned S3 upload: the fields, then the file."""
+    boundary = "----pmimport" + uuid.uuid4().hex
+    parts = [
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
+        for name, value in fields.items()
+    ]
+    head = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{file_name}"\r\n'
+        f"Content-Type: {content_type}\r\n\r\n"
+    ).encode()
+    return b"".join(
+        parts
+    ) + head + content + f"\r\n--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"

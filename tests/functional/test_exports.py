@@ -19,6 +19,8 @@ import pytest
 
 from chalicelib.registry import REGISTRY
 from tests.client import Api, Tenant
+from tests.functional.test_document_uploads import building, one_upload, upload_json
+from tests.uploads import pdf, post_file, wait_settled
 from tests.world import World
 
 
@@ -216,3 +218,30 @@ def test_a_key_limited_to_objects_exports_only_what_lies_within_them(tenant: Ten
     limited = tenant.new_key(["read", "write:exports", "read:exports"], objects=[created[0]["id"]])
     lines = _lines(_export(tenant, key=limited, entityTypes=["object", "unit"]))
     assert sorted((line["type"], line["alias"]) for line in lines) == [("object", "haus-a"), ("unit", "we-a")]
+
+
+@pytest.mark.timeout(300)
+def test_documents_come_back_with_their_files_over_the_bulk_path_when_large(
+    tenant: Tenant, api: Api, tmp_path: Path
+) -> None:
+    building(tenant)
+    large = pdf("large") + b"0" * (5 * 1024 * 1024)  # over the direct upload's 4 MiB
+    batch_id, upload = one_upload(tenant, large, fileName="Wirtschaftsplan.pdf", document={"title": "Wirtschaftsplan"})
+    post_file(upload, large)
+    wait_settled(tenant, batch_id)
+    tenant.alias("wirtschaftsplan", upload["documentId"], "document")
+    small = upload_json(tenant, pdf("small"), file_name="Protokoll.pdf", document={"title": "Protokoll"}).body
+    tenant.alias("protokoll", small["document"]["id"], "document")
+    shown = _export(tenant, entityTypes=["object", "document"])
+    export_file, files_file = tmp_path / "export.ndjson.gz", tmp_path / "files.zip"
+    export_file.write_bytes(_download(shown["downloadUrl"]))
+    files_file.write_bytes(_download(shown["filesUrl"]))
+
+    target = api.signup(company="Neue Hausverwaltung GmbH")
+    command = [sys.executable, "-m", "chalicelib.ops.pmctl", "import", str(export_file), "--files", str(files_file)]
+    done = subprocess.run([*command, "--key", target.key, "--url", api.base, "--json"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    for alias, content in (("wirtschaftsplan", large), ("protokoll", pdf("small"))):
+        document = target.get("documents.show", {"document": alias})["document"]
+        assert document["size"] == len(content) and _download(document["downloadUrl"]) == content
+    assert target.get("documents.show", {"document": "wirtschaftsplan"})["document"]["title"] == "Wirtschaftsplan"
