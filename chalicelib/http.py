@@ -13,7 +13,7 @@ from typing import Any
 
 from chalice import Chalice, Response  # type: ignore[attr-defined]
 
-from chalicelib import account, config, dispatch, jsontext, observability, paths, registry
+from chalicelib import account, config, dispatch, jsontext, observability, paths, registry, resource_metadata
 from chalicelib import error_codes as codes
 from chalicelib.auth import authenticate
 from chalicelib.context import CallContext
@@ -178,6 +178,7 @@ def answer(request: Any, operation: str, respond: Any) -> Response:
         return response  # type: ignore[no-any-return]
     except ApiError as error:
         status = error.status
+        _challenge(error, "mcp" if operation == "mcp" else "rest")
         return problem_response(error, request_id)
     except Exception as err:  # noqa: BLE001 - the client gets a problem body, never a stack trace
         fault = faults.translate(err)  # AWS throttling or unavailable: 429 / 503 with Retry-After
@@ -207,6 +208,19 @@ def answer(request: Any, operation: str, respond: Any) -> Response:
                 ms=ms,
                 source_ip=source_ip_of(request),
             )
+
+
+def _challenge(error: ApiError, face: resource_metadata.Face) -> None:
+    """A 401 names where the resource's OAuth metadata is (RFC 9728, 5.1), so an agent host can
+    discover how to get a token; a missing scope's 403 says which scopes (RFC 6750, 3.1), so it can
+    ask for them."""
+    if error.status == 401:
+        error.headers.setdefault("WWW-Authenticate", resource_metadata.challenge(face))
+    elif error.code == codes.MISSING_SCOPE.code:
+        needed = [str(scope) for scope in error.extra.get("requiredScopes", [])]
+        error.headers.setdefault(
+            "WWW-Authenticate", resource_metadata.challenge(face, error="insufficient_scope", scopes=needed)
+        )
 
 
 def identify(
@@ -316,6 +330,29 @@ def register_routes(app: Chalice) -> None:
     for surface, prefix in paths.SURFACES.items():
         for kind in ("query", "command"):
             _route(app, f"{prefix}/{kind}/{{name}}", None, kind, surface)  # type: ignore[arg-type]
+    _metadata_routes(app)
+
+
+def _metadata_routes(app: Chalice) -> None:
+    """The protected resource metadata of both faces (RFC 9728), and at the well-known root the MCP
+    endpoint's (the face agent hosts connect with OAuth). Public and cacheable; any origin may read
+    it (browser-based clients such as the MCP Inspector discover from a page)."""
+    served: list[tuple[str, resource_metadata.Face]] = [
+        (resource_metadata.metadata_path("rest"), "rest"),
+        (resource_metadata.metadata_path("mcp"), "mcp"),
+        (resource_metadata.WELL_KNOWN, "mcp"),
+    ]
+    for path, face in served:
+
+        def view(face: resource_metadata.Face = face) -> Response:
+            headers = {"Cache-Control": "public, max-age=3600", "Access-Control-Allow-Origin": "*"}
+            return Response(
+                body=dumps(resource_metadata.document(face)), status_code=200, headers={"Content-Type": JSON, **headers}
+            )
+
+        app.route(
+            path, methods=["GET"], name="resource_metadata" + path.replace("/", "_").replace(".", "_").replace("-", "_")
+        )(view)
 
 
 def _route(app: Chalice, path: str, name: str | None, kind: str, surface: Surface) -> None:

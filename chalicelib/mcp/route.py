@@ -10,7 +10,7 @@ from chalice import Chalice, Response  # type: ignore[attr-defined]
 
 from chalicelib import config, http, paths
 from chalicelib.context import CallContext
-from chalicelib.errors import MethodNotAllowed, PayloadTooLarge, Unauthorized
+from chalicelib.errors import MethodNotAllowed, PayloadTooLarge
 
 PATH = paths.MCP
 
@@ -40,11 +40,7 @@ def _handle(request: Any, request_id: str, caller: list[CallContext]) -> Respons
             headers={"Allow": "POST"},
         )
     headers = {k.lower(): v for k, v in request.headers.items()}
-    try:
-        ctx = http.identify(request, request_id, "mcp", caller, channel="mcp")
-    except Unauthorized as error:
-        error.headers.setdefault("WWW-Authenticate", 'Bearer realm="propertymanagement"')
-        raise
+    ctx = http.identify(request, request_id, "mcp", caller, channel="mcp")  # a 401 names the metadata (http.py)
     raw = request.raw_body or b""
     if len(raw) > config.MAX_BODY_BYTES:
         raise PayloadTooLarge(
