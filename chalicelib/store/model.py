@@ -44,6 +44,10 @@ imports this module (import-linter's "table layout" contract in pyproject.toml):
   sign-in code  PK = signin#<sha256 of e-mail>            SK = "code"             sessions.py (TTL)
   confirmed source PK = confirmed#<sha256 of e-mail>      SK = <sha256 of source> confirmed_sources.py (TTL)
   sign-in choice PK = choice#<sha256 of the cookie>       SK = "choice"           choices.py (TTL)
+  oauth client  PK = oauthclient#<clientId>               SK = "client"           oauth.py (TTL: unused 30 days)
+  oauth request PK = oauthrequest#<requestId>             SK = "request"          oauth.py (TTL; authorize -> consent)
+  oauth code    PK = oauthcode#<sha256 of the code>       SK = "code"             oauth.py (TTL; spent once)
+  oauth refresh PK = oauthrefresh#<sha256 of the token>   SK = "refresh"          oauth.py (TTL; rotated once)
   integration   PK = integration#<id>                     SK = "integration"      integrations.py (operator-
                 level, no tenant; its connections SK = "tenant#<tenantId>" and issued keys SK = "key#<keyId>"
                 share the partition)

@@ -1,0 +1,213 @@
+"""What the OAuth authorization server keeps (issue 35): registered clients, authorization requests
+waiting for a person's consent, authorization codes and the refresh tokens of grants.
+
+  client       PK = oauthclient#<clientId>          SK = "client"    RFC 7591 metadata (TTL: unused 30 days)
+  request      PK = oauthrequest#<requestId>        SK = "request"   the authorize call's parameters (TTL)
+  code         PK = oauthcode#<sha256 of the code>  SK = "code"      what the consent granted (TTL; one use)
+  refresh      PK = oauthrefresh#<sha256>           SK = "refresh"   its grant; `spent` once rotated (TTL)
+
+Codes and refresh tokens are stored as hashes only. A code is redeemed by deleting it under the
+condition that it still exists, so two redemptions cannot both win. A refresh token is rotated by
+marking it spent under the condition that it was not, in the transaction that writes its successor;
+presenting a spent one again answers "reused" (the caller revokes the grant: RFC 9700, 4.14.2)."""
+
+from __future__ import annotations
+
+import datetime as dt
+import hashlib
+import secrets
+from dataclasses import dataclass
+from typing import Any, Literal
+
+from pynamodb.exceptions import DeleteError
+
+from chalicelib import clock, ids
+from chalicelib.store.model import Item, Transaction, TransactionCancelled
+
+CLIENT_SK, REQUEST_SK, CODE_SK, REFRESH_SK = "client", "request", "code", "refresh"
+CLIENT_UNUSED_DAYS = 30  # a registered client no one used for this long is forgotten
+REQUEST_MINUTES = 30  # time to sign in and consent
+CODE_MINUTES = 5  # RFC 6749 4.1.2: short-lived, ten minutes at most
+REFRESH_DAYS = 30  # a grant not refreshed for this long must be approved again
+CLIENT_TOUCH_HOURS = 24  # a client's last use is written at most this often
+
+
+def _hash(secret: str) -> str:
+    return hashlib.sha256(secret.encode()).hexdigest()
+
+
+def _in(**delta: float) -> dt.datetime:
+    return clock.now() + dt.timedelta(**delta)
+
+
+# --- clients ---------------------------------------------------------------------------------
+
+
+def register_client(metadata: dict[str, Any]) -> str:
+    """A new client of dynamic registration (RFC 7591): its id; the metadata is kept as given
+    (checked by the caller)."""
+    client_id = ids.new_id("ocl")
+    now = clock.now_iso()
+    Item(
+        f"oauthclient#{client_id}",
+        CLIENT_SK,
+        type="oauthClient",
+        id=client_id,
+        data={**metadata, "client_id": client_id, "lastUsedAt": now},
+        createdAt=now,
+        updatedAt=now,
+        expiresAt=_in(days=CLIENT_UNUSED_DAYS),
+    ).save(condition=Item.pk.does_not_exist())
+    return client_id
+
+
+def client(client_id: str) -> dict[str, Any] | None:
+    """A registered client's metadata (None when unknown or forgotten); its use keeps it."""
+    try:
+        item = Item.get(f"oauthclient#{client_id}", CLIENT_SK)
+    except Item.DoesNotExist:
+        return None
+    if item.expiresAt is not None and item.expiresAt <= clock.now():
+        return None  # past its TTL, before DynamoDB removed it
+    data = item.data_dict()
+    if str(data.get("lastUsedAt", "")) < clock.iso(_in(hours=-CLIENT_TOUCH_HOURS)):
+        last_used: Any = Item.data["lastUsedAt"]  # type: ignore[index]
+        item.update(actions=[last_used.set(clock.now_iso()), Item.expiresAt.set(_in(days=CLIENT_UNUSED_DAYS))])
+    return data
+
+
+# --- authorization requests (authorize -> consent) --------------------------------------------
+
+
+def save_request(client_id: str, params: dict[str, Any]) -> str:
+    """The authorize call's validated parameters, until a person consents or denies; its id."""
+    request_id = ids.new_id("oar")
+    Item(
+        f"oauthrequest#{request_id}",
+        REQUEST_SK,
+        type="oauthRequest",
+        id=request_id,
+        data={**params, "client_id": client_id},
+        createdAt=clock.now_iso(),
+        expiresAt=_in(minutes=REQUEST_MINUTES),
+    ).save()
+    return request_id
+
+
+def request(request_id: str) -> dict[str, Any] | None:
+    try:
+        item = Item.get(f"oauthrequest#{request_id}", REQUEST_SK, consistent_read=True)
+    except Item.DoesNotExist:
+        return None
+    if item.expiresAt is None or item.expiresAt <= clock.now():
+        return None
+    return item.data_dict()
+
+
+def end_request(request_id: str) -> None:
+    """Consented or denied: the request cannot be answered twice."""
+    Item(f"oauthrequest#{request_id}", REQUEST_SK).delete()
+
+
+# --- codes -----------------------------------------------------------------------------------
+
+
+def mint_code(granted: dict[str, Any]) -> str:
+    """A code for what a person granted (tenant, scopes, the request's PKCE challenge, redirect
+    URI and resource); only its hash is kept."""
+    code = secrets.token_urlsafe(32)
+    Item(
+        f"oauthcode#{_hash(code)}",
+        CODE_SK,
+        type="oauthCode",
+        data={**granted, "expiresAt": clock.iso(_in(minutes=CODE_MINUTES))},
+        createdAt=clock.now_iso(),
+        expiresAt=_in(minutes=CODE_MINUTES),
+    ).save()
+    return code
+
+
+def peek_code(code: str) -> dict[str, Any] | None:
+    """What a live code grants, without spending it (the token request is checked first)."""
+    try:
+        item = Item.get(f"oauthcode#{_hash(code)}", CODE_SK, consistent_read=True)
+    except Item.DoesNotExist:
+        return None
+    data = item.data_dict()
+    return data if str(data.get("expiresAt", "")) > clock.now_iso() else None
+
+
+def redeem_code(code: str) -> bool:
+    """Spend the code; False when it was spent already (by a concurrent or earlier redemption)."""
+    try:
+        Item(f"oauthcode#{_hash(code)}", CODE_SK).delete(condition=Item.pk.exists())
+    except DeleteError as err:
+        if getattr(err, "cause_response_code", None) == "ConditionalCheckFailedException":
+            return False
+        raise
+    return True
+
+
+# --- refresh tokens --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Refresh:
+    tenant_id: str
+    grant_id: str
+    data: dict[str, Any]
+
+
+def new_refresh(tenant_id: str, grant_id: str, facts: dict[str, Any]) -> str:
+    """A grant's first refresh token (its facts: client, scopes, resource); only the hash is kept."""
+    token = secrets.token_urlsafe(32)
+    _refresh_item(token, tenant_id, grant_id, facts).save()
+    return token
+
+
+def _refresh_item(token: str, tenant_id: str, grant_id: str, facts: dict[str, Any]) -> Item:
+    return Item(
+        f"oauthrefresh#{_hash(token)}",
+        REFRESH_SK,
+        type="oauthRefresh",
+        tenantId=tenant_id,
+        id=grant_id,
+        data={**facts, "spent": False},
+        createdAt=clock.now_iso(),
+        expiresAt=_in(days=REFRESH_DAYS),
+    )
+
+
+def refresh(token: str) -> Refresh | None:
+    """The grant a refresh token belongs to (spent or not: `data["spent"]`); None when unknown."""
+    try:
+        item = Item.get(f"oauthrefresh#{_hash(token)}", REFRESH_SK, consistent_read=True)
+    except Item.DoesNotExist:
+        return None
+    if item.expiresAt is None or item.expiresAt <= clock.now():
+        return None
+    return Refresh(str(item.tenantId), str(item.id), item.data_dict())
+
+
+Rotation = Literal["rotated", "reused"]
+
+
+def rotate(token: str, found: Refresh) -> tuple[Rotation, str | None]:
+    """Spend a refresh token and hand out its successor (same grant and facts) in one transaction;
+    ("reused", None) when it was spent already: a replay, after which the grant must be revoked."""
+    successor = secrets.token_urlsafe(32)
+    unspent: Any = Item.data["spent"] == False  # type: ignore[index]  # noqa: E712 - a condition, not a test
+    try:
+        with Transaction() as tx:
+            tx.update(
+                Item(f"oauthrefresh#{_hash(token)}", REFRESH_SK),
+                actions=[Item.data["spent"].set(True)],  # type: ignore[index]
+                condition=unspent,
+                label="spent",
+            )
+            tx.save(_refresh_item(successor, found.tenant_id, found.grant_id, found.data), label="successor")
+    except TransactionCancelled as cancelled:
+        if "spent" in cancelled.failed:
+            return "reused", None
+        raise
+    return "rotated", successor
