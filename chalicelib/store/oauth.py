@@ -43,10 +43,9 @@ def _in(**delta: float) -> dt.datetime:
 # --- clients ---------------------------------------------------------------------------------
 
 
-def register_client(metadata: dict[str, Any]) -> str:
-    """A new client of dynamic registration (RFC 7591): its id; the metadata is kept as given
-    (checked by the caller)."""
-    client_id = ids.new_id("ocl")
+def register_client(client_id: str, metadata: dict[str, Any]) -> None:
+    """A new client of dynamic registration (RFC 7591) under the id the registration handed out;
+    the metadata is kept as given (checked by the caller)."""
     now = clock.now_iso()
     Item(
         f"oauthclient#{client_id}",
@@ -58,7 +57,6 @@ def register_client(metadata: dict[str, Any]) -> str:
         updatedAt=now,
         expiresAt=_in(days=CLIENT_UNUSED_DAYS),
     ).save(condition=Item.pk.does_not_exist())
-    return client_id
 
 
 def client(client_id: str) -> dict[str, Any] | None:

@@ -54,8 +54,9 @@ def test_a_refresh_token_rotates_once_and_its_replay_is_told_apart(
 def test_a_client_unused_for_its_days_is_forgotten_and_use_keeps_it(
     memory_table: None, moment: list[dt.datetime]
 ) -> None:
-    kept = oauth.register_client({"client_name": "Claude", "redirect_uris": ["https://claude.ai/cb"]})
-    left = oauth.register_client({"client_name": "Old", "redirect_uris": ["https://old.example/cb"]})
+    kept, left = "0b6e94-kept", "0b6e94-left"
+    oauth.register_client(kept, {"client_name": "Claude", "redirect_uris": ["https://claude.ai/cb"]})
+    oauth.register_client(left, {"client_name": "Old", "redirect_uris": ["https://old.example/cb"]})
     moment[0] += dt.timedelta(days=20)
     assert oauth.client(kept)["client_name"] == "Claude"  # type: ignore[index]
     moment[0] += dt.timedelta(days=15)
