@@ -1,0 +1,139 @@
+"""The OAuth authorization server's provider (issue 35, work in progress): the `mcp` SDK's handlers
+(`create_auth_routes`: metadata, authorize, token, register, revoke; PKCE S256, RFC 8707 `resource`,
+RFC 7591 validation and the RFCs' error answers) ask this class for what the service keeps
+(store/oauth.py) and decides.
+
+Tokens are keys: an access token is an API key of the approving tenant (short-lived, the granted
+scopes, the agent name the person confirmed), so REST and MCP, limits, audit and the console treat it
+as any key; a grant holds one live access key at a time and its refresh token (hashed, rotated)."""
+
+from __future__ import annotations
+
+import time
+from typing import Any
+from urllib.parse import urlencode, urlsplit
+
+from mcp.server.auth.provider import (
+    AccessToken,
+    AuthorizationCode,
+    AuthorizationParams,
+    AuthorizeError,
+    RefreshToken,
+    RegistrationError,
+    TokenError,
+)
+from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
+
+from chalicelib import config, paths, resource_metadata
+from chalicelib.store import oauth as store
+
+ACCESS_SECONDS = 3600
+LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
+
+
+def redirect_problem(uri: str) -> str | None:
+    """Why a redirect URI is refused (None: fine): https, or http to the loopback interface for a
+    native client (RFC 8252, 7.3); never a fragment (RFC 6749, 3.1.2)."""
+    parts = urlsplit(uri)
+    if parts.fragment:
+        return "must not carry a fragment"
+    if parts.scheme == "https" and parts.hostname:
+        return None
+    if parts.scheme == "http" and (parts.hostname or "") in LOOPBACK_HOSTS:
+        return None
+    return "must be https, or http to 127.0.0.1, [::1] or localhost (a native client)"
+
+
+def our_resources() -> tuple[str, ...]:
+    return (resource_metadata.resource("mcp"), resource_metadata.resource("rest"))
+
+
+class Provider:
+    """store/oauth.py behind the SDK's provider protocol."""
+
+    async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
+        found = store.client(client_id)
+        return OAuthClientInformationFull.model_validate(found) if found is not None else None
+
+    async def register_client(self, client_info: OAuthClientInformationFull) -> None:
+        if client_info.token_endpoint_auth_method != "none":
+            raise RegistrationError(
+                "invalid_client_metadata",
+                "this server registers public clients only: send token_endpoint_auth_method none (and use PKCE)",
+            )
+        for uri in client_info.redirect_uris or []:
+            problem = redirect_problem(str(uri))
+            if problem is not None:
+                raise RegistrationError("invalid_redirect_uri", f"{uri} {problem}")
+        metadata = client_info.model_dump(mode="json", exclude_none=True)
+        metadata.pop("client_secret", None)  # none is minted for a public client; never kept
+        store.register_client(str(client_info.client_id), metadata)
+
+    async def authorize(self, client: OAuthClientInformationFull, params: AuthorizationParams) -> str:
+        """Keeps the request and sends the person to the console's consent page (sign-in first)."""
+        if params.resource is None or params.resource.rstrip("/") not in our_resources():
+            raise AuthorizeError("invalid_target", f"resource must be one of {', '.join(our_resources())}")
+        request_id = store.save_request(
+            str(client.client_id),
+            {
+                "state": params.state,
+                "scopes": params.scopes or [],
+                "code_challenge": params.code_challenge,
+                "redirect_uri": str(params.redirect_uri),
+                "redirect_uri_provided_explicitly": params.redirect_uri_provided_explicitly,
+                "resource": params.resource.rstrip("/"),
+                "client_name": client.client_name or str(client.client_id),
+                "client_uri": str(client.client_uri) if client.client_uri else None,
+            },
+        )
+        return f"{config.public_url()}{paths.CONSOLE}/oauth/consent?{urlencode({'request': request_id})}"
+
+    async def load_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: str
+    ) -> AuthorizationCode | None:
+        granted = store.peek_code(authorization_code)
+        if granted is None or granted.get("client_id") != client.client_id:
+            return None
+        return AuthorizationCode(
+            code=authorization_code,
+            scopes=list(granted["scopes"]),
+            expires_at=time.time() + 60,  # peek_code answers live codes only
+            client_id=str(client.client_id),
+            code_challenge=str(granted["code_challenge"]),
+            redirect_uri=granted["redirect_uri"],
+            redirect_uri_provided_explicitly=bool(granted["redirect_uri_provided_explicitly"]),
+            resource=granted.get("resource"),
+            subject=str(granted["tenantId"]),
+        )
+
+    async def exchange_authorization_code(
+        self, client: OAuthClientInformationFull, authorization_code: AuthorizationCode
+    ) -> OAuthToken:
+        granted = store.peek_code(authorization_code.code)
+        if granted is None or not store.redeem_code(authorization_code.code):
+            raise TokenError("invalid_grant", "the authorization code was used already or has expired")
+        raise NotImplementedError("work in progress: mint the grant's access key and refresh token")
+
+    async def load_refresh_token(self, client: OAuthClientInformationFull, refresh_token: str) -> RefreshToken | None:
+        found = store.refresh(refresh_token)
+        if found is None or found.data.get("client_id") != client.client_id:
+            return None
+        # a spent token is answered too: exchange_refresh_token tells the replay and revokes the grant
+        return RefreshToken(
+            token=refresh_token,
+            client_id=str(client.client_id),
+            scopes=list(found.data.get("scopes", [])),
+            resource=found.data.get("resource"),
+            subject=found.tenant_id,
+        )
+
+    async def exchange_refresh_token(
+        self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
+    ) -> OAuthToken:
+        raise NotImplementedError("work in progress: rotate, revoke the grant on a replay")
+
+    async def load_access_token(self, token: str) -> AccessToken | None:
+        return None  # the service's own key check (auth.py) authenticates bearer tokens
+
+    async def revoke_token(self, token: Any) -> None:
+        raise NotImplementedError("work in progress: revoke the grant of an access key or refresh token")
