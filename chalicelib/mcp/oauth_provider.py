@@ -24,7 +24,10 @@ from mcp.server.auth.provider import (
 )
 from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
-from chalicelib import config, paths, resource_metadata
+from chalicelib import clock, config, paths, resource_metadata
+from chalicelib.context import CallContext
+from chalicelib.errors import NotFound
+from chalicelib.store import keys
 from chalicelib.store import oauth as store
 
 ACCESS_SECONDS = 3600
@@ -112,7 +115,14 @@ class Provider:
         granted = store.peek_code(authorization_code.code)
         if granted is None or not store.redeem_code(authorization_code.code):
             raise TokenError("invalid_grant", "the authorization code was used already or has expired")
-        raise NotImplementedError("work in progress: mint the grant's access key and refresh token")
+        tenant_id, grant_id = str(granted["tenantId"]), str(granted["grantId"])
+        grant = store.grant(tenant_id, grant_id)
+        if grant is None or grant.get("revokedAt"):
+            raise TokenError("invalid_grant", "the grant was revoked")
+        secret = _new_access_key(tenant_id, grant_id, grant)
+        facts = {"client_id": str(client.client_id), "scopes": grant["scopes"], "resource": grant.get("resource")}
+        refresh = store.new_refresh(tenant_id, grant_id, facts)
+        return _token(secret, grant["scopes"], refresh)
 
     async def load_refresh_token(self, client: OAuthClientInformationFull, refresh_token: str) -> RefreshToken | None:
         found = store.refresh(refresh_token)
@@ -130,10 +140,74 @@ class Provider:
     async def exchange_refresh_token(
         self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
     ) -> OAuthToken:
-        raise NotImplementedError("work in progress: rotate, revoke the grant on a replay")
+        """Rotates the refresh token and the access key; a spent refresh token presented again
+        revokes the grant (its access key disabled): a stolen token's replay ends it for both."""
+        found = store.refresh(refresh_token.token)
+        if found is None:
+            raise TokenError("invalid_grant", "unknown refresh token")
+        if scopes and not set(scopes) <= set(found.data.get("scopes", [])):
+            raise TokenError("invalid_scope", "a refresh may narrow the scopes, never widen them")
+        outcome, successor = store.rotate(refresh_token.token, found)
+        if outcome == "reused" or successor is None:
+            _revoke(found.tenant_id, found.grant_id, {"reason": "refresh token reused"})
+            raise TokenError("invalid_grant", "the refresh token was used already; the grant is revoked")
+        grant = store.grant(found.tenant_id, found.grant_id)
+        if grant is None or grant.get("revokedAt"):
+            raise TokenError("invalid_grant", "the grant was revoked")
+        previous = grant.get("accessKeyId")
+        secret = _new_access_key(found.tenant_id, found.grant_id, grant)
+        if previous:
+            _disable(found.tenant_id, str(previous))
+        return _token(secret, list(found.data.get("scopes", [])), successor)
 
     async def load_access_token(self, token: str) -> AccessToken | None:
         return None  # the service's own key check (auth.py) authenticates bearer tokens
 
     async def revoke_token(self, token: Any) -> None:
-        raise NotImplementedError("work in progress: revoke the grant of an access key or refresh token")
+        """RFC 7009: a refresh token revokes its grant (and the grant's access key)."""
+        if isinstance(token, RefreshToken):
+            found = store.refresh(token.token)
+            if found is not None:
+                _revoke(found.tenant_id, found.grant_id, {"reason": "revoked by the client"})
+
+
+def _token(secret: str, scopes: list[str], refresh: str) -> OAuthToken:
+    return OAuthToken(access_token=secret, expires_in=ACCESS_SECONDS, scope=" ".join(scopes), refresh_token=refresh)
+
+
+def _approver(tenant_id: str, grant: dict[str, Any]) -> CallContext:
+    """The person who approved, as the author of the grant's keys (the audit trail's actor)."""
+    by = grant.get("approvedBy") or {}
+    return CallContext(
+        tenant_id=tenant_id,
+        key_id=str(by.get("keyId") or ""),
+        agent_name=str(by.get("agentName") or "console"),
+        scopes=frozenset(grant["scopes"]),
+        channel="console",
+        operation="oauth.token",
+    )
+
+
+def _new_access_key(tenant_id: str, grant_id: str, grant: dict[str, Any]) -> str:
+    spec = keys.KeySpec(
+        agent_name=str(grant["agentName"]), scopes=list(grant["scopes"]), expires_at=clock.iso_in(ACCESS_SECONDS)
+    )
+    record, secret = keys.create_key(_approver(tenant_id, grant), spec)
+    if not store.set_access_key(tenant_id, grant_id, str(record["id"])):
+        _disable(tenant_id, str(record["id"]))
+        raise TokenError("invalid_grant", "the grant was revoked")
+    return secret
+
+
+def _disable(tenant_id: str, key_id: str) -> None:
+    operator = CallContext(tenant_id=tenant_id, key_id="", agent_name="oauth", scopes=frozenset(), operation="oauth")
+    try:
+        keys.disable_key(operator, key_id)
+    except NotFound:
+        pass  # expired and gone, or disabled already
+
+
+def _revoke(tenant_id: str, grant_id: str, by: dict[str, Any]) -> None:
+    revoked = store.revoke_grant(tenant_id, grant_id, by)
+    if revoked is not None and revoked.get("accessKeyId"):
+        _disable(tenant_id, str(revoked["accessKeyId"]))

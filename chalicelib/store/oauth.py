@@ -5,6 +5,8 @@ waiting for a person's consent, authorization codes and the refresh tokens of gr
   request      PK = oauthrequest#<requestId>        SK = "request"   the authorize call's parameters (TTL)
   code         PK = oauthcode#<sha256 of the code>  SK = "code"      what the consent granted (TTL; one use)
   refresh      PK = oauthrefresh#<sha256>           SK = "refresh"   its grant; `spent` once rotated (TTL)
+  grant        PK = <tenant>#<grantId>              SK = "oauthgrant" client, agent, scopes, who approved, the
+                                                                    live access key; `revokedAt` once revoked
 
 Codes and refresh tokens are stored as hashes only. A code is redeemed by deleting it under the
 condition that it still exists, so two redemptions cannot both win. A refresh token is rotated by
@@ -19,7 +21,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pynamodb.exceptions import DeleteError
+from pynamodb.exceptions import DeleteError, UpdateError
 
 from chalicelib import clock, ids
 from chalicelib.store.model import Item, Transaction, TransactionCancelled
@@ -192,7 +194,8 @@ Rotation = Literal["rotated", "reused"]
 
 def rotate(token: str, found: Refresh) -> tuple[Rotation, str | None]:
     """Spend a refresh token and hand out its successor (same grant and facts) in one transaction;
-    ("reused", None) when it was spent already: a replay, after which the grant must be revoked."""
+    ("reused", None) when it was spent already: a replay, after which the grant must be revoked.
+    The grant's live access key is the grant record's, not the token's (set_access_key)."""
     successor = secrets.token_urlsafe(32)
     unspent: Any = Item.data["spent"] == False  # type: ignore[index]  # noqa: E712 - a condition, not a test
     try:
@@ -209,3 +212,70 @@ def rotate(token: str, found: Refresh) -> tuple[Rotation, str | None]:
             return "reused", None
         raise
     return "rotated", successor
+
+
+# --- grants ----------------------------------------------------------------------------------
+
+GRANT_SK = "oauthgrant"
+
+
+def _grant_key(tenant_id: str, grant_id: str) -> tuple[str, str]:
+    return f"{tenant_id}#{grant_id}", GRANT_SK
+
+
+def create_grant(tenant_id: str, facts: dict[str, Any]) -> str:
+    """A person's approval of a client (its client id and name, agent name, scopes, resource, who
+    approved); its id."""
+    grant_id = ids.new_id("grt")
+    now = clock.now_iso()
+    Item(
+        *_grant_key(tenant_id, grant_id),
+        type="oauthGrant",
+        tenantId=tenant_id,
+        id=grant_id,
+        data=facts,
+        createdAt=now,
+        updatedAt=now,
+        gsi1pk=f"{tenant_id}#oauthgrants",
+        gsi1sk=grant_id,
+    ).save(condition=Item.pk.does_not_exist())
+    return grant_id
+
+
+def grant(tenant_id: str, grant_id: str) -> dict[str, Any] | None:
+    try:
+        item = Item.get(*_grant_key(tenant_id, grant_id), consistent_read=True)
+    except Item.DoesNotExist:
+        return None
+    return {**item.data_dict(), "id": grant_id, "createdAt": item.createdAt}
+
+
+def set_access_key(tenant_id: str, grant_id: str, key_id: str) -> bool:
+    """The grant's live access key is now `key_id`; False when the grant was revoked meanwhile."""
+    data: Any = Item.data
+    try:
+        Item(*_grant_key(tenant_id, grant_id)).update(
+            actions=[data["accessKeyId"].set(key_id), data["lastUsedAt"].set(clock.now_iso())],
+            condition=Item.pk.exists() & data["revokedAt"].does_not_exist(),
+        )
+    except UpdateError as err:
+        if getattr(err, "cause_response_code", None) == "ConditionalCheckFailedException":
+            return False
+        raise
+    return True
+
+
+def revoke_grant(tenant_id: str, grant_id: str, by: dict[str, Any]) -> dict[str, Any] | None:
+    """Mark the grant revoked (once); its facts (the access key to disable), None if it was not live."""
+    data: Any = Item.data
+    item = Item(*_grant_key(tenant_id, grant_id))
+    try:
+        item.update(
+            actions=[data["revokedAt"].set(clock.now_iso()), data["revokedBy"].set(by)],
+            condition=Item.pk.exists() & data["revokedAt"].does_not_exist(),
+        )
+    except UpdateError as err:
+        if getattr(err, "cause_response_code", None) == "ConditionalCheckFailedException":
+            return None
+        raise
+    return item.data_dict()
