@@ -17,3 +17,4 @@ app.register_middleware(http.chalice_refusals_as_problems, "http")
 
 resources.load_all()
 mcp_route.register(app)
+mcp_route.register_oauth(app)

@@ -33,6 +33,7 @@ from chalice.local import (
 
 from chalicelib import config
 from chalicelib.errors import Misdirected, no_route
+from chalicelib.mcp.oauth_paths import PATHS as OAUTH_PATHS
 from chalicelib.paths import MCP as MCP_PATH
 
 Headers = dict[str, Any]  # a value is a string, or a list of them for a repeated header
@@ -76,7 +77,7 @@ class Gateways:
 
     def answer(self, method: str, path: str, headers: Headers, body: bytes | None) -> tuple[int, Headers, bytes | None]:
         """Status, headers and body of one request, as the deployment's gateway answers it."""
-        gateway = self.mcp if path.split("?", 1)[0] == MCP_PATH else self.rest
+        gateway = self.mcp if path.split("?", 1)[0] in (MCP_PATH, *OAUTH_PATHS) else self.rest
         try:
             response = gateway.handle_request(method=method, path=path, headers=headers, body=body)
         except ForbiddenError:

@@ -55,6 +55,10 @@ class Bridge:
             transport_security=_security(),
             max_request_body_size=config.MAX_BODY_BYTES,
         )
+        # The OAuth authorization server's endpoints (mcp/oauth_routes.py) beside the MCP path.
+        from chalicelib.mcp.oauth_routes import routes as oauth_routes  # cycle: it builds on the SDK loaded here
+
+        self._app.router.routes.extend(oauth_routes())
         self._loop = asyncio.new_event_loop()
         threading.Thread(target=self._loop.run_forever, name="mcp-loop", daemon=True).start()
         asyncio.run_coroutine_threadsafe(self._start(), self._loop).result(timeout=30)
@@ -72,15 +76,31 @@ class Bridge:
         await ready.wait()
 
     def handle(
-        self, method: str, headers: dict[str, str], body: bytes, caller: CallContext, client_ip: str | None
+        self,
+        method: str,
+        headers: dict[str, str],
+        body: bytes,
+        caller: CallContext | None,
+        client_ip: str | None,
+        path: str = PATH,
+        query: str = "",
     ) -> Answer:
+        """One request to the SDK's app: the MCP endpoint with the caller the key check found, or an
+        OAuth endpoint (`path`, `query`) with none (those authenticate clients themselves)."""
         future: Future[Answer] = asyncio.run_coroutine_threadsafe(
-            self._call(method, headers, body, caller, client_ip), self._loop
+            self._call(method, headers, body, caller, client_ip, path, query), self._loop
         )
         return future.result(timeout=TIMEOUT_SECONDS)
 
     async def _call(
-        self, method: str, headers: dict[str, str], body: bytes, caller: CallContext, client_ip: str | None
+        self,
+        method: str,
+        headers: dict[str, str],
+        body: bytes,
+        caller: CallContext | None,
+        client_ip: str | None,
+        path: str,
+        query: str,
     ) -> Answer:
         host = headers.get("host", "localhost")
         scope = {
@@ -89,9 +109,9 @@ class Bridge:
             "http_version": "1.1",
             "method": method,
             "scheme": headers.get("x-forwarded-proto", "http"),
-            "path": PATH,
-            "raw_path": PATH.encode(),
-            "query_string": b"",
+            "path": path,
+            "raw_path": path.encode(),
+            "query_string": query.encode("latin-1"),
             "root_path": "",
             "headers": [(k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in headers.items()],
             "client": (client_ip or "127.0.0.1", 0),

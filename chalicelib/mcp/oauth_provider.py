@@ -160,6 +160,9 @@ class Provider:
             _disable(found.tenant_id, str(previous))
         return _token(secret, list(found.data.get("scopes", [])), successor)
 
+    async def exchange_identity_assertion(self, client: OAuthClientInformationFull, params: Any) -> OAuthToken:
+        raise TokenError("unsupported_grant_type", "identity assertion grants are not supported")
+
     async def load_access_token(self, token: str) -> AccessToken | None:
         return None  # the service's own key check (auth.py) authenticates bearer tokens
 

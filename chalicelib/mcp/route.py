@@ -5,10 +5,11 @@ it, the answer passed back as the SDK wrote it."""
 from __future__ import annotations
 
 from typing import Any
+from urllib.parse import urlencode
 
 from chalice import Chalice, Response  # type: ignore[attr-defined]
 
-from chalicelib import config, http, paths
+from chalicelib import config, http, paths, throttle
 from chalicelib.context import CallContext
 from chalicelib.errors import MethodNotAllowed, PayloadTooLarge
 
@@ -28,6 +29,47 @@ def register(app: Chalice) -> None:
         request = app.current_request
         assert request is not None
         return http.answer(request, "mcp", lambda request_id, caller: _handle(request, request_id, caller))
+
+
+def register_oauth(app: Chalice) -> None:
+    """The OAuth authorization server's endpoints (mcp/oauth_routes.py), handed to the SDK's app
+    as they came: they authenticate their clients themselves. Registration counts against the
+    source address's limit (as sign-ups do)."""
+    from chalicelib.mcp.oauth_paths import PATHS  # cold start: the paths only, no SDK
+
+    for path in PATHS:
+
+        def view(path: str = path) -> Response:
+            request = app.current_request
+            assert request is not None
+            return http.answer(request, "oauth", lambda request_id, _caller: _oauth(request, request_id, path))
+
+        name = "oauth" + path.replace("/", "_").replace(".", "_").replace("-", "_")
+        app.route(
+            path,
+            methods=["GET", "POST"],
+            name=name,
+            content_types=[http.JSON, "application/x-www-form-urlencoded", "text/plain"],
+        )(view)
+
+
+def _oauth(request: Any, request_id: str, path: str) -> Response:
+    from chalicelib.mcp.bridge import bridge  # cold start: as for the MCP endpoint
+
+    if path == "/register" and request.method == "POST":
+        throttle.take_anonymous(http.source_ip_of(request), "oauth.register")
+    event = request.to_original_event()
+    pairs = [(k, v) for k, values in (event.get("multiValueQueryStringParameters") or {}).items() for v in values]
+    headers = {k.lower(): v for k, v in request.headers.items()}
+    answer = bridge().handle(
+        request.method, headers, request.raw_body or b"", None, http.source_ip_of(request), path, urlencode(pairs)
+    )
+    out: dict[str, str | list[str]] = {
+        k: v for k, v in answer.headers.items() if k.lower() not in ("content-type", "content-length")
+    }
+    out["Content-Type"] = answer.headers.get("content-type", http.JSON)
+    out["X-Request-Id"] = request_id
+    return Response(body=answer.body.decode("utf-8"), status_code=int(answer.status), headers=out)
 
 
 def _handle(request: Any, request_id: str, caller: list[CallContext]) -> Response:
