@@ -26,7 +26,19 @@ from chalicelib.console.texts import translate
 from chalicelib.log import logger
 
 STATIC = Path(__file__).parent / "static"
-PAGES = ("auth_pages", "choice", "overview", "keys", "webhooks", "activity", "data", "members", "member_keys", "outbox")
+PAGES = (
+    "auth_pages",
+    "choice",
+    "overview",
+    "keys",
+    "webhooks",
+    "activity",
+    "data",
+    "members",
+    "member_keys",
+    "outbox",
+    "oauth_consent",
+)
 ROLE_RANK = {"viewer": 0, "admin": 1, "owner": 2}
 MAX_DEPTH = 5  # path segments below /console a route may have
 

@@ -8,10 +8,12 @@ import base64
 import hashlib
 import json
 import urllib.parse
+import uuid
 from typing import Any
 
 from chalicelib import config, paths
-from tests.client import Api
+from tests.client import Api, Tenant
+from tests.console_client import Person, invite, owner_of
 
 REDIRECT = "http://127.0.0.1:33418/callback"
 
@@ -85,3 +87,91 @@ def test_an_authorize_request_sends_the_person_to_consent_and_refuses_what_it_mu
 
     unregistered = _authorize(api, client_id, redirect_uri="http://127.0.0.1:9/elsewhere")
     assert unregistered.status == 400 and "location" not in unregistered.headers, "never redirects to it"
+
+
+def _token(api: Api, **form: str) -> Any:
+    body = urllib.parse.urlencode(form).encode()
+    return api.request("POST", "/token", body=body, headers={"Content-Type": "application/x-www-form-urlencoded"})
+
+
+def _approve(api: Api, tenant: Tenant, person: Person, scopes: list[str], verifier: str = "v" * 50) -> dict[str, Any]:
+    """Registration, authorize, consent by the signed-in person: the code's redirect's parameters."""
+    client_id = _register(api).body["client_id"]
+    sent = _authorize(api, client_id, code_challenge=_challenge(verifier))
+    consent_path = urllib.parse.urlsplit(sent.headers["location"])
+    page = person.get(f"{consent_path.path.removeprefix('/console')}?{consent_path.query}")
+    assert page.status == 200, page.text()
+    request_id = urllib.parse.parse_qs(consent_path.query)["request"][0]
+    form = [("request", request_id), ("decision", "approve"), ("agentName", "Claude Desktop")]
+    done = person.post("/oauth/consent", form + [("scope", scope) for scope in scopes])
+    assert done.status == 303 and done.location.startswith(REDIRECT), done.text()
+    params = {k: v[0] for k, v in urllib.parse.parse_qs(urllib.parse.urlsplit(done.location).query).items()}
+    assert params["state"] == "st4te" and params["iss"] == config.public_url()
+    return {**params, "client_id": client_id}
+
+
+def test_a_person_approves_and_the_host_gets_a_key_that_refreshes_and_ends_on_a_replay(
+    api: Api, tenant: Tenant
+) -> None:
+    person = owner_of(tenant)
+    approved = _approve(api, tenant, person, ["read", "write:contacts"])
+    resource = config.public_url() + paths.MCP
+    exchange = {
+        "grant_type": "authorization_code",
+        "code": approved["code"],
+        "redirect_uri": REDIRECT,
+        "client_id": approved["client_id"],
+        "code_verifier": "v" * 50,
+        "resource": resource,
+    }
+    tokens = _token(api, **exchange)
+    assert tokens.status == 200, tokens.body
+    assert tokens.body["token_type"] == "Bearer" and tokens.body["scope"] == "read write:contacts"
+    access, refresh = tokens.body["access_token"], tokens.body["refresh_token"]
+    assert api.query("info", key=access).status == 200
+    assert (
+        api.command(
+            "contacts.create", {"contact": {"lastName": "Via OAuth", "personType": "natural"}}, key=access
+        ).status
+        == 200
+    )
+    assert api.command("units.create", {"unit": {}}, key=access).status == 403, "a scope not granted"
+    assert _token(api, **exchange).body["error"] == "invalid_grant", "a code used twice"
+
+    renewed = _token(api, grant_type="refresh_token", refresh_token=refresh, client_id=approved["client_id"])
+    assert renewed.status == 200, renewed.body
+    assert api.query("info", key=access).status == 401, "the previous access key ends with its refresh"
+    assert api.query("info", key=renewed.body["access_token"]).status == 200
+
+    replay = _token(api, grant_type="refresh_token", refresh_token=refresh, client_id=approved["client_id"])
+    assert replay.status == 400 and replay.body["error"] == "invalid_grant"
+    assert api.query("info", key=renewed.body["access_token"]).status == 401, "a replay revokes the grant"
+    later = _token(
+        api, grant_type="refresh_token", refresh_token=renewed.body["refresh_token"], client_id=approved["client_id"]
+    )
+    assert later.status == 400, "and its newest refresh token with it"
+
+
+def test_a_wrong_verifier_and_scopes_past_the_role_are_refused(api: Api, tenant: Tenant) -> None:
+    person = owner_of(tenant)
+    approved = _approve(api, tenant, person, ["read"])
+    wrong = _token(
+        api,
+        grant_type="authorization_code",
+        code=approved["code"],
+        redirect_uri=REDIRECT,
+        client_id=approved["client_id"],
+        code_verifier="w" * 50,
+        resource=config.public_url() + paths.MCP,
+    )
+    assert wrong.status == 400 and wrong.body["error"] == "invalid_grant"
+    viewer = invite(person, f"viewer-{uuid.uuid4().hex[:8]}@example.org", "viewer")
+    client_id = _register(api).body["client_id"]
+    consent = urllib.parse.urlsplit(_authorize(api, client_id).headers["location"])
+    request_id = urllib.parse.parse_qs(consent.query)["request"][0]
+    assert viewer.get(f"/oauth/consent?{consent.query}").status == 200
+    widened = viewer.post(
+        "/oauth/consent",
+        [("request", request_id), ("decision", "approve"), ("agentName", "x"), ("scope", "write:contacts")],
+    )
+    assert widened.status == 400, "a viewer cannot grant write"

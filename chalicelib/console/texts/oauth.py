@@ -1,0 +1,33 @@
+"""Console texts: the OAuth consent page (key -> (German, English))."""
+
+TEXTS: dict[str, tuple[str, str]] = {
+    "oauth.title": ("Zugriff für einen Agenten erlauben", "Allow an agent access"),
+    "oauth.intro": (
+        "{client} bittet um Zugriff auf die Daten Ihrer Hausverwaltung. Prüfen Sie, was erlaubt werden soll.",
+        "{client} asks for access to your company's data. Check what it may do.",
+    ),
+    "oauth.client": ("Anwendung", "Application"),
+    "oauth.unverified": ("Angabe der Anwendung, nicht geprüft", "as the application names itself, not verified"),
+    "oauth.returns_to": ("Zurück an", "Returns to"),
+    "oauth.lifetime": ("Gültigkeit", "Lifetime"),
+    "oauth.lifetime.text": (
+        "bis Sie den Zugriff widerrufen; ungenutzt endet er nach 30 Tagen",
+        "until you revoke it; unused, it ends after 30 days",
+    ),
+    "oauth.agent": ("Name des Agenten", "Agent name"),
+    "oauth.scopes": ("Berechtigungen", "Permissions"),
+    "oauth.not_yours": (
+        "{scope}: nicht möglich, Ihre Rolle hat diese Berechtigung nicht",
+        "{scope}: not possible, your role does not hold it",
+    ),
+    "oauth.approve": ("Erlauben", "Allow"),
+    "oauth.deny": ("Ablehnen", "Deny"),
+    "oauth.expired": (
+        "Diese Anfrage ist abgelaufen oder schon beantwortet. Starten Sie die Verbindung im Agenten neu.",
+        "This request has expired or was answered already. Start connecting again in the agent.",
+    ),
+    "oauth.incomplete": (
+        "Wählen Sie mindestens eine Berechtigung und geben Sie dem Agenten einen Namen.",
+        "Choose at least one permission and give the agent a name.",
+    ),
+}
