@@ -5,6 +5,7 @@ that person: their role's scopes, channel `console`, the member id where a key i
 from __future__ import annotations
 
 import datetime as dt
+from urllib.parse import quote, urlencode
 
 from chalicelib.console import web
 from chalicelib.context import CallContext
@@ -13,6 +14,7 @@ from chalicelib.store import members, sessions
 
 ROLE_SCOPES = {"owner": frozenset(ALL_SCOPES), "admin": frozenset(ALL_SCOPES), "viewer": frozenset({SCOPE_READ})}
 SESSION_SECONDS = sessions.ABSOLUTE_HOURS * 3600
+RETURN_SECONDS = 1800  # a sign-in within this long returns to the page that asked for it
 
 
 def admit(request: web.Request) -> web.Answer | None:
@@ -29,6 +31,9 @@ def admit(request: web.Request) -> web.Answer | None:
         answer = web.redirect("/signin", **({"expired": "1"} if token else {}))
         if token:
             answer.clear_cookie(web.SESSION_COOKIE, request)
+        back = request.path + (f"?{urlencode(request.query)}" if request.query else "")
+        if request.method == "GET" and request.path != "/" and web.return_path(back):
+            answer.set_cookie(web.NEXT_COOKIE, quote(back, safe=""), request=request, max_age=RETURN_SECONDS)
         return answer
     wire = members.wire(member)
     request.member = wire

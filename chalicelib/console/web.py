@@ -21,6 +21,16 @@ SESSION_COOKIE = "pm_session"
 CHOICE_COOKIE = "pm_choice"  # a code redeemed, the company not yet chosen (store/choices.py)
 COMPANY_COOKIE = "pm_company"  # the company this browser opened last: the default at the next sign-in
 LANGUAGE_COOKIE = "pm_lang"
+NEXT_COOKIE = "pm_next"  # the console page a sign-in returns to (a GET that found no session)
+_RETURN_PATH = re.compile(r"^/[A-Za-z0-9/_.-]{0,200}(\?[A-Za-z0-9=&_.%~-]{0,500})?$")
+
+
+def return_path(value: str) -> str | None:
+    """A page below /console a sign-in may return to (its path and query as the request named
+    them); None for anything else (another site, a scheme-relative URL)."""
+    return value if _RETURN_PATH.match(value) and "//" not in value else None
+
+
 LANGUAGES = ("de", "en")
 MAX_FORM_BYTES = 64 * 1024  # the largest console form (a webhook with its events) is a few KB
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 
 import base64
 import hashlib
+import html
 import json
+import re
 import urllib.parse
 import uuid
 from typing import Any
@@ -175,3 +177,28 @@ def test_a_wrong_verifier_and_scopes_past_the_role_are_refused(api: Api, tenant:
         [("request", request_id), ("decision", "approve"), ("agentName", "x"), ("scope", "write:contacts")],
     )
     assert widened.status == 400, "a viewer cannot grant write"
+
+
+def test_a_person_arriving_from_the_agent_host_signs_in_and_comes_back_to_consent(api: Api, tenant: Tenant) -> None:
+    client_id = _register(api).body["client_id"]
+    consent = urllib.parse.urlsplit(_authorize(api, client_id).headers["location"])
+    person = Person(api, tenant.email)
+    first = person.get(f"/oauth/consent?{consent.query}")
+    assert first.status == 200 and 'http-equiv="refresh"' in first.html, "a same-site hop first"
+    hop = re.search(r'url=([^"]+)"', first.html)
+    assert hop is not None and "hop=1" in hop.group(1)
+    second = person.get(html.unescape(hop.group(1)).removeprefix("/console"))
+    assert second.status == 303 and second.location.startswith("/console/signin")
+    person.post("/signin", {"email": person.email})
+    done = person.post("/signin/code", {"email": person.email, "code": api.mailed_code(person.email)})
+    assert done.status == 303 and done.location.startswith("/console/oauth/consent?"), done.location
+    back = person.get(done.location.removeprefix("/console"))
+    assert back.status == 200 and "Allow" in back.text()
+
+
+def test_a_sign_in_returns_only_to_console_pages(api: Api, tenant: Tenant) -> None:
+    person = Person(api, tenant.email)
+    person.cookies["pm_next"] = urllib.parse.quote("//evil.example/x", safe="")
+    person.post("/signin", {"email": person.email})
+    done = person.post("/signin/code", {"email": person.email, "code": api.mailed_code(person.email)})
+    assert done.status == 303 and done.location == "/console/", done.location

@@ -9,6 +9,9 @@ The page belongs to no session yet: the redeemed code leaves a short-lived choic
 
 from __future__ import annotations
 
+from urllib.parse import unquote
+
+from chalicelib import paths
 from chalicelib.console import auth, web
 from chalicelib.console.render import render
 from chalicelib.console.texts import translate
@@ -34,8 +37,13 @@ def after_code(request: Request, email: str, found: list[members.Item]) -> Answe
 
 
 def open_company(request: Request, member: members.Item) -> Answer:
-    """Signs the person in to the member's company, which this browser remembers as the last."""
-    answer = auth.keep_session(request, redirect("/"), auth.sign_in(request, member.sk, member))
+    """Signs the person in to the member's company, which this browser remembers as the last, and
+    goes on to the page that sent them to sign in (web.NEXT_COOKIE), else the overview."""
+    back = web.return_path(unquote(request.cookies.get(web.NEXT_COOKIE, "")))
+    landing = Answer(303, "", headers={"Location": paths.CONSOLE + back}) if back else redirect("/")
+    answer = auth.keep_session(request, landing, auth.sign_in(request, member.sk, member))
+    if back:
+        answer.clear_cookie(web.NEXT_COOKIE, request)
     remember_company(request, answer, member.sk)
     return answer
 

@@ -10,6 +10,7 @@ from typing import Any
 from urllib.parse import urlencode, urlsplit
 
 from chalicelib import config
+from chalicelib.console import auth
 from chalicelib.console.auth import ROLE_SCOPES
 from chalicelib.console.render import render
 from chalicelib.console.texts import translate
@@ -57,8 +58,18 @@ def _page(request: Request, pending: dict[str, Any], status: int = 200, errors: 
     return answer
 
 
-@page("GET", "/oauth/consent", role="viewer")
+@page("GET", "/oauth/consent", public=True)
 def consent(request: Request) -> Answer:
+    """An agent host's page sent the browser here (cross-site: the SameSite=Strict session cookie
+    stays behind). Without a session the page first navigates to itself (`hop`), which is
+    same-site, so a signed-in person's cookie comes along; still without one, sign-in, which returns
+    here (console/auth.py)."""
+    refused = auth.admit(request)
+    if refused is not None:
+        if request.query.get("hop") == "1":
+            return refused
+        target = f"{request.base}/oauth/consent?{urlencode({**request.query, 'hop': '1'})}"
+        return render(request, "oauth_hop.html", target=target)
     pending = _pending(request)
     if pending is None:
         return render(request, "error.html", 404, errors=[translate(request.lang, "oauth.expired")])

@@ -21,6 +21,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{scope}: not possible, your role does not hold it",
     ),
     "oauth.approve": ("Erlauben", "Allow"),
+    "oauth.continue": ("Weiter", "Continue"),
     "oauth.deny": ("Ablehnen", "Deny"),
     "oauth.expired": (
         "Diese Anfrage ist abgelaufen oder schon beantwortet. Starten Sie die Verbindung im Agenten neu.",
