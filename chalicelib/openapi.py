@@ -4,10 +4,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib import __version__, docs
+from chalicelib import __version__, config, docs
 from chalicelib.auth import allows
 from chalicelib.paths import V2
 from chalicelib.registry import REGISTRY, Operation
+from chalicelib.scopes import KEY_SCOPES
 
 PROBLEM_SCHEMA = {
     "type": "object",
@@ -98,6 +99,25 @@ def _operation(op: Operation) -> dict[str, Any]:
     return entry
 
 
+def _oauth2() -> dict[str, Any]:
+    """The OAuth authorization server (issue 35): authorization code with PKCE (S256), public
+    clients; a token is a key of the approving company, with the scopes the person granted."""
+    base = config.public_url()
+    return {
+        "type": "oauth2",
+        "description": "Authorization code with PKCE (S256); public clients register at /register (RFC 7591). "
+        "The token is an API key with the scopes the approving person granted.",
+        "flows": {
+            "authorizationCode": {
+                "authorizationUrl": f"{base}/authorize",
+                "tokenUrl": f"{base}/token",
+                "refreshUrl": f"{base}/token",
+                "scopes": {scope: f"the `{scope}` scope (README: Keys and scopes)" for scope in KEY_SCOPES},
+            }
+        },
+    }
+
+
 def build(scopes: frozenset[str], *, object_limited: bool = False) -> dict[str, Any]:
     paths: dict[str, Any] = {}
     for op in sorted(REGISTRY.values(), key=lambda o: o.name):
@@ -113,10 +133,15 @@ def build(scopes: frozenset[str], *, object_limited: bool = False) -> dict[str, 
             "This document lists only the operations the calling key may use.",
         },
         "servers": [{"url": "/"}],
-        "security": [{"bearerAuth": []}],
+        "security": [{"bearerAuth": []}, {"oauth2": []}],
         "components": {
             "securitySchemes": {
-                "bearerAuth": {"type": "http", "scheme": "bearer", "description": "API key: pm_live_... or pm_test_..."}
+                "bearerAuth": {
+                    "type": "http",
+                    "scheme": "bearer",
+                    "description": "API key: pm_live_... or pm_test_...",
+                },
+                "oauth2": _oauth2(),
             },
             "schemas": {"Problem": PROBLEM_SCHEMA},
         },

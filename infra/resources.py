@@ -24,6 +24,7 @@ from chalicelib import config
 from chalicelib.errors import no_route
 from chalicelib.events import changes, delivery_queue
 from chalicelib.exports.keys import EXPORT_PREFIX
+from chalicelib.mcp.oauth_paths import PATHS as OAUTH_PATHS
 from chalicelib.paths import MCP as MCP_PATH
 from chalicelib.store import exports as export_store
 from chalicelib.store import requests
@@ -782,9 +783,15 @@ def _mcp_function() -> dict[str, Any]:
                 "SourceArn": _sub("arn:${AWS::Partition}:execute-api:${AWS::Region}:${AWS::AccountId}:${RestAPI}/*"),
             },
         },
+        # the MCP endpoint and the OAuth authorization server's endpoints (chalicelib/mcp/oauth_paths.py)
         "RestAPI": {
             "Properties": {
-                "DefinitionBody": {"paths": {MCP_PATH: {verb: method for verb in ("get", "post", "delete")}}}
+                "DefinitionBody": {
+                    "paths": {
+                        MCP_PATH: {verb: method for verb in ("get", "post", "delete")},
+                        **{path: {verb: method for verb in ("get", "post")} for path in OAUTH_PATHS},
+                    }
+                }
             }
         },
     }
