@@ -30,6 +30,7 @@ PAGES = (
     "auth_pages",
     "choice",
     "overview",
+    "oauth_grants",  # before keys: /keys/oauth is not a key's page (/keys/{key})
     "keys",
     "webhooks",
     "activity",

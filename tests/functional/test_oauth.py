@@ -202,3 +202,28 @@ def test_a_sign_in_returns_only_to_console_pages(api: Api, tenant: Tenant) -> No
     person.post("/signin", {"email": person.email})
     done = person.post("/signin/code", {"email": person.email, "code": api.mailed_code(person.email)})
     assert done.status == 303 and done.location == "/console/", done.location
+
+
+def test_an_admin_sees_the_connected_agents_and_revoking_one_ends_its_key_and_refresh(api: Api, tenant: Tenant) -> None:
+    person = owner_of(tenant)
+    approved = _approve(api, tenant, person, ["read"])
+    tokens = _token(
+        api,
+        grant_type="authorization_code",
+        code=approved["code"],
+        redirect_uri=REDIRECT,
+        client_id=approved["client_id"],
+        code_verifier="v" * 50,
+        resource=config.public_url() + paths.MCP,
+    ).body
+    listed = person.get("/keys/oauth")
+    assert listed.status == 200 and "Claude Desktop" in listed.text() and "read" in listed.text()
+    grant_id = re.search(r'action="/console/keys/oauth/([^/"]+)/revoke"', listed.html)
+    assert grant_id is not None
+    assert person.post(f"/keys/oauth/{grant_id.group(1)}/revoke").status == 303
+    assert api.query("info", key=tokens["access_token"]).status == 401
+    refreshed = _token(
+        api, grant_type="refresh_token", refresh_token=tokens["refresh_token"], client_id=approved["client_id"]
+    )
+    assert refreshed.status == 400 and refreshed.body["error"] == "invalid_grant"
+    assert "Claude Desktop" not in person.get("/keys/oauth").text()

@@ -23,6 +23,18 @@ TEXTS: dict[str, tuple[str, str]] = {
     "oauth.approve": ("Erlauben", "Allow"),
     "oauth.continue": ("Weiter", "Continue"),
     "oauth.deny": ("Ablehnen", "Deny"),
+    "oauth.grants.title": ("Per OAuth verbundene Agenten", "Agents connected by OAuth"),
+    "oauth.grants.intro": (
+        "Diese Anwendungen haben mit Ihrer Zustimmung einen Schlüssel erhalten, den sie stündlich erneuern. "
+        "Widerrufen beendet den Zugriff sofort.",
+        "These applications received a key with your approval, which they renew hourly. "
+        "Revoking ends their access at once.",
+    ),
+    "oauth.grants.none": ("Noch kein Agent ist per OAuth verbunden.", "No agent is connected by OAuth yet."),
+    "oauth.grants.approved_by": ("Erlaubt von", "Approved by"),
+    "oauth.grants.last_renewed": ("Zuletzt erneuert", "Last renewed"),
+    "oauth.grants.revoke": ("Widerrufen", "Revoke"),
+    "oauth.grants.revoked": ("Der Zugriff ist widerrufen.", "Access revoked."),
     "oauth.expired": (
         "Diese Anfrage ist abgelaufen oder schon beantwortet. Starten Sie die Verbindung im Agenten neu.",
         "This request has expired or was answered already. Start connecting again in the agent.",
