@@ -8,6 +8,7 @@ from __future__ import annotations
 import gzip
 import json
 import re
+import urllib.parse
 import urllib.request
 import uuid
 from typing import Any
@@ -164,6 +165,34 @@ def test_mcp_lists_searches_and_executes_tools(deployment: Deployment, client: C
     )
     assert not listed.get("isError"), listed
     assert deployment.functions["McpHandler"].init_seconds is not None
+
+
+def test_the_oauth_endpoints_answer_through_the_mcp_function(deployment: Deployment) -> None:
+    """API Gateway sends the authorization server's paths to McpHandler (its RestAPI paths): the
+    metadata, a public client's registration, and an authorize request that goes on to consent."""
+    metadata = deployment.gateway.request("GET", "/.well-known/oauth-authorization-server")
+    assert metadata.status == 200, metadata.body[:300]
+    assert metadata.json()["code_challenge_methods_supported"] == ["S256"]
+    client = {
+        "client_name": "Lambda",
+        "redirect_uris": ["https://client.example/cb"],
+        "token_endpoint_auth_method": "none",
+    }
+    registered = deployment.gateway.request("POST", "/register", headers=JSON, body=json.dumps(client).encode())
+    assert registered.status == 201, registered.body[:300]
+    resource = metadata.json()["issuer"] + API + "/mcp"
+    query = urllib.parse.urlencode(
+        {
+            "response_type": "code",
+            "client_id": registered.json()["client_id"],
+            "redirect_uri": "https://client.example/cb",
+            "code_challenge": "E9Melhoa2OwvFrEMTJguCHaoeK1t8URWbuGJSstw-cM",
+            "code_challenge_method": "S256",
+            "resource": resource,
+        }
+    )
+    sent = deployment.gateway.request("GET", f"/authorize?{query}")
+    assert sent.status == 302 and "/console/oauth/consent?request=" in (sent.header("location") or ""), sent.body[:300]
 
 
 def test_a_change_reaches_the_delivery_queue_and_the_delivery_worker(deployment: Deployment, client: Client) -> None:
