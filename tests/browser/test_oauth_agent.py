@@ -6,9 +6,12 @@ consent, exchanges the code with PKCE and calls tools with the token."""
 from __future__ import annotations
 
 import asyncio
+import json
 import queue
 import threading
+import urllib.error
 import urllib.parse
+import urllib.request
 from typing import Any
 
 import httpx2
@@ -123,4 +126,42 @@ def test_the_sdk_oauth_client_connects_through_consent_in_the_browser(
     assert "meta.tool.execute" in names and len(names) == 8
     assert not listed.is_error, listed
     assert storage.tokens is not None and "write" not in (storage.tokens.scope or "").split()
-    assert storage.tokens.refresh_token
+    assert storage.tokens.refresh_token and storage.client is not None
+
+    # the host refreshes: a new access key, the old one ends
+    refresh = {"grant_type": "refresh_token", "client_id": str(storage.client.client_id)}
+    status, renewed = _post_form(api.base + "/token", {**refresh, "refresh_token": storage.tokens.refresh_token})
+    assert status == 200, renewed
+    assert _mcp_status(api, storage.tokens.access_token) == 401
+    assert _mcp_status(api, renewed["access_token"]) == 200
+
+    # the person revokes it in the console: the next call is 401, the refresh token ends with it
+    page.goto(api.base + "/console/keys/oauth")
+    assert "Test Agent Host" in page.locator("main").inner_text()
+    page.locator("main form button[type=submit]").first.click()
+    page.wait_for_url("**/console/keys/oauth?done=revoked")
+    assert _mcp_status(api, renewed["access_token"]) == 401
+    status, refused = _post_form(api.base + "/token", {**refresh, "refresh_token": renewed["refresh_token"]})
+    assert status == 400 and refused["error"] == "invalid_grant"
+
+
+def _post_form(url: str, form: dict[str, str]) -> tuple[int, dict[str, Any]]:
+    request = urllib.request.Request(
+        url, data=urllib.parse.urlencode(form).encode(), headers={"Content-Type": "application/x-www-form-urlencoded"}
+    )
+    try:
+        with urllib.request.urlopen(request, timeout=30) as answer:
+            return answer.status, json.loads(answer.read())
+    except urllib.error.HTTPError as refused:
+        return refused.code, json.loads(refused.read())
+
+
+def _mcp_status(api: Api, token: str) -> int:
+    message = json.dumps({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {}}).encode()
+    headers = {
+        "Authorization": f"Bearer {token}",
+        "Content-Type": "application/json",
+        "Accept": "application/json, text/event-stream",
+        "MCP-Protocol-Version": "2025-11-25",
+    }
+    return int(api.request("POST", paths.MCP, body=message, headers=headers).status)
