@@ -27,6 +27,8 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from chalicelib import clock, config, paths, resource_metadata
 from chalicelib.context import CallContext
 from chalicelib.errors import NotFound
+from chalicelib.mcp import client_documents
+from chalicelib.scopes import KEY_SCOPES
 from chalicelib.store import keys
 from chalicelib.store import oauth as store
 
@@ -55,6 +57,14 @@ class Provider:
     """store/oauth.py behind the SDK's provider protocol."""
 
     async def get_client(self, client_id: str) -> OAuthClientInformationFull | None:
+        if client_documents.is_document_id(client_id):
+            described = client_documents.document(client_id)
+            if described is None or any(redirect_problem(str(uri)) for uri in described["redirect_uris"]):
+                return None
+            # a document's client is public (PKCE, never a secret); without `scope` it may ask for any,
+            # the person narrows them at consent
+            known = {"scope": " ".join(KEY_SCOPES), **described, "token_endpoint_auth_method": "none"}
+            return OAuthClientInformationFull.model_validate(known)
         found = store.client(client_id)
         return OAuthClientInformationFull.model_validate(found) if found is not None else None
 

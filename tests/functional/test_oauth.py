@@ -9,8 +9,10 @@ import hashlib
 import html
 import json
 import re
+import threading
 import urllib.parse
 import uuid
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 from chalicelib import config, paths
@@ -227,3 +229,36 @@ def test_an_admin_sees_the_connected_agents_and_revoking_one_ends_its_key_and_re
     )
     assert refreshed.status == 400 and refreshed.body["error"] == "invalid_grant"
     assert "Claude Desktop" not in person.get("/keys/oauth").text()
+
+
+def test_a_client_named_by_its_metadata_document_needs_no_registration(api: Api) -> None:
+    """A client id that is a URL (the local stage allows loopback http, as for webhooks) names a
+    JSON document there; an address the service may not reach is refused without a redirect."""
+    served: dict[str, bytes] = {}
+
+    class Documents(BaseHTTPRequestHandler):
+        def do_GET(self) -> None:
+            body = served.get(self.path, b"")
+            self.send_response(200 if body else 404)
+            self.send_header("Content-Type", "application/json")
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    server = ThreadingHTTPServer(("127.0.0.1", 0), Documents)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    try:
+        client_id = f"http://127.0.0.1:{server.server_address[1]}/client.json"
+        document = {"client_id": client_id, "client_name": "Doc Client", "redirect_uris": [REDIRECT]}
+        served["/client.json"] = json.dumps(document).encode()
+        sent = _authorize(api, client_id)
+        assert sent.status == 302 and "/console/oauth/consent?" in sent.headers["location"], sent.body
+        served["/other.json"] = json.dumps({**document, "client_id": "http://elsewhere.example/x"}).encode()
+        mismatched = _authorize(api, client_id.replace("client.json", "other.json"))
+        assert mismatched.status in (400, 401) and "location" not in mismatched.headers
+    finally:
+        server.shutdown()
+    private = _authorize(api, "https://10.0.0.7/client.json")
+    assert private.status in (400, 401) and "location" not in private.headers
