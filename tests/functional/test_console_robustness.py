@@ -39,6 +39,7 @@ def test_no_console_page_fails_on_junk_in_its_address(tenant: Tenant) -> None:
     owner = owner_of(tenant)
     contact = tenant.contact(lastName="Robust")
     values = {
+        "grant": "grt_x",
         "key": "key_x",
         "webhook": "whk_x",
         "record": "aud_x",
@@ -75,7 +76,14 @@ def test_no_console_form_fails_on_junk(tenant: Tenant) -> None:
     with a message (or a redirect), never a 500. Sign-out routes are left for last."""
     owner = owner_of(tenant)
     webhook = tenant.ok("webhooks.create", {"name": "J", "url": "https://example.org/j", "events": ["*"]})
-    values = {"key": "key_x", "webhook": webhook["webhook"]["id"], "record": "aud_x", "member": "mem_x", "tenant": "x"}
+    values = {
+        "key": "key_x",
+        "webhook": webhook["webhook"]["id"],
+        "record": "aud_x",
+        "member": "mem_x",
+        "tenant": "x",
+        "grant": "grt_x",
+    }
     names = _form_names()
     assert {"email", "role", "scopes", "events", "url", "expiry"} <= names
     load_pages()
