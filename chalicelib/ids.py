@@ -32,6 +32,11 @@ def new_id(prefix: str) -> str:
     return f"{prefix}_{ulid()}"
 
 
+def pattern_of(prefix: str) -> str:
+    """The pattern of the ids of one prefix (a schema's check of an id argument)."""
+    return ID_PATTERN.pattern.replace("([a-z]{2,5})", prefix, 1)
+
+
 def prefix_of(value: str) -> str | None:
     match = ID_PATTERN.match(value)
     return match.group(1) if match else None

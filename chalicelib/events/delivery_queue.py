@@ -14,12 +14,11 @@ from __future__ import annotations
 
 import hashlib
 import json
-import threading
 import uuid
 from dataclasses import dataclass
-from typing import Any
 
 from chalicelib import config
+from chalicelib.sqs_client import sqs
 
 MAX_VISIBILITY_SECONDS = 12 * 3600  # SQS's limit: no wait is longer
 # The queue, here and deployed (infra/resources.py): a message received is invisible for
@@ -33,8 +32,6 @@ QUEUE_SETTINGS = {"VisibilityTimeout": "180", "MessageRetentionPeriod": str(14 *
 # inside one group).
 FIFO_SETTINGS = {"DeduplicationScope": "messageGroup", "FifoThroughputLimit": "perMessageGroupId"}
 MAX_RECEIVES = 1000
-_client_lock = threading.Lock()
-_client: Any = None
 
 
 @dataclass(frozen=True)
@@ -43,24 +40,6 @@ class Delivery:
     webhook_id: str
     event_id: str
     entity_key: str  # <entityType>#<entity id>: the order holds per entity
-
-
-def sqs() -> Any:
-    """One client per process (thread-safe), made on first use."""
-    global _client
-    with _client_lock:
-        if _client is None:
-            import boto3  # cold start: boto3 (~15 ms) loads with the first queue client
-
-            _client = boto3.client("sqs", region_name=config.region())
-        return _client
-
-
-def reset_client() -> None:
-    """Tests and the local stack switch endpoints."""
-    global _client
-    with _client_lock:
-        _client = None
 
 
 def _queue() -> str:

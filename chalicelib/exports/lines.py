@@ -24,6 +24,7 @@ from chalicelib import registry
 from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES, EntityType, ref_types
 from chalicelib.schemas import map_refs
+from chalicelib.scopes import SCOPE_READ, area_scope, meets
 from chalicelib.store import entities as store
 from chalicelib.store import reach
 from chalicelib.store.entities import StoredEntity
@@ -31,7 +32,7 @@ from chalicelib.store.entities import StoredEntity
 # Entity types with a file: exported with their metadata and the file in the archive, re-imported by
 # upload (pmctl import; `contentType` and `size` are what the bulk upload declares). The checksum is
 # the file's, computed again when it is uploaded.
-FILE_TYPES = {"document": "documents.upload", "uviDocument": "uvi.upload"}
+FILE_TYPES = ("document", "uviDocument")
 FILE_FACTS = ("checksum",)
 # The aliases of referenced entities remembered at once (id -> alias): a tenant's size does not
 # grow the worker's memory past this.
@@ -47,6 +48,10 @@ class Kind:
     schema: dict[str, Any]
     upsert: str | None
     self_refs: tuple[str, ...]
+
+    def readable_by(self, scopes: frozenset[str]) -> bool:
+        """A key of these scopes may read the type (its area's read scope)."""
+        return meets(scopes, area_scope(SCOPE_READ, self.etype.area))
 
 
 def _references(schema: dict[str, Any]) -> list[tuple[str, list[str]]]:

@@ -18,7 +18,6 @@ from chalicelib.errors import NotFound
 from chalicelib.exports import archive, lines, sink
 from chalicelib.exports import keys as files_of
 from chalicelib.log import logger
-from chalicelib.scopes import SCOPE_READ, area_scope, meets
 from chalicelib.store import exports as store
 from chalicelib.store import keys
 
@@ -64,9 +63,7 @@ def reading_context(export: store.Export) -> CallContext:
 def readable_kinds(ctx: CallContext, wanted: list[str] | None) -> list[lines.Kind]:
     """The exported types this key may read, of those asked for (all when none were), in order."""
     return [
-        kind
-        for kind in lines.kinds()
-        if (wanted is None or kind.etype.name in wanted) and meets(ctx.scopes, area_scope(SCOPE_READ, kind.etype.area))
+        kind for kind in lines.kinds() if (wanted is None or kind.etype.name in wanted) and kind.readable_by(ctx.scopes)
     ]
 
 

@@ -14,8 +14,9 @@ exports (2 invocations, one export each)."""
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
 from typing import Any
 
 import boto3
@@ -30,7 +31,14 @@ Handler = Callable[[dict[str, Any]], dict[str, Any]]
 
 class QueuePoller(threading.Thread):
     def __init__(
-        self, queue_url: str, handler: Handler, *, name: str, invocations: int = 2, receivers: int = 2
+        self,
+        queue_url: str,
+        handler: Handler,
+        *,
+        name: str,
+        invocations: int = 2,
+        receivers: int = 2,
+        batch_size: int = 10,
     ) -> None:
         super().__init__(daemon=True, name=f"{name}-poller")
         self.queue_url = queue_url
@@ -40,7 +48,10 @@ class QueuePoller(threading.Thread):
         self.free = threading.Semaphore(invocations)
         self.pool = ThreadPoolExecutor(max_workers=invocations, thread_name_prefix=f"{name}-invocation")
         self.stopping = threading.Event()
-        self.batch_size = 10  # messages a receive takes at most (the function's batch size)
+        self.batch_size = batch_size  # messages a receive takes at most (the function's batch size)
+        self.invocations = invocations
+        self.receiving = threading.Event()  # cleared while paused(): no receive starts
+        self.receiving.set()
         self.handled = 0
         self._count_lock = threading.Lock()
         # Made here, in the thread that builds the poller, not in run(): a client reads
@@ -63,7 +74,7 @@ class QueuePoller(threading.Thread):
 
     def _loop(self, sqs: Any) -> None:
         while not self.stopping.is_set():
-            if not self.free.acquire(timeout=0.5):
+            if not self.receiving.wait(timeout=0.5) or not self.free.acquire(timeout=0.5):
                 continue
             try:
                 messages = self._receive(sqs)
@@ -125,6 +136,20 @@ class QueuePoller(threading.Thread):
     def stop(self) -> None:
         self.stopping.set()
 
+    @contextmanager
+    def paused(self) -> Iterator[None]:
+        """Nothing is received meanwhile (a test holds a message in the queue): no receive starts,
+        and the ones under way (each holding an invocation) are waited for."""
+        self.receiving.clear()
+        for _ in range(self.invocations):
+            self.free.acquire()
+        try:
+            yield
+        finally:
+            for _ in range(self.invocations):
+                self.free.release()
+            self.receiving.set()
+
 
 def _queue(url: str | None, name: str) -> str:
     if url is None:
@@ -151,14 +176,13 @@ def for_exports(invocations: int = 2) -> QueuePoller:
     from chalicelib.exports import worker as export_worker  # cold start: loads with the local workers
 
     resources.load_all()
-    poller = QueuePoller(
+    return QueuePoller(
         _queue(config.export_queue_url(), "exports"),
         export_worker.handle_event,
         name="exports",
         invocations=invocations,
+        batch_size=1,
     )
-    poller.batch_size = 1
-    return poller
 
 
 # One tenant holds at most MAX_WEBHOOKS x MAX_IN_FLIGHT = 100 attempts at once (events/webhook_health.py);

@@ -19,7 +19,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from chalicelib import config
+from chalicelib import config, sqs_client
 from chalicelib.events import delivery_queue
 
 LOCAL_ENV = {
@@ -142,12 +142,9 @@ class LocalStack:
 
     def _create_export_queue(self, sqs: Any) -> None:
         """The export queue (as deployed: infra/resources.py), its visibility the worker's time."""
-        from chalicelib.exports import queue as export_queue  # cold start: as the other queues' modules
-
         os.environ["PM_EXPORT_QUEUE_URL"] = sqs.create_queue(
             QueueName="pm-local-exports", Attributes={"VisibilityTimeout": "960"}
         )["QueueUrl"]
-        export_queue.reset_client()
 
     def _create_delivery_queues(self, sqs: Any) -> None:
         """The webhook delivery queue (FIFO, as deployed: infra/resources.py) and its
@@ -161,7 +158,7 @@ class LocalStack:
             QueueName="pm-local-deliveries.fifo", Attributes=attributes
         )["QueueUrl"]
         os.environ["PM_DELIVERY_DLQ_URL"] = dlq
-        delivery_queue.reset_client()
+        sqs_client.reset()  # the queues' client (shared by deliveries and exports) to this endpoint
 
     def _notify_uploads(self) -> None:
         """Turned on after the state import, so restored files are not registered again."""

@@ -5,8 +5,10 @@ aliases.upsert; documents and UVI documents uploaded from the export's file arch
 4 MiB through the bulk path, a presigned upload) and their alias mapped. Running it again changes
 nothing: upserts answer `unchanged`, documents whose alias is known are skipped.
 
-It speaks HTTP with the standard library only (a key of the target tenant: write scopes of the
-areas imported, and write:aliases for further aliases), so it runs beside any deployment."""
+It speaks HTTP with the standard library (a key of the target tenant: write scopes of the areas
+imported, and write:aliases for further aliases), so it runs beside any deployment; the service's
+limits it keeps to are read from the service's own modules. An entity exported without an alias has
+its id as `alias`: the upserts map such an id, an alias entry cannot be one."""
 
 from __future__ import annotations
 
@@ -14,7 +16,6 @@ import base64
 import gzip
 import hashlib
 import json
-import re
 import time
 import urllib.error
 import urllib.parse
@@ -25,15 +26,12 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import IO, Any, cast
 
-MAX_ITEMS = 500  # config.MAX_UPSERT_ITEMS (the importer needs no service module)
-MAX_BODY_BYTES = 900_000  # below the API's 1 MB body
-MAX_ALIAS_ENTRIES = 50  # config.MAX_ALIAS_ENTRIES
-MAX_DIRECT_BYTES = 4 * 1024 * 1024  # uploads/files.py MAX_DIRECT_BYTES
+from chalicelib import config, ids
+from chalicelib.uploads.files import MAX_DIRECT_BYTES
+
+MAX_BODY_BYTES = config.MAX_BODY_BYTES * 9 // 10  # a call's items, with room for the JSON around them
 UPLOADS = {"document": "documents.upload", "uviDocument": "uvi.upload"}
 BULK_WAITS, BULK_WAIT_SECONDS = 600, 0.5  # a bulk upload's registration waited for at most 5 minutes
-# An entity exported without an alias has its id as `alias`: the upserts map such an id, an alias
-# entry cannot be one.
-ID_SHAPED = re.compile(r"^[a-z]{2,5}_[0-9A-HJKMNP-TV-Z]{26}$")
 
 
 @dataclass
@@ -111,7 +109,7 @@ def run(
 
 def _full(batch: list[dict[str, Any]], line: dict[str, Any]) -> bool:
     size = sum(len(json.dumps(b["data"])) + len(b["alias"]) for b in batch) + len(json.dumps(line["data"]))
-    return len(batch) >= MAX_ITEMS or size > MAX_BODY_BYTES
+    return len(batch) >= config.MAX_UPSERT_ITEMS or size > MAX_BODY_BYTES
 
 
 def _send(api: Api, batch: list[dict[str, Any]], outcome: Outcome, progress: Callable[[str], None]) -> None:
@@ -129,10 +127,10 @@ def _map_further_aliases(api: Api, done: list[tuple[dict[str, Any], str | None]]
         for line, entity_id in done
         if entity_id
         for alias in line.get("aliases") or []
-        if alias != line["alias"] and not ID_SHAPED.match(alias)
+        if alias != line["alias"] and not ids.looks_like_id(alias)
     ]
-    for start in range(0, len(entries), MAX_ALIAS_ENTRIES):
-        api.ok("aliases.upsert", {"entries": entries[start : start + MAX_ALIAS_ENTRIES]})
+    for start in range(0, len(entries), config.MAX_ALIAS_ENTRIES):
+        api.ok("aliases.upsert", {"entries": entries[start : start + config.MAX_ALIAS_ENTRIES]})
 
 
 def _upload(api: Api, line: dict[str, Any], files: zipfile.ZipFile | None, outcome: Outcome) -> None:
@@ -173,7 +171,7 @@ def _upload(api: Api, line: dict[str, Any], files: zipfile.ZipFile | None, outco
             outcome.add({"alias": alias, "id": None, "result": "failed", "code": code, "errors": [detail]}, kind)
             return
         entity_id = answer[argument]["id"]
-    aliases = {each for each in (alias, *(line.get("aliases") or [])) if not ID_SHAPED.match(each)}
+    aliases = {each for each in (alias, *(line.get("aliases") or [])) if not ids.looks_like_id(each)}
     entries = [{"alias": each, "id": entity_id, "type": kind} for each in sorted(aliases)]
     if entries:
         api.ok("aliases.upsert", {"entries": entries})

@@ -15,13 +15,13 @@ from chalicelib.exports import queue as export_queue
 from chalicelib.exports.keys import ENTITIES_FILE, FILES_FILE, export_key
 from chalicelib.log import logger
 from chalicelib.registry import operation
-from chalicelib.scopes import SCOPE_READ, SCOPE_WRITE, area_scope, meets
+from chalicelib.scopes import SCOPE_READ, SCOPE_WRITE, area_scope
 from chalicelib.store import exports as store
 from chalicelib.uploads import files
 
 EXPORT_PREFIX = "exp"
 STATUSES = [store.PENDING, store.RUNNING, store.DONE, store.FAILED]
-EXPORT_ID = s.checked(s.string("The export's id (exp_...).", max_length=40, pattern=r"^exp_[0-9A-HJKMNP-TV-Z]{26}$"))
+EXPORT_ID = s.checked(s.string("The export's id (exp_...).", max_length=40, pattern=ids.pattern_of(EXPORT_PREFIX)))
 
 
 def _type_names() -> list[str]:
@@ -85,7 +85,7 @@ exports nothing (the export fails). Webhooks are not exported. Files are kept
 def create_export(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     wanted = args.get("entityTypes")
     kinds = [kind for kind in lines.kinds() if wanted is None or kind.etype.name in wanted]
-    unreadable = [k.etype.name for k in kinds if not meets(ctx.scopes, area_scope(SCOPE_READ, k.etype.area))]
+    unreadable = [k.etype.name for k in kinds if not k.readable_by(ctx.scopes)]
     if wanted is not None and unreadable:
         raise Forbidden(
             f"This key may not read {', '.join(unreadable)}.",

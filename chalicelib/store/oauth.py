@@ -43,6 +43,16 @@ def _in(**delta: float) -> dt.datetime:
     return clock.now() + dt.timedelta(**delta)
 
 
+def _live(pk: str, sk: str) -> Item | None:
+    """The item, unless it is missing or past its expiry (DynamoDB's TTL removes an item a day or
+    two after it, so every read checks)."""
+    try:
+        item = Item.get(pk, sk, consistent_read=True)
+    except Item.DoesNotExist:
+        return None
+    return item if item.expiresAt is not None and item.expiresAt > clock.now() else None
+
+
 # --- clients ---------------------------------------------------------------------------------
 
 
@@ -64,12 +74,9 @@ def register_client(client_id: str, metadata: dict[str, Any]) -> None:
 
 def client(client_id: str) -> dict[str, Any] | None:
     """A registered client's metadata (None when unknown or forgotten); its use keeps it."""
-    try:
-        item = Item.get(f"oauthclient#{client_id}", CLIENT_SK)
-    except Item.DoesNotExist:
+    item = _live(f"oauthclient#{client_id}", CLIENT_SK)
+    if item is None:
         return None
-    if item.expiresAt is not None and item.expiresAt <= clock.now():
-        return None  # past its TTL, before DynamoDB removed it
     data = item.data_dict()
     if str(data.get("lastUsedAt", "")) < clock.iso(_in(hours=-CLIENT_TOUCH_HOURS)):
         last_used: Any = Item.data["lastUsedAt"]  # type: ignore[index]
@@ -96,13 +103,8 @@ def save_request(client_id: str, params: dict[str, Any]) -> str:
 
 
 def request(request_id: str) -> dict[str, Any] | None:
-    try:
-        item = Item.get(f"oauthrequest#{request_id}", REQUEST_SK, consistent_read=True)
-    except Item.DoesNotExist:
-        return None
-    if item.expiresAt is None or item.expiresAt <= clock.now():
-        return None
-    return item.data_dict()
+    item = _live(f"oauthrequest#{request_id}", REQUEST_SK)
+    return item.data_dict() if item is not None else None
 
 
 def end_request(request_id: str) -> None:
@@ -121,7 +123,7 @@ def mint_code(granted: dict[str, Any]) -> str:
         f"oauthcode#{_hash(code)}",
         CODE_SK,
         type="oauthCode",
-        data={**granted, "expiresAt": clock.iso(_in(minutes=CODE_MINUTES))},
+        data=granted,
         createdAt=clock.now_iso(),
         expiresAt=_in(minutes=CODE_MINUTES),
     ).save()
@@ -130,12 +132,8 @@ def mint_code(granted: dict[str, Any]) -> str:
 
 def peek_code(code: str) -> dict[str, Any] | None:
     """What a live code grants, without spending it (the token request is checked first)."""
-    try:
-        item = Item.get(f"oauthcode#{_hash(code)}", CODE_SK, consistent_read=True)
-    except Item.DoesNotExist:
-        return None
-    data = item.data_dict()
-    return data if str(data.get("expiresAt", "")) > clock.now_iso() else None
+    item = _live(f"oauthcode#{_hash(code)}", CODE_SK)
+    return item.data_dict() if item is not None else None
 
 
 def redeem_code(code: str) -> bool:
@@ -181,13 +179,8 @@ def _refresh_item(token: str, tenant_id: str, grant_id: str, facts: dict[str, An
 
 def refresh(token: str) -> Refresh | None:
     """The grant a refresh token belongs to (spent or not: `data["spent"]`); None when unknown."""
-    try:
-        item = Item.get(f"oauthrefresh#{_hash(token)}", REFRESH_SK, consistent_read=True)
-    except Item.DoesNotExist:
-        return None
-    if item.expiresAt is None or item.expiresAt <= clock.now():
-        return None
-    return Refresh(str(item.tenantId), str(item.id), item.data_dict())
+    item = _live(f"oauthrefresh#{_hash(token)}", REFRESH_SK)
+    return Refresh(str(item.tenantId), str(item.id), item.data_dict()) if item is not None else None
 
 
 Rotation = Literal["rotated", "reused"]
