@@ -43,11 +43,6 @@ def handle_event(event: dict[str, Any]) -> dict[str, Any]:
     deadline = monotonic() + BUDGET_SECONDS
     with ThreadPoolExecutor(max_workers=len(groups), thread_name_prefix="webhook-group") as pool:
         kept = [k for result in pool.map(partial(_run_group, deadline=deadline), groups.values()) for k in result]
-    if kept:
-        try:
-            delivery_queue.wait([(record["receiptHandle"], wait) for record, wait in kept])
-        except Exception:  # noqa: BLE001 - they come back after the queue's visibility timeout instead
-            logger.exception("could not set the waits of kept delivery messages")
     return {"batchItemFailures": [{"itemIdentifier": record["messageId"]} for record, _ in kept]}
 
 
@@ -64,15 +59,25 @@ def _group(record: dict[str, Any]) -> str:
 def _run_group(records: list[dict[str, Any]], *, deadline: float) -> list[Kept]:
     for index, record in enumerate(records):
         if monotonic() > deadline:
-            return [(later, 0.0) for later in records[index:]]
+            return _keep([(later, 0.0) for later in records[index:]])
         try:
             wait = _attempt(record)
         except Exception:  # noqa: BLE001 - ours, not the receiver's: the message comes again
             logger.exception("webhook delivery message failed", extra={"messageId": record.get("messageId")})
             wait = WORKER_ERROR_WAIT
         if wait is not None:
-            return [(later, wait) for later in records[index:]]
+            return _keep([(later, wait) for later in records[index:]])
     return []
+
+
+def _keep(kept: list[Kept]) -> list[Kept]:
+    """The group's wait starts when the group is done, not when the batch is: a slow receiver of
+    another group in the same batch (an attempt may take its whole timeout) delays no one's retry."""
+    try:
+        delivery_queue.wait([(record["receiptHandle"], wait) for record, wait in kept])
+    except Exception:  # noqa: BLE001 - they come back after the queue's visibility timeout instead
+        logger.exception("could not set the waits of kept delivery messages")
+    return kept
 
 
 def _attempt(record: dict[str, Any]) -> float | None:

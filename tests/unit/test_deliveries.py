@@ -239,3 +239,32 @@ def test_the_worker_starts_no_attempt_past_its_budget_and_keeps_the_rest_of_the_
     assert attempted == ["m0", "m1", "m2"]  # started at 0, 15 and 30 s; the budget is 40 s
     assert answer == {"batchItemFailures": [{"itemIdentifier": f"m{n}"} for n in (3, 4, 5)]}
     assert waits == [[("r3", 0.0), ("r4", 0.0), ("r5", 0.0)]]
+
+
+def test_a_groups_retry_wait_starts_when_the_group_is_done_not_when_the_batch_is(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """Two groups in one batch: one receiver takes its time, the other fails at once. The failed
+    message's wait is set as soon as its group is done, so the slow receiver does not lengthen it."""
+    finished: dict[str, float] = {}
+    waits: list[tuple[list[str], float]] = []
+
+    def attempt(record: dict[str, object]) -> float | None:
+        if record["messageId"] == "slow":
+            time.sleep(0.5)
+            finished["slow"] = time.monotonic()
+            return None
+        return 5.0
+
+    monkeypatch.setattr(delivery_worker, "_attempt", attempt)
+    monkeypatch.setattr(
+        delivery_queue, "wait", lambda receipts: waits.append(([r for r, _ in receipts], time.monotonic()))
+    )
+    records = [
+        {"messageId": name, "receiptHandle": f"r-{name}", "attributes": {"MessageGroupId": name}, "body": "{}"}
+        for name in ("slow", "failing")
+    ]
+    answer = delivery_worker.handle_event({"Records": records})
+    assert answer == {"batchItemFailures": [{"itemIdentifier": "failing"}]}
+    assert [receipts for receipts, _ in waits] == [["r-failing"]]
+    assert waits[0][1] < finished["slow"], "the wait began before the slow group was done"
