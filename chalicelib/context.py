@@ -7,7 +7,7 @@ from typing import Any
 
 # The surfaces a change can come through, as the audit trail names them: the REST interface, the
 # MCP server, the console (a signed-in person), and the operator's CLI (pmctl).
-CHANNELS = ("rest", "mcp", "console", "operator")
+CHANNELS = ("rest", "mcp", "console", "operator", "oauth")
 
 
 @dataclass(frozen=True)

@@ -28,9 +28,15 @@ STREAM_FILTER = {"dynamodb": {"Keys": {"SK": {"S": audit_records.AUDITED_SORT_KE
 # change of the account, so neither in the record's state nor a record of its own.
 _USAGE_FIELDS = {"lastUsedAt", "lastUsedIp"}
 _META = ("version", "createdAt", "updatedAt", "deletedAt")
-# E-mail addresses of the console's people (a member's; the tenant's is its owner's) stay out of
-# the trail: the member's id and name say who it was, and the trail lives longer than a membership.
-_PERSONAL_FIELDS = {"member": frozenset({"email"}), "tenant": frozenset({"email"})}
+# Left out of a type's state: e-mail addresses of the console's people (a member's; the tenant's is
+# its owner's) stay out of the trail (the member's id and name say who it was, and the trail lives
+# longer than a membership); an OAuth grant's live access key is bookkeeping (each refresh swaps it;
+# the key's creation is a record of its own).
+_LEFT_OUT_FIELDS = {
+    "member": frozenset({"email"}),
+    "tenant": frozenset({"email"}),
+    "oauthGrant": frozenset({"accessKeyId"}),
+}
 
 
 @dataclass(frozen=True)
@@ -67,7 +73,7 @@ def state(item: dict[str, Any] | None, entity_type: str = "") -> dict[str, Any] 
     out) and lifecycle meta."""
     if item is None:
         return None
-    left_out = _USAGE_FIELDS | _PERSONAL_FIELDS.get(entity_type, frozenset())
+    left_out = _USAGE_FIELDS | _LEFT_OUT_FIELDS.get(entity_type, frozenset())
     data = {
         k: (REDACTED if k in _SECRET_FIELDS else v)
         for k, v in jsontext.plain(item.get("data") or {}).items()
@@ -85,7 +91,16 @@ def audit_id(at: str, sequence: str) -> str:
     return f"aud_{ids.ulid_from(millis, int(digits) % (1 << 80))}"
 
 
+def removed_by_ttl(record: dict[str, Any]) -> bool:
+    """DynamoDB's TTL removed the item (an OAuth grant's access key a week after its expiry): no
+    change anyone made. AWS marks such a stream record with the service as its user identity."""
+    identity = record.get("userIdentity") or {}
+    return identity.get("type") == "Service" and identity.get("principalId") == "dynamodb.amazonaws.com"
+
+
 def from_record(record: dict[str, Any]) -> Change | None:
+    if removed_by_ttl(record):
+        return None
     stream = record.get("dynamodb") or {}
     keys = _deserialise(stream.get("Keys")) or {}
     new, old = _deserialise(stream.get("NewImage")), _deserialise(stream.get("OldImage"))
@@ -100,7 +115,7 @@ def from_record(record: dict[str, Any]) -> Change | None:
     before, after = state(old, entity_type), state(new, entity_type)
     account = entity_type in ACCOUNT_TYPES
     if account and action == "updated" and before == after:
-        return None  # only a key's use was written (lastUsedAt): no change of the account
+        return None  # only a key's use (lastUsedAt) or a grant's access key was written: no change of the account
     aliases_only = action == "updated" and before == after
     if aliases_only and (old or {}).get("aliases") == (new or {}).get("aliases"):
         return None  # only bookkeeping was written (an index key a backfill filled in: store/backfills.py)

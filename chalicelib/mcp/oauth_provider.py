@@ -9,6 +9,7 @@ as any key; a grant holds one live access key at a time and its refresh token (h
 
 from __future__ import annotations
 
+import datetime as dt
 import time
 from typing import Any
 from urllib.parse import urlencode, urlsplit
@@ -26,13 +27,14 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 
 from chalicelib import clock, config, paths, resource_metadata
 from chalicelib.context import CallContext
-from chalicelib.errors import NotFound
+from chalicelib.errors import Conflict, NotFound
 from chalicelib.mcp import client_documents
 from chalicelib.scopes import KEY_SCOPES
 from chalicelib.store import keys
 from chalicelib.store import oauth as store
 
 ACCESS_SECONDS = 3600
+FORGET_DAYS = 7  # an access key's record (request log, key page) is kept this long after its expiry
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
 
 
@@ -159,7 +161,7 @@ class Provider:
             raise TokenError("invalid_scope", "a refresh may narrow the scopes, never widen them")
         outcome, successor = store.rotate(refresh_token.token, found)
         if outcome == "reused" or successor is None:
-            _revoke(found.tenant_id, found.grant_id, {"reason": "refresh token reused"})
+            _revoke(found.tenant_id, found.grant_id, "a spent refresh token was presented again")
             raise TokenError("invalid_grant", "the refresh token was used already; the grant is revoked")
         grant = store.grant(found.tenant_id, found.grant_id)
         if grant is None or grant.get("revokedAt"):
@@ -181,7 +183,7 @@ class Provider:
         if isinstance(token, RefreshToken):
             found = store.refresh(token.token)
             if found is not None:
-                _revoke(found.tenant_id, found.grant_id, {"reason": "revoked by the client"})
+                _revoke(found.tenant_id, found.grant_id, "revoked by the client")
 
 
 def _token(secret: str, scopes: list[str], refresh: str) -> OAuthToken:
@@ -203,24 +205,49 @@ def _approver(tenant_id: str, grant: dict[str, Any]) -> CallContext:
 
 def _new_access_key(tenant_id: str, grant_id: str, grant: dict[str, Any]) -> str:
     spec = keys.KeySpec(
-        agent_name=str(grant["agentName"]), scopes=list(grant["scopes"]), expires_at=clock.iso_in(ACCESS_SECONDS)
+        agent_name=str(grant["agentName"]),
+        scopes=list(grant["scopes"]),
+        expires_at=clock.iso_in(ACCESS_SECONDS),
+        oauth_grant_id=grant_id,
+        # an hourly refresh would pile up a key an hour in the list: each goes a week after its expiry
+        forget_at=clock.now() + dt.timedelta(seconds=ACCESS_SECONDS, days=FORGET_DAYS),
     )
-    record, secret = keys.create_key(_approver(tenant_id, grant), spec)
+    try:
+        record, secret = keys.create_key(_approver(tenant_id, grant), spec)
+    except Conflict as refused:  # the agent's name got a key of its own since the consent, or the key limit
+        # (the detail names the company's keys: not the client's business)
+        raise TokenError(
+            "invalid_grant",
+            "no access key for this grant: the agent's name holds other keys of the company, or the company "
+            "holds as many keys as it may; approve again under another agent name",
+        ) from refused
     if not store.set_access_key(tenant_id, grant_id, str(record["id"])):
         _disable(tenant_id, str(record["id"]))
         raise TokenError("invalid_grant", "the grant was revoked")
     return secret
 
 
+def _server(tenant_id: str) -> CallContext:
+    """The authorization server acting on its own (a client's revocation, a replayed refresh token,
+    a key minted for a grant revoked meanwhile): the audit trail's channel `oauth`."""
+    return CallContext(
+        tenant_id=tenant_id,
+        key_id="",
+        agent_name="oauth",
+        scopes=frozenset(),
+        channel="oauth",
+        operation="oauth.revoke",
+    )
+
+
 def _disable(tenant_id: str, key_id: str) -> None:
-    operator = CallContext(tenant_id=tenant_id, key_id="", agent_name="oauth", scopes=frozenset(), operation="oauth")
     try:
-        keys.disable_key(operator, key_id)
+        keys.disable_key(_server(tenant_id), key_id)
     except NotFound:
         pass  # expired and gone, or disabled already
 
 
-def _revoke(tenant_id: str, grant_id: str, by: dict[str, Any]) -> None:
-    revoked = store.revoke_grant(tenant_id, grant_id, by)
+def _revoke(tenant_id: str, grant_id: str, reason: str) -> None:
+    revoked = store.revoke_grant(tenant_id, grant_id, _server(tenant_id).stamp(), reason)
     if revoked is not None and revoked.get("accessKeyId"):
         _disable(tenant_id, str(revoked["accessKeyId"]))

@@ -86,6 +86,14 @@ KEY_OUT = s.obj(
             ),
             "nullable": True,
         },
+        "oauthGrantId": {
+            **s.string(
+                "The OAuth grant (`grt_...`) whose access token the key is: an agent host connected by OAuth and a "
+                "person approved it in the console. Such a key lives an hour, a refresh replaces it, and it is "
+                "forgotten a week after its expiry (its audit records stay). Null for keys made otherwise."
+            ),
+            "nullable": True,
+        },
         "createdAt": s.timestamp("Created."),
         "updatedAt": s.timestamp("Last changed."),
         "key": s.string("The secret. Only in the answer of the call that created the key: store it now."),

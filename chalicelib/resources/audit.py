@@ -37,7 +37,8 @@ RECORD = s.obj(
         "channel": {
             **s.enum(
                 "The surface the change came through: `rest`, `mcp`, `console` (a person signed in to the "
-                "console; `actor.keyId` is then their member id) or `operator` (the operator's CLI).",
+                "console; `actor.keyId` is then their member id), `operator` (the operator's CLI) or `oauth` (the "
+                "authorization server on its own: a client revoked its grant, or a spent refresh token came back).",
                 list(CHANNELS),
             ),
             "nullable": True,
@@ -70,8 +71,8 @@ FILTERS = {
 }
 LIST_ARGS = {
     "entityType": s.string(
-        "Only changes of entities of this type (contact, unit, ...; apiKey, integration, member, tenant for the "
-        "account's own records).",
+        "Only changes of entities of this type (contact, unit, ...; apiKey, integration, member, oauthGrant, tenant "
+        "for the account's own records).",
         max_length=50,
         minLength=1,
     ),
@@ -99,6 +100,12 @@ The account's own changes are records too, with the same actor, time and before/
 - the console's team (`member`, entity id `mem_...`): the owner at sign-up, invitations, their acceptance or
   decline, role changes, removals; with the member's id, name, role and status, never an e-mail address (the
   tenant's records leave out the owner's address too).
+- an agent connected by OAuth (`oauthGrant`, entity id `grt_...`): `created` when a person approves it in the
+  console (client, agent name, scopes, resource; the person as actor, operation `oauth.approve`), `updated`
+  when it is revoked (`revokedAt`; by a person in the console, operation `oauth.revoke`, or by the
+  authorization server itself, channel `oauth`, when the client revoked it or replayed a spent refresh
+  token). The grant's access keys are `apiKey` records of their own (operation `oauth.token`, the approving
+  person as actor).
 The operator's records say channel `operator` and agent `operator (pmctl)`, with no key. A key's expiry is no
 write and no record: its `expiresAt` is in its creation record. These records are no webhook events, and
 `audit.revert` does not undo them (400 `not_revertible`; a filter skips them).

@@ -16,7 +16,7 @@ from typing import Any, NamedTuple, Required, TypedDict, cast
 
 from chalicelib import ids
 from chalicelib.entities import ENTITY_TYPES
-from chalicelib.store import integrations, members
+from chalicelib.store import integrations, members, oauth
 from chalicelib.store.entity_reads import fetch_many, matching_entries
 from chalicelib.store.integrations import CONNECTION_TYPE
 from chalicelib.store.keys import API_KEY, TENANT_ID_PREFIX, TENANT_SK
@@ -33,7 +33,13 @@ CONNECTION_SK_PREFIX = "tenant#"
 # (events/changes.py STREAM_FILTER); audited_type tells them apart from bookkeeping.
 # A member of the console's team: SK <tenant id> under the person's address (store/members.py).
 MEMBER_SK_PREFIX = TENANT_ID_PREFIX + "_"
-AUDITED_SORT_KEYS: list[Any] = [ENTITY_SK, TENANT_SK, {"prefix": CONNECTION_SK_PREFIX}, {"prefix": MEMBER_SK_PREFIX}]
+AUDITED_SORT_KEYS: list[Any] = [
+    ENTITY_SK,
+    TENANT_SK,
+    oauth.GRANT_SK,
+    {"prefix": CONNECTION_SK_PREFIX},
+    {"prefix": MEMBER_SK_PREFIX},
+]
 # The audit's entity types of the account's own records, by the prefix of their entity id: an
 # index entry names its record's entity id (gsi2pk), so a list tells them apart without reading
 # a record (events/audit.py decides who sees them).
@@ -41,12 +47,14 @@ ACCOUNT_TYPES_BY_PREFIX = {
     API_KEY.prefix: API_KEY.name,
     integrations.ID_PREFIX: "integration",
     members.ID_PREFIX: MEMBER_TYPE,
+    oauth.GRANT_ID_PREFIX: oauth.GRANT_TYPE,
     TENANT_ID_PREFIX: "tenant",
 }
 
 
 def account_type_of(entity_id: str) -> str | None:
-    """The account's record type an entity id names (apiKey, integration, member, tenant), else None."""
+    """The account's record type an entity id names (apiKey, integration, member, oauthGrant, tenant),
+    else None."""
     return ACCOUNT_TYPES_BY_PREFIX.get(ids.prefix_of(entity_id) or "")
 
 
@@ -91,6 +99,8 @@ def audited_type(sk: str, item_type: str) -> str | None:
         return "integration" if sk.startswith(CONNECTION_SK_PREFIX) else None
     if item_type == MEMBER_TYPE:
         return item_type if sk.startswith(MEMBER_SK_PREFIX) else None
+    if item_type == oauth.GRANT_TYPE:
+        return item_type if sk == oauth.GRANT_SK else None
     return None
 
 

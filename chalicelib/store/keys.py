@@ -146,6 +146,8 @@ class KeySpec:
     expires_at: str | None = None
     objects: list[str] | None = None
     untrusted_text: str | None = None
+    oauth_grant_id: str | None = None  # the grant whose access token the key is (mcp/oauth_provider.py)
+    forget_at: dt.datetime | None = None  # when the table's TTL may remove the key (a grant's, a while after expiry)
 
 
 def _key_items(ctx: CallContext, spec: KeySpec) -> tuple[Item, Item, str]:
@@ -164,6 +166,7 @@ def _key_items(ctx: CallContext, spec: KeySpec) -> tuple[Item, Item, str]:
         "expiresAt": spec.expires_at,
         "untrustedText": untrusted_text if untrusted_text != "show" else None,  # stored when not the default
         "objects": sorted(set(objects)) if objects is not None else None,
+        "oauthGrantId": spec.oauth_grant_id,
     }
     lookup_key = lookup_pk(secret_hash(secret))
     # The record keeps the lookup item's key (a hash, not the secret) so disable() can reach it.
@@ -175,6 +178,7 @@ def _key_items(ctx: CallContext, spec: KeySpec) -> tuple[Item, Item, str]:
         "createdAt": now,
         "updatedAt": now,
         "changedBy": ctx.stamp(),
+        **({"expiresAt": spec.forget_at} if spec.forget_at else {}),
     }
     indexes = {
         name: value
@@ -206,6 +210,15 @@ def _guard_pk(tenant_id: str, integration_key: str, agent_name: str) -> str:
 def _live(keys_of_agent: dict[str, Any]) -> dict[str, Any]:
     now = clock.now_iso()
     return {key_id: expires for key_id, expires in keys_of_agent.items() if not expires or expires > now}
+
+
+def live_keys_of_agent(ctx: CallContext, agent_name: str) -> list[str]:
+    """The ids of the agent's live keys in the caller's tenant and integration (its guard's)."""
+    try:
+        guard = Item.get(_guard_pk(ctx.tenant_id, ctx.integration_key, agent_name), "agent", consistent_read=True)
+    except Item.DoesNotExist:
+        return []
+    return sorted(_live(guard.data_dict().get("keys", {})))
 
 
 def _guard_write(
@@ -427,6 +440,7 @@ def key_wire(item: Item) -> dict[str, Any]:
         "lastUsedIp": data.get("lastUsedIp"),
         "createdBy": data.get("createdByKeyId"),
         "objects": data.get("objects"),
+        "oauthGrantId": data.get("oauthGrantId"),
         "createdAt": item.createdAt,
         "updatedAt": item.updatedAt,
     }

@@ -210,26 +210,28 @@ def rotate(token: str, found: Refresh) -> tuple[Rotation, str | None]:
 
 # --- grants ----------------------------------------------------------------------------------
 
-GRANT_SK = "oauthgrant"
+GRANT_SK, GRANT_TYPE, GRANT_ID_PREFIX = "oauthgrant", "oauthGrant", "grt"
 
 
 def _grant_key(tenant_id: str, grant_id: str) -> tuple[str, str]:
     return f"{tenant_id}#{grant_id}", GRANT_SK
 
 
-def create_grant(tenant_id: str, facts: dict[str, Any]) -> str:
+def create_grant(tenant_id: str, facts: dict[str, Any], changed_by: dict[str, Any]) -> str:
     """A person's approval of a client (its client id and name, agent name, scopes, resource, who
-    approved); its id."""
-    grant_id = ids.new_id("grt")
+    approved); its id. The approval is in the audit trail (store/audit_records.py), the approving
+    person (`changed_by`) its actor."""
+    grant_id = ids.new_id(GRANT_ID_PREFIX)
     now = clock.now_iso()
     Item(
         *_grant_key(tenant_id, grant_id),
-        type="oauthGrant",
+        type=GRANT_TYPE,
         tenantId=tenant_id,
         id=grant_id,
         data=facts,
         createdAt=now,
         updatedAt=now,
+        changedBy=changed_by,
         gsi1pk=f"{tenant_id}#oauthgrants",
         gsi1sk=grant_id,
     ).save(condition=Item.pk.does_not_exist())
@@ -245,7 +247,9 @@ def grant(tenant_id: str, grant_id: str) -> dict[str, Any] | None:
 
 
 def set_access_key(tenant_id: str, grant_id: str, key_id: str) -> bool:
-    """The grant's live access key is now `key_id`; False when the grant was revoked meanwhile."""
+    """The grant's live access key is now `key_id`; False when the grant was revoked meanwhile.
+    Bookkeeping, not a change of the grant: the audit leaves both fields out (events/changes.py),
+    the key's creation is a record of its own."""
     data: Any = Item.data
     try:
         Item(*_grant_key(tenant_id, grant_id)).update(
@@ -259,13 +263,20 @@ def set_access_key(tenant_id: str, grant_id: str, key_id: str) -> bool:
     return True
 
 
-def revoke_grant(tenant_id: str, grant_id: str, by: dict[str, Any]) -> dict[str, Any] | None:
-    """Mark the grant revoked (once); its facts (the access key to disable), None if it was not live."""
+def revoke_grant(tenant_id: str, grant_id: str, changed_by: dict[str, Any], reason: str) -> dict[str, Any] | None:
+    """Mark the grant revoked (once; an audited change by `changed_by`); its facts (the access key to
+    disable), None if it was not live."""
     data: Any = Item.data
     item = Item(*_grant_key(tenant_id, grant_id))
+    now = clock.now_iso()
     try:
         item.update(
-            actions=[data["revokedAt"].set(clock.now_iso()), data["revokedBy"].set(by)],
+            actions=[
+                data["revokedAt"].set(now),
+                data["revokedReason"].set(reason),
+                Item.updatedAt.set(now),
+                Item.changedBy.set(changed_by),
+            ],
             condition=Item.pk.exists() & data["revokedAt"].does_not_exist(),
         )
     except UpdateError as err:

@@ -23,6 +23,7 @@ from mcp.shared.auth import AuthorizationCodeResult, OAuthClientInformationFull,
 from playwright.sync_api import Page, Route
 
 from chalicelib import paths
+from tests.browser.conftest import check_accessibility
 from tests.browser.console import signed_in_owner
 from tests.client import Api
 
@@ -115,6 +116,7 @@ def test_the_sdk_oauth_client_connects_through_consent_in_the_browser(
     page.goto(to_browser.get(timeout=60))  # /authorize, then the consent page (its same-site hop)
     page.wait_for_url("**/console/oauth/consent?**")
     assert "Test Agent Host" in page.locator("main").inner_text()
+    check_accessibility(page)
     page.locator("input[name=scope][value=write]").uncheck()
     page.locator("button[value=approve]").click()
     for _ in range(1200):  # Playwright answers the callback route only while this thread is in one of its calls
@@ -136,10 +138,11 @@ def test_the_sdk_oauth_client_connects_through_consent_in_the_browser(
     assert _mcp_status(api, renewed["access_token"]) == 200
 
     # the person revokes it in the console: the next call is 401, the refresh token ends with it
-    page.goto(api.base + "/console/keys/oauth")
-    assert "Test Agent Host" in page.locator("main").inner_text()
-    page.locator("main form button[type=submit]").first.click()
-    page.wait_for_url("**/console/keys/oauth?done=revoked")
+    page.goto(api.base + "/console/keys")
+    assert "Test Agent Host" in page.locator("#oauth ~ table").inner_text()
+    check_accessibility(page)  # the keys page with a grant listed
+    page.locator("main form[action*='/keys/oauth/'] button[type=submit]").first.click()
+    page.wait_for_url("**/console/keys?done=revoked")
     assert _mcp_status(api, renewed["access_token"]) == 401
     status, refused = _post_form(api.base + "/token", {**refresh, "refresh_token": renewed["refresh_token"]})
     assert status == 400 and refused["error"] == "invalid_grant"

@@ -309,7 +309,9 @@ def test_the_change_stream_invokes_the_function_only_for_what_it_handles() -> No
     ]
     (only,) = source["FilterCriteria"]["Filters"]
     assert json.loads(only["Pattern"]) == {
-        "dynamodb": {"Keys": {"SK": {"S": ["entity", "tenant", {"prefix": "tenant#"}, {"prefix": "ten_"}]}}}
+        "dynamodb": {
+            "Keys": {"SK": {"S": ["entity", "tenant", "oauthgrant", {"prefix": "tenant#"}, {"prefix": "ten_"}]}}
+        }
     }
     image = {
         "PK": {"S": "ten_1#con_1"},
@@ -327,6 +329,7 @@ def test_the_change_stream_invokes_the_function_only_for_what_it_handles() -> No
     allowed = json.loads(only["Pattern"])["dynamodb"]["Keys"]["SK"]["S"]
     audited = [("ten_1#con_1", "entity", "contact"), ("ten_1#key_1", "entity", "apiKey"), ("ten_1", "tenant", "tenant")]
     audited.append(("integration#int_1", "tenant#ten_1", "integrationConnection"))
+    audited.append(("ten_1#grt_1", "oauthgrant", "oauthGrant"))
     for pk, sk, kind in audited:
         image = {"PK": {"S": pk}, "SK": {"S": sk}, "type": {"S": kind}, "tenantId": {"S": "ten_1"}, "id": {"S": "x_1"}}
         image["updatedAt"] = {"S": "2026-01-01T00:00:00Z"}
@@ -336,6 +339,11 @@ def test_the_change_stream_invokes_the_function_only_for_what_it_handles() -> No
         }
         assert from_record(record) is not None, kind
         assert any(sk == a if isinstance(a, str) else sk.startswith(a["prefix"]) for a in allowed), kind
+    # the table's TTL removing an item (an OAuth grant's access key a week after its expiry) is no change
+    ttl = {"type": "Service", "principalId": "dynamodb.amazonaws.com"}
+    removed = {**record, "eventName": "REMOVE", "userIdentity": ttl}
+    removed["dynamodb"] = {**record["dynamodb"], "OldImage": image, "NewImage": None}
+    assert from_record({**removed, "userIdentity": None}) is not None and from_record(removed) is None
 
 
 def test_every_aws_client_the_code_makes_has_its_service_model_in_the_bundles() -> None:

@@ -1,5 +1,5 @@
 """The account's records are the account's (issue 30, point 1). Audit records of the account
-(apiKey, integration, member, tenant) reach only keys holding `admin`; an integration's admin
+(apiKey, integration, member, oauthGrant, tenant) reach only keys holding `admin`; an integration's admin
 key sees only those of its own integration (its connection to the tenant, the keys carrying
 its integration id); every other key finds them neither in audit.list (totals included) nor
 through audit.show (404), and cannot revert them. No member's e-mail address is in any audit
@@ -20,8 +20,9 @@ from click.testing import CliRunner
 from chalicelib.ops.pmctl import cli
 from tests.client import Api, Tenant
 from tests.console_client import Person, invite, owner_of
+from tests.oauth_flow import approve
 
-ACCOUNT_KINDS = ("apiKey", "integration", "member", "tenant")
+ACCOUNT_KINDS = ("apiKey", "integration", "member", "oauthGrant", "tenant")
 EVERYTHING = {"limit": 1000, "offset": 0}
 
 
@@ -83,6 +84,7 @@ def world(api: Api, stack: Any) -> World:
     invite(owner, colleague, "viewer", name="Kollegin Kuhn")
     admin_member = invite(owner, nameless, "admin", name="")  # a member without a name acts in the console
     _console_webhook(admin_member)
+    approve(api, tenant, admin_member, ["read"])  # an agent connected by OAuth: a grant the member approved
     tenant.contact(lastName="Lesbar")  # an entity's change: every key with read sees it
     assert stack.poller.wait_idle(15), "the change stream did not catch up"
     trail = tenant.get("audit.list", EVERYTHING)["auditRecords"]
@@ -131,6 +133,7 @@ def test_an_account_record_reaches_only_the_keys_it_belongs_to(world: World, kin
             "integration": {world.vendor.id},
             "apiKey": {_key_id(world, world.vendor.key), world.vendor_helper_key},
             "member": set(),
+            "oauthGrant": set(),
             "tenant": set(),
         }[kind]
 

@@ -1,7 +1,8 @@
-"""API keys (issue 19): the list, a new key (its secret shown once), a key's page (facts and
-request log), disabling, and a guided rotation: a new key for the same agent (same scopes and
-binding), its secret shown once, then the old key disabled. Every read and change is an
-`apikeys.*` operation run as the signed-in person; every route needs the admin role."""
+"""API keys (issue 19): the list (and below it the agents connected by OAuth, revoked by
+pages/oauth_grants.py), a new key (its secret shown once), a key's page (facts and request log),
+disabling, and a guided rotation: a new key for the same agent (same scopes and binding), its secret
+shown once, then the old key disabled. Every read and change is an `apikeys.*` operation run as the
+signed-in person; every route needs the admin role."""
 
 from __future__ import annotations
 
@@ -18,6 +19,7 @@ from chalicelib.console.web import Answer, Request, page, redirect
 from chalicelib.errors import ApiError
 from chalicelib.resources.apikeys import KEY_ID as KEY_ID_ARG
 from chalicelib.scopes import AREAS, SCOPE_ADMIN, SCOPE_DESTRUCTIVE, SCOPE_READ, SCOPE_WRITE
+from chalicelib.store import oauth
 
 KEY_ID = re.compile(KEY_ID_ARG["pattern"])  # what the apikeys operations take as a key's id
 LIST_LIMIT = 50
@@ -49,7 +51,14 @@ def key_list(request: Request) -> Answer:
         keys, pagination = [view(request, key) for key in found["apiKeys"]], found["pagination"]
     except ApiError as error:
         errors = messages(request, error)
-    return render(request, "keys.html", keys=keys, pagination=pagination, errors=errors)
+    assert request.ctx is not None
+    grants = [
+        {**grant, "approved": _when(grant.get("createdAt")), "lastRenewed": _when(grant.get("lastUsedAt"))}
+        for grant in oauth.grants(request.ctx.tenant_id)
+        if not grant.get("revokedAt")
+    ]
+    done = "revoked" if request.query.get("done") == "revoked" else ""
+    return render(request, "keys.html", keys=keys, pagination=pagination, errors=errors, grants=grants, done=done)
 
 
 # --- a new key -------------------------------------------------------------------------------

@@ -16,7 +16,7 @@ from chalicelib.console.render import render
 from chalicelib.console.texts import translate
 from chalicelib.console.web import Answer, Request, page
 from chalicelib.scopes import holds
-from chalicelib.store import oauth
+from chalicelib.store import keys, oauth
 
 MAX_AGENT_NAME = 100
 
@@ -90,6 +90,10 @@ def decide(request: Request) -> Answer:
     if not chosen or not agent or len(agent) > MAX_AGENT_NAME:
         return _page(request, pending, 400, errors=[translate(request.lang, "oauth.incomplete")])
     assert request.ctx is not None and request.member is not None
+    if keys.live_keys_of_agent(request.ctx, agent):
+        # an agent has one key (two while rotating, as each refresh does): a second grant under this
+        # name could never receive its token
+        return _page(request, pending, 409, errors=[translate(request.lang, "oauth.agent_taken", agent=agent)])
     grant_id = oauth.create_grant(
         request.ctx.tenant_id,
         {
@@ -100,6 +104,7 @@ def decide(request: Request) -> Answer:
             "resource": pending.get("resource"),
             "approvedBy": request.ctx.stamp(),
         },
+        changed_by={**request.ctx.stamp(), "operation": "oauth.approve"},
     )
     code = oauth.mint_code(
         {

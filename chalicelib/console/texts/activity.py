@@ -59,6 +59,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "activity.type.apiKey": ("API-Schlüssel", "API key"),
     "activity.type.integration": ("Integration", "Integration"),
     "activity.type.member": ("Teammitglied", "Team member"),
+    "activity.type.oauthGrant": ("Per OAuth verbundener Agent", "Agent connected by OAuth"),
     "activity.type.webhook": ("Webhook", "Webhook"),
     # one change
     "activity.detail.title": ("Änderung {id}", "Change {id}"),

@@ -23,6 +23,12 @@ TEXTS: dict[str, tuple[str, str]] = {
     "oauth.approve": ("Erlauben", "Allow"),
     "oauth.continue": ("Weiter", "Continue"),
     "oauth.deny": ("Ablehnen", "Deny"),
+    "oauth.agent_taken": (
+        "Ein Agent namens „{agent}“ hat schon einen Schlüssel. Geben Sie diesem Agenten einen eigenen Namen, "
+        "z. B. mit dem Gerät oder Ihrem Namen.",
+        "An agent named “{agent}” has a key already. Give this agent a name of its own, e.g. with the device or "
+        "your name.",
+    ),
     "oauth.grants.title": ("Per OAuth verbundene Agenten", "Agents connected by OAuth"),
     "oauth.grants.intro": (
         "Diese Anwendungen haben mit Ihrer Zustimmung einen Schlüssel erhalten, den sie stündlich erneuern. "
@@ -32,6 +38,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "oauth.grants.none": ("Noch kein Agent ist per OAuth verbunden.", "No agent is connected by OAuth yet."),
     "oauth.grants.approved_by": ("Erlaubt von", "Approved by"),
+    "oauth.grants.approved_at": ("Erlaubt am", "Approved on"),
     "oauth.grants.last_renewed": ("Zuletzt erneuert", "Last renewed"),
     "oauth.grants.revoke": ("Widerrufen", "Revoke"),
     "oauth.grants.revoked": ("Der Zugriff ist widerrufen.", "Access revoked."),
