@@ -67,14 +67,14 @@ def approve(
     return {**params, "client_id": client_id}
 
 
-def exchange(api: Api, approved: dict[str, Any], verifier: str = "v" * 50) -> Any:
-    """The approved code for tokens (for the MCP endpoint)."""
-    return token(
-        api,
-        grant_type="authorization_code",
-        code=approved["code"],
-        redirect_uri=REDIRECT,
-        client_id=approved["client_id"],
-        code_verifier=verifier,
-        resource=config.public_url() + paths.MCP,
-    )
+def exchange(api: Api, approved: dict[str, Any], verifier: str | None = "v" * 50, resource: str = "") -> Any:
+    """The approved code for tokens (for the MCP endpoint unless `resource` says another; no
+    verifier when None)."""
+    form = {
+        "grant_type": "authorization_code",
+        "code": approved["code"],
+        "redirect_uri": REDIRECT,
+        "client_id": approved["client_id"],
+        "resource": resource or config.public_url() + paths.MCP,
+    }
+    return token(api, **form, **({"code_verifier": verifier} if verifier is not None else {}))

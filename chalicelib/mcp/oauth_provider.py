@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import time
+from contextvars import ContextVar
 from typing import Any
 from urllib.parse import urlencode, urlsplit
 
@@ -33,6 +34,8 @@ from chalicelib.scopes import KEY_SCOPES
 from chalicelib.store import keys
 from chalicelib.store import oauth as store
 
+# The token request's RFC 8707 `resource` (set by mcp/oauth_routes.py: the SDK does not pass it on)
+ASKED_RESOURCE: ContextVar[str | None] = ContextVar("asked_resource", default=None)
 ACCESS_SECONDS = 3600
 FORGET_DAYS = 7  # an access key's record (request log, key page) is kept this long after its expiry
 LOOPBACK_HOSTS = ("127.0.0.1", "localhost", "[::1]", "::1")
@@ -125,6 +128,8 @@ class Provider:
         self, client: OAuthClientInformationFull, authorization_code: AuthorizationCode
     ) -> OAuthToken:
         granted = store.peek_code(authorization_code.code)
+        if granted is not None:
+            _same_resource(granted.get("resource"))  # before the code is spent: a wrong resource spends nothing
         if granted is None or not store.redeem_code(authorization_code.code):
             raise TokenError("invalid_grant", "the authorization code was used already or has expired")
         tenant_id, grant_id = str(granted["tenantId"]), str(granted["grantId"])
@@ -157,6 +162,7 @@ class Provider:
         found = store.refresh(refresh_token.token)
         if found is None:
             raise TokenError("invalid_grant", "unknown refresh token")
+        _same_resource(found.data.get("resource"))
         if scopes and not set(scopes) <= set(found.data.get("scopes", [])):
             raise TokenError("invalid_scope", "a refresh may narrow the scopes, never widen them")
         outcome, successor = store.rotate(refresh_token.token, found)
@@ -184,6 +190,14 @@ class Provider:
             found = store.refresh(token.token)
             if found is not None:
                 _revoke(found.tenant_id, found.grant_id, "revoked by the client")
+
+
+def _same_resource(granted: str | None) -> None:
+    """RFC 8707, 2.2: a token request may name only the resource the grant was for (the token's
+    audience); absent, the grant's resource stands."""
+    asked = ASKED_RESOURCE.get()
+    if asked is not None and granted is not None and asked.rstrip("/") != granted:
+        raise TokenError("invalid_target", f"this grant is for the resource {granted}, not {asked}")
 
 
 def _token(secret: str, scopes: list[str], refresh: str) -> OAuthToken:

@@ -109,6 +109,22 @@ def test_a_wrong_verifier_and_scopes_past_the_role_are_refused(api: Api, tenant:
     approved = approve(api, tenant, person, ["read"])
     wrong = exchange(api, approved, verifier="w" * 50)
     assert wrong.status == 400 and wrong.body["error"] == "invalid_grant"
+    missing = exchange(api, approved, verifier=None)
+    assert missing.status == 400 and missing.body["error"] in ("invalid_request", "invalid_grant"), missing.body
+    elsewhere = exchange(api, approved, resource="https://other.example/mcp")
+    assert elsewhere.status == 400 and elsewhere.body["error"] in ("invalid_target", "invalid_grant"), elsewhere.body
+    rest = exchange(api, approved, resource=config.public_url() + paths.V2)
+    assert rest.status == 400, "the code was granted for the MCP endpoint: another resource of ours is refused too"
+    tokens = exchange(api, approved)
+    assert tokens.status == 200, "the refused requests did not spend the code"
+    renew = {
+        "grant_type": "refresh_token",
+        "refresh_token": tokens.body["refresh_token"],
+        "client_id": approved["client_id"],
+    }
+    moved = token(api, **renew, resource="https://other.example/mcp")
+    assert moved.status == 400 and moved.body["error"] == "invalid_target"
+    assert token(api, **renew).status == 200, "nor did the refused refresh spend the refresh token"
     viewer = invite(person, f"viewer-{uuid.uuid4().hex[:8]}@example.org", "viewer")
     client_id = register(api).body["client_id"]
     consent = urllib.parse.urlsplit(authorize(api, client_id).headers["location"])
