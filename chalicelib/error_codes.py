@@ -151,6 +151,9 @@ INVITATION_PENDING = ErrorCode(
 AGENT_HAS_KEYS = ErrorCode(
     "agent_has_keys", 409, "the agent has two active keys (one plus a rotation): disable the old one first."
 )
+SANDBOX_NOT_LIVE = ErrorCode(
+    "sandbox_not_live", 409, "a sandbox has no plan and cannot become live: sign up a company of its own for live data."
+)
 KEY_LIMIT_REACHED = ErrorCode(
     "key_limit_reached", 409, "the tenant holds as many live keys as it may; disable one it no longer needs first."
 )

@@ -1,5 +1,6 @@
 """The format of an API key's secret: `pm_<env>_` + 30 random base62 characters + a
-6-character CRC32 checksum, so secret scanners can spot it and a mistyped key is refused
+6-character CRC32 checksum (`<env>`: `live` or `test` by the deployment, `sandbox` for a sandbox
+tenant's keys, whatever the deployment), so secret scanners can spot it and a mistyped key is refused
 without a database read. Only the SHA-256 of a key is stored."""
 
 from __future__ import annotations
@@ -29,14 +30,18 @@ def _checksum(body: str) -> str:
     return _base62(zlib.crc32(body.encode()), _CHECKSUM_LENGTH)
 
 
-def new_secret() -> str:
+SANDBOX = "sandbox"
+ENVIRONMENTS = ("live", "test", SANDBOX)
+
+
+def new_secret(*, sandbox: bool = False) -> str:
     body = "".join(secrets.choice(_BASE62) for _ in range(_RANDOM_LENGTH))
-    return f"pm_{config.key_environment()}_{body}{_checksum(body)}"
+    return f"pm_{SANDBOX if sandbox else config.key_environment()}_{body}{_checksum(body)}"
 
 
 def well_formed(secret: str) -> bool:
     parts = secret.split("_")
-    if len(parts) != 3 or parts[0] != "pm" or parts[1] not in ("live", "test"):
+    if len(parts) != 3 or parts[0] != "pm" or parts[1] not in ENVIRONMENTS:
         return False
     tail = parts[2]
     if len(tail) != _RANDOM_LENGTH + _CHECKSUM_LENGTH or any(c not in _BASE62 for c in tail):

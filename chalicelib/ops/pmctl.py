@@ -593,6 +593,77 @@ def import_export(export_file: str, files_zip: str | None, key: str, url: str, a
         raise SystemExit(1)
 
 
+# --- sandboxes ---------------------------------------------------------------------------
+
+
+@cli.group("sandbox")
+def sandbox_group() -> None:
+    """Sandbox tenants: made-up data to try things on (a vendor's, an agent builder's)."""
+
+
+@sandbox_group.command("create")
+@click.option("--company", required=True, help="The sandbox company's name.")
+@click.option("--email", required=True, help="Who owns it in the console (signs in with this address).")
+@click.option(
+    "--seed",
+    default="demo",
+    show_default=True,
+    help="`demo`: the demo company (any other word: another demo company, the same for the same word); `empty`.",
+)
+@store_command
+def sandbox_create(company: str, email: str, seed: str) -> None:
+    """Create a sandbox and print JSON with its tenant and its first key (the secret, shown once)."""
+    from chalicelib.sandbox import lifecycle  # cold start: loads when the command runs
+
+    tenant, key, secret = lifecycle.create(company.strip(), email.strip(), seed)
+    _json({"tenant": tenant, "apiKey": {**key, "key": secret}})
+
+
+def _operator_in(tenant_id: str) -> Any:
+    """The operator acting in one tenant (every scope; the audit trail's channel `operator`)."""
+    from chalicelib.context import CallContext
+    from chalicelib.scopes import ALL_SCOPES
+    from chalicelib.store.keys import OPERATOR_AGENT, OPERATOR_CHANNEL
+
+    return CallContext(
+        tenant_id=tenant_id,
+        key_id="",
+        agent_name=OPERATOR_AGENT,
+        scopes=frozenset(ALL_SCOPES),
+        channel=OPERATOR_CHANNEL,
+    )
+
+
+@sandbox_group.command("reset")
+@click.argument("tenant_id", metavar="TENANT")
+@JSON_OPTION
+@store_command
+def sandbox_reset(tenant_id: str, as_json: bool) -> None:
+    """Put a sandbox back to its seed: what the seed does not hold deleted, its deleted entities
+    restored, changed ones set back (all audited, webhooks sent); keys, members and webhooks stay."""
+    from chalicelib.sandbox import lifecycle  # cold start: loads when the command runs
+
+    done = lifecycle.reset(_operator_in(tenant_id))
+    if as_json:
+        _json({"reset": done})
+    else:
+        _echo(", ".join(f"{n} {what}" for what, n in done.items()))
+
+
+@sandbox_group.command("delete")
+@click.argument("tenant_id", metavar="TENANT")
+@click.option("--yes", is_flag=True, help="Do not ask for confirmation.")
+@store_command
+def sandbox_delete(tenant_id: str, yes: bool) -> None:
+    """End a sandbox: its keys disabled, its webhooks deleted, its people out of its team."""
+    from chalicelib.sandbox import lifecycle  # cold start: loads when the command runs
+
+    if not yes:
+        click.confirm(f"End the sandbox {tenant_id} for good?", abort=True)
+    lifecycle.delete(_operator_in(tenant_id))
+    _echo(f"sandbox {tenant_id} deleted")
+
+
 # --- the local outbox -------------------------------------------------------------------
 
 

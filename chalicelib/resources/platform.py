@@ -23,7 +23,7 @@ TENANT_OUT = s.obj(
             "Contact e-mail of the account (the address it signed up with): a person's, so answered only to "
             "the account's own keys holding `admin`, never to other keys or an integration's."
         ),
-        "plan": s.string("Plan: `enterprise` (also during the trial)."),
+        "plan": s.string("Plan: `enterprise` (also during the trial), or `sandbox` for a sandbox."),
         "trialEndsAt": {
             **s.timestamp(
                 "End of the free trial: from then on every call answers 403 `trial_ended` until a plan is active; "
@@ -31,6 +31,9 @@ TENANT_OUT = s.obj(
             ),
             "nullable": True,
         },
+        "sandbox": s.boolean(
+            "A sandbox: made-up data to try things on (its keys start `pm_sandbox_`), never live, never expiring."
+        ),
         "throttle": {
             "type": "object",
             "description": "The account's own safety-throttle settings, when the operator set any: "
@@ -39,7 +42,7 @@ TENANT_OUT = s.obj(
         "createdAt": s.timestamp("Sign-up time."),
         "updatedAt": s.timestamp("Last change."),
     },
-    required=["id", "companyName", "plan", "createdAt"],
+    required=["id", "companyName", "plan", "sandbox", "createdAt"],
 )
 
 

@@ -58,6 +58,7 @@ def address_in_use(email: str) -> bool:
 
 
 TENANT_ID_PREFIX = "ten"
+SANDBOX_PLAN = "sandbox"
 
 
 def new_tenant_id() -> str:
@@ -73,20 +74,29 @@ def create_tenant(
     tenant_id: str,
     also: Callable[[Transaction, dict[str, Any]], None],
     refused_by: dict[str, Callable[[], Exception]],
+    sandbox_seed: str | None = None,
 ) -> tuple[dict[str, Any], dict[str, Any], str]:
     """Tenant, its first key (every scope) and the secret, in one transaction with what `also`
     adds (the confirmed sign-up's own items, stamped as the tenant is); the trial ends `trial` after this moment. One
     tenant per e-mail address: a second answers 409. A refused condition of `also` raises
-    what `refused_by` maps its label to."""
+    what `refused_by` maps its label to. With `sandbox_seed` the tenant is a sandbox planted with that
+    seed (sandbox/lifecycle.py): no trial, no plan, no sign-up address taken, keys `pm_sandbox_`."""
     moment = clock.now()
     now, trial_ends_at = clock.iso(moment), clock.iso(moment + trial)
+    facts: dict[str, Any] = {"companyName": company_name, "email": email, "plan": "enterprise"}
+    # a sandbox never expires and never becomes live; its address may own live tenants too
+    sandbox = sandbox_seed is not None
+    if sandbox:
+        facts |= {"plan": SANDBOX_PLAN, "sandbox": True, "seed": sandbox_seed}
+    else:
+        facts["trialEndsAt"] = trial_ends_at
     tenant = Item(
         tenant_id,
         TENANT_SK,
         type="tenant",
         tenantId=tenant_id,
         id=tenant_id,
-        data={"companyName": company_name, "email": email, "plan": "enterprise", "trialEndsAt": trial_ends_at},
+        data=facts,
         createdAt=now,
         updatedAt=now,
         gsi1pk=TENANTS_INDEX,
@@ -97,13 +107,16 @@ def create_tenant(
         tenant_id=tenant_id, key_id="", agent_name=agent_name, scopes=frozenset(), operation="signup.confirm"
     )
     expires_at = expiry(None)
-    record, lookup, secret = _key_items(ctx, KeySpec(agent_name, list(ALL_SCOPES), expires_at=expires_at))
+    record, lookup, secret = _key_items(
+        ctx, KeySpec(agent_name, list(ALL_SCOPES), expires_at=expires_at), sandbox=sandbox
+    )
     # The audit's actor of a sign-up is its first key, for the tenant and for that key itself.
     stamp = {**ctx.stamp(), "keyId": record.id}
     tenant.changedBy = record.changedBy = stamp
     try:
         with Transaction() as tx:
-            tx.save(guard, condition=Item.pk.does_not_exist(), label="email")
+            if not sandbox:
+                tx.save(guard, condition=Item.pk.does_not_exist(), label="email")
             tx.save(tenant, condition=Item.pk.does_not_exist())
             tx.save(record, condition=Item.pk.does_not_exist())
             tx.save(lookup, condition=Item.pk.does_not_exist())
@@ -130,6 +143,7 @@ def get_tenant(tenant_id: str) -> Item:
 def tenant_wire(item: Item) -> dict[str, Any]:
     data = item.data_dict()
     wire = {key: data.get(key) for key in ("companyName", "email", "plan", "trialEndsAt")}
+    wire["sandbox"] = bool(data.get("sandbox"))
     if data.get("throttle"):
         wire["throttle"] = data["throttle"]
     return {"id": item.id, **wire, "createdAt": item.createdAt, "updatedAt": item.updatedAt}
@@ -150,10 +164,10 @@ class KeySpec:
     forget_at: dt.datetime | None = None  # when the table's TTL may remove the key (a grant's, a while after expiry)
 
 
-def _key_items(ctx: CallContext, spec: KeySpec) -> tuple[Item, Item, str]:
+def _key_items(ctx: CallContext, spec: KeySpec, *, sandbox: bool) -> tuple[Item, Item, str]:
     agent_name, scopes, objects, untrusted_text = spec.agent_name, spec.scopes, spec.objects, spec.untrusted_text
     key_id = ids.new_id("key")
-    secret = new_secret()
+    secret = new_secret(sandbox=sandbox)
     now = clock.now_iso()
     facts: dict[str, Any] = {
         "tenantId": ctx.tenant_id,
@@ -315,7 +329,8 @@ def create_key(ctx: CallContext, spec: KeySpec) -> tuple[dict[str, Any], str]:
     held = live_key_count(ctx.tenant_id)
     if held >= cap:
         raise _key_limit(cap, held)
-    record, lookup, secret = _key_items(ctx, spec)
+    sandbox = bool(get_tenant(ctx.tenant_id).data_dict().get("sandbox"))  # its keys say so: pm_sandbox_
+    record, lookup, secret = _key_items(ctx, spec, sandbox=sandbox)
     try:
         with Transaction() as tx:
             tx.save(record, condition=Item.pk.does_not_exist())
@@ -466,10 +481,41 @@ def _update_tenant(tenant_id: str, actions: list[Any], operation: str) -> dict[s
 
 
 def set_plan(tenant_id: str, plan: str, trial_ends_at: str | None) -> dict[str, Any]:
-    """The tenant's plan; `trial_ends_at` None ends the trial's limit (a paid plan)."""
+    """The tenant's plan; `trial_ends_at` None ends the trial's limit (a paid plan). A sandbox has
+    none: it cannot become live (its data is made up, its keys say pm_sandbox_)."""
+    if get_tenant(tenant_id).data_dict().get("sandbox"):
+        raise Conflict("A sandbox has no plan and cannot become live.", code=codes.SANDBOX_NOT_LIVE)
     actions = [Item.data["plan"].set(plan)]
     actions.append(Item.data["trialEndsAt"].set(trial_ends_at) if trial_ends_at else Item.data["trialEndsAt"].remove())
     return _update_tenant(tenant_id, actions, "tenants.plan")
+
+
+def sandbox_seed(tenant_id: str) -> str:
+    """The seed a sandbox was planted with (404 for a tenant that is no sandbox, or a closed one)."""
+    item = get_tenant(tenant_id)
+    data = item.data_dict()
+    if not data.get("sandbox") or item.deletedAt:
+        raise NotFound(f"No sandbox {tenant_id}.")
+    return str(data.get("seed") or "demo")
+
+
+def close_sandbox(tenant_id: str, changed_by: dict[str, Any]) -> None:
+    """A deleted sandbox: marked deleted and off the operator's list (its keys, members and
+    webhooks are ended by the caller: sandbox/lifecycle.py)."""
+    sandbox_seed(tenant_id)
+    stamp = Item.changedBy.set(changed_by)
+    get_tenant(tenant_id).update(
+        actions=[
+            Item.deletedAt.set(clock.now_iso()),
+            Item.updatedAt.set(clock.now_iso()),
+            Item.gsi1pk.remove(),
+            Item.gsi1sk.remove(),
+            Item.version.add(1),
+            stamp,
+        ],
+        condition=Item.pk.exists() & Item.deletedAt.does_not_exist(),
+    )
+    evictions.tenant_changed(tenant_id)
 
 
 def set_throttle(tenant_id: str, throttle: dict[str, Any] | None) -> dict[str, Any]:

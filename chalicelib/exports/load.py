@@ -1,0 +1,201 @@
+"""Loading an export's lines into a tenant through the upsert operations (exports/lines.py says what a
+line is): each run of lines of one upsert in calls of up to 500 items (`alias` plus the line's
+`data`), in order; an entity's further aliases mapped with aliases.upsert; documents and UVI documents
+uploaded from the export's file archive (a document over 4 MiB through the bulk path, a presigned
+upload) and their alias mapped. Loading again changes nothing: upserts answer `unchanged`, documents
+whose alias is known are skipped.
+
+The calls go through a `Caller`: over HTTP with a key (`pmctl import`, ops/importer.py) or in the
+service's own process (a sandbox's seed, sandbox/seed.py); either way the operations validate, audit
+and send their events. An entity exported without an alias has its id as `alias`: the upserts map
+such an id, an alias entry cannot be one."""
+
+from __future__ import annotations
+
+import base64
+import gzip
+import json
+import time
+import urllib.error
+import urllib.parse
+import urllib.request
+import uuid
+import zipfile
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field
+from typing import IO, Any, Protocol, cast
+
+from chalicelib import config, ids
+from chalicelib.uploads.files import MAX_DIRECT_BYTES
+
+
+class Caller(Protocol):
+    """Runs the interface's operations as one key: (status, answer or problem)."""
+
+    timeout: float
+
+    def call(self, kind: str, name: str, body: dict[str, Any] | None = None) -> tuple[int, Any]: ...
+
+
+MAX_BODY_BYTES = config.MAX_BODY_BYTES * 9 // 10  # a call's items, with room for the JSON around them
+UPLOADS = {"document": "documents.upload", "uviDocument": "uvi.upload"}
+BULK_WAITS, BULK_WAIT_SECONDS = 600, 0.5  # a bulk upload's registration waited for at most 5 minutes
+
+
+@dataclass
+class Outcome:
+    counts: dict[str, int] = field(default_factory=lambda: {"created": 0, "updated": 0, "unchanged": 0, "failed": 0})
+    failures: list[dict[str, Any]] = field(default_factory=list)
+
+    def add(self, result: dict[str, Any], line_type: str) -> None:
+        self.counts[result["result"]] += 1
+        if result["result"] == "failed":
+            self.failures.append({"type": line_type, **result})
+
+
+class ImportRefused(Exception):
+    pass
+
+
+def ok(api: Caller, name: str, body: dict[str, Any]) -> Any:
+    """A command that must succeed (the upserts themselves, aliases): else the load stops."""
+    status, answer = api.call("command", name, body)
+    if status != 200:
+        raise ImportRefused(f"{name} answered {status}: {json.dumps(answer)[:500]}")
+    return answer
+
+
+def read_lines(stream: IO[bytes]) -> Iterator[dict[str, Any]]:
+    """The export's lines, gzipped or not, one at a time."""
+    head = stream.peek(2)[:2] if hasattr(stream, "peek") else b""
+    source: IO[bytes] = cast(IO[bytes], gzip.GzipFile(fileobj=stream)) if head == b"\x1f\x8b" else stream
+    for raw in source:
+        if raw.strip():
+            yield json.loads(raw)
+
+
+def run(
+    api: Caller, lines: Iterator[dict[str, Any]], files: zipfile.ZipFile | None, progress: Callable[[str], None]
+) -> Outcome:
+    outcome = Outcome()
+    batch: list[dict[str, Any]] = []
+    for line in lines:
+        if batch and (line["upsert"] != batch[0]["upsert"] or _full(batch, line)):
+            _send(api, batch, outcome, progress)
+            batch = []
+        if line["upsert"] is None:
+            _upload(api, line, files, outcome)
+        else:
+            batch.append(line)
+    if batch:
+        _send(api, batch, outcome, progress)
+    return outcome
+
+
+def _full(batch: list[dict[str, Any]], line: dict[str, Any]) -> bool:
+    size = sum(len(json.dumps(b["data"])) + len(b["alias"]) for b in batch) + len(json.dumps(line["data"]))
+    return len(batch) >= config.MAX_UPSERT_ITEMS or size > MAX_BODY_BYTES
+
+
+def _send(api: Caller, batch: list[dict[str, Any]], outcome: Outcome, progress: Callable[[str], None]) -> None:
+    name = batch[0]["upsert"]
+    answer = ok(api, name, {"items": [{**line["data"], "alias": line["alias"]} for line in batch]})
+    for line, result in zip(batch, answer["results"], strict=True):
+        outcome.add(result, line["type"])
+    _map_further_aliases(api, [(line, result["id"]) for line, result in zip(batch, answer["results"], strict=True)])
+    progress(f"{name}: {len(batch)} items, {json.dumps(answer['counts'])}")
+
+
+def _map_further_aliases(api: Caller, done: list[tuple[dict[str, Any], str | None]]) -> None:
+    entries = [
+        {"alias": alias, "id": entity_id, "type": line["type"]}
+        for line, entity_id in done
+        if entity_id
+        for alias in line.get("aliases") or []
+        if alias != line["alias"] and not ids.looks_like_id(alias)
+    ]
+    for start in range(0, len(entries), config.MAX_ALIAS_ENTRIES):
+        ok(api, "aliases.upsert", {"entries": entries[start : start + config.MAX_ALIAS_ENTRIES]})
+
+
+def _upload(api: Caller, line: dict[str, Any], files: zipfile.ZipFile | None, outcome: Outcome) -> None:
+    """A document or UVI document: uploaded with its file unless its alias names one already."""
+    kind, alias = line["type"], line["alias"]
+    shown = "documents.show" if kind == "document" else "uvi.show"
+    argument = "document" if kind == "document" else "uviDocument"
+    status, found = api.call("query", shown, {argument: alias})
+    if status == 200:
+        outcome.add({"alias": alias, "id": found[argument]["id"], "result": "unchanged", "errors": []}, kind)
+        return
+    if files is None or not line.get("file"):
+        reason = "no file archive given (--files)" if files is None else "the export holds no file for it"
+        outcome.add({"alias": alias, "id": None, "result": "failed", "code": "no_file", "errors": [reason]}, kind)
+        return
+    data = dict(line["data"])
+    content = files.read(line["file"])
+    name = data.pop("fileName", None) or line["file"].rsplit("/", 1)[-1]
+    content_type, _size = data.pop("contentType", None), data.pop("size", None)
+    if kind == "document" and len(content) > MAX_DIRECT_BYTES:
+        entity_id = _upload_in_bulk(api, data, name, str(content_type), content)
+        if entity_id is None:
+            reason = "the bulk upload of its file was not registered"
+            outcome.add(
+                {"alias": alias, "id": None, "result": "failed", "code": "upload_failed", "errors": [reason]}, kind
+            )
+            return
+    else:
+        resource = {"fileName": name, "content": base64.b64encode(content).decode()}
+        if kind == "document":
+            body = {"locationId": data.pop("locationId"), "resource": resource, "document": data}
+        else:
+            body = {"data": data, "resource": resource}
+        status, answer = api.call("command", UPLOADS[kind], body)
+        if status != 200:
+            code = answer.get("code") if isinstance(answer, dict) else None
+            detail = answer.get("detail") if isinstance(answer, dict) else str(answer)
+            outcome.add({"alias": alias, "id": None, "result": "failed", "code": code, "errors": [detail]}, kind)
+            return
+        entity_id = answer[argument]["id"]
+    aliases = {each for each in (alias, *(line.get("aliases") or [])) if not ids.looks_like_id(each)}
+    entries = [{"alias": each, "id": entity_id, "type": kind} for each in sorted(aliases)]
+    if entries:
+        ok(api, "aliases.upsert", {"entries": entries})
+    outcome.add({"alias": alias, "id": entity_id, "result": "created", "errors": []}, kind)
+
+
+def _upload_in_bulk(api: Caller, data: dict[str, Any], name: str, content_type: str, content: bytes) -> str | None:
+    """A document over the direct upload's 4 MiB: a presigned upload (documents.uploads.create), the
+    file POSTed to S3, then waited for until the service registered it; its id (None if refused)."""
+    request = {"locationId": data.pop("locationId"), "fileName": name, "contentType": content_type}
+    created = ok(api, "documents.uploads.create", {"uploads": [{**request, "size": len(content), "document": data}]})
+    (upload,) = created["uploads"]
+    body, form_type = _form(upload["fields"], upload["fileName"], content, content_type)
+    posted = urllib.request.Request(upload["url"], data=body, method="POST", headers={"Content-Type": form_type})
+    with urllib.request.urlopen(posted, timeout=api.timeout):
+        pass
+    progress = {"batch": created["batch"]["id"], "limit": 10, "offset": 0}
+    for _ in range(BULK_WAITS):
+        status, answer = api.call("query", "documents.uploads.progress", progress)
+        (state,) = answer["uploads"] if status == 200 else [{"status": "pending"}]
+        if state["status"] == "registered":
+            return str(upload["documentId"])
+        if state["status"] == "failed":
+            return None
+        time.sleep(BULK_WAIT_SECONDS)
+    return None
+
+
+def _form(fields: dict[str, str], file_name: str, content: bytes, content_type: str) -> tuple[bytes, str]:
+    """A multipart form as a browser posts it to a presigned S3 upload: the fields, then the file."""
+    boundary = "----pmimport" + uuid.uuid4().hex
+    parts = [
+        f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
+        for name, value in fields.items()
+    ]
+    head = (
+        f'--{boundary}\r\nContent-Disposition: form-data; name="file"; filename="{file_name}"\r\n'
+        f"Content-Type: {content_type}\r\n\r\n"
+    ).encode()
+    return b"".join(
+        parts
+    ) + head + content + f"\r\n--{boundary}--\r\n".encode(), f"multipart/form-data; boundary={boundary}"

@@ -1,0 +1,93 @@
+"""Resetting a sandbox to its seed, through the operations as an integrator's own clean-up would run
+them, so the audit trail and the webhooks tell exactly what changed: what the seed does not hold is
+deleted (referencing types first), the seed's entities that were deleted are restored (referenced
+types first), and the seed is planted again (its upserts put back what was changed and leave the
+rest untouched). Afterwards the sandbox holds the seed's totals and aliases again; its keys, members
+and webhooks stay."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from functools import cache
+from typing import Any
+
+from chalicelib import registry
+from chalicelib.context import CallContext
+from chalicelib.exports import lines
+from chalicelib.exports.load import ImportRefused
+from chalicelib.sandbox import seed as seeding
+from chalicelib.store import aliases
+
+PASSES = 5  # deletions retried while each pass frees more (an entity referencing one of its own type)
+
+
+@cache
+def lifecycle_operation(entity_type: str, verb: str) -> tuple[str, str] | None:
+    """The `<list>.delete` or `<list>.restore` of a type and its one argument (None: it has none)."""
+    for op in registry.REGISTRY.values():
+        required = op.args.get("required") or []
+        if op.name.endswith("." + verb) and len(required) == 1:
+            if op.args["properties"][required[0]].get("x-ref") == entity_type:
+                return op.name, required[0]
+    return None
+
+
+def reset(ctx: CallContext, seed: str, progress: Callable[[str], None] = lambda _text: None) -> dict[str, int]:
+    """The sandbox of `ctx` back to the demo company of `seed`; how many entities went, came back
+    and were planted (created, updated, unchanged)."""
+    planted = seeding.lines_of(seed)
+    seeded = {(line["type"], line["alias"]) for line in planted}
+    caller = seeding.InProcess(ctx)
+    live: set[str] = set()
+    foreign: list[tuple[str, str]] = []  # (type, id) of what the seed does not hold, referencing types last
+    for kind in lines.kinds():
+        for chunk in lines.entities(ctx, kind):
+            for item in chunk:
+                live.add(item.id)
+                if not any((kind.etype.name, name) in seeded for name in lines.all_aliases(ctx, item)):
+                    foreign.append((kind.etype.name, item.id))
+    deleted = _delete(caller, list(reversed(foreign)))
+    restored = _restore(caller, planted, live)
+    outcome = seeding.plant(ctx, seed, progress)
+    return {"deleted": deleted, "restored": restored, **outcome.counts}
+
+
+def _delete(caller: seeding.InProcess, doomed: list[tuple[str, str]]) -> int:
+    """Soft-deletes (restorable, audited), retried while a pass frees more; what cannot go (a type
+    without a delete) stays."""
+    done = 0
+    for _ in range(PASSES):
+        left: list[tuple[str, str]] = []
+        for entity_type, entity_id in doomed:
+            operation = lifecycle_operation(entity_type, "delete")
+            if operation is None:
+                continue
+            status, _answer = caller.call("command", operation[0], {operation[1]: entity_id})
+            if status == 200:
+                done += 1
+            elif status == 409:  # still referenced: by one deleted later in this pass
+                left.append((entity_type, entity_id))
+        if not left or len(left) == len(doomed):
+            if left:
+                raise ImportRefused(f"the sandbox's own data could not be deleted: {left[:3]}")
+            return done
+        doomed = left
+    return done
+
+
+def _restore(caller: seeding.InProcess, planted: list[dict[str, Any]], live: set[str]) -> int:
+    """The seed's entities deleted since, restored in load order (what they reference first)."""
+    named = aliases.lookup_many(caller.ctx, [line["alias"] for line in planted])
+    done = 0
+    for line in planted:
+        found = named.get(line["alias"])
+        if found is None or found[0] in live:
+            continue
+        operation = lifecycle_operation(line["type"], "restore")
+        if operation is None:
+            continue
+        status, answer = caller.call("command", operation[0], {operation[1]: found[0]})
+        if status != 200:
+            raise ImportRefused(f"{operation[0]} of {line['alias']} answered {status}: {answer}")
+        done += 1
+    return done
