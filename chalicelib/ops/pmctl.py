@@ -601,6 +601,15 @@ def sandbox_group() -> None:
     """Sandbox tenants: made-up data to try things on (a vendor's, an agent builder's)."""
 
 
+def _sandbox_lifecycle() -> Any:
+    """sandbox/lifecycle.py, with the registry's operations loaded: a sandbox is written through them."""
+    from chalicelib import resources  # cold start: loads when the command runs
+    from chalicelib.sandbox import lifecycle
+
+    resources.load_all()
+    return lifecycle
+
+
 @sandbox_group.command("create")
 @click.option("--company", required=True, help="The sandbox company's name.")
 @click.option("--email", required=True, help="Who owns it in the console (signs in with this address).")
@@ -613,9 +622,7 @@ def sandbox_group() -> None:
 @store_command
 def sandbox_create(company: str, email: str, seed: str) -> None:
     """Create a sandbox and print JSON with its tenant and its first key (the secret, shown once)."""
-    from chalicelib.sandbox import lifecycle  # cold start: loads when the command runs
-
-    tenant, key, secret = lifecycle.create(company.strip(), email.strip(), seed)
+    tenant, key, secret = _sandbox_lifecycle().create(company.strip(), email.strip(), seed)
     _json({"tenant": tenant, "apiKey": {**key, "key": secret}})
 
 
@@ -641,9 +648,7 @@ def _operator_in(tenant_id: str) -> Any:
 def sandbox_reset(tenant_id: str, as_json: bool) -> None:
     """Put a sandbox back to its seed: what the seed does not hold deleted, its deleted entities
     restored, changed ones set back (all audited, webhooks sent); keys, members and webhooks stay."""
-    from chalicelib.sandbox import lifecycle  # cold start: loads when the command runs
-
-    done = lifecycle.reset(_operator_in(tenant_id))
+    done = _sandbox_lifecycle().reset(_operator_in(tenant_id))
     if as_json:
         _json({"reset": done})
     else:
@@ -656,11 +661,9 @@ def sandbox_reset(tenant_id: str, as_json: bool) -> None:
 @store_command
 def sandbox_delete(tenant_id: str, yes: bool) -> None:
     """End a sandbox: its keys disabled, its webhooks deleted, its people out of its team."""
-    from chalicelib.sandbox import lifecycle  # cold start: loads when the command runs
-
     if not yes:
         click.confirm(f"End the sandbox {tenant_id} for good?", abort=True)
-    lifecycle.delete(_operator_in(tenant_id))
+    _sandbox_lifecycle().delete(_operator_in(tenant_id))
     _echo(f"sandbox {tenant_id} deleted")
 
 

@@ -15,6 +15,7 @@ from chalicelib import registry
 from chalicelib.context import CallContext
 from chalicelib.exports import lines
 from chalicelib.exports.load import ImportRefused
+from chalicelib.resources.common import UPDATINGS
 from chalicelib.sandbox import seed as seeding
 from chalicelib.store import aliases
 
@@ -40,16 +41,55 @@ def reset(ctx: CallContext, seed: str, progress: Callable[[str], None] = lambda 
     caller = seeding.InProcess(ctx)
     live: set[str] = set()
     foreign: list[tuple[str, str]] = []  # (type, id) of what the seed does not hold, referencing types last
+    kept: dict[tuple[str, str], tuple[str, dict[str, Any]]] = {}  # the seed's live entities: id, stored fields
     for kind in lines.kinds():
         for chunk in lines.entities(ctx, kind):
             for item in chunk:
                 live.add(item.id)
-                if not any((kind.etype.name, name) in seeded for name in lines.all_aliases(ctx, item)):
+                names = [name for name in lines.all_aliases(ctx, item) if (kind.etype.name, name) in seeded]
+                if names:
+                    kept[(kind.etype.name, names[0])] = (item.id, item.data_dict())
+                else:
                     foreign.append((kind.etype.name, item.id))
     deleted = _delete(caller, list(reversed(foreign)))
     restored = _restore(caller, planted, live)
     outcome = seeding.plant(ctx, seed, progress)
-    return {"deleted": deleted, "restored": restored, **outcome.counts}
+    cleared = _clear_added_fields(caller, planted, kept)
+    return {"deleted": deleted, "restored": restored, **outcome.counts, "cleared": cleared}
+
+
+def _clear_added_fields(
+    caller: seeding.InProcess, planted: list[dict[str, Any]], kept: dict[tuple[str, str], tuple[str, dict[str, Any]]]
+) -> int:
+    """The upserts set the seed's fields back but leave a field the seed does not set: such a field
+    given since is cleared through the type's update command (`null` clears an optional field)."""
+    done = 0
+    for line in planted:
+        found = kept.get((line["type"], line["alias"]))
+        updating = UPDATINGS.get(line["type"])
+        if found is None or updating is None:
+            continue
+        entity_id, stored = found
+        payload = updating.op.args["properties"][updating.arg]["properties"]
+        added = [
+            name
+            for name, value in stored.items()
+            if _given(value) and name not in line["data"] and payload.get(name, {}).get("nullable")
+        ]
+        if not added:
+            continue
+        status, answer = caller.call(
+            "command", updating.op.name, {updating.arg: {"id": entity_id, **dict.fromkeys(added)}}
+        )
+        if status != 200:
+            raise ImportRefused(f"{updating.op.name} of {line['alias']} answered {status}: {answer}")
+        done += 1
+    return done
+
+
+def _given(value: Any) -> bool:
+    """A stored value someone gave (an empty one, or `false`, is what a fresh entity holds too)."""
+    return value is not False and value not in (None, "", [], {})
 
 
 def _delete(caller: seeding.InProcess, doomed: list[tuple[str, str]]) -> int:

@@ -1,17 +1,18 @@
 """Sandboxes (issue 36): a tenant of made-up data, created by the operator with `pmctl sandbox create`
 (or by an owner in the console), seeded with the demo company through the operations themselves.
 Its keys start `pm_sandbox_` and reach it alone; `info` and `tenant` say sandbox; it has no trial
-and no plan."""
+and no plan; `reset` puts the seed back (totals, aliases, values), `delete` ends it.
+
+One test walks a demo sandbox through its whole life: planting it takes most of a minute, and xdist
+would plant one per worker for a module fixture."""
 
 from __future__ import annotations
 
 import json
 import urllib.request
 import uuid
-from dataclasses import dataclass
 from typing import Any
 
-import pytest
 from click.testing import CliRunner
 from schwifty import IBAN
 
@@ -19,79 +20,102 @@ from chalicelib.ops.pmctl import cli
 from chalicelib.sandbox.demo import DEMO_TOTALS
 from tests.client import Api, Tenant
 
-LISTS = {  # the demo company's types and the lists that show them
-    "object": ("objects", "objects"),
-    "unit": ("units", "units"),
-    "contact": ("contacts", "contacts"),
-    "contract": ("contracts", "contracts"),
-    "document": ("documents.list", "documents"),
+LISTS = {
+    "object": "objects",
+    "unit": "units",
+    "contact": "contacts",
+    "contract": "contracts",
+    "responsibility": "responsibilities.list",
 }
 
 
-@dataclass
-class Sandbox:
-    tenant: dict[str, Any]
-    key: str
-    email: str
-
-
-def _create(company: str, seed: str = "demo") -> Sandbox:
-    email = f"sandbox-{uuid.uuid4().hex[:8]}@example.org"
-    result = CliRunner().invoke(
-        cli, ["sandbox", "create", "--company", company, "--email", email, "--seed", seed], catch_exceptions=False
-    )
+def _pmctl(*args: str) -> str:
+    result = CliRunner().invoke(cli, list(args), catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    answer = json.loads(result.stdout)
-    return Sandbox(answer["tenant"], answer["apiKey"]["key"], email)
+    return result.stdout
 
 
-@pytest.fixture(scope="module")
-def demo(stack: Any) -> Sandbox:
-    return _create("Demo HV")
+def _create(company: str, seed: str = "demo") -> dict[str, Any]:
+    email = f"sandbox-{uuid.uuid4().hex[:8]}@example.org"
+    return dict(json.loads(_pmctl("sandbox", "create", "--company", company, "--email", email, "--seed", seed)))
 
 
-def _total(api: Api, key: str, name: str) -> int:
-    answer = api.query(name, {"limit": 1, "offset": 0}, key=key)
-    assert answer.status == 200, answer.body
-    return int(answer.body["pagination"]["total"])
+def _totals(api: Api, key: str) -> dict[str, int]:
+    found = {}
+    for kind, name in LISTS.items():
+        answer = api.query(name, {"limit": 1, "offset": 0}, key=key)
+        assert answer.status == 200, answer.body
+        found[kind] = int(answer.body["pagination"]["total"])
+    documents = api.query("documents.list", {"limit": 1, "offset": 0}, key=key).body
+    return {**found, "document": int(documents["pagination"]["total"])}
 
 
-def test_the_operators_sandbox_holds_the_demo_company_and_says_so(api: Api, demo: Sandbox) -> None:
-    assert demo.key.startswith("pm_sandbox_")
-    info = api.query("info", key=demo.key).body
-    assert info["tenant"]["sandbox"] is True and info["tenant"]["plan"] == "sandbox"
-    assert not info["tenant"].get("trialEndsAt"), "a sandbox never expires"
-    assert api.query("tenant", key=demo.key).body["tenant"]["sandbox"] is True
-    for kind, (name, _plural) in LISTS.items():
-        assert _total(api, demo.key, name) == DEMO_TOTALS[kind], kind
-    assert DEMO_TOTALS["object"] == 5 and DEMO_TOTALS["unit"] == 200
+def _first(api: Api, key: str, name: str, plural: str, offset: int = 0) -> dict[str, Any]:
+    return dict(api.query(name, {"limit": 1, "offset": offset}, key=key).body[plural][0])
 
 
-def test_its_documents_download_as_pdfs_and_its_ibans_validate(api: Api, demo: Sandbox) -> None:
-    documents = api.query("documents.list", {"limit": 5, "offset": 0}, key=demo.key).body["documents"]
-    assert documents
-    shown = api.query("documents.show", {"document": documents[0]["id"]}, key=demo.key).body["document"]
+def test_a_demo_sandbox_from_creation_through_reset_to_deletion(api: Api, tenant: Tenant) -> None:
+    created = _create("Demo HV")
+    key, sandbox_id = created["apiKey"]["key"], created["tenant"]["id"]
+    assert key.startswith("pm_sandbox_")
+    info = api.query("info", key=key).body["tenant"]
+    assert info["sandbox"] is True and info["plan"] == "sandbox" and not info.get("trialEndsAt")
+    assert api.query("tenant", key=key).body["tenant"]["sandbox"] is True
+    seeded = _totals(api, key)
+    assert seeded == {kind: DEMO_TOTALS[kind] for kind in seeded}
+    assert seeded["object"] == 5 and seeded["unit"] == 200
+
+    # its documents download as PDFs; every IBAN validates
+    document = _first(api, key, "documents.list", "documents")
+    shown = api.query("documents.show", {"document": document["id"]}, key=key).body["document"]
     with urllib.request.urlopen(shown["downloadUrl"], timeout=30) as download:
         assert download.read(5) == b"%PDF-"
-    accounts = api.query("accounting.bankaccountinfos.list", {"limit": 1000, "offset": 0}, key=demo.key).body
-    ibans = [account["iban"] for account in accounts["bankAccountInfos"]]
-    assert ibans
-    for iban in ibans:
-        IBAN(iban).validate()
+    accounts = api.query("accounting.bankaccountinfos.list", {"limit": 1000, "offset": 0}, key=key).body
+    assert len(accounts["bankAccountInfos"]) == DEMO_TOTALS["bankAccountInfo"]
+    for account in accounts["bankAccountInfos"]:
+        IBAN(account["iban"]).validate(validate_bban=True)
 
-
-def test_a_sandbox_key_and_a_live_key_never_reach_each_others_data(api: Api, demo: Sandbox, tenant: Tenant) -> None:
+    # a sandbox key and a live key never reach each other's data
     live = tenant.contact(lastName="Echt")
-    assert api.query("contacts.show", {"contact": live["id"]}, key=demo.key).status == 404
-    made_up = api.query("contacts", {"limit": 1, "offset": 0}, key=demo.key).body["contacts"][0]
+    assert api.query("contacts.show", {"contact": live["id"]}, key=key).status == 404
+    made_up = _first(api, key, "contacts", "contacts")
     assert tenant.query("contacts.show", {"contact": made_up["id"]}).status == 404
-    assert api.query("info", key=demo.key).body["tenant"]["id"] != tenant.id
+    refused = CliRunner().invoke(cli, ["tenants", "set-plan", sandbox_id])
+    assert refused.exit_code == 1 and "sandbox_not_live" in refused.output, "a sandbox cannot become live"
+
+    # changes of every kind, then the reset: the seed's totals, aliases and values again
+    extra = api.command("contacts.create", {"contact": {"lastName": "Zusatz", "personType": "natural"}}, key=key)
+    assert extra.status == 200
+    duty = _first(api, key, "responsibilities.list", "responsibilities")
+    assert api.command("responsibilities.delete", {"responsibility": duty["id"]}, key=key).status == 200
+    person = next(
+        c for c in api.query("contacts", {"limit": 50, "offset": 0}, key=key).body["contacts"] if c.get("lastName")
+    )
+    changed = {"id": person["id"], "lastName": "Geändert", "title": "Dr."}
+    assert api.command("contacts.update", {"contact": changed}, key=key).status == 200
+    done = json.loads(_pmctl("sandbox", "reset", sandbox_id, "--json"))["reset"]
+    assert (done["deleted"], done["restored"], done["updated"], done["created"]) == (1, 1, 1, 0), done
+    assert _totals(api, key) == seeded
+    back = api.query("contacts.show", {"contact": person["id"]}, key=key).body["contact"]
+    assert back["lastName"] == person["lastName"] and back.get("title") == person.get("title")
+    shown = api.query("responsibilities.show", {"responsibility": duty["aliases"][0]}, key=key)
+    assert shown.status == 200 and shown.body["responsibility"]["id"] == duty["id"], "restored, its alias names it"
+    assert api.query("contacts.show", {"contact": extra.body["contact"]["id"]}, key=key).status == 404
+    again = json.loads(_pmctl("sandbox", "reset", sandbox_id, "--json"))["reset"]
+    assert again["unchanged"] == sum(DEMO_TOTALS.values()) and again["deleted"] == again["cleared"] == 0
+
+    # deleted: its key ends at once, the live tenant goes on
+    _pmctl("sandbox", "delete", sandbox_id, "--yes")
+    assert api.query("info", key=key).status == 401
+    assert tenant.query("info").status == 200
+    assert "No sandbox" in CliRunner().invoke(cli, ["sandbox", "reset", sandbox_id]).output
 
 
-def test_a_sandbox_cannot_become_live_and_an_empty_one_is_empty(api: Api, demo: Sandbox) -> None:
-    refused = CliRunner().invoke(cli, ["tenants", "set-plan", demo.tenant["id"]])
-    assert refused.exit_code == 1 and "sandbox_not_live" in refused.output
+def test_an_empty_sandbox_is_empty_and_takes_no_sign_up_address(api: Api) -> None:
     empty = _create("Leer GmbH", seed="empty")
-    assert empty.key.startswith("pm_sandbox_") and _total(api, empty.key, "units") == 0
-    # its owner may own a live company too: the sandbox took no sign-up address
-    assert api.query("info", key=empty.key).body["tenant"]["sandbox"] is True
+    key = empty["apiKey"]["key"]
+    assert key.startswith("pm_sandbox_") and api.query("info", key=key).body["tenant"]["sandbox"] is True
+    assert _totals(api, key) == dict.fromkeys([*LISTS, "document"], 0)
+    # its owner may sign up a live company with the same address: the sandbox took none
+    signup = {"companyName": "Live GmbH", "email": empty["tenant"]["email"], "agentName": "me"}
+    assert api.platform("signup", signup).status == 200
