@@ -141,3 +141,11 @@ def test_every_document_has_its_pdf(lines: list[dict[str, Any]]) -> None:
 def test_the_pdfs_carry_umlauts_in_their_core_font_encoding() -> None:
     pdf = files_of("demo")["demo-doc-1-3.pdf"]  # the Protokoll der Eigentümerversammlung
     assert b"/WinAnsiEncoding" in pdf
+
+
+def _validator(kind: Kind) -> jsonschema.protocols.Validator:
+    """The line's data against the schema of the export's kind: that is the upsert's item without
+    `alias` (the line carries it beside the data), references being strings of the alias's shape."""
+    schema = {**kind.schema, "required": [name for name in kind.schema.get("required", []) if name != "alias"]}
+    validator_class = jsonschema.validators.validator_for(schema)
+    return validator_class(schema, format_checker=validator_class.FORMAT_CHECKER)
