@@ -99,6 +99,11 @@ def export_queue_url() -> str | None:
     return os.environ.get("PM_EXPORT_QUEUE_URL") or None
 
 
+def sandbox_queue_url() -> str | None:
+    """Where the console queues a sandbox's planting or reset for the sandbox worker (sandbox/worker.py)."""
+    return os.environ.get("PM_SANDBOX_QUEUE_URL") or None
+
+
 def upload_dead_letter_url() -> str | None:
     """Upload notices that kept failing wait here; `status` reports them."""
     return os.environ.get("PM_UPLOAD_DLQ_URL") or None
@@ -280,6 +285,10 @@ def delivery_queue_arn() -> str:
 
 def export_queue_arn() -> str:
     return os.environ.get("PM_EXPORT_QUEUE_ARN", "arn:aws:sqs:eu-central-1:000000000000:pm-local-exports")
+
+
+def sandbox_queue_arn() -> str:
+    return os.environ.get("PM_SANDBOX_QUEUE_ARN", "arn:aws:sqs:eu-central-1:000000000000:pm-local-sandboxes")
 
 
 def upload_queue_arn() -> str:

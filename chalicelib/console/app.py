@@ -39,6 +39,7 @@ PAGES = (
     "member_keys",
     "outbox",
     "oauth_consent",
+    "sandboxes",
 )
 ROLE_RANK = {"viewer": 0, "admin": 1, "owner": 2}
 MAX_DEPTH = 5  # path segments below /console a route may have

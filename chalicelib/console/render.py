@@ -1,5 +1,6 @@
 """HTML from Jinja2 templates (chalicelib/console/templates), autoescaped; each page gets the
-translator of its language, the signed-in member and the form token."""
+translator of its language, the signed-in member, the form token and whether the company is a
+sandbox."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 
 import jinja2
 
+from chalicelib import account
 from chalicelib.console import texts
 from chalicelib.console.web import Answer, Request
 
@@ -46,6 +48,8 @@ def render(request: Request, template: str, status: int = 200, **values: Any) ->
             request=request,
             member=request.member,
             csrf=request.csrf,
+            # every page of a sandbox says so (its banner): the facts are cached, read at most every 10 s
+            sandbox=bool(request.ctx and account.tenant_facts(request.ctx.tenant_id).get("sandbox")),
             **{**_DEFAULTS, **values},
         )
     )

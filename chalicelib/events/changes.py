@@ -30,11 +30,11 @@ _USAGE_FIELDS = {"lastUsedAt", "lastUsedIp"}
 _META = ("version", "createdAt", "updatedAt", "deletedAt")
 # Left out of a type's state: e-mail addresses of the console's people (a member's; the tenant's is
 # its owner's) stay out of the trail (the member's id and name say who it was, and the trail lives
-# longer than a membership); an OAuth grant's live access key is bookkeeping (each refresh swaps it;
-# the key's creation is a record of its own).
+# longer than a membership); bookkeeping: a sandbox's planting state (the worker's), an OAuth grant's
+# live access key (each refresh swaps it; the key's creation is a record of its own).
 _LEFT_OUT_FIELDS = {
     "member": frozenset({"email"}),
-    "tenant": frozenset({"email"}),
+    "tenant": frozenset({"email", "sandboxState", "sandboxDetail"}),
     "oauthGrant": frozenset({"accessKeyId"}),
 }
 

@@ -9,36 +9,91 @@ from typing import Any
 
 from chalicelib import dispatch, registry
 from chalicelib.context import CallContext
+from chalicelib.sandbox import jobs
 from chalicelib.sandbox import reset as resetting
 from chalicelib.sandbox import seed as seeding
+from chalicelib.scopes import ALL_SCOPES
 from chalicelib.store import keys, members
 from chalicelib.store.model import Transaction
 
 EMPTY = seeding.EMPTY
 DEFAULT_SEED = "demo"
 FIRST_AGENT = "sandbox"
+PLANT, RESET = "plant", "reset"  # the sandbox worker's jobs (sandbox/jobs.py)
+PLANTING, RESETTING, READY, FAILED = "planting", "resetting", "ready", "failed"  # a sandbox's state
 
 
 def create(
-    company: str, email: str, seed: str = DEFAULT_SEED, *, owner_name: str = "", channel: str = "operator"
+    company: str,
+    email: str,
+    seed: str = DEFAULT_SEED,
+    *,
+    owner_name: str = "",
+    channel: str = "operator",
+    parent_tenant_id: str | None = None,
+    queued: bool = False,
 ) -> tuple[dict[str, Any], dict[str, Any], str]:
     """A new sandbox owned by `email` (a console member, owner), its first key (every scope) and that
-    key's secret (shown once), planted with the demo company of `seed` unless it is `empty`."""
+    key's secret (shown once), planted with the demo company of `seed` (nothing for `empty`): here and
+    now (the operator's CLI), or `queued` for the sandbox worker (the console: planting outlasts a
+    request). `parent_tenant_id` lists it among that tenant's sandboxes in the console."""
     tenant_id = keys.new_tenant_id()
 
     def owner(tx: Transaction, changed_by: dict[str, Any]) -> None:
         members.add_owner(tx, tenant_id, email, owner_name, changed_by)
 
     tenant, key, secret = keys.create_tenant(
-        company, email, FIRST_AGENT, dt.timedelta(0), tenant_id=tenant_id, also=owner, refused_by={}, sandbox_seed=seed
+        company,
+        email,
+        FIRST_AGENT,
+        dt.timedelta(0),
+        tenant_id=tenant_id,
+        also=owner,
+        refused_by={},
+        sandbox_seed=seed,
+        sandbox_parent=parent_tenant_id,
+        sandbox_state=PLANTING,
     )
-    seeding.plant(seeding.seeder(tenant_id, str(key["id"]), channel), seed)
-    return tenant, key, secret
+    seeder = seeding.seeder(tenant_id, str(key["id"]), channel)
+    if queued:
+        jobs.enqueue(tenant_id, PLANT, seeder.stamp())
+    else:
+        run_job(tenant_id, PLANT, seeder.stamp())
+    return {**tenant, "sandboxState": keys.get_tenant(tenant_id).data_dict().get("sandboxState")}, key, secret
 
 
-def reset(ctx: CallContext) -> dict[str, int]:
-    """The sandbox of `ctx` (a person of its console, or the operator) back to its seed."""
-    return resetting.reset(ctx, keys.sandbox_seed(ctx.tenant_id))
+def run_job(tenant_id: str, action: str, stamp: dict[str, Any]) -> dict[str, int]:
+    """Plant or reset a sandbox as the one who asked (`stamp`: the audit trail's actor), its state
+    `ready` afterwards, `failed` (with what failed) when it raised (the queue then retries it: both
+    jobs may run again, the upserts changing nothing twice)."""
+    ctx = CallContext(
+        tenant_id=tenant_id,
+        key_id=str(stamp.get("keyId") or ""),
+        agent_name=str(stamp.get("agentName") or seeding.SEED_AGENT),
+        scopes=frozenset(ALL_SCOPES),
+        channel=str(stamp.get("channel") or "operator"),
+    )
+    try:
+        if action == PLANT:
+            done = seeding.plant(ctx, keys.sandbox_seed(tenant_id)).counts
+        else:
+            done = resetting.reset(ctx, keys.sandbox_seed(tenant_id))
+    except Exception as failed:
+        keys.set_sandbox_state(tenant_id, FAILED, f"{type(failed).__name__}: {failed}"[:500])
+        raise
+    keys.set_sandbox_state(tenant_id, READY)
+    return done
+
+
+def reset(ctx: CallContext, *, queued: bool = False) -> dict[str, int]:
+    """The sandbox of `ctx` (a person of its console, or the operator) back to its seed: here and now,
+    or `queued` for the worker (then the counts are empty and the state says `resetting`)."""
+    keys.sandbox_seed(ctx.tenant_id)  # 404 unless a live sandbox
+    keys.set_sandbox_state(ctx.tenant_id, RESETTING)
+    if queued:
+        jobs.enqueue(ctx.tenant_id, RESET, ctx.stamp())
+        return {}
+    return run_job(ctx.tenant_id, RESET, ctx.stamp())
 
 
 def delete(ctx: CallContext) -> None:

@@ -59,6 +59,7 @@ def address_in_use(email: str) -> bool:
 
 TENANT_ID_PREFIX = "ten"
 SANDBOX_PLAN = "sandbox"
+SANDBOXES_OF = "{}#sandboxes"  # gsi2 partition of the sandboxes a tenant's people made in the console
 
 
 def new_tenant_id() -> str:
@@ -75,6 +76,8 @@ def create_tenant(
     also: Callable[[Transaction, dict[str, Any]], None],
     refused_by: dict[str, Callable[[], Exception]],
     sandbox_seed: str | None = None,
+    sandbox_parent: str | None = None,
+    sandbox_state: str = "ready",
 ) -> tuple[dict[str, Any], dict[str, Any], str]:
     """Tenant, its first key (every scope) and the secret, in one transaction with what `also`
     adds (the confirmed sign-up's own items, stamped as the tenant is); the trial ends `trial` after this moment. One
@@ -87,9 +90,14 @@ def create_tenant(
     # a sandbox never expires and never becomes live; its address may own live tenants too
     sandbox = sandbox_seed is not None
     if sandbox:
-        facts |= {"plan": SANDBOX_PLAN, "sandbox": True, "seed": sandbox_seed}
+        facts |= {"plan": SANDBOX_PLAN, "sandbox": True, "seed": sandbox_seed, "sandboxState": sandbox_state}
+        facts |= {"parentTenantId": sandbox_parent} if sandbox_parent else {}
     else:
         facts["trialEndsAt"] = trial_ends_at
+    # a console's sandboxes are listed under the tenant whose person made them (sandboxes_of)
+    parent_index: dict[str, Any] = (
+        {"gsi2pk": SANDBOXES_OF.format(sandbox_parent), "gsi2sk": tenant_id} if sandbox_parent else {}
+    )
     tenant = Item(
         tenant_id,
         TENANT_SK,
@@ -101,6 +109,7 @@ def create_tenant(
         updatedAt=now,
         gsi1pk=TENANTS_INDEX,
         gsi1sk=tenant_id,
+        **parent_index,
     )
     guard = Item(signup_guard_pk(email), "signup", type="signupGuard", tenantId=tenant_id, createdAt=now)
     ctx = CallContext(
@@ -499,6 +508,29 @@ def sandbox_seed(tenant_id: str) -> str:
     return str(data.get("seed") or "demo")
 
 
+def set_sandbox_state(tenant_id: str, state: str, detail: str | None = None) -> None:
+    """Where a sandbox's planting or reset stands (`planting`, `resetting`, `ready`, `failed` with
+    what failed): the console shows it. Bookkeeping of the worker, no change of the account."""
+    data: Any = Item.data
+    actions = [data["sandboxState"].set(state)]
+    actions.append(data["sandboxDetail"].set(detail) if detail else data["sandboxDetail"].remove())
+    get_tenant(tenant_id).update(actions=actions, condition=Item.pk.exists())
+
+
+def sandboxes_of(parent_tenant_id: str) -> list[dict[str, Any]]:
+    """The live sandboxes made from a tenant's console, oldest first (tenant_wire + their state)."""
+    hits = INDEXES[2].query(SANDBOXES_OF.format(parent_tenant_id), attributes_to_get=["PK"])
+    found = Item.batch_get([(hit.pk, TENANT_SK) for hit in hits])
+    return sorted(
+        (
+            {**tenant_wire(item), "sandboxState": item.data_dict().get("sandboxState", "ready")}
+            for item in found
+            if not item.deletedAt
+        ),
+        key=lambda t: t["id"],
+    )
+
+
 def close_sandbox(tenant_id: str, changed_by: dict[str, Any]) -> None:
     """A deleted sandbox: marked deleted and off the operator's list (its keys, members and
     webhooks are ended by the caller: sandbox/lifecycle.py)."""
@@ -510,6 +542,8 @@ def close_sandbox(tenant_id: str, changed_by: dict[str, Any]) -> None:
             Item.updatedAt.set(clock.now_iso()),
             Item.gsi1pk.remove(),
             Item.gsi1sk.remove(),
+            Item.gsi2pk.remove(),
+            Item.gsi2sk.remove(),
             Item.version.add(1),
             stamp,
         ],

@@ -21,7 +21,7 @@ from chalicelib.console.app import load_pages
 from chalicelib.console.pages import data as data_pages
 from chalicelib.entities import ENTITY_TYPES
 from chalicelib.ids import looks_like_id, prefix_of
-from chalicelib.store import members
+from chalicelib.store import keys, members
 from tests.client import Api, Tenant
 from tests.console_client import invite, owner_of
 from tests.oauth_flow import approve
@@ -59,7 +59,15 @@ def _path(route: web.Route, values: dict[str, str]) -> str:
 
 # The kind of id each named route segment takes, by the id's prefix. A route with a segment not
 # named here fails the walk: say which ids it takes, so that they (and only they) reach it.
-SEGMENT_PREFIXES = {"tenant": "ten", "key": "key", "webhook": "whk", "member": "mem", "record": "aud", "grant": "grt"}
+SEGMENT_PREFIXES = {
+    "tenant": "ten",
+    "key": "key",
+    "webhook": "whk",
+    "member": "mem",
+    "record": "aud",
+    "grant": "grt",
+    "sandbox": "ten",
+}
 
 
 def _fills(route: web.Route, a_ids: set[str]) -> list[dict[str, str]]:
@@ -106,6 +114,8 @@ def test_no_console_route_reaches_another_tenants_data(
     a_ids |= set(re.findall(r"/console/members/([A-Za-z0-9_]+)/", a_owner.get("/members").html))
     approve(api, tenant, a_owner, ["read"])  # an agent connected by OAuth: its grant's console routes
     a_ids |= set(re.findall(r"/console/keys/oauth/([A-Za-z0-9_]+)/revoke", a_owner.get("/keys").html))
+    assert a_owner.post("/sandboxes", {"name": f"Sandbox {marker}", "seed": "empty"}).status == 303
+    a_ids |= set(re.findall(r"/console/sandboxes/([A-Za-z0-9_]+)/reset", a_owner.get("/sandboxes").html))
     before, team_before = _snapshot(tenant), _team(tenant)
 
     b_owner = owner_of(other_tenant)
@@ -134,4 +144,7 @@ def test_no_console_route_reaches_another_tenants_data(
     assert stack.poller.wait_idle(15)
     assert _snapshot(tenant) == before
     assert _team(tenant) == team_before, "B changed A's team"
+    assert [s["id"] for s in keys.sandboxes_of(tenant.id)] == sorted(
+        i for i in a_ids if i != tenant.id and i.startswith("ten_")
+    ), "B reset or deleted A's sandbox"
     assert tenant.get("info")["tenant"]["id"] == tenant.id  # A's first key still works

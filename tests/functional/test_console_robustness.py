@@ -40,6 +40,7 @@ def test_no_console_page_fails_on_junk_in_its_address(tenant: Tenant) -> None:
     contact = tenant.contact(lastName="Robust")
     values = {
         "grant": "grt_x",
+        "sandbox": "ten_x",
         "key": "key_x",
         "webhook": "whk_x",
         "record": "aud_x",
@@ -83,6 +84,7 @@ def test_no_console_form_fails_on_junk(tenant: Tenant) -> None:
         "member": "mem_x",
         "tenant": "x",
         "grant": "grt_x",
+        "sandbox": "ten_x",
     }
     names = _form_names()
     assert {"email", "role", "scopes", "events", "url", "expiry"} <= names

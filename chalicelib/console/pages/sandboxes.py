@@ -1,0 +1,101 @@
+"""Sandboxes in the console (issue 36): an owner of a live company creates sandboxes from it (a
+company of made-up data each, owned by that person, planted by the sandbox worker), opens one (the
+session moves there, as a switch between companies does), resets or deletes it. Inside a sandbox
+the page says so and leads back; every page of a sandbox carries the banner (templates/base.html)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from chalicelib import account
+from chalicelib.console.render import render
+from chalicelib.console.texts import translate
+from chalicelib.console.web import Answer, Request, page, redirect
+from chalicelib.context import CallContext
+from chalicelib.sandbox import lifecycle
+from chalicelib.scopes import ALL_SCOPES
+from chalicelib.store import keys
+
+MAX_NAME = 200
+DONE = ("created", "reset", "deleted")
+
+
+@page("GET", "/sandboxes", role="owner")
+def sandbox_list(request: Request) -> Answer:
+    return _page(request)
+
+
+def _page(request: Request, status: int = 200, errors: list[str] | None = None, name: str = "") -> Answer:
+    assert request.ctx is not None
+    facts = account.tenant_facts(request.ctx.tenant_id)
+    done = request.query.get("done", "")
+    return render(
+        request,
+        "sandboxes.html",
+        status,
+        inside=bool(facts.get("sandbox")),
+        parent=facts.get("parentTenantId"),
+        company=facts.get("companyName", ""),
+        sandboxes=[_view(sandbox) for sandbox in keys.sandboxes_of(request.ctx.tenant_id)],
+        name=name or translate(request.lang, "sandbox.new.default_name", company=facts.get("companyName", "")),
+        notice=translate(request.lang, f"sandbox.done.{done}") if done in DONE else None,
+        errors=errors or [],
+    )
+
+
+def _view(sandbox: dict[str, Any]) -> dict[str, Any]:
+    return {**sandbox, "created": str(sandbox.get("createdAt") or "")[:16].replace("T", " ")}
+
+
+@page("POST", "/sandboxes", role="owner")
+def create(request: Request) -> Answer:
+    assert request.ctx is not None and request.member is not None
+    name = request.arg("name").strip()
+    if not name or len(name) > MAX_NAME:
+        return _page(request, 400, [translate(request.lang, "sandbox.error.name")], name=name)
+    if account.tenant_facts(request.ctx.tenant_id).get("sandbox"):  # sandboxes are made from a live company
+        return _page(request, 409, [translate(request.lang, "error.not_found")])
+    seed = lifecycle.EMPTY if request.arg("seed") == lifecycle.EMPTY else lifecycle.DEFAULT_SEED
+    lifecycle.create(
+        name,
+        request.member["email"],
+        seed,
+        owner_name=request.member.get("name") or "",
+        channel="console",
+        parent_tenant_id=request.ctx.tenant_id,
+        queued=True,
+    )
+    return redirect("/sandboxes", done="created")
+
+
+def _own(request: Request) -> CallContext | None:
+    """The person acting in one of this company's sandboxes (None: not one of them)."""
+    assert request.ctx is not None and request.member is not None
+    sandbox_id = request.params["sandbox"]
+    if sandbox_id not in {sandbox["id"] for sandbox in keys.sandboxes_of(request.ctx.tenant_id)}:
+        return None
+    return CallContext(
+        tenant_id=sandbox_id,
+        key_id=request.ctx.key_id,
+        agent_name=request.ctx.agent_name,
+        scopes=frozenset(ALL_SCOPES),
+        channel="console",
+    )
+
+
+@page("POST", "/sandboxes/{sandbox}/reset", role="owner")
+def reset(request: Request) -> Answer:
+    ctx = _own(request)
+    if ctx is None:
+        return render(request, "error.html", 404, errors=[translate(request.lang, "error.not_found")])
+    lifecycle.reset(ctx, queued=True)
+    return redirect("/sandboxes", done="reset")
+
+
+@page("POST", "/sandboxes/{sandbox}/delete", role="owner")
+def delete(request: Request) -> Answer:
+    ctx = _own(request)
+    if ctx is None:
+        return render(request, "error.html", 404, errors=[translate(request.lang, "error.not_found")])
+    lifecycle.delete(ctx)
+    return redirect("/sandboxes", done="deleted")
