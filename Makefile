@@ -9,7 +9,7 @@ PM_PORT ?= 8000
 STAGE ?= dev
 PACKAGE_DIR ?= build/package
 
-.PHONY: serve test check bench bench-smoke fuzz mutate install clean package lint-template lambda-check deploy
+.PHONY: serve demo test check bench bench-smoke fuzz mutate install clean package lint-template lambda-check deploy
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -41,6 +41,10 @@ $(CHROMIUM):
 
 serve: $(STAMP)
 	PM_PORT=$(PM_PORT) $(BIN)/python -m chalicelib.local.serve
+
+# The same, with a sandbox of the demo company to sign in to (chalicelib/local/demo.py).
+demo: $(STAMP)
+	PM_DEMO=1 PM_PORT=$(PM_PORT) $(BIN)/python -m chalicelib.local.serve
 
 # Unit tests use moto's mock, whose backends are global to a process: they run in a pytest run
 # of their own, beside the run of the functional and contract tests (whose workers wait on

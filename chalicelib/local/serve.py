@@ -16,6 +16,7 @@ from pathlib import Path
 from types import FrameType
 
 from chalicelib import config
+from chalicelib.local import demo
 from chalicelib.local.http_server import create_server
 from chalicelib.local.stack import LocalStack
 
@@ -64,6 +65,8 @@ def main() -> None:
     base = f"http://127.0.0.1:{port}"
     connection_file = _write_connection_file(state_dir, stack.endpoint, port)
     print(_banner(base, restored, state_dir), flush=True)
+    if demo.wanted():
+        print(demo.banner(base, demo.ensure_demo_company()), flush=True)
     try:
         server.server.serve_forever()
     finally:

@@ -1,0 +1,37 @@
+"""`make demo` (PM_DEMO=1 make serve): a first look that is not empty. The local service starts with
+a sandbox of the demo company owned by demo@example.org (made once, kept in the local state; the
+local sandbox worker fills it while the service already answers), and says how to sign in to it."""
+
+from __future__ import annotations
+
+import os
+
+from chalicelib.store import keys, members
+
+DEMO_EMAIL = "demo@example.org"
+DEMO_COMPANY = "Demo Hausverwaltung GmbH"
+
+
+def wanted() -> bool:
+    return os.environ.get("PM_DEMO") == "1"
+
+
+def ensure_demo_company() -> str:
+    """The demo sandbox's id: the one demo@example.org owns already, else a new one (queued)."""
+    from chalicelib import resources  # the sandbox is planted through the operations
+    from chalicelib.sandbox import lifecycle
+
+    resources.load_all()
+    for membership in members.memberships(DEMO_EMAIL):
+        tenant = keys.get_tenant(str(membership.tenantId))
+        if tenant.data_dict().get("sandbox") and not tenant.deletedAt:
+            return str(tenant.id)
+    tenant, _key, _secret = lifecycle.create(DEMO_COMPANY, DEMO_EMAIL, owner_name="Demo", queued=True)
+    return str(tenant["id"])
+
+
+def banner(base: str, tenant_id: str) -> str:
+    return f"""
+Demo company ({DEMO_COMPANY}, a sandbox: {tenant_id}; filled with the demo data within about a minute):
+  open {base}/console/signin and sign in as {DEMO_EMAIL}; the sign-in code is printed here.
+"""
