@@ -26,6 +26,7 @@ BENCHMARKS = (
     "sync",
     "bulk",
     "export",
+    "sandbox",
     "webhooks",
     "uploads",
     "search",

@@ -119,3 +119,24 @@ def test_an_empty_sandbox_is_empty_and_takes_no_sign_up_address(api: Api) -> Non
     # its owner may sign up a live company with the same address: the sandbox took none
     signup = {"companyName": "Live GmbH", "email": empty["tenant"]["email"], "agentName": "me"}
     assert api.platform("signup", signup).status == 200
+
+
+def test_two_sandboxes_of_one_seed_hold_the_same_aliases_under_ids_of_their_own(api: Api) -> None:
+    """Any beginning of the seed's lines loads on its own (references point to earlier lines): the
+    first 60 planted into two sandboxes name the same aliases, never the same ids."""
+    from chalicelib.exports import load
+    from chalicelib.sandbox import seed as seeding
+    from chalicelib.store import aliases
+
+    lines = seeding.lines_of("demo")[:60]
+    found = []
+    for company in ("Erste GmbH", "Zweite GmbH"):
+        sandbox = _create(company, seed="empty")
+        ctx = seeding.seeder(sandbox["tenant"]["id"], sandbox["apiKey"]["id"], "operator")
+        outcome = load.run(seeding.InProcess(ctx), iter(lines), None, lambda _text: None)
+        assert outcome.counts["created"] == len(lines), outcome.failures
+        named = aliases.lookup_many(ctx, [line["alias"] for line in lines])
+        found.append({alias: entity_id for alias, (entity_id, _type) in named.items()})
+    first, second = found
+    assert first.keys() == second.keys() == {line["alias"] for line in lines}
+    assert not set(first.values()) & set(second.values())
