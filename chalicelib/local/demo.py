@@ -6,6 +6,8 @@ from __future__ import annotations
 
 import os
 
+from chalicelib import resources
+from chalicelib.sandbox import lifecycle
 from chalicelib.store import keys, members
 
 DEMO_EMAIL = "demo@example.org"
@@ -18,10 +20,7 @@ def wanted() -> bool:
 
 def ensure_demo_company() -> str:
     """The demo sandbox's id: the one demo@example.org owns already, else a new one (queued)."""
-    from chalicelib import resources  # the sandbox is planted through the operations
-    from chalicelib.sandbox import lifecycle
-
-    resources.load_all()
+    resources.load_all()  # the sandbox is planted through the operations
     for membership in members.memberships(DEMO_EMAIL):
         tenant = keys.get_tenant(str(membership.tenantId))
         if tenant.data_dict().get("sandbox") and not tenant.deletedAt:

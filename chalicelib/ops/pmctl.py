@@ -604,7 +604,7 @@ def sandbox_group() -> None:
 def _sandbox_lifecycle() -> Any:
     """sandbox/lifecycle.py, with the registry's operations loaded: a sandbox is written through them."""
     from chalicelib import resources  # cold start: loads when the command runs
-    from chalicelib.sandbox import lifecycle
+    from chalicelib.sandbox import lifecycle  # cold start: as above
 
     resources.load_all()
     return lifecycle
@@ -628,9 +628,9 @@ def sandbox_create(company: str, email: str, seed: str) -> None:
 
 def _operator_in(tenant_id: str) -> Any:
     """The operator acting in one tenant (every scope; the audit trail's channel `operator`)."""
-    from chalicelib.context import CallContext
-    from chalicelib.scopes import ALL_SCOPES
-    from chalicelib.store.keys import OPERATOR_AGENT, OPERATOR_CHANNEL
+    from chalicelib.context import CallContext  # cold start: the store loads when a command runs, not for --help
+    from chalicelib.scopes import ALL_SCOPES  # cold start: as above
+    from chalicelib.store.keys import OPERATOR_AGENT, OPERATOR_CHANNEL  # cold start: as above
 
     return CallContext(
         tenant_id=tenant_id,

@@ -1111,7 +1111,7 @@ def _pdf(title: str, object_name: str, address: str, lines: list[str]) -> bytes:
     written with cell(): fpdf2's own line breaking (multi_cell) measures every character and would take
     most of a demo build's time."""
     from fpdf import FPDF  # cold start: only a demo build needs it
-    from fpdf.enums import XPos, YPos
+    from fpdf.enums import XPos, YPos  # cold start: as above
 
     pdf = FPDF(format="A4")
     pdf.set_creation_date(PDF_CREATED)  # else every build writes other bytes

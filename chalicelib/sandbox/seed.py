@@ -45,7 +45,7 @@ def lines_of(seed: str) -> list[dict[str, Any]]:
     """The seed's lines (exports/lines.py's format), in load order."""
     if seed == EMPTY:
         return []
-    from chalicelib.sandbox import demo  # Faker and fpdf2 load only when a sandbox is seeded
+    from chalicelib.sandbox import demo  # cold start: Faker and fpdf2 load only when a sandbox is seeded
 
     return demo.demo_lines(seed)
 
@@ -56,7 +56,7 @@ def plant(ctx: CallContext, seed: str, progress: Callable[[str], None] = lambda 
     planted = lines_of(seed)
     archive = io.BytesIO()
     if planted:
-        from chalicelib.sandbox import demo
+        from chalicelib.sandbox import demo  # cold start: as in lines_of
 
         with zipfile.ZipFile(archive, "w") as files:
             for name, content in demo.demo_files(seed).items():
