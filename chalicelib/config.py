@@ -299,6 +299,11 @@ def local_port() -> int:
     return int(os.environ.get("PM_PORT", "8000"))
 
 
+def local_demo() -> bool:
+    """`make demo` (PM_DEMO=1): `make serve` with a sandbox of the demo company (chalicelib/local/demo.py)."""
+    return os.environ.get("PM_DEMO") == "1"
+
+
 def state_dir(default: str) -> str:
     """Where `make serve` keeps its data (and stack.json for pmctl --local)."""
     return os.environ.get("PM_STATE_DIR", default)

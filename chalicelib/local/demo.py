@@ -4,18 +4,12 @@ local sandbox worker fills it while the service already answers), and says how t
 
 from __future__ import annotations
 
-import os
-
 from chalicelib import resources
 from chalicelib.sandbox import lifecycle
 from chalicelib.store import keys, members
 
 DEMO_EMAIL = "demo@example.org"
 DEMO_COMPANY = "Demo Hausverwaltung GmbH"
-
-
-def wanted() -> bool:
-    return os.environ.get("PM_DEMO") == "1"
 
 
 def ensure_demo_company() -> str:

@@ -65,7 +65,7 @@ def main() -> None:
     base = f"http://127.0.0.1:{port}"
     connection_file = _write_connection_file(state_dir, stack.endpoint, port)
     print(_banner(base, restored, state_dir), flush=True)
-    if demo.wanted():
+    if config.local_demo():
         print(demo.banner(base, demo.ensure_demo_company()), flush=True)
     try:
         server.server.serve_forever()
