@@ -1,7 +1,7 @@
 """The REST function's Chalice application: one route per registered operation, plus
 catch-alls that answer unknown names with problem+json (version 2 and the deprecated
-version 1), and the workers: the table's stream handler, webhook deliveries, uploads, the
-request log's writer.
+version 1), and the workers: the table's stream handler, webhook deliveries, uploads, exports,
+sandbox jobs, the request log's writer.
 The console (web pages under /console) is served here too. The MCP server is a function of
 its own (mcp_app.py). Everything else lives in chalicelib/."""
 
@@ -74,6 +74,19 @@ _EXPORT_QUEUE_ARN = config.export_queue_arn()
 @app.on_sqs_message(queue_arn=_EXPORT_QUEUE_ARN, batch_size=1, name="run_exports")
 def run_exports(event):  # type: ignore[no-untyped-def]
     from chalicelib.exports.worker import handle_event  # cold start: loads with the first export
+
+    return handle_event(event.to_dict())
+
+
+# The console queues a sandbox's planting or reset here (sandbox/jobs.py); the worker runs it through
+# the registry's operations in this process, loaded above (resources.load_all()): one job a batch, as
+# a demo company takes most of a minute. Placeholder ARN as above.
+_SANDBOX_QUEUE_ARN = config.sandbox_queue_arn()
+
+
+@app.on_sqs_message(queue_arn=_SANDBOX_QUEUE_ARN, batch_size=1, name="run_sandboxes")
+def run_sandboxes(event):  # type: ignore[no-untyped-def]
+    from chalicelib.sandbox.worker import handle_event  # cold start: loads with the first sandbox job
 
     return handle_event(event.to_dict())
 

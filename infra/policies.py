@@ -28,6 +28,7 @@ CHALICE_ROLES = {
     "SweepUploads": "SweepUploadsRole",
     "WriteRequestLogs": "WriteRequestLogsRole",
     "RunExports": "RunExportsRole",
+    "RunSandboxes": "RunSandboxesRole",
 }
 MCP_FUNCTION = "McpHandler"
 ROLES = {**CHALICE_ROLES, MCP_FUNCTION: f"{MCP_FUNCTION}Role"}
@@ -56,6 +57,11 @@ REQUEST_LOG_FAILURES = _arn("RequestLogFailureQueue")
 EXPORT_QUEUE = _arn("ExportQueue")
 # an export's files (chalicelib/exports/sink.py export_key)
 EXPORT_OBJECTS = _sub("${UploadBucket.Arn}/exports/*")
+SANDBOX_QUEUE = _arn("SandboxQueue")
+# a tenant's documents' files (uploads/files.py direct_key: <tenant>/documents/<id>) and bulk uploads
+# (upload_key: <tenant>/uploads/<batch>/<id>); tenant ids start ten_ (store/keys.py TENANT_ID_PREFIX)
+DOCUMENT_OBJECTS = _sub("${UploadBucket.Arn}/ten_*/documents/*")
+BULK_UPLOAD_OBJECTS = _sub("${UploadBucket.Arn}/ten_*/uploads/*")
 # The HTTP functions log to log groups of the stack (infra/resources.py HTTP_LOG_GROUPS; their
 # ARN ends in `:*`, which covers the streams)
 HTTP_LOG_GROUPS = {"APIHandler": "ApiLogGroup", MCP_FUNCTION: "McpLogGroup"}
@@ -163,6 +169,9 @@ CODE: dict[str, list[Grant]] = {
         # signin, members.py invite). Only the API function serves these: the MCP function's tools
         # are the v2 operations that need a key (tests/contract/test_iam_policy.py NEVER)
         Grant("MailSend", ("ses:SendEmail",), (MAIL_IDENTITY,)),
+        # sandbox/jobs.py enqueue: the console's sandbox create and reset queue the planting or reset
+        # for the sandbox worker (infra/resources.py SANDBOX_JOB_FUNCTIONS)
+        Grant("SandboxJobs", ("sqs:SendMessage",), (SANDBOX_QUEUE,)),
     ],
     MCP_FUNCTION: [
         *OPERATIONS,
@@ -237,6 +246,44 @@ CODE: dict[str, list[Grant]] = {
         # store/requests.py write_entries: the batch's entries (batch_write)
         Grant("RequestLogWrites", ("dynamodb:BatchWriteItem",), (TABLE,)),
     ],
+    "RunSandboxes": [
+        # The sandbox worker (sandbox/worker.py) plants and resets a sandbox through the registry's
+        # operations in its own process (sandbox/seed.py InProcess, exports/load.py, sandbox/reset.py):
+        # every upsert, aliases.upsert, the types' delete, restore and update commands, and
+        # documents.upload with documents.show (tests/contract/test_iam_policy.py IN_PROCESS). They
+        # read and write the table: entities, their reference edges, unique claims and aliases in
+        # transactions (put, update, delete, condition check), batch reads, the tenant's state
+        # (store/keys.py set_sandbox_state), the idempotency and audit items, Queries of the lists
+        # and the reach
+        Grant(
+            "SandboxData",
+            (
+                "dynamodb:GetItem",
+                "dynamodb:PutItem",
+                "dynamodb:UpdateItem",
+                "dynamodb:DeleteItem",
+                "dynamodb:ConditionCheckItem",
+                "dynamodb:BatchGetItem",
+                "dynamodb:BatchWriteItem",
+                "dynamodb:Query",
+            ),
+            (TABLE,),
+        ),
+        # the lists, aliases and references the operations look up (gsi1..gsi4)
+        Grant("SandboxIndexes", ("dynamodb:Query",), (TABLE_INDEXES,)),
+        # documents.upload (uploads/files.py put: the demo's PDFs under <tenant>/documents/; delete of
+        # a file refused after it was stored, every version) and documents.show (download_url, a
+        # presigned GET of the registered version); a document over the direct limit goes through
+        # documents.uploads.create (presigned_post under <tenant>/uploads/). Not the exports' files
+        # (exports/) nor anything else of the bucket.
+        Grant(
+            "DocumentFiles",
+            ("s3:PutObject", "s3:GetObject", "s3:GetObjectVersion", "s3:DeleteObject", "s3:DeleteObjectVersion"),
+            (DOCUMENT_OBJECTS, BULK_UPLOAD_OBJECTS),
+        ),
+        # uploads/files.py versions(): the versions files.delete removes
+        Grant("DocumentVersions", ("s3:ListBucketVersions",), (UPLOAD_BUCKET,)),
+    ],
     "RunExports": [
         # store/exports.py (the export: Item.get, update; the tenant's lock: delete), store/keys.py
         # get_key (the asking key as it is now), store/entities.py live_entities and fetch_entities
@@ -286,6 +333,9 @@ EVENT_SOURCES: dict[str, list[Grant]] = {
     "WriteRequestLogs": [Grant("RequestLogFailures", ("sqs:SendMessage",), (REQUEST_LOG_FAILURES,))],
     "RunExports": [
         Grant("ExportMessages", ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"), (EXPORT_QUEUE,))
+    ],
+    "RunSandboxes": [
+        Grant("SandboxJobs", ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"), (SANDBOX_QUEUE,))
     ],
     "OnUpload": [
         Grant("UploadNotices", ("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:GetQueueAttributes"), (UPLOAD_QUEUE,))

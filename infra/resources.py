@@ -6,9 +6,10 @@ and the functions' event sources, environment, memory and timeouts, wired by ref
 Logical ids of chalice's output (see `chalice package`): APIHandler, OnTableChange (event
 OnTableChangeDynamodbEventSource), DeliverWebhooks (event DeliverWebhooksSqsEventSource),
 OnUpload (event OnUploadSqsEventSource), SweepUploads, WriteRequestLogs (invoked by CloudWatch
-Logs: _request_logs), RunExports (event RunExportsSqsEventSource); with the roles ApiHandlerRole,
-OnTableChangeRole, DeliverWebhooksRole, OnUploadRole, SweepUploadsRole, WriteRequestLogsRole,
-RunExportsRole (policies: infra/policies.py). The MCP
+Logs: _request_logs), RunExports (event RunExportsSqsEventSource), RunSandboxes (event
+RunSandboxesSqsEventSource); with the roles ApiHandlerRole, OnTableChangeRole, DeliverWebhooksRole,
+OnUploadRole, SweepUploadsRole, WriteRequestLogsRole, RunExportsRole, RunSandboxesRole (policies:
+infra/policies.py). The MCP
 function (McpHandler, mcp_app.py, its own bundle mcp-deployment.zip) is not chalice's: it is
 defined here whole, with its route on chalice's REST API and the permission to invoke it, and
 its role in infra/policies.py. Mail (sign-up codes, chalicelib/mail.py) goes out through Amazon
@@ -26,6 +27,7 @@ from chalicelib.events import changes, delivery_queue
 from chalicelib.exports.keys import EXPORT_PREFIX
 from chalicelib.mcp.oauth_paths import PATHS as OAUTH_PATHS
 from chalicelib.paths import MCP as MCP_PATH
+from chalicelib.sandbox import worker as sandbox_worker
 from chalicelib.store import exports as export_store
 from chalicelib.store import requests
 from chalicelib.uploads import files, register
@@ -39,6 +41,7 @@ FUNCTIONS = (  # chalice's (app.py)
     "SweepUploads",
     "WriteRequestLogs",
     "RunExports",
+    "RunSandboxes",
 )
 MCP_FUNCTION = policies.MCP_FUNCTION  # mcp_app.py, defined here
 MCP_BUNDLE = "./mcp-deployment.zip"  # infra/package.py writes it beside sam.json
@@ -50,6 +53,10 @@ MCP_BUNDLE = "./mcp-deployment.zip"  # infra/package.py writes it beside sam.jso
 # operations that need a key, none of which mails.
 MAIL_FUNCTIONS = ("APIHandler",)
 MAIL_IDENTITY = "MailIdentity"  # the AWS::SES::EmailIdentity of MailSender
+# The functions that queue sandbox jobs (sandbox/jobs.py enqueue: the console's create and reset of a
+# sandbox, served by the API function): they are told where the sandbox queue is, and may send to it
+# (infra/policies.py). The operator's pmctl plants in its own process and queues nothing.
+SANDBOX_JOB_FUNCTIONS = ("APIHandler",)
 # The functions that answer HTTP print each request's log entry instead of writing it
 # (store/requests.py): their log groups (policies.HTTP_LOG_GROUPS) are the stack's own, with a
 # retention and a subscription filter handing the entries to WriteRequestLogs.
@@ -73,11 +80,16 @@ SIZING = {
     # an export streams a tenant out in chunks (memory: a chunk, a file part, the remembered
     # aliases; bench/export.py measures its peak); the longest a function may run
     "RunExports": {"MemorySize": 1024, "Timeout": 900},
+    # a sandbox job plants or resets a demo company through the operations (about a thousand
+    # entities and their PDFs, Faker and fpdf2 loaded): most of a minute; the longest a function may run
+    "RunSandboxes": {"MemorySize": 1024, "Timeout": 900},
 }
 UPLOAD_QUEUE_VISIBILITY = 6 * SIZING["OnUpload"]["Timeout"]  # AWS: at least 6x the function timeout
 # An export runs alone in its batch (no batching window): its message is invisible a little longer
 # than the function may run, so a worker that died is retried once its time is surely up.
 EXPORT_QUEUE_VISIBILITY = SIZING["RunExports"]["Timeout"] + 60
+# A sandbox job runs alone in its batch too: the same rule.
+SANDBOX_QUEUE_VISIBILITY = SIZING["RunSandboxes"]["Timeout"] + 60
 # The upload worker handles a batch of notices at once, each file over files.SPOOL_BYTES spooled
 # to /tmp while it is hashed and sniffed (and removed once it is settled): the worst batch is
 # UPLOAD_BATCH files of the bulk limit, all read at once (register.PARALLEL).
@@ -347,6 +359,30 @@ def _queues() -> dict[str, Any]:
                 },
             },
         },
+        # Sandbox jobs (chalicelib/sandbox/jobs.py): one message per planting or reset; a job that
+        # failed every attempt (the worker reports it, or it killed the worker) goes to the
+        # dead-letter queue (the sandbox then reads as failed).
+        "SandboxDeadLetterQueue": {
+            "Type": "AWS::SQS::Queue",
+            "Properties": {
+                "QueueName": _sub("pm-${Stage}-sandboxes-dlq"),
+                "MessageRetentionPeriod": 1209600,
+                "SqsManagedSseEnabled": True,
+            },
+        },
+        "SandboxQueue": {
+            "Type": "AWS::SQS::Queue",
+            "Properties": {
+                "QueueName": _sub("pm-${Stage}-sandboxes"),
+                "VisibilityTimeout": SANDBOX_QUEUE_VISIBILITY,
+                "MessageRetentionPeriod": 86400,
+                "SqsManagedSseEnabled": True,
+                "RedrivePolicy": {
+                    "deadLetterTargetArn": _arn("SandboxDeadLetterQueue"),
+                    "maxReceiveCount": sandbox_worker.MAX_RECEIVES,
+                },
+            },
+        },
         "UploadQueue": {
             "Type": "AWS::SQS::Queue",
             "Properties": {
@@ -548,6 +584,16 @@ def _alarms() -> dict[str, Any]:
         0,
         statistic="Maximum",
     )
+    sandboxes = [{"Name": "QueueName", "Value": {"Fn::GetAtt": ["SandboxDeadLetterQueue", "QueueName"]}}]
+    found |= _alarm(
+        "SandboxDeadLettersAlarm",
+        "A sandbox's planting or reset failed three times: the sandbox stays failed until it is reset or deleted.",
+        "AWS/SQS",
+        "ApproximateNumberOfMessagesVisible",
+        sandboxes,
+        0,
+        statistic="Maximum",
+    )
     failures = [{"Name": "QueueName", "Value": {"Fn::GetAtt": ["ChangeStreamFailureQueue", "QueueName"]}}]
     found |= _alarm(
         "ChangeStreamFailuresAlarm",
@@ -632,6 +678,7 @@ def _variables(function: str) -> dict[str, Any]:
     return {
         **_environment(),
         **(_mail_environment() if function in MAIL_FUNCTIONS else {}),
+        **({"PM_SANDBOX_QUEUE_URL": {"Ref": "SandboxQueue"}} if function in SANDBOX_JOB_FUNCTIONS else {}),
         **({"PM_REQUEST_LOG": "logs"} if function in HTTP_LOG_GROUPS else {}),
     }
 
@@ -726,6 +773,15 @@ def _functions() -> dict[str, Any]:
     found["OnUpload"]["Properties"]["EphemeralStorage"] = {"Size": UPLOAD_TMP_MB}
     found["RunExports"]["Properties"]["Events"] = {
         "RunExportsSqsEventSource": {"Properties": {"Queue": _arn("ExportQueue"), "BatchSize": 1}}
+    }
+    found["RunSandboxes"]["Properties"]["Events"] = {
+        "RunSandboxesSqsEventSource": {
+            "Properties": {
+                "Queue": _arn("SandboxQueue"),
+                "BatchSize": 1,
+                "FunctionResponseTypes": ["ReportBatchItemFailures"],
+            }
+        }
     }
     return found
 

@@ -7,9 +7,9 @@ dead-letter queue.
 
 `invocations` is how many batches are handled at once, as Lambda runs several instances:
 a receive waits for a free one, so a batch is never received before it can be handled
-(it would sit invisible meanwhile). Three queues use it: the upload notices (2 invocations),
-the webhook deliveries (many: an invocation waits as long as its slowest receiver) and the
-exports (2 invocations, one export each)."""
+(it would sit invisible meanwhile). Four queues use it: the upload notices (2 invocations),
+the webhook deliveries (many: an invocation waits as long as its slowest receiver), the
+exports and the sandbox jobs (2 invocations each, one export or job each)."""
 
 from __future__ import annotations
 
@@ -180,6 +180,21 @@ def for_exports(invocations: int = 2) -> QueuePoller:
         _queue(config.export_queue_url(), "exports"),
         export_worker.handle_event,
         name="exports",
+        invocations=invocations,
+        batch_size=1,
+    )
+
+
+def for_sandboxes(invocations: int = 2) -> QueuePoller:
+    """The sandbox queue to the sandbox worker, as `run_sandboxes` in Lambda (one job a batch).
+    Loads the resource modules first: the worker runs the registry's operations."""
+    from chalicelib.sandbox import worker as sandbox_worker  # cold start: loads with the local workers
+
+    resources.load_all()
+    return QueuePoller(
+        _queue(config.sandbox_queue_url(), "sandboxes"),
+        sandbox_worker.handle_event,
+        name="sandboxes",
         invocations=invocations,
         batch_size=1,
     )

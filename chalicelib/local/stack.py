@@ -139,12 +139,27 @@ class LocalStack:
         ]
         self._create_delivery_queues(sqs)
         self._create_export_queue(sqs)
+        self._create_sandbox_queue(sqs)
 
     def _create_export_queue(self, sqs: Any) -> None:
         """The export queue (as deployed: infra/resources.py), its visibility the worker's time."""
         os.environ["PM_EXPORT_QUEUE_URL"] = sqs.create_queue(
             QueueName="pm-local-exports", Attributes={"VisibilityTimeout": "960"}
         )["QueueUrl"]
+
+    def _create_sandbox_queue(self, sqs: Any) -> None:
+        """The sandbox jobs' queue (as deployed: infra/resources.py), its visibility the worker's
+        time; a job that failed its attempts (sandbox/worker.py MAX_RECEIVES) moves to the dead-letter queue."""
+        dlq = sqs.create_queue(QueueName="pm-local-sandboxes-dlq")["QueueUrl"]
+        dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
+        redrive = json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": 3})
+        queue = sqs.create_queue(
+            QueueName="pm-local-sandboxes", Attributes={"VisibilityTimeout": "960", "RedrivePolicy": redrive}
+        )["QueueUrl"]
+        os.environ["PM_SANDBOX_QUEUE_URL"] = queue
+        os.environ["PM_SANDBOX_QUEUE_ARN"] = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])[
+            "Attributes"
+        ]["QueueArn"]
 
     def _create_delivery_queues(self, sqs: Any) -> None:
         """The webhook delivery queue (FIFO, as deployed: infra/resources.py) and its
@@ -293,6 +308,8 @@ class LocalStack:
         self.deliveries.start()
         self.exports = queue_poller.for_exports()
         self.exports.start()
+        self.sandboxes = queue_poller.for_sandboxes()
+        self.sandboxes.start()
         if uploads:
             self.uploads = queue_poller.for_uploads()
             self.uploads.start()
@@ -303,6 +320,7 @@ class LocalStack:
             getattr(self, "poller", None),
             getattr(self, "deliveries", None),
             getattr(self, "exports", None),
+            getattr(self, "sandboxes", None),
             getattr(self, "uploads", None),
         ):
             if worker is not None:

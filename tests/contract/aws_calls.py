@@ -52,6 +52,7 @@ BUCKET, OBJECTS = "bucket", "objects"
 QUEUES = "queues"  # every queue of the stack: the status check reads their depths
 DELIVERY_QUEUE = "delivery_queue"  # the webhook delivery queue (events/delivery_queue.py)
 EXPORT_QUEUE = "export_queue"  # the export queue (exports/queue.py)
+SANDBOX_QUEUE = "sandbox_queue"  # the sandbox jobs' queue (sandbox/jobs.py)
 EXPORT_OBJECTS = "export_objects"  # an export's files under exports/ (exports/sink.py)
 SEARCH, COUNT = "search:_search", "search:_count"
 MAIL_IDENTITY = "mail_identity"  # the SES identity of the sender address (chalicelib/mail.py)
@@ -83,7 +84,11 @@ BOTO3: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
     ("sesv2", "send_email"): (("ses:SendEmail",), MAIL_IDENTITY),
 }
 # Modules whose SQS calls all go to one queue (the module reads its URL from one setting).
-QUEUE_OF_MODULE = {"chalicelib/events/delivery_queue.py": DELIVERY_QUEUE, "chalicelib/exports/queue.py": EXPORT_QUEUE}
+QUEUE_OF_MODULE = {
+    "chalicelib/events/delivery_queue.py": DELIVERY_QUEUE,
+    "chalicelib/exports/queue.py": EXPORT_QUEUE,
+    "chalicelib/sandbox/jobs.py": SANDBOX_QUEUE,
+}
 # Modules whose S3 object calls all go to one prefix of the bucket.
 OBJECTS_OF_MODULE = {"chalicelib/exports/sink.py": EXPORT_OBJECTS}
 # A VersionId argument (or a ** expansion that may carry one) also needs the version action.
@@ -208,6 +213,12 @@ DISPATCH = {
     "logging.setLogRecordFactory": "all",  # log.py: the redacting record factory, run by every log call
     None: "all",  # stored or returned without a receiving call
 }
+# Of the "api" receivers: the ones that register an operation's handler, and the surfaces that serve
+# them. A worker that runs some operations in its own process (the sandbox worker: dispatch.run of
+# the seed's operations) follows the registrations of exactly those handlers and the other "api"
+# receivers (the declare_* hooks that run inside operation handlers), never the surfaces.
+OPERATION_REGISTRATIONS = {"Operation", "operation"}
+SURFACES = {"app.route", "MetaTool", "page"}
 
 
 @dataclass(frozen=True)
@@ -899,13 +910,21 @@ class Program:
                     found.append((target, receiver, self.rel(unit.module)))
         return found
 
-    def reach(self, roots: list[str], *, api: bool = False, skip: frozenset[tuple[str, str]] = frozenset()) -> set[str]:
+    def reach(
+        self,
+        roots: list[str],
+        *,
+        api: bool = False,
+        skip: frozenset[tuple[str, str]] = frozenset(),
+        operations: frozenset[str] = frozenset(),
+    ) -> set[str]:
         """Units reachable from `roots`: what they refer to, the bodies of the modules they
         import (run on first import: lazily imported modules register their things then),
         and the methods of reached classes whose names reached code uses. Passing a function
         to a receiver of DISPATCH counts only where that receiver dispatches it (never for
         the handlers' own decorators; for the registry of operations only from the API).
-        `skip`: (caller, callee) edges the Lambda function never takes."""
+        `skip`: (caller, callee) edges the Lambda function never takes. `operations`: the handler
+        units of the operations a worker runs in its own process (OPERATION_REGISTRATIONS)."""
         follow = {None, "all", "api"} if api else {None, "all"}
         seen: set[str] = set()
         attrs: set[str] = set()
@@ -938,6 +957,9 @@ class Program:
                         stored.append((keyword, target))
                     elif how in follow or how == "field":
                         stack.append(target)
+                    elif how == "api" and operations and receiver not in SURFACES:
+                        if receiver not in OPERATION_REGISTRATIONS or target in operations:
+                            stack.append(target)
             stack = [
                 m.id for c in classes for name, m in self.units[c].methods.items() if name in attrs and m.id not in seen
             ]
@@ -946,15 +968,21 @@ class Program:
                 return seen
 
     def function_reach(
-        self, entry: str, handler: str | None, *, skip: frozenset[tuple[str, str]] = frozenset()
+        self,
+        entry: str,
+        handler: str | None,
+        *,
+        skip: frozenset[tuple[str, str]] = frozenset(),
+        operations: frozenset[str] = frozenset(),
     ) -> set[str]:
         """Units a Lambda function may run: its entry point's import (app.py's is the same for
         every function of app.py), then its handler (`app:on_upload`); a function serving
         HTTP (handler None: the REST and the MCP function) also runs everything registered as
-        a route or operation."""
+        a route or operation; a worker that runs operations in its own process, the handlers
+        among `operations` (their units)."""
         if handler is None:
             return self.reach([f"{entry}:"], api=True, skip=skip)
-        return self.reach([f"{entry}:", handler], skip=skip)
+        return self.reach([f"{entry}:", handler], skip=skip, operations=operations)
 
     def needs(self, units: set[str]) -> list[Need]:
         return [need for uid in sorted(units) for need in self.units[uid].needs]

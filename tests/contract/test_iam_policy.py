@@ -38,6 +38,7 @@ RESOURCES: dict[str, list[Any]] = {
     "queues": list(policies.QUEUES),
     "delivery_queue": [policies.DELIVERY_QUEUE],
     "export_queue": [policies.EXPORT_QUEUE],
+    "sandbox_queue": [policies.SANDBOX_QUEUE],
     "export_objects": [policies.EXPORT_OBJECTS],
     "search:_search": policies.SEARCH_PATHS,
     "search:_count": policies.COUNT_PATHS,
@@ -55,6 +56,59 @@ NEVER: dict[str, frozenset[tuple[str, str]]] = {
     # sign-up, which mails a code (ses:SendEmail)
     MCP: frozenset({("chalicelib.resources.platform:", "chalicelib.resources.platform:signup")}),
 }
+
+
+# What a resource kind is for one function whose calls of that kind all go to part of it, each with
+# the reason. The sandbox worker's S3 calls are the document operations' (uploads/files.py put,
+# delete, versions, download_url, presigned_post), always on a key of direct_key (<tenant>/documents/)
+# or upload_key (<tenant>/uploads/): never an export's file (test below).
+RESOURCES_OF: dict[str, dict[str, list[Any]]] = {
+    "RunSandboxes": {"objects": [policies.DOCUMENT_OBJECTS, policies.BULK_UPLOAD_OBJECTS]},
+}
+
+
+def resources_of(function: str, kind: str) -> list[Any]:
+    return RESOURCES_OF.get(function, {}).get(kind) or RESOURCES[kind]
+
+
+@cache
+def sandbox_operations() -> frozenset[str]:
+    """The operations the sandbox worker runs in its own process (sandbox/seed.py InProcess): those
+    whose names the seed's load (exports/load.py), the seed and the reset (sandbox/seed.py, reset.py:
+    a job, sandbox/lifecycle.py run_job, runs nothing else) spell out
+    (aliases.upsert, documents.upload, documents.show, the bulk upload's), every upsert (a line's
+    `upsert`), and every type's delete, restore and update command the reset picks
+    (reset.lifecycle_operation, resources.common.UPDATINGS)."""
+    from chalicelib import registry, resources
+    from chalicelib.exports import lines
+    from chalicelib.resources.common import UPDATINGS
+    from chalicelib.sandbox import reset
+
+    resources.load_all()
+    found = {op.name for op in registry.REGISTRY.values() if op.upserts}
+    for path in ("chalicelib/exports/load.py", "chalicelib/sandbox/seed.py", "chalicelib/sandbox/reset.py"):
+        tree = ast.parse((ROOT / path).read_text())
+        found |= {  # dotted names only: bare words that name an operation (`status`) are keys there too
+            n.value for n in ast.walk(tree) if isinstance(n, ast.Constant) and "." in str(n.value)
+        } & set(registry.REGISTRY)
+    for kind in lines.kinds():
+        for verb in ("delete", "restore"):
+            operation = reset.lifecycle_operation(kind.etype.name, verb)
+            found |= {operation[0]} if operation else set()
+    found |= {updating.op.name for updating in UPDATINGS.values()}
+    return frozenset(found)
+
+
+def handler_unit(name: str) -> str:
+    """The analysis's unit of an operation's handler (`module:outer.inner` for a closure)."""
+    from chalicelib.registry import REGISTRY
+
+    handler = REGISTRY[name].handler
+    return f"{handler.__module__}:{handler.__qualname__.replace('.<locals>', '')}"
+
+
+# Functions that run some of the registry's operations in their own process: those operations.
+IN_PROCESS = {"RunSandboxes": sandbox_operations}
 
 
 @cache
@@ -89,7 +143,11 @@ def handlers() -> dict[str, tuple[str, str | None, str | None]]:
 def needs_of(function: str) -> tuple[Need, ...]:
     entry, handler, _ = handlers()[function]
     prog = program()
-    return tuple(prog.needs(prog.function_reach(entry, handler, skip=NEVER.get(function, frozenset()))))
+    operations = frozenset(handler_unit(name) for name in IN_PROCESS[function]()) if function in IN_PROCESS else None
+    reach = prog.function_reach(
+        entry, handler, skip=NEVER.get(function, frozenset()), operations=operations or frozenset()
+    )
+    return tuple(prog.needs(reach))
 
 
 def statements(function: str) -> Iterator[dict[str, Any]]:
@@ -154,7 +212,7 @@ def test_every_call_a_function_can_reach_is_granted(function: str) -> None:
     missing = []
     for need in needs_of(function):
         for action in need.actions:
-            if not any((action, _key(resource)) in held for resource in RESOURCES[need.resource]):
+            if not any((action, _key(resource)) in held for resource in resources_of(function, need.resource)):
                 missing.append(f"{need.where}: {need.call} needs {action} on {need.resource}")
     assert missing == [], f"{function} ({policies.ROLES[function]}) lacks:\n" + "\n".join(missing)
 
@@ -165,7 +223,7 @@ def test_nothing_is_granted_that_no_call_needs(function: str) -> None:
         (action, _key(resource))
         for need in needs_of(function)
         for action in need.actions
-        for resource in RESOURCES[need.resource]
+        for resource in resources_of(function, need.resource)
     }
     platform = {
         (action, _key(resource))
@@ -191,6 +249,7 @@ def test_event_source_logs_and_traces(function: str) -> None:
             "OnUpload": policies.UPLOAD_QUEUE,
             "DeliverWebhooks": policies.DELIVERY_QUEUE,
             "RunExports": policies.EXPORT_QUEUE,
+            "RunSandboxes": policies.SANDBOX_QUEUE,
         }[function]
         assert {(a, _key(source)) for a in queue} <= held
     if kind == "logs":  # a batch that failed its retries goes to the invocation's on-failure destination
@@ -366,3 +425,19 @@ def test_after_the_merge_each_role_holds_exactly_its_policy(stage: str) -> None:
             for resource in statement["Resource"]:
                 if isinstance(resource, dict) and "Fn::GetAtt" in resource:
                     assert resource["Fn::GetAtt"][0] in resources, resource
+
+
+def test_the_sandbox_worker_writes_only_documents_files() -> None:
+    """The reason RESOURCES_OF gives for RunSandboxes: its S3 object calls are all uploads/files.py's,
+    whose keys are a tenant's documents/ and uploads/ (the exports' files, exports/sink.py and
+    archive.py, are out of its reach), and every operation IN_PROCESS names is a handler the analysis knows."""
+    from chalicelib.store.keys import TENANT_ID_PREFIX
+    from chalicelib.uploads import files
+
+    objects = [need for need in needs_of("RunSandboxes") if need.resource == "objects"]
+    assert objects and {need.where.split(":")[0] for need in objects} == {"chalicelib/uploads/files.py"}
+    assert not [need for need in needs_of("RunSandboxes") if need.resource == "export_objects"]
+    assert files.direct_key("ten_1", "doc_2") == "ten_1/documents/doc_2" and TENANT_ID_PREFIX == "ten"
+    assert files.upload_key("ten_1", "upb_2", "doc_3") == "ten_1/uploads/upb_2/doc_3"
+    assert {"documents.upload", "aliases.upsert", "objects.upsert", "contacts.delete"} <= sandbox_operations()
+    assert all(handler_unit(name) in program().units for name in sandbox_operations())

@@ -356,3 +356,36 @@ def test_every_aws_client_the_code_makes_has_its_service_model_in_the_bundles() 
         made |= set(re.findall(r"""boto3\.client\(\s*["']([a-z0-9-]+)["']""", path.read_text(encoding="utf-8")))
     assert made and made <= set(package.BOTOCORE_SERVICES), made - set(package.BOTOCORE_SERVICES)
     assert "dynamodb" in package.BOTOCORE_SERVICES  # pynamodb's
+
+
+def test_sandbox_jobs_run_from_their_queue_with_a_dead_letter_queue() -> None:
+    """The sandbox queue (sandbox/jobs.py) feeds RunSandboxes one job a batch, reporting failed jobs;
+    a job is invisible longer than the function may run; what failed every attempt waits in the
+    dead-letter queue under an alarm. Only the function that queues jobs (the console's, the API
+    function) is told where the queue is."""
+    from chalicelib.sandbox import worker
+
+    found = TEMPLATE["Resources"]
+    queue = found["SandboxQueue"]["Properties"]
+    function = found["RunSandboxes"]["Properties"]
+    assert queue["RedrivePolicy"] == {
+        "deadLetterTargetArn": {"Fn::GetAtt": ["SandboxDeadLetterQueue", "Arn"]},
+        "maxReceiveCount": worker.MAX_RECEIVES,
+    }
+    assert queue["VisibilityTimeout"] > function["Timeout"] == 900 and function["MemorySize"] == 1024
+    source = function["Events"]["RunSandboxesSqsEventSource"]["Properties"]
+    assert source == {
+        "Queue": {"Fn::GetAtt": ["SandboxQueue", "Arn"]},
+        "BatchSize": 1,
+        "FunctionResponseTypes": ["ReportBatchItemFailures"],
+    }
+    alarm = found["SandboxDeadLettersAlarm"]["Properties"]
+    assert alarm["Dimensions"][0]["Value"] == {"Fn::GetAtt": ["SandboxDeadLetterQueue", "QueueName"]}
+    assert found["RunSandboxesErrorsAlarm"]["Properties"]["Dimensions"][0]["Value"] == {"Ref": "RunSandboxes"}
+    for name in (*resources.FUNCTIONS, resources.MCP_FUNCTION):
+        variables = found[name]["Properties"]["Environment"]["Variables"]
+        if name in resources.SANDBOX_JOB_FUNCTIONS:
+            assert variables["PM_SANDBOX_QUEUE_URL"] == {"Ref": "SandboxQueue"}
+        else:
+            assert "PM_SANDBOX_QUEUE_URL" not in variables, name
+    assert resources.SANDBOX_JOB_FUNCTIONS == ("APIHandler",)

@@ -34,6 +34,7 @@ INVOKED_BY = {
     "SweepUploads": "test_the_daily_sweep_runs_on_its_schedule",
     "WriteRequestLogs": "test_request_logs_reach_the_table_through_the_log_subscription",
     "RunExports": "test_an_export_runs_from_its_queue_and_its_file_downloads",
+    "RunSandboxes": "test_a_sandbox_made_in_the_console_is_planted_from_its_queue",
 }
 
 
@@ -301,3 +302,84 @@ def test_an_export_runs_from_its_queue_and_its_file_downloads(deployment: Deploy
     with urllib.request.urlopen(shown["downloadUrl"], timeout=30) as response:
         lines = [json.loads(line) for line in gzip.decompress(response.read()).splitlines()]
     assert len(lines) == total and "Exportweg 1" in [line["data"]["name"] for line in lines]
+
+
+def _cookies(answer: Answer, jar: dict[str, str]) -> None:
+    for cookie in answer.headers.get("set-cookie", []):
+        name, _, rest = cookie.partition("=")
+        if "Max-Age=0" in cookie:
+            jar.pop(name, None)
+        else:
+            jar[name] = rest.split(";", 1)[0]
+
+
+def _console(
+    deployment: Deployment, jar: dict[str, str], method: str, path: str, form: dict[str, str] | None = None
+) -> Answer:
+    """A console page through API Gateway as a browser asks for it: the session cookie, the form's token."""
+    cookies = {k: v for k, v in jar.items() if not k.startswith("_")}  # _csrf: the last page's form token
+    headers = {"Cookie": "; ".join(f"{k}={v}" for k, v in cookies.items())} if cookies else {}
+    body = None
+    if form is not None:
+        body = urllib.parse.urlencode({**form, **({"csrf": jar["_csrf"]} if "_csrf" in jar else {})}).encode()
+        headers["Content-Type"] = "application/x-www-form-urlencoded"
+    answer = deployment.gateway.request(method, f"/console{path}", headers=headers, body=body)
+    _cookies(answer, jar)
+    found = re.search(r'name="csrf" value="([0-9a-f]+)"', answer.body.decode("utf-8", "replace"))
+    if found:
+        jar["_csrf"] = found.group(1)
+    return answer
+
+
+def test_a_sandbox_made_in_the_console_is_planted_from_its_queue(deployment: Deployment) -> None:
+    """An owner creates an empty sandbox on the console's Sandbox page (the API function queues its
+    planting on the sandbox queue, sandbox/jobs.py); RunSandboxes takes the job from the queue as
+    Lambda's SQS event source does and plants it through the operations in its own process: the
+    sandbox's state goes from planting to ready."""
+    email = f"{uuid.uuid4().hex[:10]}@example.org"
+    anonymous = Client(deployment)
+    started = anonymous.command(
+        "signup", {"companyName": "Sandkasten GmbH", "email": email, "agentName": "setup"}, PLATFORM
+    )
+    assert started.status == 200, started.body
+
+    def code() -> str:
+        mails = [m for m in deployment.stand_in.sent_mail() if email in json.dumps(m.destinations)]
+        found = re.search(r"\b([A-Z0-9]{4}-[A-Z0-9]{4})\b", mails[-1].body)
+        assert found, mails[-1].body
+        return found.group(1)
+
+    confirmed = anonymous.command("signup.confirm", {"email": email, "code": code()}, PLATFORM)
+    assert confirmed.status == 200, confirmed.body
+    parent = confirmed.json()["tenant"]["id"]
+    jar: dict[str, str] = {}
+    _console(deployment, jar, "GET", "/signin")
+    assert _console(deployment, jar, "POST", "/signin", {"email": email}).status in (200, 303)
+    signed_in = _console(deployment, jar, "POST", "/signin/code", {"email": email, "code": code()})
+    assert signed_in.status == 303, signed_in.body[:500]
+    assert _console(deployment, jar, "GET", "/sandboxes").status == 200
+    created = _console(deployment, jar, "POST", "/sandboxes", {"name": "Spielwiese", "seed": "empty"})
+    assert created.status == 303, created.body[:500]
+
+    dynamodb = deployment.stand_in.client("dynamodb")
+    table = deployment.stand_in.physical("Table", None)
+
+    def sandbox() -> dict[str, Any]:
+        (hit,) = dynamodb.query(
+            TableName=table,
+            IndexName="gsi2",
+            KeyConditionExpression="gsi2pk = :pk",
+            ExpressionAttributeValues={":pk": {"S": f"{parent}#sandboxes"}},
+        )["Items"]
+        item = dynamodb.get_item(TableName=table, Key={"PK": hit["PK"], "SK": {"S": "tenant"}})["Item"]
+        return {name: value.get("S", value.get("BOOL")) for name, value in item["data"]["M"].items()}
+
+    assert sandbox()["sandboxState"] == "planting" and sandbox()["sandbox"] is True
+    run_sandboxes = deployment.functions["RunSandboxes"]
+    queue = Queue(deployment.stand_in, run_sandboxes.function.events["RunSandboxesSqsEventSource"])
+    assert queue.reports_items and queue.batch_size == 1
+    records, answer = queue.deliver(run_sandboxes)
+    assert len(records) == 1 and answer == {"batchItemFailures": []}, (records, answer)
+    assert json.loads(records[0]["body"])["action"] == "plant"
+    assert sandbox()["sandboxState"] == "ready", sandbox()
+    assert queue.receive() == []
