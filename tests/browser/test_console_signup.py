@@ -103,3 +103,29 @@ def test_the_language_switch_is_kept(page: Page, api: Api) -> None:
     page.goto(api.base + "/console/signup")
     expect(page.locator("h1")).to_have_text("Registrieren")
     check_accessibility(page)
+
+
+@pytest.mark.parametrize("locale", ["de-DE", "en-US"])
+def test_reloading_the_first_key_page_keeps_the_person_signed_in(page_for: PageFor, api: Api, locale: str) -> None:
+    """Issue 37, 1: F5 after sign-up re-posts the spent code; the page says the key was shown
+    once, the header shows the person signed in, and a further reload changes nothing."""
+    german = locale == "de-DE"
+    page = page_for(locale)
+    email = f"reload-{uuid.uuid4().hex[:10]}@example.org"
+    page.goto(api.base + "/console/signup")
+    page.locator("#f-companyName").fill("Neu Laden GmbH")
+    page.locator("#f-name").fill("Rita Reload")
+    page.locator("#f-email").fill(email)
+    page.locator("main button[type=submit]").click()
+    page.locator("#f-code").fill(api.mailed_code(email))
+    page.locator("main button[type=submit]").click()
+    key = page.locator("#secret-value").input_value()
+    page.reload()
+    expect(page).to_have_url(api.base + "/console/welcome")
+    expect(page.locator("main")).to_contain_text("nur einmal angezeigt" if german else "shown once")
+    expect(page.locator("header")).to_contain_text("Rita Reload")
+    expect(page.locator(".errors")).to_have_count(0)
+    assert key not in page.content()
+    check_accessibility(page)
+    page.reload()
+    expect(page.locator("header")).to_contain_text("Rita Reload")

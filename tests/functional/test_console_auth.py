@@ -466,3 +466,23 @@ def test_the_session_cookie_is_secure_outside_the_local_stage(api: Api, tenant: 
     signed_in = person.post("/signin/code", {"email": tenant.email, "code": api.mailed_code(tenant.email)})
     cookie = signed_in.headers["set-cookie"]
     assert "pm_session=" in cookie and "; Secure" in cookie and "HttpOnly" in cookie
+
+
+def test_reloading_the_first_key_page_keeps_the_session_and_says_the_key_was_shown_once(api: Api) -> None:
+    """Issue 37, 1: F5 on the page after sign-up re-posts the spent code; the person stays
+    signed in and reads that the key was shown once (a GET page a further reload repeats)."""
+    email = _address("reload")
+    person = Person(api, email, lang="de")
+    person.post(
+        "/signup", {"companyName": "Neu Laden GmbH", "name": "Rita Reload", "email": email, "agentName": "setup"}
+    )
+    form = {"email": email, "code": api.mailed_code(email)}
+    key = person.post("/signup/confirm", form).secret
+    assert key
+    again = person.post("/signup/confirm", form)  # what the browser's reload sends
+    assert again.status == 303 and again.location == "/console/welcome", again.text()
+    shown = person.get("/welcome")
+    assert shown.status == 200 and "nur einmal angezeigt" in shown.text() and "Rita Reload" in shown.text()
+    assert "abgelaufen" not in shown.text() and key not in shown.html and shown.secret is None
+    assert person.get("/welcome").status == 200  # a further reload: the same page
+    assert Person(api, email).post("/signup/confirm", form).status == 400  # another browser: no session, refused

@@ -4,7 +4,7 @@ is kept anywhere (README "Console")."""
 
 from __future__ import annotations
 
-from chalicelib import config, mail, throttle
+from chalicelib import addresses, config, mail, throttle
 from chalicelib import error_codes as codes
 from chalicelib.console import auth
 from chalicelib.console.operations import messages, run_anonymous
@@ -46,6 +46,8 @@ def confirm(request: Request) -> Answer:
         answer = run_anonymous(request, "signup.confirm", {"email": email, "code": code})
     except ApiError as error:
         failed = error.code == codes.CONFIRMATION_FAILED.code
+        if failed and _signed_up_here(request, email):  # a reload of the first key's page re-posts the spent code
+            return redirect("/welcome")
         errors = [translate(request.lang, "confirm.failed")] if failed else messages(request, error)
         return _confirm_page(request, email, "", status=error.status, errors=errors)
     tenant_id = answer["tenant"]["id"]
@@ -53,6 +55,22 @@ def confirm(request: Request) -> Answer:
     assert owner is not None, "the sign-up's transaction writes its owner"
     token = auth.sign_in(request, tenant_id, owner)
     return auth.keep_session(request, render(request, "welcome.html", key=answer["apiKey"]), token)
+
+
+def _signed_up_here(request: Request, email: str) -> bool:
+    """Whether this browser's session is the person who confirmed `email` (the confirmation
+    signed them in): their reload of the first key's page, not a stranger's guess."""
+    if not request.cookies.get(SESSION_COOKIE) or auth.admit(request) is not None:
+        return False
+    assert request.member is not None
+    return addresses.normalised(request.member["email"]) == addresses.normalised(email)
+
+
+@page("GET", "/welcome")
+def welcome_again(request: Request) -> Answer:
+    """Where a reload of the first key's page lands: still signed in; the key was shown once
+    and is not kept anywhere, so this page says so and where a new one is made."""
+    return render(request, "welcome.html", key=None)
 
 
 def _confirm_page(

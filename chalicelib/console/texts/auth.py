@@ -35,6 +35,14 @@ TEXTS: dict[str, tuple[str, str]] = {
         "This is your first API key (agent {agent}, every scope). It is shown only now: copy it somewhere safe.",
     ),
     "welcome.key_label": ("API-Schlüssel", "API key"),
+    "welcome.shown_once": (
+        "Ihr erster API-Schlüssel wurde nur einmal angezeigt und kann nicht noch einmal angezeigt werden: "
+        "er wird nirgends im Klartext aufbewahrt. Haben Sie ihn nicht kopiert, legen Sie einen neuen an "
+        "und deaktivieren Sie den alten.",
+        "Your first API key was shown once and cannot be shown again: it is not kept anywhere in plain text. "
+        "If you did not copy it, create a new key and disable the old one.",
+    ),
+    "welcome.new_key": ("Neuen API-Schlüssel anlegen", "Create a new API key"),
     "welcome.continue": ("Weiter zur Übersicht", "Continue to the overview"),
     "signin.title": ("Anmelden", "Sign in"),
     "signin.intro": (
