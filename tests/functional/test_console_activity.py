@@ -113,7 +113,7 @@ def test_one_change_is_undone(tenant: Tenant) -> None:
     assert tenant.get("contacts.show", {"contact": person["id"]})["contact"]["lastName"] == "Vorher"
 
     again = owner.post(f"/activity/{update['id']}/revert")  # the undo itself changed it later
-    assert again.status == 409 and "changed after" in again.text()
+    assert again.status == 409 and "changed again afterwards" in again.text()
 
 
 def test_a_range_preview_lists_what_would_be_undone_and_changes_nothing(tenant: Tenant) -> None:
@@ -236,3 +236,21 @@ def test_the_trail_shows_the_newest_first_fifty_a_page(tenant: Tenant) -> None:
 
     contacts = owner.get("/activity?agentName=import-bot&entityType=contact&offset=50")
     assert len(_record_links(contacts.html)) == 5
+
+
+def test_a_refused_undo_is_explained_in_the_persons_language(tenant: Tenant) -> None:
+    """Issue 37, 2: the operation's refusal (changed_later, in English, naming `force`) reads
+    in the page's language, with the way on: the entity's history."""
+    person = tenant.contact(lastName="Vorher")
+    bot = tenant.new_key(["read", "write"], agent="crm-sync")
+    tenant.ok("contacts.update", {"contact": {"id": person["id"], "lastName": "Vom Agenten"}}, key=bot)
+    tenant.ok("contacts.update", {"contact": {"id": person["id"], "notes": "später vom Menschen"}})
+    _trail_total(tenant, {"entityId": person["id"]}, 3)
+    change = _records(tenant, {"entityId": person["id"], "agentName": "crm-sync"})[0]
+    owner = owner_of(tenant)
+    for lang, expected in (("de", "danach noch einmal geändert"), ("en", "changed again afterwards")):
+        owner.lang = lang
+        refused = owner.post(f"/activity/{change['id']}/revert")
+        assert refused.status == 409 and expected in refused.text(), refused.text()
+        assert "force" not in refused.text() and "changed after" not in refused.text()
+    assert tenant.get("contacts.show", {"contact": person["id"]})["contact"]["lastName"] == "Vom Agenten"

@@ -120,7 +120,7 @@ def preview(request: Request) -> Answer:
     try:
         answer = run(request, "audit.revert", {"filter": filters, "dryRun": True})
     except ApiError as error:
-        return _preview_page(request, filters, None, error.status, messages(request, error))
+        return _preview_page(request, filters, None, error.status, refusal(request, error))
     return _preview_page(request, filters, answer, 200, [])
 
 
@@ -136,7 +136,7 @@ def revert_range(request: Request) -> Answer:
     try:
         answer = run(request, "audit.revert", {"filter": filters})
     except ApiError as error:
-        return _preview_page(request, filters, None, error.status, messages(request, error))
+        return _preview_page(request, filters, None, error.status, refusal(request, error))
     assert request.member is not None
     trail_url = _url(
         "/activity", {"keyId": request.member["id"], "operation": "audit.revert", "from": _field_time(started)}
@@ -165,7 +165,7 @@ def revert_one(request: Request) -> Answer:
     try:
         answer = run(request, "audit.revert", {"auditRecord": record_id})
     except ApiError as error:
-        return _detail(request, None, messages(request, error), error.status)
+        return _detail(request, None, refusal(request, error), error.status)
     done = answer["reverted"][0]["action"] if answer["reverted"] else "none"
     return redirect(f"/activity/{record_id}", done=done)
 
@@ -185,6 +185,13 @@ def _detail(request: Request, notice: str | None, errors: list[str], status: int
         notice=notice,
         errors=errors,
     )
+
+
+def refusal(request: Request, error: ApiError) -> list[str]:
+    """An undo's refusal in the page's language: the operation's text is English and speaks to
+    integrators (`send force`); the codes an undo meets have words of their own here."""
+    key = f"activity.refused.{error.code}"
+    return [translate(request.lang, key)] if key in CATALOGUE else messages(request, error)
 
 
 def _done_notice(request: Request) -> str | None:

@@ -143,5 +143,32 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Kontoänderungen werden nicht rückgängig gemacht.",
         "Changes of the account are not undone.",
     ),
+    "activity.refused.changed_later": (
+        "Nicht rückgängig gemacht: Der Datensatz wurde danach noch einmal geändert, und diese spätere Änderung "
+        "würde überschrieben. Im Verlauf des Datensatzes sehen Sie, was danach geschah.",
+        "Not undone: the record was changed again afterwards, and that later change would be overwritten. "
+        "The record's history shows what happened since.",
+    ),
+    "activity.refused.not_revertible": (
+        "Kontoänderungen (API-Schlüssel, Team, Firma) werden nicht rückgängig gemacht.",
+        "Changes of the account (API keys, team, company) are not undone.",
+    ),
+    "activity.refused.not_found": (
+        "Diese Änderung oder ihren Datensatz gibt es nicht (mehr).",
+        "This change or its record does not exist (any more).",
+    ),
+    "activity.refused.filter_too_broad": (
+        "Der Filter umfasst zu viele Änderungen für ein Rückgängigmachen. Grenzen Sie den Zeitraum oder "
+        "den Agenten ein und machen Sie es in Teilen rückgängig.",
+        "The filter matches too many changes for one undo. Narrow the time range or the agent and undo it in parts.",
+    ),
+    "activity.refused.webhook_limit_reached": (
+        "Nicht rückgängig gemacht: Das Wiederherstellen des Webhooks würde die Höchstzahl an Webhooks überschreiten.",
+        "Not undone: restoring the webhook would exceed the company's number of webhooks.",
+    ),
+    "activity.skip.webhook_limit_reached": (
+        "Das Wiederherstellen würde die Höchstzahl an Webhooks überschreiten.",
+        "Restoring it would exceed the company's number of webhooks.",
+    ),
     "activity.skip.not_found": ("Den Datensatz gibt es nicht mehr.", "The record no longer exists."),
 }
