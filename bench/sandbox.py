@@ -84,9 +84,7 @@ def run() -> str:
         f"< {RESET_TARGET_S} s",
         "ok" if changed_reset < RESET_TARGET_S else "over",
     )
-    out = f"Sandbox ({seed} seed):\n\n" + table(
-        ["step", "seconds", "of planting", "what it did"], rows
-    )
+    out = f"Sandbox ({seed} seed):\n\n" + table(["step", "seconds", "of planting", "what it did"], rows)
     print(out, flush=True)
     return out
 

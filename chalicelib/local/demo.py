@@ -16,11 +16,11 @@ def ensure_demo_company() -> str:
     """The demo sandbox's id: the one demo@example.org owns already, else a new one (queued)."""
     resources.load_all()  # the sandbox is planted through the operations
     for membership in members.memberships(DEMO_EMAIL):
-        tenant = keys.get_tenant(str(membership.tenantId))
-        if tenant.data_dict().get("sandbox") and not tenant.deletedAt:
-            return str(tenant.id)
-    tenant, _key, _secret = lifecycle.create(DEMO_COMPANY, DEMO_EMAIL, owner_name="Demo", queued=True)
-    return str(tenant["id"])
+        found = keys.get_tenant(str(membership.tenantId))
+        if found.data_dict().get("sandbox") and not found.deletedAt:
+            return str(found.id)
+    created, _key, _secret = lifecycle.create(DEMO_COMPANY, DEMO_EMAIL, owner_name="Demo", queued=True)
+    return str(created["id"])
 
 
 def banner(base: str, tenant_id: str) -> str:
