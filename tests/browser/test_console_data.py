@@ -48,3 +48,21 @@ def test_search_a_list_and_follow_the_links_in_both_languages(page_for: PageFor,
     expect(page).to_have_url(api.base + f"/console/data/contracts/{world.contract['id']}")
     expect(page.locator("main dl")).to_contain_text(world.unit["id"])
     check_accessibility(page)
+
+
+@pytest.mark.parametrize("locale", ["de-DE", "en-US"])
+def test_the_search_finds_a_full_name_without_umlauts(page_for: PageFor, api: Api, locale: str) -> None:
+    """Issue 37, 8: "Schaefer" and "jürgen schäfer" find Jürgen Schäfer, whom an agent made."""
+    words = WORDS[locale]
+    page = page_for(locale)
+    tenant = signed_in_owner(page, api)
+    bot = tenant.new_key(["read", "write"], agent="crm-sync")
+    contact = {"personType": "natural", "firstName": "Jürgen", "lastName": "Schafer"}
+    made = tenant.ok("contacts.create", {"contact": contact}, key=bot)["contact"]
+    tenant.ok("contacts.update", {"contact": {"id": made["id"], "lastName": "Schäfer"}}, key=bot)
+    for query in ("Schaefer", "jürgen schäfer"):
+        page.goto(api.base + "/console/data/contacts")
+        page.get_by_label(words["search"]).fill(query)
+        page.get_by_role("button", name=words["button"], exact=True).click()
+        expect(page.locator("main table")).to_contain_text("Jürgen")
+    check_accessibility(page)

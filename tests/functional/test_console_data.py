@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import base64
 import re
+import urllib.parse
 import uuid
 from dataclasses import dataclass
 from typing import Any
@@ -250,3 +251,21 @@ def test_the_pages_speak_german(tenant: Tenant) -> None:
     shown = owner.get(f"/data/processes/{world.process['id']}")
     assert "<h1>Vorgang: Wasserschaden Bad</h1>" in shown.html
     assert "Priorität" in shown.text() and "Offen" in shown.text() and "Dokumente (0)" in shown.text()
+
+
+def test_the_search_finds_full_names_with_umlauts_folded(tenant: Tenant) -> None:
+    """Issue 37, 8 (the acceptance test): an agent key creates and changes a contact "Jürgen
+    Schäfer"; the full name, "Schaefer" and any case find him."""
+    bot = tenant.new_key(["read", "write"], agent="crm-sync")
+    made = tenant.ok(
+        "contacts.create", {"contact": {"personType": "natural", "firstName": "Jürgen", "lastName": "Schafer"}}, key=bot
+    )
+    jurgen = made["contact"]
+    tenant.ok("contacts.update", {"contact": {"id": jurgen["id"], "lastName": "Schäfer"}}, key=bot)
+    tenant.contact(firstName="Jürgen", lastName="Müller")
+    owner = owner_of(tenant)
+    for query in ("Jürgen Schäfer", "Schaefer", "jürgen schäfer", "JUERGEN SCHAEFER", "Schäfer", "schäfer"):
+        found = owner.get("/data/contacts?" + urllib.parse.urlencode({"q": query}))
+        assert found.status == 200 and jurgen["id"] in found.html, query
+        assert "Müller" not in found.text(), query
+    assert "Jürgen" not in owner.get("/data/contacts?q=Sch%C3%A4fer+M%C3%BCller").text()

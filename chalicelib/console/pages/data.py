@@ -1,5 +1,7 @@
 """The tenant's data, read only: objects, units, contracts, contacts, processes and documents,
-each as a paged list with a search by name and as a detail page with every field, links to the
+each as a paged list with a search by name (every word of it in the name, a contact's first and
+last name together, or id or alias; case and umlauts folded: "Schaefer" finds "Schäfer"; the
+list queries of the API have no name filter, so this search is the console's own) and as a detail page with every field, links to the
 entities it references and lists of those that reference it. Enough to check what an agent did;
 nothing here changes data (GET only, so the viewer role suffices).
 
@@ -159,7 +161,7 @@ def data_list(request: Request) -> Answer:
         if query:
             answer = run(request, dtype.list_op, {**filters, "limit": SEARCH_READ, "offset": 0})
             read = answer[dtype.plural]
-            found = [entry for entry in read if _matches(dtype, entry, query.casefold(), contacts)]
+            found = [entry for entry in read if _matches(dtype, entry, query, contacts)]
             entries = found[offset : offset + PAGE_SIZE]
             pagination = {"total": len(found), "limit": PAGE_SIZE, "offset": offset}
             total = answer["pagination"]["total"]
@@ -233,11 +235,24 @@ def _contact_names(request: Request) -> dict[str, str]:
     return {contact["id"]: _name(request, TYPES["contacts"], contact, {}) for contact in read}
 
 
+_FOLD = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
+
+
+def fold(text: str) -> str:
+    """Text as the search compares it: case folded, umlauts and ß spelt out (ä=ae, ö=oe, ü=ue,
+    ß=ss), so "Schäfer", "Schaefer" and "SCHÄFER" are one word."""
+    return text.casefold().translate(_FOLD)
+
+
 def _matches(dtype: DataType, entry: dict[str, Any], query: str, contacts: dict[str, str]) -> bool:
+    """Every word of the search in the entry's name fields (a contact's first and last name
+    together: "Jürgen Schäfer"), its further search fields, id, aliases or (a contract's)
+    parties' names, folded (`fold`)."""
     words = [entry.get(name) for name in (*dtype.name_fields, *dtype.search_also)]
     words += [entry.get("id"), *(entry.get("aliases") or [])]
     words += [contacts.get(party.get("contactId", "")) for party in entry.get("parties") or []]
-    return any(isinstance(word, str) and query in word.casefold() for word in words)
+    text = " ".join(fold(word) for word in words if isinstance(word, str))
+    return all(part in text for part in fold(query).split())
 
 
 def _references(dtype: DataType, record: dict[str, Any]) -> list[str]:
