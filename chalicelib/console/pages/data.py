@@ -1,9 +1,9 @@
 """The tenant's data, read only: objects, units, contracts, contacts, processes and documents,
 each as a paged list with a search by name (every word of it in the name, a contact's first and
 last name together, or id or alias; case and umlauts folded: "Schaefer" finds "Schäfer"; the
-list queries of the API have no name filter, so this search is the console's own) and as a detail page with every field, links to the
-entities it references and lists of those that reference it. Enough to check what an agent did;
-nothing here changes data (GET only, so the viewer role suffices).
+list queries of the API have no name filter, so this search is the console's own) and as a
+detail page with every field, links to the entities it references and lists of those that
+reference it. Enough to check what an agent did; nothing here changes data (GET only, so the viewer role suffices).
 
 One table (TYPES) describes each type, so that one list and one detail template serve all six.
 Every read is the type's list or show query run as the signed-in person (`operations.run`)."""
