@@ -114,6 +114,15 @@ def upload_dead_letter_url() -> str | None:
 # entry is kept WEBHOOK_LOG_DAYS (DynamoDB TTL), long past its last retry (~28 h).
 MAX_WEBHOOKS = 25
 WEBHOOK_LOG_DAYS = 14
+# A rotated signing secret keeps signing beside the new one this long (both signatures in
+# `webhook-signature`), so the receiver can switch without losing a delivery; then it is dropped.
+WEBHOOK_SECRET_OVERLAP_HOURS = 24
+# Per attempt the delivery log keeps the receiver's status, duration and the first bytes of its
+# answer (never a request header); a delivery keeps its last WEBHOOK_ATTEMPTS_KEPT attempts.
+WEBHOOK_RESPONSE_BYTES = 2048
+WEBHOOK_ATTEMPTS_KEPT = 10
+# The health badge: the success rate of a webhook's last WEBHOOK_HEALTH_WINDOW settled deliveries.
+WEBHOOK_HEALTH_WINDOW = 50
 
 
 def delivery_queue_url() -> str | None:

@@ -22,7 +22,7 @@ from chalicelib.events.delivery_queue import Delivery
 from chalicelib.events.sender import Outcome
 from chalicelib.store import deliveries as delivery_store
 from chalicelib.store import reach
-from chalicelib.store.deliveries import DeliveryData, StoredDelivery
+from chalicelib.store.deliveries import Attempt, DeliveryData, StoredDelivery
 
 # Waits before the 2nd, 3rd, ... attempt (the first is immediate); then the delivery fails.
 SCHEDULE = (5, 300, 1800, 7200, 18000, 36000, 36000)
@@ -150,15 +150,7 @@ def settle(delivery: StoredDelivery, outcome: Outcome, *, receipt: str | None = 
     data = delivery.data.copy()
     now = clock.now()
     attempts = int(data.get("attempts", 0)) + 1
-    data.update(
-        {
-            "attempts": attempts,
-            "lastAttemptAt": clock.iso(now),
-            "lastStatusCode": outcome.status_code,
-            "lastError": outcome.reason,
-            "lastDurationMs": outcome.duration_ms,
-        }
-    )
+    note_attempt(data, outcome, attempts, now)
     wait: float | None = None
     if outcome.delivered:
         data.update({"status": "delivered", "deliveredAt": clock.iso(now)})
@@ -177,6 +169,50 @@ def settle(delivery: StoredDelivery, outcome: Outcome, *, receipt: str | None = 
     return wait
 
 
+def note_attempt(data: DeliveryData, outcome: Outcome, number: int, at: dt.datetime) -> None:
+    """The attempt's facts on the record: the last attempt's fields, and the attempt appended
+    to its log (the latest config.WEBHOOK_ATTEMPTS_KEPT kept: a record stays far below the item
+    limit, the answer's first bytes each at most config.WEBHOOK_RESPONSE_BYTES)."""
+    attempt: Attempt = {"number": number, "at": clock.iso(at), "durationMs": outcome.duration_ms}
+    if outcome.status_code is not None:
+        attempt["statusCode"] = outcome.status_code
+    if outcome.reason:
+        attempt["error"] = outcome.reason
+    if outcome.response:
+        attempt["response"] = outcome.response
+    data.update(
+        {
+            "attempts": number,
+            "lastAttemptAt": attempt["at"],
+            "lastStatusCode": outcome.status_code,
+            "lastError": outcome.reason,
+            "lastDurationMs": outcome.duration_ms,
+            "attemptLog": [*data.get("attemptLog", []), attempt][-config.WEBHOOK_ATTEMPTS_KEPT :],
+        }
+    )
+
+
+def record_test(tenant_id: str, webhook_id: str, body: dict[str, Any], payload: str, outcome: Outcome) -> str:
+    """A test (webhooks.test) in the webhook's log: a delivery of its `webhook.ping`, settled by the
+    one attempt made (`test`: true). Resending it (webhooks.deliveries.retry) sends the same ping
+    again, through the queue like every delivery. Answers the delivery's id."""
+    now = clock.now()
+    data: DeliveryData = {
+        "eventId": body["id"],
+        "eventType": body["type"],
+        "entityKey": f"webhook#{webhook_id}",
+        "payload": payload,
+        "status": "delivered" if outcome.delivered else "failed",
+        "attempts": 0,
+        "test": True,
+    }
+    note_attempt(data, outcome, 1, now)
+    if outcome.delivered:
+        data["deliveredAt"] = clock.iso(now)
+    delivery_store.create_delivery(tenant_id, webhook_id, data, created_at=clock.iso(now))
+    return body["id"]
+
+
 def give_up(delivery: StoredDelivery, reason: str) -> None:
     """Settle without an attempt: the webhook was deleted or disabled."""
     data = delivery.data.copy()
@@ -187,15 +223,41 @@ def give_up(delivery: StoredDelivery, reason: str) -> None:
     observability.record_delivery("failed")
 
 
-def log(tenant_id: str, webhook_id: str, limit: int, offset: int) -> tuple[list[dict[str, Any]], int, bool]:
-    """One page of the webhook's deliveries, newest first, the total (counted up to
-    config.COUNT_LIMIT, then capped) and whether counting stopped there: a busy webhook logs
-    a million deliveries in its WEBHOOK_LOG_DAYS. A page past the cap is empty, read for nothing."""
+def log(
+    tenant_id: str,
+    webhook_id: str,
+    limit: int,
+    offset: int,
+    *,
+    status: str | None = None,
+    event_type: str | None = None,
+) -> tuple[list[dict[str, Any]], int, bool]:
+    """One page of the webhook's deliveries, newest first, of one status and/or event type when
+    asked, the total (counted up to config.COUNT_LIMIT, then capped) and whether counting stopped
+    there: a busy webhook logs a million deliveries in its WEBHOOK_LOG_DAYS. A page past the cap
+    is empty, read for nothing."""
     page: list[StoredDelivery] = []
+    only = {"status": status, "event_type": event_type}
     if offset < config.COUNT_LIMIT:
-        page = delivery_store.delivery_page(tenant_id, webhook_id, limit, offset)
-    counted = delivery_store.count_deliveries(tenant_id, webhook_id, up_to=config.COUNT_LIMIT + 1)
+        page = delivery_store.delivery_page(tenant_id, webhook_id, limit, offset, **only)
+    counted = delivery_store.count_deliveries(tenant_id, webhook_id, up_to=config.COUNT_LIMIT + 1, **only)
     return [wire(d) for d in page], min(counted, config.COUNT_LIMIT), counted > config.COUNT_LIMIT
+
+
+def health(tenant_id: str, webhook_id: str) -> dict[str, Any]:
+    """The recent success rate: of the webhook's latest config.WEBHOOK_HEALTH_WINDOW deliveries
+    that are settled or were tried at least once (tests included), the share delivered; None
+    while none was tried."""
+    recent = delivery_store.delivery_page(tenant_id, webhook_id, config.WEBHOOK_HEALTH_WINDOW * 2, 0)
+    tried = [d.data for d in recent if d.data.get("status") in ("delivered", "failed") or d.data.get("attempts")]
+    tried = tried[: config.WEBHOOK_HEALTH_WINDOW]
+    delivered = sum(1 for d in tried if d.get("status") == "delivered")
+    return {
+        "window": len(tried),
+        "delivered": delivered,
+        "failed": len(tried) - delivered,
+        "successRate": round(delivered / len(tried), 3) if tried else None,
+    }
 
 
 def wire(delivery: StoredDelivery) -> dict[str, Any]:
@@ -215,6 +277,10 @@ def wire(delivery: StoredDelivery) -> dict[str, Any]:
         "id": delivery_store.record_id(data),
         "eventId": data["eventId"],
         **{k: data.get(k) for k in shown},
+        "test": bool(data.get("test")),
+        # the body as sent (every attempt sends the same); no request header is kept, none shown
+        "requestBody": data.get("payload"),
+        "attemptLog": [dict(a) for a in data.get("attemptLog", [])],
         "createdAt": delivery.created_at,
     }
 

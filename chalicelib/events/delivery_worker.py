@@ -104,7 +104,7 @@ def _attempt(record: dict[str, Any]) -> float | None:
     if admission.slot is None:
         return admission.wait
     outcome = sender.send(
-        target["url"], data["payload"], data["eventId"], target["secret"], target.get("authorizationHeader")
+        target["url"], data["payload"], data["eventId"], target["signing"], target.get("authorizationHeader")
     )
     webhook_health.record(tenant_id, webhook_id, admission, outcome)
     return deliveries.settle(delivery, outcome, receipt=record.get("receiptHandle"))

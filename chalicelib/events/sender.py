@@ -7,7 +7,12 @@ us or against other tenants:
   the host name kept for TLS (SNI, certificate) and the Host header: a name that answers
   differently the second time (DNS rebinding) never gets a second lookup;
 - the whole attempt ends after TIMEOUT_SECONDS, however the receiver drips its answer (a
-  watchdog closes the socket); only the status line and headers are read;
+  watchdog closes the socket); the status line, the headers and at most the first
+  config.WEBHOOK_RESPONSE_BYTES of the body are read (the delivery log shows them, with the
+  Authorization header's value and the signing secrets blanked out should the receiver echo
+  them); a body that does not come in time is left unread, the status kept;
+- during a secret's rotation the request carries a signature by each secret still signing
+  (the new one first), space-separated as Standard Webhooks allows;
 - no redirects are followed (a 3xx is a failed attempt);
 - every attempt settles: whatever goes wrong becomes an `Outcome` with a coarse reason
   (`timeout`, `connection_refused`, `tls_error`, `http_5xx`, ...), never an exception,
@@ -29,6 +34,7 @@ from urllib.parse import urlsplit
 
 from standardwebhooks.webhooks import Webhook
 
+from chalicelib import config
 from chalicelib.events import targets
 from chalicelib.log import logger
 
@@ -68,6 +74,7 @@ class Outcome:
     reason: str | None  # coarse, for people and logs; None on success
     duration_ms: float
     retry_after: int | None = None  # seconds the receiver asked for (429, 503)
+    response: str | None = None  # the first bytes of the receiver's body as text, secrets blanked out
 
     @property
     def delivered(self) -> bool:
@@ -82,14 +89,20 @@ class _Refused(Exception):
         self.reason = reason
 
 
-def send(url: str, payload: str, event_id: str, secret: str, authorization: str | None) -> Outcome:
+REDACTED = "[redacted]"
+
+
+def send(url: str, payload: str, event_id: str, secret: str | list[str], authorization: str | None) -> Outcome:
+    """One attempt. `secret`: the signing secret, or the secrets still signing (a rotation's
+    overlap: the new one first, then the one it replaces)."""
     started = time.perf_counter()
+    signing = [secret] if isinstance(secret, str) else list(secret)
 
     def took() -> float:
         return round((time.perf_counter() - started) * 1000, 1)
 
     try:
-        status, retry_after = _post(url, payload, _headers(payload, event_id, secret, authorization), started)
+        status, retry_after, body = _post(url, payload, _headers(payload, event_id, signing, authorization), started)
     except _Refused as refusal:
         return Outcome(None, refusal.reason, took())
     except Exception as err:  # noqa: BLE001 - every attempt settles; the reason is all that is kept
@@ -97,24 +110,38 @@ def send(url: str, payload: str, event_id: str, secret: str, authorization: str 
         if reason == "internal_error":
             logger.warning("webhook attempt failed unexpectedly", extra={"error": type(err).__name__})
         return Outcome(None, reason, took())
-    return Outcome(status, _status_reason(status), took(), retry_after)
+    return Outcome(status, _status_reason(status), took(), retry_after, _shown_body(body, signing, authorization))
 
 
-def _headers(payload: str, event_id: str, secret: str, authorization: str | None) -> dict[str, str]:
+def _shown_body(body: bytes, signing: list[str], authorization: str | None) -> str | None:
+    """The receiver's first bytes as text for the log; whatever of our secrets it echoes (the
+    Authorization header's value, a signing secret or its key part) is blanked out."""
+    if not body:
+        return None
+    text = body.decode("utf-8", errors="replace")
+    hidden = [authorization or "", *signing, *(s.removeprefix("whsec_") for s in signing)]
+    if authorization and " " in authorization:  # `Bearer abc`: the credential alone counts too
+        hidden.append(authorization.split(" ", 1)[1])
+    for value in sorted({h for h in hidden if len(h) >= 8}, key=len, reverse=True):
+        text = text.replace(value, REDACTED)
+    return text
+
+
+def _headers(payload: str, event_id: str, signing: list[str], authorization: str | None) -> dict[str, str]:
     now = dt.datetime.now(dt.UTC)
     headers = {
         "Content-Type": "application/json",
         "User-Agent": USER_AGENT,
         "webhook-id": event_id,
         "webhook-timestamp": str(int(now.timestamp())),
-        "webhook-signature": Webhook(secret).sign(event_id, now, payload),
+        "webhook-signature": " ".join(Webhook(secret).sign(event_id, now, payload) for secret in signing),
     }
     if authorization:
         headers["Authorization"] = authorization
     return headers
 
 
-def _post(url: str, payload: str, headers: dict[str, str], started: float) -> tuple[int, int | None]:
+def _post(url: str, payload: str, headers: dict[str, str], started: float) -> tuple[int, int | None, bytes]:
     if targets.url_problem(url) is not None:  # a URL stored under older rules
         raise _Refused("invalid_url")
     parts = urlsplit(url)
@@ -137,6 +164,7 @@ def _post(url: str, payload: str, headers: dict[str, str], started: float) -> tu
         connection.request("POST", target, body=payload.encode(), headers=headers)
         answer = connection.getresponse()
         status, retry_after = answer.status, _seconds(answer.getheader("Retry-After"))
+        body = _first_bytes(answer)
         connection.close()
     except Exception as err:
         if time.perf_counter() >= deadline - 0.05:  # the watchdog cut it: whatever broke, it was the time
@@ -145,7 +173,22 @@ def _post(url: str, payload: str, headers: dict[str, str], started: float) -> tu
     finally:
         watchdog.cancel()
         sock.close()
-    return status, retry_after
+    return status, retry_after, body
+
+
+def _first_bytes(answer: http.client.HTTPResponse) -> bytes:
+    """Up to WEBHOOK_RESPONSE_BYTES of the body, as far as it comes before the deadline: a
+    receiver that drips or breaks off its body still gets its status recorded."""
+    got = b""
+    try:
+        while len(got) < config.WEBHOOK_RESPONSE_BYTES:
+            chunk = answer.read1(config.WEBHOOK_RESPONSE_BYTES - len(got))
+            if not chunk:
+                break
+            got += chunk
+    except Exception:  # noqa: BLE001 - the watchdog or the receiver ended it: what came is kept
+        pass
+    return got[: config.WEBHOOK_RESPONSE_BYTES]
 
 
 def _pinned_address(host: str, port: int) -> str:

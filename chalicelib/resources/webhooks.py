@@ -5,6 +5,7 @@ is shown once, in the answer of webhooks.create."""
 
 from __future__ import annotations
 
+import datetime as dt
 import json
 from typing import Any
 
@@ -62,6 +63,11 @@ FIELDS: dict[str, Any] = {
         "Why deliveries were stopped (410 Gone, 5 days of failures); cleared by enabling it again.", max_length=1000
     ),
     "disabledAt": s.timestamp("When deliveries were stopped."),
+    "secretRotatedAt": s.timestamp("When the signing secret was last rotated (webhooks.secret.rotate)."),
+    "previousSecretUntil": s.timestamp(
+        "After a rotation: until when the replaced secret still signs beside the new one (both signatures are "
+        "sent in `webhook-signature`)."
+    ),
     "skipOwnChanges": s.boolean(
         "When true, no event is sent for changes made by the webhook's own side (`ownChangesOf`): the keys of "
         "the integration whose key created it, or, for a tenant's own key, that key; a two-way sync then hears "
@@ -133,7 +139,15 @@ WEBHOOK = declare(
         prefix="whk",
         area="webhooks",
         fields=FIELDS,
-        readonly=("authorizationHeaderSet", "disabledReason", "disabledAt", "objects", "ownChangesOf"),
+        readonly=(
+            "authorizationHeaderSet",
+            "disabledReason",
+            "disabledAt",
+            "objects",
+            "ownChangesOf",
+            "secretRotatedAt",
+            "previousSecretUntil",
+        ),
         check=_check,
         restore_guard=_within_limit,
     )
@@ -149,7 +163,8 @@ the integration that created it, or the creating key), so a two-way sync hears n
 with the same ids, are on the change feed (changes.list). Signed per the Standard Webhooks specification
 (`webhook-id`, `webhook-timestamp`, `webhook-signature` headers, HMAC-SHA256 with the webhook's secret) and,
 when set, carrying the configured `Authorization` header. The secret (`whsec_...`) is returned once, by
-webhooks.create; the Authorization header is never returned (`authorizationHeaderSet` tells whether one is set)."""
+webhooks.create (and a new one by webhooks.secret.rotate); the Authorization header is never returned
+(`authorizationHeaderSet` tells whether one is set)."""
 
 AUTH_HEADER = s.string(
     "Optional value of the Authorization header sent with every delivery, e.g. `Bearer abc`. Write-only.",
@@ -296,9 +311,54 @@ DELIVERY = s.obj(
         },
         "lastDurationMs": {"type": "number", "nullable": True, "description": "Duration of the last attempt in ms."},
         "deliveredAt": {**s.timestamp("When it was delivered."), "nullable": True},
+        "test": s.boolean("Whether it is a test's `webhook.ping` (webhooks.test); retry resends it."),
+        "requestBody": {
+            **s.string(
+                "The JSON body sent (the same with every attempt). Request headers (the Authorization header, "
+                "the signature) are never kept.",
+                max_length=400_000,
+                one_line=False,
+            ),
+            "nullable": True,
+        },
+        "attemptLog": s.array(
+            s.obj(
+                {
+                    "number": s.integer("The attempt's number (1 is the first)."),
+                    "at": s.timestamp("When it was made."),
+                    "statusCode": s.integer("The receiver's HTTP status; absent when none came."),
+                    "error": s.enum("Why it failed, coarsely; absent on success.", list(sender.REASONS)),
+                    "durationMs": {"type": "number", "description": "How long it took, in ms."},
+                    "response": s.string(
+                        f"The first {config.WEBHOOK_RESPONSE_BYTES} bytes of the receiver's answer body as text "
+                        "(a value of the webhook's secrets or Authorization header it echoes is `[redacted]`); "
+                        "absent when it was empty.",
+                        max_length=4 * config.WEBHOOK_RESPONSE_BYTES,
+                        one_line=False,
+                    ),
+                },
+                required=["number", "at", "durationMs"],
+            ),
+            f"The attempts, oldest first (the latest {config.WEBHOOK_ATTEMPTS_KEPT}).",
+            max_items=config.WEBHOOK_ATTEMPTS_KEPT,
+        ),
         "createdAt": s.timestamp("When the event was queued."),
     },
     required=["id", "eventType", "status", "attempts"],
+)
+STATUSES = ["pending", "delivered", "failed", "superseded"]
+HEALTH = s.obj(
+    {
+        "window": s.integer(
+            f"How many of the latest deliveries were counted: those tried at least once, at most "
+            f"{config.WEBHOOK_HEALTH_WINDOW}."
+        ),
+        "delivered": s.integer("Of them, delivered."),
+        "failed": s.integer("Of them, failed or waiting for a retry."),
+        "successRate": {"type": "number", "nullable": True, "description": "delivered / window; null while none."},
+    },
+    required=["window", "delivered", "failed", "successRate"],
+    description="The webhook's recent success rate (of its whole log, whatever the filters).",
 )
 DELIVERY_DOC = f"""Deliveries: each subscribed event is POSTed to the webhook's URL at once \
 (within a second of the change) and,
@@ -318,24 +378,60 @@ followed. Delivery is at least once: deduplicate by the `id` (also the `webhook-
 @operation(
     name="webhooks.deliveries.list",
     kind="query",
-    summary="The webhook's delivery log, newest first: status, attempts, response code and time.",
-    docs=DELIVERY_DOC,
-    args=s.obj({"webhook": s.ref("webhook", "The webhook."), **s.paging()}, required=["webhook", "limit", "offset"]),
-    result=s.list_result("deliveries", DELIVERY),
+    summary="The webhook's delivery log, newest first: each attempt's response code, answer and time, "
+    "filterable by status and event type.",
+    docs=DELIVERY_DOC
+    + f"""
+
+Each delivery carries the body sent (`requestBody`) and its attempts (`attemptLog`: when, the status code, the
+first {config.WEBHOOK_RESPONSE_BYTES} bytes of the answer, the duration); no request header is kept. Tests
+(webhooks.test) are in the log too (`test`: true). `status` and `eventType` narrow the page and its total;
+`health` is the recent success rate of the whole log.""",
+    args=s.obj(
+        {
+            "webhook": s.ref("webhook", "The webhook."),
+            "status": s.enum("Only deliveries in this state.", STATUSES),
+            "eventType": s.checked(
+                s.string("Only deliveries of this event type (`contact.updated`, `webhook.ping`).", max_length=100)
+            ),
+            **s.paging(),
+        },
+        required=["webhook", "limit", "offset"],
+    ),
+    result=s.obj(
+        {
+            "pagination": s.PAGINATION,
+            "deliveries": s.array(DELIVERY, "One page of deliveries.", max_items=1000),
+            "health": HEALTH,
+        },
+        required=["pagination", "deliveries", "health"],
+    ),
     scope="read:webhooks",
     idempotent=True,
     example={"webhook": "<id or alias>", "limit": 100, "offset": 0},
 )
 def list_deliveries(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     hook = store.get_item(ctx, WEBHOOK, args["webhook"], path="webhook")
-    page, total, capped = deliveries.log(ctx.tenant_id, hook.id or "", args["limit"], args["offset"])
-    return {"pagination": s.pagination(total, args["limit"], args["offset"], capped), "deliveries": page}
+    webhook_id = hook.id or ""
+    page, total, capped = deliveries.log(
+        ctx.tenant_id,
+        webhook_id,
+        args["limit"],
+        args["offset"],
+        status=args.get("status"),
+        event_type=args.get("eventType"),
+    )
+    return {
+        "pagination": s.pagination(total, args["limit"], args["offset"], capped),
+        "deliveries": page,
+        "health": deliveries.health(ctx.tenant_id, webhook_id),
+    }
 
 
 @operation(
     name="webhooks.deliveries.retry",
     kind="command",
-    summary="Send a delivery again now (also one that gave up).",
+    summary="Send a delivery again now (also one that gave up, and a test's ping).",
     docs=DELIVERY_DOC,
     args=s.obj(
         {"webhook": s.ref("webhook", "The webhook."), "delivery": s.string("The delivery's event id (evt_...).")},
@@ -402,7 +498,9 @@ def recover_deliveries(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]
     docs="Sends at once, outside the queue, with the same signature, headers and rules as every delivery, "
     "and answers the receiver's status code, a coarse reason when it failed (`error`: "
     + ", ".join(f"`{r}`" for r in sender.REASONS)
-    + ") and the time it took. Use it to check a new receiver. It never reports addresses or error texts.",
+    + ") and the time it took. Use it to check a new receiver. It never reports addresses or error texts. "
+    "The test is logged as a delivery of its own (`webhook.ping`, `test`: true, the answer's first bytes in its "
+    "`attemptLog`): webhooks.deliveries.list shows it, webhooks.deliveries.retry resends it.",
     args=s.obj({"webhook": s.ref("webhook", "The webhook to ping.")}, required=["webhook"]),
     result=s.obj(
         {
@@ -426,10 +524,16 @@ def ping(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     webhook_id = hook.id or ""
     event_id = "evt_" + ids.ulid()
     body = sender.ping_body(event_id, ctx.tenant_id, webhook_id, clock.now_iso())
+    payload = json.dumps(body, separators=(",", ":"))
     secret = webhook_store.secrets_of(ctx.tenant_id, webhook_id)
     outcome = sender.send(
-        hook.data_dict()["url"], json.dumps(body), event_id, secret["secret"], secret.get("authorizationHeader")
+        hook.data_dict()["url"],
+        payload,
+        event_id,
+        webhook_store.signing_secrets(secret),
+        secret.get("authorizationHeader"),
     )
+    deliveries.record_test(ctx.tenant_id, webhook_id, body, payload, outcome)
     return {
         "ping": {
             "id": event_id,
@@ -438,3 +542,49 @@ def ping(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
             "durationMs": outcome.duration_ms,
         }
     }
+
+
+@operation(
+    name="webhooks.secret.rotate",
+    kind="command",
+    summary="Replace the webhook's signing secret; the old one keeps signing for an overlap. "
+    "The new one is shown once.",
+    docs=f"""Makes a new signing secret (`whsec_...`), returned once in this answer. For
+{config.WEBHOOK_SECRET_OVERLAP_HOURS} hours (until `previousSecretUntil`) every delivery carries two signatures in
+`webhook-signature`, space-separated as the Standard Webhooks specification allows: one by the new secret, one by
+the old; a receiver verifying with either accepts it, so it can switch at its own pace. After the overlap only
+the new secret signs. A secret replaced earlier that is still in its overlap stops signing at once (at most two
+sign). Two rotations at the same moment: one wins, the other answers 409 `stale_version`.""",
+    args=s.obj({"webhook": s.ref("webhook", "The webhook whose secret is replaced.")}, required=["webhook"]),
+    result=s.obj(
+        {
+            "webhook": s.obj(
+                {
+                    "id": s.string("The webhook's id."),
+                    "secret": s.string("The new signing secret, `whsec_...`: shown only here. Store it now."),
+                    "secretRotatedAt": FIELDS["secretRotatedAt"],
+                    "previousSecretUntil": FIELDS["previousSecretUntil"],
+                },
+                required=["id", "secret", "secretRotatedAt", "previousSecretUntil"],
+            )
+        },
+        required=["webhook"],
+    ),
+    scope="write:webhooks",
+    secrets=("webhook.secret",),
+    errors=(codes.STALE_VERSION,),
+    example={"webhook": "<id or alias>"},
+)
+def rotate_secret(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+    hook = store.get_item(ctx, WEBHOOK, args["webhook"], path="webhook")
+    webhook_id = hook.id or ""
+    secret = webhook_store.new_secret()
+    now = clock.now()
+    until = clock.iso(now + dt.timedelta(hours=config.WEBHOOK_SECRET_OVERLAP_HOURS))
+    if not webhook_store.rotate_secret(ctx.tenant_id, webhook_id, secret, until):
+        raise Conflict(f"The secret of webhook {webhook_id} changed meanwhile; try again.", code=codes.STALE_VERSION)
+    # the entity notes the rotation: the audit trail and webhooks.show tell when, and until when both sign
+    stamp = {"secretRotatedAt": clock.iso(now), "previousSecretUntil": until}
+    store.update(ctx, WEBHOOK, webhook_id, stamp, expected_version=None, path="webhook")
+    subscriptions.forget(ctx.tenant_id)
+    return {"webhook": {"id": webhook_id, "secret": secret, **stamp}}

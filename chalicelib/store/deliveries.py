@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from dataclasses import dataclass
-from typing import Required, TypedDict, cast
+from typing import Any, Required, TypedDict, cast
 
 from pynamodb.exceptions import PutError, UpdateError
 
@@ -21,6 +21,18 @@ from chalicelib.store.model import Item
 
 DELIVERY_PREFIX = "delivery#"
 DELIVERY_TYPE = "delivery"
+
+
+class Attempt(TypedDict, total=False):
+    """One attempt in a record's `attemptLog`. Never a request header (the Authorization value,
+    the signature): the request is the record's `payload`, the same for every attempt."""
+
+    number: Required[int]
+    at: Required[str]
+    durationMs: Required[float]
+    statusCode: int  # absent when no answer came
+    error: str  # the coarse reason of a failed attempt (events/sender.REASONS)
+    response: str  # the first config.WEBHOOK_RESPONSE_BYTES of the answer's body, secrets blanked out
 
 
 class DeliveryData(TypedDict, total=False):
@@ -43,6 +55,8 @@ class DeliveryData(TypedDict, total=False):
     lastError: str | None
     lastDurationMs: float | None
     deliveredAt: str
+    attemptLog: list[Attempt]  # the latest config.WEBHOOK_ATTEMPTS_KEPT attempts, oldest first
+    test: bool  # a test's ping (webhooks.test), logged with its one attempt
 
 
 @dataclass(frozen=True)
@@ -119,12 +133,32 @@ def save_delivery(tenant_id: str, webhook_id: str, data: DeliveryData) -> None:
     )
 
 
-def delivery_page(tenant_id: str, webhook_id: str, limit: int, offset: int) -> list[StoredDelivery]:
-    """`limit` records of the webhook's log after the first `offset`, newest first (one Query
-    reads them all from the newest on)."""
+def _only(status: str | None, event_type: str | None) -> Any:
+    """The filter of a log read to one status and/or event type (None: every record)."""
+    condition: Any = None
+    if status:
+        condition = Item.data["status"] == status
+    if event_type:
+        by_type = Item.data["eventType"] == event_type
+        condition = by_type if condition is None else condition & by_type
+    return condition
+
+
+def delivery_page(
+    tenant_id: str,
+    webhook_id: str,
+    limit: int,
+    offset: int,
+    *,
+    status: str | None = None,
+    event_type: str | None = None,
+) -> list[StoredDelivery]:
+    """`limit` records of the webhook's log after the first `offset`, newest first, of one status
+    and/or event type when asked (one Query reads them from the newest on, filtered)."""
     newest = Item.query(
         entity_pk(tenant_id, webhook_id),
         Item.sk.startswith(DELIVERY_PREFIX),
+        filter_condition=_only(status, event_type),
         scan_index_forward=False,
         consistent_read=True,
         limit=offset + limit,
@@ -132,6 +166,14 @@ def delivery_page(tenant_id: str, webhook_id: str, limit: int, offset: int) -> l
     return [_stored(item) for item in list(newest)[offset:]]
 
 
-def count_deliveries(tenant_id: str, webhook_id: str, *, up_to: int) -> int:
-    """How many records the webhook's log holds, counted up to `up_to`."""
-    return Item.count(entity_pk(tenant_id, webhook_id), Item.sk.startswith(DELIVERY_PREFIX), limit=up_to)
+def count_deliveries(
+    tenant_id: str, webhook_id: str, *, up_to: int, status: str | None = None, event_type: str | None = None
+) -> int:
+    """How many records the webhook's log holds (of one status and/or event type when asked),
+    counted up to `up_to`."""
+    return Item.count(
+        entity_pk(tenant_id, webhook_id),
+        Item.sk.startswith(DELIVERY_PREFIX),
+        filter_condition=_only(status, event_type),
+        limit=up_to,
+    )

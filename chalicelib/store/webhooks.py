@@ -2,7 +2,9 @@
 entity returns them, and the stream handler passes them by: their SK is not "entity"):
 
   secret   PK <tenant>#<webhook id>  SK "secret"   the signing secret and the optional
-           Authorization header (shown once, by webhooks.create; never again)
+           Authorization header (shown once, by webhooks.create; never again); after a
+           rotation (webhooks.secret.rotate) also the secret it replaced, `previousSecret`,
+           which keeps signing beside the new one until `previousSecretUntil` (ISO time)
   health   PK <tenant>#<webhook id>  SK "health"   how its receiver is doing, for the
            delivery worker: the leases of attempts in flight (at most MAX_IN_FLIGHT, each
            with an expiry, so a worker that died frees its lease by itself), when it began
@@ -48,25 +50,64 @@ def secret_item(tenant_id: str, webhook_id: str, secret: str, authorization: str
     )
 
 
+def signing_secrets(stored: dict[str, Any]) -> list[str]:
+    """The secrets a delivery is signed with now: the current one, and the one it replaced
+    while the rotation's overlap lasts (from then on that one signs nothing)."""
+    signing = [stored["secret"]]
+    previous, until = stored.get("previousSecret"), stored.get("previousSecretUntil")
+    if previous and until and clock.now() < clock.parse(until):
+        signing.append(previous)
+    return signing
+
+
+def rotate_secret(tenant_id: str, webhook_id: str, new: str, overlap_until: str) -> bool:
+    """Make `new` the signing secret; the current one keeps signing until `overlap_until`. A
+    secret replaced earlier and still in its overlap stops at once (two secrets sign at most).
+    Conditioned on the secret read: False when another rotation came in between (nothing
+    written)."""
+    try:
+        current = secrets_of(tenant_id, webhook_id)["secret"]
+    except Item.DoesNotExist:
+        return False
+    field = Item.data["secret"]
+    try:
+        Item(entity_pk(tenant_id, webhook_id), SECRET_SK).update(
+            actions=[
+                field.set(new),
+                Item.data["previousSecret"].set(current),
+                Item.data["previousSecretUntil"].set(overlap_until),
+            ],
+            condition=Item.pk.exists() & (field == current),
+        )
+    except UpdateError as err:
+        if err.cause_response_code == "ConditionalCheckFailedException":
+            return False
+        raise
+    return True
+
+
 def set_authorization(tenant_id: str, webhook_id: str, header: str | None) -> None:
     action = Item.data["authorizationHeader"].set(header) if header else Item.data["authorizationHeader"].remove()
     Item(entity_pk(tenant_id, webhook_id), SECRET_SK).update(actions=[action], condition=Item.pk.exists())
 
 
 def secrets_of(tenant_id: str, webhook_id: str) -> dict[str, Any]:
-    """`secret` and, when set, `authorizationHeader`."""
+    """`secret` and, when set, `authorizationHeader` (and a rotation's `previousSecret` and
+    `previousSecretUntil`: signing_secrets() says which secrets sign)."""
     return Item.get(entity_pk(tenant_id, webhook_id), SECRET_SK, consistent_read=True).data_dict()
 
 
 def delivery_target(tenant_id: str, webhook_id: str) -> dict[str, Any] | None:
-    """`url`, `secret` and, when set, `authorizationHeader` of a live, enabled webhook (consistent
-    reads); None otherwise: missing, deleted, disabled, or without its secret item."""
+    """`url`, `secret`, `signing` (signing_secrets) and, when set, `authorizationHeader` of a live,
+    enabled webhook (consistent reads); None otherwise: missing, deleted, disabled, or without its
+    secret item."""
     try:
         hook = Item.get(entity_pk(tenant_id, webhook_id), ENTITY_SK, consistent_read=True)
         data = hook.data_dict()
         if hook.deletedAt or not data.get("enabled", True):
             return None
-        return {"url": data["url"], **secrets_of(tenant_id, webhook_id)}
+        stored = secrets_of(tenant_id, webhook_id)
+        return {"url": data["url"], **stored, "signing": signing_secrets(stored)}
     except Item.DoesNotExist:
         return None
 

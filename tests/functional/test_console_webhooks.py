@@ -206,3 +206,88 @@ def test_another_companys_webhook_is_not_found(tenant: Tenant, other_tenant: Ten
         assert page.status == 404 and "There is no such webhook" in page.text()
         assert hook_id not in page.html  # not even repeated back
     assert tenant.get("webhooks.show", {"webhook": hook_id})["webhook"]["id"] == hook_id
+
+
+# --- issue 37: the portal (edit, rotate, filter, resend, health; mend 7) ------------------------
+
+
+def test_a_test_banner_typed_by_hand_shows_nothing(tenant: Tenant, receiver: Receiver) -> None:
+    owner = owner_of(tenant)
+    _, hook_id = _create(owner, receiver.url, ["contact.created"])
+    for forged in ("tested=1&code=200&ms=12", "tested=evt_01FORGED0000000000000000", "tested=1"):
+        page = owner.get(f"/webhooks/{hook_id}?{forged}")
+        assert page.status == 200 and "Test succeeded" not in page.text() and "Test failed" not in page.text()
+    assert receiver.requests == []  # nothing was sent
+    # a real test's id on another webhook of the company shows nothing either
+    _, other_id = _create(owner, receiver.url, ["contact.created"])
+    sent = owner.post(f"/webhooks/{other_id}/test")
+    tested = sent.location.split("tested=", 1)[1]
+    assert "Test succeeded" not in owner.get(f"/webhooks/{hook_id}?tested={tested}").text()
+    assert "Test succeeded: the receiver answered 200" in owner.get(sent.location.removeprefix("/console")).text()
+
+
+def test_edit_changes_url_events_and_header_through_the_form(tenant: Tenant, receiver: Receiver) -> None:
+    owner = owner_of(tenant)
+    _, hook_id = _create(owner, receiver.url, ["contact.created"], authorizationHeader=AUTH)
+    form = owner.get(f"/webhooks/{hook_id}/edit")
+    assert form.status == 200 and 'value="contact.created" checked' in form.html and AUTH not in form.html
+    assert "Remove the authorization header" in form.text()
+    other = Receiver().start()
+    try:
+        saved = owner.post(
+            f"/webhooks/{hook_id}/edit",
+            [("name", "Fibu"), ("url", other.url), ("events", "unit.created"), ("events", "contact.updated")],
+        )
+        assert saved.status == 303 and "done=edited" in saved.location
+        assert "The changes were saved." in owner.get(saved.location.removeprefix("/console")).text()
+        stored = tenant.get("webhooks.show", {"webhook": hook_id})["webhook"]
+        assert stored["name"] == "Fibu" and stored["url"] == other.url
+        assert sorted(stored["events"]) == ["contact.updated", "unit.created"]
+        assert stored["authorizationHeaderSet"] is True  # empty field: kept
+        owner.post(
+            f"/webhooks/{hook_id}/edit",
+            [("name", "Fibu"), ("url", other.url), ("events", "unit.created"), ("removeAuthorization", "1")],
+        )
+        assert tenant.get("webhooks.show", {"webhook": hook_id})["webhook"]["authorizationHeaderSet"] is False
+        bad = owner.post(
+            f"/webhooks/{hook_id}/edit", [("name", "Fibu"), ("url", "ftp://x"), ("events", "unit.created")]
+        )
+        assert bad.status == 400 and 'aria-invalid="true"' in bad.html and "ftp://x" in bad.html
+    finally:
+        other.stop()
+
+
+def test_rotate_shows_the_new_secret_once_and_both_sign(tenant: Tenant, receiver: Receiver) -> None:
+    owner = owner_of(tenant)
+    created, hook_id = _create(owner, receiver.url, ["contact.created"])
+    rotated = owner.post(f"/webhooks/{hook_id}/rotate")
+    assert rotated.status == 200 and rotated.secret and rotated.secret.startswith("whsec_")
+    assert rotated.secret != created.secret
+    detail = owner.get(f"/webhooks/{hook_id}")
+    assert rotated.secret not in detail.html and "The previous secret also signs until" in detail.text()
+    owner.post(f"/webhooks/{hook_id}/test")
+    signatures = receiver.delivered()[-1].headers["webhook-signature"].split(" ")
+    assert len(signatures) == 2
+
+
+def test_the_log_filters_shows_attempt_details_and_resends_a_test(tenant: Tenant, receiver: Receiver) -> None:
+    owner = owner_of(tenant)
+    _, hook_id = _create(owner, receiver.url, ["contact.created"], authorizationHeader=AUTH)
+    sent = owner.post(f"/webhooks/{hook_id}/test")
+    test_id = sent.location.split("tested=", 1)[1]
+    tenant.contact(lastName="Filter")
+    eventually(lambda: len(receiver.requests) >= 2, timeout=15, message="the contact's delivery")
+    pings = owner.get(f"/webhooks/{hook_id}?event=webhook.ping")
+    assert test_id in pings.html and "contact.created</span>" not in pings.html
+    assert "Resend" in pings.text() and "Attempt 1" in pings.text() and "webhook.ping" in pings.text()
+    assert AUTH not in pings.html
+    none = owner.get(f"/webhooks/{hook_id}?status=failed")
+    assert "No deliveries match this filter." in none.text()
+    junk = owner.get(f"/webhooks/{hook_id}?status=<script>&event=nope")
+    assert junk.status == 200 and "<script>" not in junk.html
+    resent = owner.post(f"/webhooks/{hook_id}/retry", {"delivery": test_id})
+    assert resent.status == 303
+    eventually(lambda: len(receiver.requests) >= 3, timeout=15, message="the resent test")
+    assert receiver.requests[-1].event["id"] == test_id
+    listed = owner.get("/webhooks")
+    assert "100% delivered" in listed.text()

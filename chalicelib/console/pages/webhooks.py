@@ -1,16 +1,23 @@
-"""Console pages: webhooks. The list, a form to create one (its events picked from
-`webhooks.eventTypes`, grouped by entity type), a webhook's page with its delivery log, and the
-changes: test (ping), disable/enable, delete and restore, retry a delivery. Everything is an
-operation run as the signed-in person; reads need a viewer, changes an admin.
+"""Console pages: webhooks. The list with each webhook's health (its recent success rate), a form
+to create or edit one (its events picked from `webhooks.eventTypes`, grouped by entity type), a
+webhook's page with its delivery log (filtered by status and event type; per delivery the body
+sent and each attempt's status, answer and duration), and the changes: test (ping, logged),
+disable/enable, delete and restore, retry or resend a delivery, rotate the signing secret.
+Everything is an operation run as the signed-in person; reads need a viewer, changes an admin.
 
-The signing secret is shown once, on the answer to the create (as the API shows it once); the
-authorization header is write-only: never shown, never echoed back into a form."""
+The signing secret is shown once, on the answer to the create or the rotation (as the API shows
+it once); the authorization header is write-only: never shown, never echoed back into a form.
+A test's outcome is shown from its logged delivery, named by id in the redirect: a hand-typed
+address shows no outcome that was never sent."""
 
 from __future__ import annotations
 
+import datetime as dt
+import json
 import re
 from typing import Any
 
+from chalicelib import clock, config
 from chalicelib.console.operations import messages, run
 from chalicelib.console.render import render
 from chalicelib.console.texts import CATALOGUE, translate
@@ -21,7 +28,11 @@ LIST_LIMIT = 25  # a tenant holds at most 25 webhooks (config.MAX_WEBHOOKS): usu
 LOG_LIMIT = 20  # deliveries per page of the log
 CHANGERS = ("admin", "owner")
 ID = re.compile(r"^[A-Za-z0-9_.-]{1,100}$")  # what a route's {webhook} accepts, for ?deleted=
-DONE = ("enabled", "disabled", "restored", "retried")
+DONE = ("enabled", "disabled", "restored", "retried", "edited")
+STATUSES = ("pending", "delivered", "failed", "superseded")
+PING = "webhook.ping"
+TEST_SHOWN_MINUTES = 10  # a test's outcome is shown on its page this long after it was sent
+HEALTHY, WARNING = 0.95, 0.5  # success rates from which the badge is "good", "warning" (below: "bad")
 # events/targets.py's reasons for refusing a receiver URL -> their text here; any other message
 # (a new one, the port rule) is shown as the service words it.
 URL_PROBLEMS = {
@@ -56,7 +67,7 @@ def list_webhooks(request: Request) -> Answer:
     return render(
         request,
         "webhooks.html",
-        webhooks=[_summary(request, hook) for hook in found["webhooks"]],
+        webhooks=[{**_summary(request, hook), "health": _health(request, hook["id"])} for hook in found["webhooks"]],
         pagination=found["pagination"],
         deleted=deleted if ID.match(deleted) else None,
         can_change=request.role in CHANGERS,
@@ -71,12 +82,23 @@ def new_webhook(request: Request) -> Answer:
 @page("GET", "/webhooks/{webhook}")
 def show_webhook(request: Request) -> Answer:
     webhook_id, offset = request.params["webhook"], _offset(request)
+    events = sorted({*(_event_types(request)), PING})
+    status = request.query.get("status", "")
+    status = status if status in STATUSES else ""
+    event = request.query.get("event", "")
+    event = event if event in events else ""
+    filters = {**({"status": status} if status else {}), **({"eventType": event} if event else {})}
     try:
         hook = run(request, "webhooks.show", {"webhook": webhook_id})["webhook"]
-        log = run(request, "webhooks.deliveries.list", {"webhook": webhook_id, "limit": LOG_LIMIT, "offset": offset})
+        log = run(
+            request,
+            "webhooks.deliveries.list",
+            {"webhook": webhook_id, "limit": LOG_LIMIT, "offset": offset, **filters},
+        )
+        notice, errors = _outcome(request, webhook_id)
     except ApiError as error:
         return _refused(request, error)
-    notice, errors = _outcome(request)
+    query = "&".join(f"{k}={v}" for k, v in (("status", status), ("event", event)) if v)
     return render(
         request,
         "webhooks_detail.html",
@@ -84,10 +106,32 @@ def show_webhook(request: Request) -> Answer:
         events=_subscribed(request, hook.get("events", [])),
         deliveries=[_delivery(request, entry) for entry in log["deliveries"]],
         pagination=log["pagination"],
+        health=_badge(request, log["health"]),
+        filter_status=status,
+        filter_event=event,
+        statuses=[{"value": v, "label": _word(request, "state", v)} for v in STATUSES],
+        event_types=events,
+        pager_url=f"/webhooks/{webhook_id}?" + (query + "&" if query else ""),
+        overlap_hours=config.WEBHOOK_SECRET_OVERLAP_HOURS,
         notice=notice,
         errors=errors,
         can_change=request.role in CHANGERS,
     )
+
+
+@page("GET", "/webhooks/{webhook}/edit", role="admin")
+def edit_webhook_form(request: Request) -> Answer:
+    try:
+        hook = run(request, "webhooks.show", {"webhook": request.params["webhook"]})["webhook"]
+    except ApiError as error:
+        return _refused(request, error)
+    values = {
+        "name": hook.get("name") or "",
+        "url": hook.get("url") or "",
+        "description": hook.get("description") or "",
+        "events": hook.get("events") or [],
+    }
+    return _form(request, values, editing=_shown(hook))
 
 
 # --- changes -----------------------------------------------------------------------------------
@@ -108,6 +152,51 @@ def create_webhook(request: Request) -> Answer:
     return render(request, "webhooks_created.html", 201, hook=hook)
 
 
+@page("POST", "/webhooks/{webhook}/edit", role="admin")
+def edit_webhook(request: Request) -> Answer:
+    webhook_id = request.params["webhook"]
+    changes: dict[str, Any] = {
+        "id": webhook_id,
+        "name": request.arg("name"),
+        "url": request.arg("url"),
+        "events": request.args("events"),
+        "description": request.arg("description") or None,
+    }
+    # the header is write-only: empty keeps the one set, the box removes it
+    if request.arg("removeAuthorization"):
+        changes["authorizationHeader"] = None
+    elif request.arg("authorizationHeader"):
+        changes["authorizationHeader"] = request.arg("authorizationHeader")
+    try:
+        run(request, "webhooks.update", {"webhook": changes})
+    except ApiError as error:
+        try:
+            hook = run(request, "webhooks.show", {"webhook": webhook_id})["webhook"]
+        except ApiError as refused:
+            return _refused(request, refused)
+        values = {**changes, "description": changes["description"] or ""}
+        auth_dropped = bool(changes.get("authorizationHeader"))
+        return _form(request, values, error, auth_dropped=auth_dropped, editing=_shown(hook))
+    return redirect(f"/webhooks/{webhook_id}", done="edited")
+
+
+@page("POST", "/webhooks/{webhook}/rotate", role="admin")
+def rotate_secret(request: Request) -> Answer:
+    try:
+        rotated = run(request, "webhooks.secret.rotate", {"webhook": request.params["webhook"]})["webhook"]
+        hook = run(request, "webhooks.show", {"webhook": rotated["id"]})["webhook"]
+    except ApiError as error:
+        return _refused(request, error)
+    # the new secret is shown once, here (no redirect: it is in no address and no later page)
+    return render(
+        request,
+        "webhooks_rotated.html",
+        hook=_shown(hook),
+        new_secret=rotated["secret"],
+        until=_at(rotated["previousSecretUntil"]),
+    )
+
+
 @page("POST", "/webhooks/{webhook}/test", role="admin")
 def test_webhook(request: Request) -> Answer:
     webhook_id = request.params["webhook"]
@@ -115,12 +204,9 @@ def test_webhook(request: Request) -> Answer:
         ping = run(request, "webhooks.test", {"webhook": webhook_id})["ping"]
     except ApiError as error:
         return _refused(request, error)
-    # the outcome goes to the webhook's page in the query (POST-redirect-GET); the page shows only
-    # what it recognises of it (a number, a known reason)
-    outcome = {"tested": "1", "code": str(ping.get("statusCode") or ""), "ms": str(round(ping.get("durationMs", 0)))}
-    if ping.get("error"):
-        outcome["reason"] = ping["error"]
-    return redirect(f"/webhooks/{webhook_id}", **outcome)
+    # the page shows the outcome of the test's delivery in the log, found by this id: an address
+    # typed by hand shows nothing that was not sent
+    return redirect(f"/webhooks/{webhook_id}", tested=ping["id"])
 
 
 @page("POST", "/webhooks/{webhook}/enable", role="admin")
@@ -176,9 +262,15 @@ def _set_enabled(request: Request, enabled: bool) -> Answer:
 
 
 def _form(
-    request: Request, values: dict[str, Any], error: ApiError | None = None, *, auth_dropped: bool = False
+    request: Request,
+    values: dict[str, Any],
+    error: ApiError | None = None,
+    *,
+    auth_dropped: bool = False,
+    editing: dict[str, Any] | None = None,
 ) -> Answer:
-    """The create form, empty or with what was sent and why it was refused."""
+    """The create form (or, `editing` a webhook, its edit form), empty or with what was sent and
+    why it was refused."""
     try:
         catalogue = run(request, "webhooks.eventTypes")["eventTypes"]
     except ApiError as refused:
@@ -196,6 +288,7 @@ def _form(
         all_events="*" in chosen,
         field_errors=field_errors,
         errors=errors,
+        editing=editing,
     )
 
 
@@ -257,7 +350,14 @@ def _shown(hook: dict[str, Any]) -> dict[str, Any]:
         "disabledAt": _at(hook.get("disabledAt")),
         "createdAt": _at(hook.get("createdAt")),
         "updatedAt": _at(hook.get("updatedAt")),
+        "secretRotatedAt": _at(hook.get("secretRotatedAt")),
+        "previousSecretUntil": _at(hook.get("previousSecretUntil")),
+        "overlap": bool(hook.get("previousSecretUntil")) and not _past(hook.get("previousSecretUntil")),
     }
+
+
+def _past(moment: str | None) -> bool:
+    return bool(moment) and clock.parse(moment or "") <= clock.now()
 
 
 def _summary(request: Request, hook: dict[str, Any]) -> dict[str, Any]:
@@ -283,10 +383,61 @@ def _subscribed(request: Request, events: list[str]) -> list[dict[str, Any]]:
     return sorted(rows, key=lambda row: row["label"].lower())
 
 
+def _event_types(request: Request) -> list[str]:
+    try:
+        return [e["name"] for e in run(request, "webhooks.eventTypes")["eventTypes"]]
+    except ApiError:
+        return []
+
+
+def _health(request: Request, webhook_id: str) -> dict[str, Any]:
+    """The list's badge of one webhook; an unknown one when its log cannot be read."""
+    try:
+        found = run(request, "webhooks.deliveries.list", {"webhook": webhook_id, "limit": 1, "offset": 0})
+    except ApiError:
+        return {"level": "none", "text": _t(request, "webhooks.health.none"), "title": ""}
+    return _badge(request, found["health"])
+
+
+def _badge(request: Request, health: dict[str, Any]) -> dict[str, Any]:
+    """A success rate as a badge: its level (good, warning, bad, none), its words and the counts."""
+    rate = health.get("successRate")
+    if rate is None:
+        return {"level": "none", "text": _t(request, "webhooks.health.none"), "title": ""}
+    level = "good" if rate >= HEALTHY else "warning" if rate >= WARNING else "bad"
+    title = _t(request, "webhooks.health.title", delivered=health["delivered"], window=health["window"])
+    return {"level": level, "text": _t(request, f"webhooks.health.{level}", rate=round(rate * 100)), "title": title}
+
+
+def _attempt(request: Request, attempt: dict[str, Any]) -> dict[str, Any]:
+    reason = attempt.get("error")
+    return {
+        "number": attempt["number"],
+        "at": _at(attempt.get("at")),
+        "code": attempt.get("statusCode") or "",
+        "reason": _word(request, "reason", reason) if reason else "",
+        "ms": round(attempt.get("durationMs") or 0),
+        "response": attempt.get("response") or "",
+    }
+
+
+def _pretty(body: str | None) -> str:
+    """The JSON body sent, indented for people (as it was, if it is not JSON)."""
+    if not body:
+        return ""
+    try:
+        return json.dumps(json.loads(body), indent=2, ensure_ascii=False)
+    except ValueError:
+        return body
+
+
 def _delivery(request: Request, entry: dict[str, Any]) -> dict[str, Any]:
     reason = entry.get("lastError")
     return {
         "id": entry["id"],
+        "test": bool(entry.get("test")),
+        "body": _pretty(entry.get("requestBody")),
+        "attemptLog": [_attempt(request, a) for a in reversed(entry.get("attemptLog") or [])],
         "eventType": entry["eventType"],
         "attempts": entry["attempts"],
         "state": _word(request, "state", entry["status"]),
@@ -298,23 +449,35 @@ def _delivery(request: Request, entry: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _outcome(request: Request) -> tuple[str | None, list[str]]:
-    """The outcome of the change that led here (?done=, or a test's ?tested=) as a notice, or,
-    for a failed test, as an error."""
+def _outcome(request: Request, webhook_id: str) -> tuple[str | None, list[str]]:
+    """The outcome of the change that led here (?done=, or a test's ?tested=<its delivery id>) as a
+    notice, or, for a failed test, as an error. A test's outcome is read from its delivery in this
+    webhook's log, sent within the last TEST_SHOWN_MINUTES: never from the address, which anyone
+    can type."""
     done = request.query.get("done", "")
     if done in DONE:
         return _t(request, f"webhooks.done.{done}"), []
-    if request.query.get("tested") != "1":
+    tested = request.query.get("tested", "")
+    if not tested.startswith("evt_") or not ID.match(tested):
         return None, []
-    code, reason = request.query.get("code", ""), request.query.get("reason", "")
-    code = code if code.isdigit() else ""
+    recent = run(
+        request, "webhooks.deliveries.list", {"webhook": webhook_id, "eventType": PING, "limit": 20, "offset": 0}
+    )
+    found = [e for e in recent["deliveries"] if e["id"] == tested and e.get("test") and e.get("attemptLog")]
+    if not found or not _recent(found[0]["attemptLog"][-1].get("at")):
+        return None, []
+    attempt = found[0]["attemptLog"][-1]
+    code, reason = str(attempt.get("statusCode") or ""), attempt.get("error")
     if reason:
-        said = _word(request, "reason", reason) if f"webhooks.reason.{reason}" in CATALOGUE else reason[:40]
+        said = _word(request, "reason", reason)
         if code:
             return None, [_t(request, "webhooks.tested.failed_code", reason=said, code=code)]
         return None, [_t(request, "webhooks.tested.failed", reason=said)]
-    ms = request.query.get("ms", "")
-    return _t(request, "webhooks.tested.ok", code=code or "?", ms=ms if ms.isdigit() else "?"), []
+    return _t(request, "webhooks.tested.ok", code=code, ms=round(attempt.get("durationMs") or 0)), []
+
+
+def _recent(moment: str | None) -> bool:
+    return bool(moment) and clock.now() - clock.parse(moment or "") < dt.timedelta(minutes=TEST_SHOWN_MINUTES)
 
 
 def _word(request: Request, kind: str, value: str) -> str:

@@ -234,5 +234,70 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Adressen auf dem eigenen Rechner (localhost) sind nicht erlaubt",
         "addresses on this machine (localhost) are not allowed",
     ),
+    # health badge (the recent success rate)
+    "webhooks.col.health": ("Zustellquote", "Health"),
+    "webhooks.health.good": ("{rate} % zugestellt", "{rate}% delivered"),
+    "webhooks.health.warning": ("{rate} % zugestellt", "{rate}% delivered"),
+    "webhooks.health.bad": ("{rate} % zugestellt", "{rate}% delivered"),
+    "webhooks.health.none": ("noch keine Zustellung", "no deliveries yet"),
+    "webhooks.health.title": (
+        "{delivered} von {window} der letzten Zustellungen angekommen",
+        "{delivered} of the last {window} deliveries arrived",
+    ),
+    # edit
+    "webhooks.edit": ("Bearbeiten", "Edit"),
+    "webhooks.edit.title": ("Webhook „{name}“ bearbeiten", "Edit webhook “{name}”"),
+    "webhooks.edit.back": ("Zurück zu „{name}“", "Back to “{name}”"),
+    "webhooks.edit.submit": ("Änderungen speichern", "Save changes"),
+    "webhooks.edit.auth_hint": (
+        "Ein Header ist hinterlegt; er wird nicht angezeigt. Leer lassen, um ihn zu behalten, oder einen "
+        "neuen Wert eingeben, um ihn zu ersetzen.",
+        "A header is set; it is not shown. Leave this empty to keep it, or enter a new value to replace it.",
+    ),
+    "webhooks.edit.auth_remove": ("Authorization-Header entfernen", "Remove the authorization header"),
+    "webhooks.done.edited": ("Die Änderungen wurden gespeichert.", "The changes were saved."),
+    # rotate the signing secret
+    "webhooks.rotate": ("Signaturschlüssel erneuern", "Rotate signing secret"),
+    "webhooks.rotate_confirm": (
+        "Neuen Signaturschlüssel für „{name}“ erzeugen? Der bisherige signiert noch {hours} Stunden mit, "
+        "danach nur noch der neue.",
+        "Create a new signing secret for “{name}”? The current one keeps signing for {hours} hours, then "
+        "only the new one does.",
+    ),
+    "webhooks.rotated.title": ("Neuer Signaturschlüssel", "New signing secret"),
+    "webhooks.rotated.intro": (
+        "Bis {until} trägt jede Zustellung zwei Signaturen: mit dem neuen und mit dem bisherigen Schlüssel. "
+        "Hinterlegen Sie den neuen Schlüssel bis dahin beim Empfänger. Er wird nur jetzt angezeigt.",
+        "Until {until} every delivery carries two signatures: one by the new secret and one by the old. "
+        "Store the new secret at the receiver before then. It is shown only now.",
+    ),
+    "webhooks.rotated.secret": ("Neuer Signaturschlüssel", "New signing secret"),
+    "webhooks.detail.rotated": ("Schlüssel erneuert", "Secret rotated"),
+    "webhooks.detail.overlap": (
+        "Der bisherige Schlüssel signiert noch bis {until} mit.",
+        "The previous secret also signs until {until}.",
+    ),
+    # the log's filter and details
+    "webhooks.log.filter": ("Protokoll filtern", "Filter the log"),
+    "webhooks.log.any_status": ("alle", "all"),
+    "webhooks.log.any_event": ("alle Ereignisse", "all events"),
+    "webhooks.log.apply": ("Filtern", "Filter"),
+    "webhooks.log.clear": ("Filter zurücksetzen", "Clear filters"),
+    "webhooks.log.empty_filtered": (
+        "Keine Zustellungen zu diesem Filter.",
+        "No deliveries match this filter.",
+    ),
+    "webhooks.log.test": ("Test", "Test"),
+    "webhooks.log.details": ("Details", "Details"),
+    "webhooks.log.attempt": ("Versuch {number}", "Attempt {number}"),
+    "webhooks.log.response": (
+        "Antwort des Empfängers (erste 2 KB)",
+        "The receiver's answer (first 2 KB)",
+    ),
+    "webhooks.log.no_response": ("Keine Antwort erhalten.", "No answer body received."),
+    "webhooks.log.request": ("Gesendeter Inhalt", "Body sent"),
+    "webhooks.log.resend": ("Erneut senden", "Resend"),
+    "webhooks.log.resend_label": ("Test erneut senden: {id}", "Resend test: {id}"),
+    "webhooks.state.superseded": ("ersetzt", "superseded"),
     "webhooks.events.none": ("Bitte wählen Sie mindestens ein Ereignis.", "Please choose at least one event."),
 }
