@@ -97,13 +97,18 @@ It is valid for {minutes} minutes, once. If you did not try to sign in, ignore t
     return subject, text
 
 
+# A role as the console names it (console/texts/common.py role.*), German and English.
+ROLE_NAMES = {"owner": ("Inhaber", "Owner"), "admin": ("Administrator", "Admin"), "viewer": ("Nur lesen", "Viewer")}
+
+
 def invitation(email: str, company: str, inviter: str, role: str) -> tuple[str, str]:
     link = _link("signin", email=email)
+    rolle, role = ROLE_NAMES.get(role, (role, role))
     subject = f"Einladung / Invitation: {quoted(company, SUBJECT_NAME)}"
     name, by = quoted(company, TEXT_NAME), quoted(inviter, TEXT_NAME)
     text = f"""Guten Tag,
 
-Sie sind in die Konsole einer Firma auf der Property Management Platform eingeladen (Rolle: {role}).
+Sie sind in die Konsole einer Firma auf der Property Management Platform eingeladen (Rolle: {rolle}).
   Firma: {name}
   Eingeladen von: {by}
 Die Namen in «» hat die einladende Firma selbst eingetragen; wir haben sie nicht geprüft.

@@ -486,3 +486,12 @@ def test_reloading_the_first_key_page_keeps_the_session_and_says_the_key_was_sho
     assert "abgelaufen" not in shown.text() and key not in shown.html and shown.secret is None
     assert person.get("/welcome").status == 200  # a further reload: the same page
     assert Person(api, email).post("/signup/confirm", form).status == 400  # another browser: no session, refused
+
+
+def test_the_invitation_mail_names_the_role_in_each_language(api: Api, tenant: Tenant) -> None:
+    """Issue 37, 5: the German part of the mail said "(Rolle: viewer)"."""
+    owner = owner_of(tenant)
+    invitee = _address("rolle")
+    assert owner.post("/members", {"email": invitee, "name": "Rolf", "role": "viewer"}).status == 303
+    text = mail.outbox(to=invitee, limit=1)[0].text
+    assert "(Rolle: Nur lesen)" in text and "(role: Viewer)" in text and "Rolle: viewer" not in text
