@@ -292,3 +292,15 @@ def test_a_range_still_skips_a_change_someone_else_made_after_an_undo(tenant: Te
     _trail_total(tenant, {"entityId": made[0]["id"]}, 4)
     text = owner.get("/activity/revert?agentName=crm-sync&from=2000-01-01T00:00").text()
     assert "Will be skipped (1)" in text and "Changed later by someone else" in text
+
+
+def test_switching_the_language_keeps_the_filters(tenant: Tenant) -> None:
+    """Issue 37, 6: the language links kept only `?lang=`, dropping the trail's filters."""
+    owner = owner_of(tenant)
+    page = owner.get("/activity?agentName=crm-sync&entityType=contact")
+    assert 'href="?agentName=crm-sync&amp;entityType=contact&amp;lang=de"' in page.html, page.html
+    german = owner.get("/activity?agentName=crm-sync&entityType=contact&lang=de")
+    assert (
+        'value="crm-sync"' in german.html
+        and 'href="?agentName=crm-sync&amp;entityType=contact&amp;lang=en"' in german.html
+    )
