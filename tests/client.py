@@ -28,6 +28,17 @@ class Answer:
         return self.headers.get("content-type", "")
 
 
+class _Unfollowed(urllib.request.HTTPRedirectHandler):
+    """A redirect comes back as it is (its Set-Cookie and Location to read), as the in-process
+    transport answers it: followed by urllib, the cookies it sets would be lost on the way."""
+
+    def redirect_request(self, *args: Any, **kwargs: Any) -> None:
+        return None
+
+
+_NOT_FOLLOWING = urllib.request.build_opener(_Unfollowed)
+
+
 class Api:
     """The service at `base`. With `gateways` (chalicelib.local.http_server.Gateways) a request
     is answered in this process, without a socket: the same request urllib would send (its
@@ -48,7 +59,7 @@ class Api:
             status, raw, lowered = self._in_process(req, path)
         else:
             try:
-                with urllib.request.urlopen(req, timeout=self.timeout) as resp:
+                with _NOT_FOLLOWING.open(req, timeout=self.timeout) as resp:
                     status, raw, hdrs = resp.status, resp.read(), resp.headers
             except urllib.error.HTTPError as err:
                 status, raw, hdrs = err.code, err.read(), err.headers

@@ -5,7 +5,7 @@ local sandbox worker fills it while the service already answers), and says how t
 from __future__ import annotations
 
 from chalicelib import resources
-from chalicelib.sandbox import lifecycle
+from chalicelib.sandbox import jobs, lifecycle
 from chalicelib.store import keys, members
 
 DEMO_EMAIL = "demo@example.org"
@@ -17,7 +17,12 @@ def ensure_demo_company() -> str:
     resources.load_all()  # the sandbox is planted through the operations
     for membership in members.memberships(DEMO_EMAIL):
         found = keys.get_tenant(str(membership.tenantId))
-        if found.data_dict().get("sandbox") and not found.deletedAt:
+        facts = found.data_dict()
+        if facts.get("sandbox") and not found.deletedAt:
+            if facts.get("sandboxState") != lifecycle.READY:
+                # stopped while it was being filled: the local queue did not keep its job; the
+                # upserts fill in what is missing and leave the rest unchanged
+                jobs.enqueue(str(found.id), lifecycle.PLANT, {"agentName": "demo data", "channel": "operator"})
             return str(found.id)
     created, _key, _secret = lifecycle.create(DEMO_COMPANY, DEMO_EMAIL, owner_name="Demo", queued=True)
     return str(created["id"])
