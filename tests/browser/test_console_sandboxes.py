@@ -47,7 +47,7 @@ def test_an_owner_creates_opens_resets_and_deletes_a_sandbox(page: Page, api: Ap
     expect(page.locator(".sandbox-banner")).to_be_visible()
     expect(page.locator("main")).to_contain_text(str(DEMO_TOTALS["unit"]))
     check_accessibility(page)
-    screenshot(page, "console-sandbox-data")
+    screenshot(page, "console-sandbox-data", full_page=False)
     page.goto(api.base + "/console/sandboxes")
     expect(page.locator("main")).to_contain_text("You are in the sandbox “Demo HV”")
     page.get_by_role("button", name="Back to the live company").click()
