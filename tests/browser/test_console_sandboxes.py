@@ -20,6 +20,16 @@ def _state(page: Page, name: str) -> str:
     return page.locator("tbody tr", has_text=name).locator(".badge").inner_text()
 
 
+def _wait_until_ready(page: Page, name: str) -> None:
+    """The list, reloaded each second, until the worker says the sandbox is ready."""
+    for _ in range(PLANTED_WITHIN_MS // 1000):
+        if _state(page, name) == "ready":
+            return
+        page.wait_for_timeout(1000)
+        page.reload()
+    assert _state(page, name) == "ready"
+
+
 def test_an_owner_creates_opens_resets_and_deletes_a_sandbox(page: Page, api: Api) -> None:
     tenant = signed_in_owner(page, api, company="Muster Hausverwaltung GmbH")
     page.goto(api.base + "/console/sandboxes")
@@ -29,12 +39,7 @@ def test_an_owner_creates_opens_resets_and_deletes_a_sandbox(page: Page, api: Ap
     page.locator("main form.card button[type=submit]").click()
     expect(page.locator(".notice")).to_contain_text("being filled with demo data")
     expect(page.locator("tbody tr", has_text="Demo HV")).to_contain_text("being filled")
-    for _ in range(PLANTED_WITHIN_MS // 1000):
-        if _state(page, "Demo HV") == "ready":
-            break
-        page.wait_for_timeout(1000)
-        page.reload()
-    assert _state(page, "Demo HV") == "ready"
+    _wait_until_ready(page, "Demo HV")
     check_accessibility(page)
     screenshot(page, "console-sandboxes")
     sandbox_id = re.search(r"/sandboxes/(ten_[0-9A-Z]+)/reset", page.content())
@@ -59,12 +64,7 @@ def test_an_owner_creates_opens_resets_and_deletes_a_sandbox(page: Page, api: Ap
     page.once("dialog", Dialog.accept)
     page.get_by_role("button", name="Reset: Demo HV").click()
     expect(page.locator(".notice")).to_contain_text("being reset")
-    for _ in range(PLANTED_WITHIN_MS // 1000):
-        if _state(page, "Demo HV") == "ready":
-            break
-        page.wait_for_timeout(1000)
-        page.reload()
-    assert _state(page, "Demo HV") == "ready"
+    _wait_until_ready(page, "Demo HV")
     page.once("dialog", Dialog.accept)
     page.get_by_role("button", name="Delete: Demo HV").click()
     expect(page.locator(".notice")).to_contain_text("The sandbox is deleted.")
