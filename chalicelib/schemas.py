@@ -307,3 +307,46 @@ def replace_free_text(schema: Schema, value: Any, replacement: str) -> Any:
     if schema.get("type") == "array" and isinstance(value, list):
         return [replace_free_text(schema.get("items", {}), item, replacement) for item in value]
     return value
+
+
+# --- labels: what a person calls a field, in German and English ----------------------------
+
+LABEL = "x-label"  # {"de": ..., "en": ...}; MCP's schemas drop x- keys, OpenAPI keeps it (an extension)
+
+
+def labelled(fields: dict[str, Schema], labels: dict[str, tuple[str, str]]) -> dict[str, Schema]:
+    """A copy of an entity type's fields with each property, nested ones too, labelled from
+    `labels` (field name -> (German, English)): declared beside the schema, once per entity type.
+    Shared schemas (an address, an e-mail entry) are copied, never changed in place. A property
+    without an entry keeps a label it has (tests/contract/test_field_labels.py wants one on all)."""
+    return {name: _labelled(name, schema, labels) for name, schema in fields.items()}
+
+
+def _labelled(name: str, schema: Schema, labels: dict[str, tuple[str, str]]) -> Schema:
+    done = dict(schema)
+    if name in labels:
+        german, english = labels[name]
+        done[LABEL] = {"de": german, "en": english}
+    if isinstance(done.get("properties"), dict):
+        done["properties"] = labelled(done["properties"], labels)
+    if isinstance(done.get("items"), dict) and isinstance(done["items"].get("properties"), dict):
+        done["items"] = {**done["items"], "properties": labelled(done["items"]["properties"], labels)}
+    return done
+
+
+def label_of(schema: Schema, lang: str) -> str | None:
+    """A field's label in `lang` ("de" or "en"), or None when its schema has none."""
+    found = schema.get(LABEL)
+    return str(found[lang]) if isinstance(found, dict) and lang in found else None
+
+
+# The fields every stored entity has besides its own (entity_output), and a deletion's mark.
+COMMON_LABELS: dict[str, tuple[str, str]] = {
+    "id": ("ID", "ID"),
+    "version": ("Version", "Version"),
+    "createdAt": ("Angelegt am", "Created at"),
+    "updatedAt": ("Geändert am", "Updated at"),
+    "aliases": ("Aliasse", "Aliases"),
+    "lastChangedBy": ("Zuletzt geändert von", "Last changed by"),
+    "deletedAt": ("Gelöscht am", "Deleted at"),
+}

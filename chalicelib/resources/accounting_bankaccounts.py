@@ -81,6 +81,19 @@ FIELDS: dict[str, Any] = {
         ACCOUNT_TYPES,
     ),
 }
+FIELDS = s.labelled(
+    FIELDS,
+    {
+        "contactId": ("Kontakt", "Contact"),
+        "objectId": ("Objekt", "Object"),
+        "iban": ("IBAN", "IBAN"),
+        "bic": ("BIC", "BIC"),
+        "accountHolder": ("Kontoinhaber", "Account holder"),
+        "bankName": ("Bank", "Bank"),
+        "label": ("Bezeichnung", "Label"),
+        "accountType": ("Kontoart", "Account type"),
+    },
+)
 
 
 def apply_iban(data: dict[str, Any], arg: str) -> None:

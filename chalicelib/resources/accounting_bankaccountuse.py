@@ -38,6 +38,16 @@ FIELDS: dict[str, Any] = {
     "validFrom": s.date("First day the use applies (inclusive)."),
     "validTo": s.date("Last day the use applies (inclusive); open-ended when left out."),
 }
+FIELDS = s.labelled(
+    FIELDS,
+    {
+        "contractId": ("Vertrag", "Contract"),
+        "bankAccountInfoId": ("Bankkonto", "Bank account"),
+        "purpose": ("Zweck", "Purpose"),
+        "validFrom": ("Gültig ab", "Valid from"),
+        "validTo": ("Gültig bis", "Valid to"),
+    },
+)
 
 
 def _check(data: dict[str, Any], entity_id: str | None) -> None:

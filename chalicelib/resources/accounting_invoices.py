@@ -65,6 +65,29 @@ FIELDS: dict[str, Any] = {
     "paidAmount": s.decimal("Amount paid so far.", signed=True),
     "paidAt": s.date("Day of (the last) payment; required when paymentStatus is paid."),
 }
+FIELDS = s.labelled(
+    FIELDS,
+    {
+        "objectId": ("Objekt", "Object"),
+        "supplierId": ("Lieferant", "Supplier"),
+        "invoiceNumber": ("Rechnungsnummer", "Invoice number"),
+        "invoiceDate": ("Rechnungsdatum", "Invoice date"),
+        "dueDate": ("Frist", "Due date"),
+        "netAmount": ("Nettobetrag", "Net amount"),
+        "taxAmount": ("Steuerbetrag", "Tax amount"),
+        "grossAmount": ("Bruttobetrag", "Gross amount"),
+        "taxRate": ("Steuersatz", "Tax rate"),
+        "currency": ("Währung", "Currency"),
+        "bookingAccount": ("Buchungskonto", "Booking account"),
+        "costCenter": ("Kostenstelle", "Cost centre"),
+        "unitId": ("Einheit", "Unit"),
+        "processId": ("Vorgang", "Process"),
+        "description": ("Beschreibung", "Description"),
+        "paymentStatus": ("Zahlungsstatus", "Payment status"),
+        "paidAmount": ("Bezahlter Betrag", "Amount paid"),
+        "paidAt": ("Bezahlt am", "Paid at"),
+    },
+)
 
 
 def _check(data: dict[str, Any], entity_id: str | None) -> None:

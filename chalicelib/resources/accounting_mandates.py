@@ -81,6 +81,25 @@ FIELDS: dict[str, Any] = {
     ),
     "validUntil": s.date("Last day the mandate may be used, when limited; not before the signature date."),
 }
+FIELDS = s.labelled(
+    FIELDS,
+    {
+        "contactId": ("Kontakt", "Contact"),
+        "objectId": ("Objekt", "Object"),
+        "contractId": ("Vertrag", "Contract"),
+        "bankAccountInfoId": ("Bankkonto", "Bank account"),
+        "iban": ("IBAN", "IBAN"),
+        "bic": ("BIC", "BIC"),
+        "accountHolder": ("Kontoinhaber", "Account holder"),
+        "creditorId": ("Gläubiger-ID", "Creditor ID"),
+        "mandateReference": ("Mandatsreferenz", "Mandate reference"),
+        "signatureDate": ("Unterschrieben am", "Signature date"),
+        "type": ("Art", "Type"),
+        "sequence": ("Sequenztyp", "Sequence type"),
+        "status": ("Status", "Status"),
+        "validUntil": ("Gültig bis", "Valid until"),
+    },
+)
 
 
 def _derive(ctx: CallContext, data: dict[str, Any]) -> None:

@@ -30,6 +30,16 @@ FIELDS: dict[str, Any] = {
     "since": s.date("First day in office (e.g. date of the election in the Eigentümerversammlung)."),
     "until": s.date("Last day in office (end of the term); open-ended when absent."),
 }
+FIELDS = s.labelled(
+    FIELDS,
+    {
+        "objectId": ("Objekt", "Object"),
+        "contactId": ("Kontakt", "Contact"),
+        "role": ("Rolle", "Role"),
+        "since": ("Seit", "Since"),
+        "until": ("Bis", "Until"),
+    },
+)
 
 
 def _check(data: dict[str, Any], advisor_id: str | None) -> None:

@@ -32,6 +32,21 @@ FIELDS: dict[str, Any] = {
         ["reached", "voicemail", "noAnswer", "callbackRequested"],
     ),
 }
+FIELDS = s.labelled(
+    FIELDS,
+    {
+        "contactId": ("Kontakt", "Contact"),
+        "objectId": ("Objekt", "Object"),
+        "processId": ("Vorgang", "Process"),
+        "direction": ("Richtung", "Direction"),
+        "phoneNumber": ("Telefonnummer", "Phone number"),
+        "startedAt": ("Begonnen am", "Started at"),
+        "durationSeconds": ("Dauer (Sekunden)", "Duration (seconds)"),
+        "subject": ("Betreff", "Subject"),
+        "notes": ("Notizen", "Notes"),
+        "outcome": ("Ergebnis", "Outcome"),
+    },
+)
 
 
 def _check(data: dict[str, Any], call_id: str | None) -> None:

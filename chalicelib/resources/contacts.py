@@ -50,6 +50,35 @@ FIELDS: dict[str, Any] = {
     },
     "notes": s.text("Free-text notes."),
 }
+FIELDS = s.labelled(
+    FIELDS,
+    {
+        "personType": ("Personenart", "Kind of person"),
+        "salutation": ("Anrede", "Salutation"),
+        "title": ("Titel", "Title"),
+        "firstName": ("Vorname", "First name"),
+        "lastName": ("Nachname", "Last name"),
+        "companyName": ("Firmenname", "Company name"),
+        "legalForm": ("Rechtsform", "Legal form"),
+        "companyId": ("Firma", "Company"),
+        "emails": ("E-Mail-Adressen", "E-mail addresses"),
+        "address": ("Adresse", "Address"),
+        "type": ("Art", "Type"),
+        "primary": ("Bevorzugt", "Primary"),
+        "phones": ("Telefonnummern", "Phone numbers"),
+        "number": ("Nummer", "Number"),
+        "street": ("Straße", "Street"),
+        "houseNumber": ("Hausnummer", "House number"),
+        "addition": ("Adresszusatz", "Address addition"),
+        "postalCode": ("Postleitzahl", "Postal code"),
+        "city": ("Ort", "City"),
+        "countryCode": ("Land", "Country"),
+        "language": ("Sprache", "Language"),
+        "dateOfBirth": ("Geburtsdatum", "Date of birth"),
+        "vatId": ("USt-IdNr.", "VAT ID"),
+        "notes": ("Notizen", "Notes"),
+    },
+)
 
 
 def _check(data: dict[str, Any], contact_id: str | None) -> None:

@@ -84,6 +84,33 @@ FIELDS: dict[str, Any] = {
     "vatApplicable": s.boolean("Rent is subject to VAT (Umsatzsteuer-Option for commercial leases, § 9 UStG)."),
     "notes": s.text("Free-text notes."),
 }
+FIELDS = s.labelled(
+    FIELDS,
+    {
+        "unitId": ("Einheit", "Unit"),
+        "objectId": ("Objekt", "Object"),
+        "type": ("Art", "Type"),
+        "parties": ("Vertragsparteien", "Parties"),
+        "contactId": ("Kontakt", "Contact"),
+        "role": ("Rolle", "Role"),
+        "share": ("Anteil", "Share"),
+        "startDate": ("Beginn", "Start"),
+        "endDate": ("Ende", "End"),
+        "rent": ("Miete", "Rent"),
+        "baseRent": ("Grundmiete", "Base rent"),
+        "serviceChargeAdvance": ("Nebenkostenvorauszahlung", "Service charge advance"),
+        "heatingAdvance": ("Heizkostenvorauszahlung", "Heating advance"),
+        "otherAdvance": ("Sonstige Vorauszahlung", "Other advance"),
+        "currency": ("Währung", "Currency"),
+        "rentType": ("Mietart", "Rent type"),
+        "deposit": ("Kaution", "Deposit"),
+        "amount": ("Betrag", "Amount"),
+        "paidAt": ("Bezahlt am", "Paid at"),
+        "noticePeriodMonths": ("Kündigungsfrist (Monate)", "Notice period (months)"),
+        "vatApplicable": ("Umsatzsteuerpflichtig", "VAT applies"),
+        "notes": ("Notizen", "Notes"),
+    },
+)
 
 
 def _check(data: dict[str, Any], contract_id: str | None) -> None:

@@ -49,6 +49,21 @@ FIELDS: dict[str, Any] = {
     ),
     **direct.FILE_FIELDS,
 }
+FIELDS = s.labelled(
+    FIELDS,
+    {
+        "locationId": ("Abgelegt bei", "Filed at"),
+        "title": ("Titel", "Title"),
+        "documentType": ("Dokumentart", "Document type"),
+        "category": ("Kategorie", "Category"),
+        "documentDate": ("Belegdatum", "Document date"),
+        "visibility": ("Sichtbarkeit", "Visibility"),
+        "fileName": ("Dateiname", "File name"),
+        "contentType": ("Dateityp", "Content type"),
+        "size": ("Größe (Bytes)", "Size (bytes)"),
+        "checksum": ("Prüfsumme (SHA-256)", "Checksum (SHA-256)"),
+    },
+)
 READONLY = direct.FILE_READONLY
 
 

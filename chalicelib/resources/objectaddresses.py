@@ -24,6 +24,20 @@ FIELDS: dict[str, Any] = {
     ),
     "isPrimary": s.boolean("The address to show and use first for the object."),
 }
+FIELDS = s.labelled(
+    FIELDS,
+    {
+        "objectId": ("Objekt", "Object"),
+        "street": ("Straße", "Street"),
+        "houseNumber": ("Hausnummer", "House number"),
+        "addition": ("Adresszusatz", "Address addition"),
+        "postalCode": ("Postleitzahl", "Postal code"),
+        "city": ("Ort", "City"),
+        "countryCode": ("Land", "Country"),
+        "type": ("Art", "Type"),
+        "isPrimary": ("Hauptkonto", "Primary"),
+    },
+)
 
 
 def _check(data: dict[str, Any], address_id: str | None) -> None:

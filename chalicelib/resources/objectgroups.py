@@ -34,6 +34,15 @@ FIELDS: dict[str, Any] = {
         ["portfolio", "owner", "region", "other"],
     ),
 }
+FIELDS = s.labelled(
+    FIELDS,
+    {
+        "name": ("Name", "Name"),
+        "description": ("Beschreibung", "Description"),
+        "objectIds": ("Objekte", "Objects"),
+        "type": ("Art", "Type"),
+    },
+)
 
 
 def _check(data: dict[str, Any], group_id: str | None) -> None:

@@ -54,6 +54,40 @@ FIELDS: dict[str, Any] = {
     "managementEnd": s.date("Last day under management, when the mandate ends."),
     "notes": s.text("Free-text notes."),
 }
+FIELDS = s.labelled(
+    FIELDS,
+    {
+        "name": ("Name", "Name"),
+        "number": ("Nummer", "Number"),
+        "type": ("Art", "Type"),
+        "address": ("Adresse", "Address"),
+        "street": ("Straße", "Street"),
+        "houseNumber": ("Hausnummer", "House number"),
+        "addition": ("Adresszusatz", "Address addition"),
+        "postalCode": ("Postleitzahl", "Postal code"),
+        "city": ("Ort", "City"),
+        "countryCode": ("Land", "Country"),
+        "constructionYear": ("Baujahr", "Year of construction"),
+        "modernisationYear": ("Jahr der Modernisierung", "Year of modernisation"),
+        "plotArea": ("Grundstücksfläche (m²)", "Plot area (m²)"),
+        "livingArea": ("Wohnfläche (m²)", "Living area (m²)"),
+        "commercialArea": ("Gewerbefläche (m²)", "Commercial area (m²)"),
+        "landRegistry": ("Grundbuch", "Land register"),
+        "court": ("Amtsgericht", "Court"),
+        "district": ("Gemarkung", "District"),
+        "sheet": ("Blatt", "Sheet"),
+        "parcel": ("Flurstück", "Parcel"),
+        "heatingType": ("Heizungsart", "Heating"),
+        "energyCertificate": ("Energieausweis", "Energy certificate"),
+        "kind": ("Art", "Kind"),
+        "value": ("Wert", "Value"),
+        "efficiencyClass": ("Effizienzklasse", "Efficiency class"),
+        "validUntil": ("Gültig bis", "Valid until"),
+        "managementStart": ("Verwaltungsbeginn", "Management start"),
+        "managementEnd": ("Verwaltungsende", "Management end"),
+        "notes": ("Notizen", "Notes"),
+    },
+)
 
 
 def _check(data: dict[str, Any], object_id: str | None) -> None:

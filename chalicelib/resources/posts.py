@@ -26,6 +26,18 @@ FIELDS: dict[str, Any] = {
     "visibleFrom": s.timestamp("From when it is shown in the portal; immediately when absent."),
     "visibleUntil": s.timestamp("Until when it is shown; indefinitely when absent."),
 }
+FIELDS = s.labelled(
+    FIELDS,
+    {
+        "objectId": ("Objekt", "Object"),
+        "title": ("Titel", "Title"),
+        "body": ("Text", "Body"),
+        "category": ("Kategorie", "Category"),
+        "audience": ("Zielgruppe", "Audience"),
+        "visibleFrom": ("Sichtbar ab", "Visible from"),
+        "visibleUntil": ("Sichtbar bis", "Visible until"),
+    },
+)
 
 
 def _check(data: dict[str, Any], post_id: str | None) -> None:

@@ -59,6 +59,22 @@ FIELDS: dict[str, Any] = {
     "reportedById": s.ref("contact", "Who reported it (Melder): a tenant, owner, caretaker."),
     "assigneeId": s.ref("contact", "Who handles it (Sachbearbeiter, beauftragter Handwerker)."),
 }
+FIELDS = s.labelled(
+    FIELDS,
+    {
+        "objectId": ("Objekt", "Object"),
+        "contractId": ("Vertrag", "Contract"),
+        "title": ("Titel", "Title"),
+        "description": ("Beschreibung", "Description"),
+        "status": ("Status", "Status"),
+        "priority": ("Priorität", "Priority"),
+        "category": ("Kategorie", "Category"),
+        "isArchived": ("Archiviert", "Archived"),
+        "dueDate": ("Frist", "Due date"),
+        "reportedById": ("Gemeldet von", "Reported by"),
+        "assigneeId": ("Zuständig", "Assignee"),
+    },
+)
 
 
 def _check_process(data: dict[str, Any], process_id: str | None) -> None:
@@ -198,6 +214,17 @@ UPDATE_FIELDS: dict[str, Any] = {
         "When it happened (the call, the visit, the letter's date); defaults to the time of creation."
     ),
 }
+UPDATE_FIELDS = s.labelled(
+    UPDATE_FIELDS,
+    {
+        "processId": ("Vorgang", "Process"),
+        "text": ("Text", "Text"),
+        "type": ("Art", "Type"),
+        "authorId": ("Verfasst von", "Author"),
+        "visibility": ("Sichtbarkeit", "Visibility"),
+        "occurredAt": ("Zeitpunkt", "Occurred at"),
+    },
+)
 
 
 def _check_update(data: dict[str, Any], update_id: str | None) -> None:

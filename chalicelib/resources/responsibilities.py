@@ -42,6 +42,17 @@ FIELDS: dict[str, Any] = {
     "validTo": s.date("Last day of the responsibility; open-ended when absent."),
     "notes": s.text("Free-text notes, e.g. on-call hours, contract number."),
 }
+FIELDS = s.labelled(
+    FIELDS,
+    {
+        "contactId": ("Kontakt", "Contact"),
+        "objectId": ("Objekt", "Object"),
+        "categoryId": ("Kategorie", "Category"),
+        "validFrom": ("Gültig ab", "Valid from"),
+        "validTo": ("Gültig bis", "Valid to"),
+        "notes": ("Notizen", "Notes"),
+    },
+)
 
 
 def _check(data: dict[str, Any], responsibility_id: str | None) -> None:

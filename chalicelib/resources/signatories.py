@@ -32,6 +32,18 @@ FIELDS: dict[str, Any] = {
     "validTo": s.date("Last day of the authority; open-ended when absent."),
     "notes": s.text("Free-text notes, e.g. limits of the power of attorney, register number."),
 }
+FIELDS = s.labelled(
+    FIELDS,
+    {
+        "contactId": ("Kontakt", "Contact"),
+        "objectId": ("Objekt", "Object"),
+        "role": ("Rolle", "Role"),
+        "authority": ("Vollmacht", "Authority"),
+        "validFrom": ("Gültig ab", "Valid from"),
+        "validTo": ("Gültig bis", "Valid to"),
+        "notes": ("Notizen", "Notes"),
+    },
+)
 
 
 def _check(data: dict[str, Any], signatory_id: str | None) -> None:

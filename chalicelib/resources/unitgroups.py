@@ -22,6 +22,15 @@ FIELDS: dict[str, Any] = {
     ),
     "notes": s.text("Free-text notes."),
 }
+FIELDS = s.labelled(
+    FIELDS,
+    {
+        "objectId": ("Objekt", "Object"),
+        "name": ("Name", "Name"),
+        "type": ("Art", "Type"),
+        "notes": ("Notizen", "Notes"),
+    },
+)
 
 
 def _check(data: dict[str, Any], group_id: str | None) -> None:

@@ -50,6 +50,23 @@ FIELDS: dict[str, Any] = {
     "heatingArea": s.decimal("Heated area in m² used for the heating-cost allocation (beheizte Fläche, HeizkostenV)."),
     "notes": s.text("Free-text notes."),
 }
+FIELDS = s.labelled(
+    FIELDS,
+    {
+        "objectId": ("Objekt", "Object"),
+        "unitGroupId": ("Einheitengruppe", "Unit group"),
+        "number": ("Nummer", "Number"),
+        "type": ("Art", "Type"),
+        "floor": ("Etage", "Floor"),
+        "position": ("Lage", "Position"),
+        "area": ("Fläche (m²)", "Area (m²)"),
+        "rooms": ("Zimmer", "Rooms"),
+        "coOwnershipShare": ("Miteigentumsanteil (MEA)", "Co-ownership share"),
+        "coOwnershipBase": ("MEA-Basis", "Co-ownership base"),
+        "heatingArea": ("Beheizte Fläche (m²)", "Heated area (m²)"),
+        "notes": ("Notizen", "Notes"),
+    },
+)
 
 
 def _check(data: dict[str, Any], unit_id: str | None) -> None:

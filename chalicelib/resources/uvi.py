@@ -43,6 +43,21 @@ FIELDS: dict[str, Any] = {
     "visibility": s.enum("`portal` (default for UVIs: residents see it) or `internal`.", ["internal", "portal"]),
     **direct.FILE_FIELDS,
 }
+FIELDS = s.labelled(
+    FIELDS,
+    {
+        "objectId": ("Objekt", "Object"),
+        "categories": ("Kategorien", "Categories"),
+        "periodStart": ("Zeitraum ab", "Period start"),
+        "periodEnd": ("Zeitraum bis", "Period end"),
+        "title": ("Titel", "Title"),
+        "visibility": ("Sichtbarkeit", "Visibility"),
+        "fileName": ("Dateiname", "File name"),
+        "contentType": ("Dateityp", "Content type"),
+        "size": ("Größe (Bytes)", "Size (bytes)"),
+        "checksum": ("Prüfsumme (SHA-256)", "Checksum (SHA-256)"),
+    },
+)
 READONLY = direct.FILE_READONLY
 
 

@@ -100,6 +100,26 @@ FIELDS: dict[str, Any] = {
         "nullable": True,
     },
 }
+FIELDS = s.labelled(
+    FIELDS,
+    {
+        "name": ("Name", "Name"),
+        "url": ("URL", "URL"),
+        "events": ("Ereignisse", "Events"),
+        "enabled": ("Aktiv", "Enabled"),
+        "description": ("Beschreibung", "Description"),
+        "authorizationHeaderSet": ("Authorization-Header gesetzt", "Authorization header set"),
+        "disabledReason": ("Grund der Deaktivierung", "Reason for disabling"),
+        "disabledAt": ("Deaktiviert am", "Disabled at"),
+        "secretRotatedAt": ("Geheimnis erneuert am", "Secret rotated at"),
+        "previousSecretUntil": ("Altes Geheimnis gültig bis", "Previous secret valid until"),
+        "skipOwnChanges": ("Eigene Änderungen auslassen", "Skip own changes"),
+        "ownChangesOf": ("Eigene Änderungen von", "Own changes of"),
+        "integrationId": ("Integration", "Integration"),
+        "keyId": ("API-Schlüssel", "API key"),
+        "objects": ("Objekte", "Objects"),
+    },
+)
 
 
 def _check(data: dict[str, Any], webhook_id: str | None) -> None:

@@ -83,16 +83,17 @@ def matching_entries(
     ], capped
 
 
-def fetch_many(keys: list[tuple[str, str]]) -> list[Item]:
+def fetch_many(keys: list[tuple[str, str]], *, include_deleted: bool = False) -> list[Item]:
     """The items of these (partition key, sort key) pairs: BatchGetItem in chunks of 100, answered
-    in the order asked; missing and soft-deleted items are skipped."""
+    in the order asked; missing items are skipped, and soft-deleted ones unless `include_deleted`
+    (the console names a deleted entity by its last name)."""
     found: dict[tuple[str, str], Item] = {}
     for start in range(0, len(keys), BATCH_GET_SIZE):
         for item in Item.batch_get(keys[start : start + BATCH_GET_SIZE], consistent_read=True):
             found[(item.pk, item.sk)] = item
-    return [found[key] for key in keys if key in found and not found[key].deletedAt]
+    return [found[key] for key in keys if key in found and (include_deleted or not found[key].deletedAt)]
 
 
-def fetch_entities(pks: list[str]) -> list[Item]:
+def fetch_entities(pks: list[str], *, include_deleted: bool = False) -> list[Item]:
     """fetch_many of entities (their sort key is ENTITY_SK)."""
-    return fetch_many([(pk, ENTITY_SK) for pk in pks])
+    return fetch_many([(pk, ENTITY_SK) for pk in pks], include_deleted=include_deleted)

@@ -12,15 +12,15 @@ TEXTS: dict[str, tuple[str, str]] = {
     "activity.filter.entityId": ("Datensatz (ID)", "Record (ID)"),
     "activity.filter.entityType": ("Art des Datensatzes", "Record type"),
     "activity.filter.operation": ("Operation", "Operation"),
-    "activity.filter.from": ("Von (UTC)", "From (UTC)"),
-    "activity.filter.to": ("Bis (UTC)", "To (UTC)"),
+    "activity.filter.from": ("Von", "From"),
+    "activity.filter.to": ("Bis", "To"),
     "activity.filter.any_type": ("Alle Arten", "All types"),
     "activity.filter.apply": ("Anzeigen", "Show"),
     "activity.filter.reset": ("Filter zurücksetzen", "Clear filters"),
     "activity.filter.operation_hint": ("z. B. contacts.update", "e.g. contacts.update"),
     "activity.bad_time": (
-        "„{value}“ ist keine gültige Zeitangabe. Bitte im Format JJJJ-MM-TT SS:MM (UTC) eingeben.",
-        "“{value}” is not a time we can read. Please enter it as YYYY-MM-DD HH:MM (UTC).",
+        "„{value}“ ist keine gültige Zeitangabe. Bitte im Format JJJJ-MM-TT SS:MM eingeben.",
+        "“{value}” is not a time we can read. Please enter it as YYYY-MM-DD HH:MM.",
     ),
     "activity.capped": (
         "Es gibt mehr Änderungen, als gezählt werden können. Grenzen Sie die Suche ein (Zeitraum, Agent).",
@@ -28,7 +28,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "activity.empty": ("Keine Änderungen gefunden.", "No changes found."),
     "activity.changes": ("Änderungen", "Changes"),
-    "activity.col.at": ("Zeitpunkt (UTC)", "Time (UTC)"),
+    "activity.col.at": ("Zeitpunkt", "Time"),
     "activity.col.actor": ("Wer", "Who"),
     "activity.col.operation": ("Operation", "Operation"),
     "activity.col.entity": ("Datensatz", "Record"),
@@ -171,4 +171,20 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Restoring it would exceed the company's number of webhooks.",
     ),
     "activity.skip.not_found": ("Den Datensatz gibt es nicht mehr.", "The record no longer exists."),
+    "activity.stop.text": (
+        "{agent} hat {count} aktive(n) API-Schlüssel. Stoppen Sie den Agenten, sperren Sie sie: Jede weitere Anfrage "
+        "mit ihnen wird abgelehnt. Das lässt sich nicht rückgängig machen; für einen Neustart legen Sie einen neuen "
+        "Schlüssel an.",
+        "{agent} has {count} live API key(s). Stopping the agent disables them: every further request with them is "
+        "refused. This cannot be undone; to start again, create a new key.",
+    ),
+    "activity.stop.submit": ("Agent {agent} stoppen", "Stop agent {agent}"),
+    "activity.stop.confirm": (
+        "{agent} wirklich stoppen? {count} API-Schlüssel werden endgültig gesperrt.",
+        "Really stop {agent}? {count} API key(s) will be disabled for good.",
+    ),
+    "activity.stop.done": (
+        "{agent} ist gestoppt: Seine API-Schlüssel sind gesperrt.",
+        "{agent} is stopped: its API keys are disabled.",
+    ),
 }

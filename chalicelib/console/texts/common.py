@@ -54,4 +54,5 @@ TEXTS: dict[str, tuple[str, str]] = {
     "common.actions": ("Aktionen", "Actions"),
     "common.created": ("Angelegt", "Created"),
     "common.status": ("Status", "Status"),
+    "common.deleted": ("gelöscht", "deleted"),
 }
