@@ -11,6 +11,7 @@ as an id. Field labels are the registry's (`schemas.labelled` beside each entity
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -188,20 +189,31 @@ def refs_of(type_name: str, data: dict[str, Any] | None) -> list[str]:
     return [str(value) for _, _, value in refs_in(etype.field_schema, data, "")]
 
 
-def readable(value: Any, schema: dict[str, Any] | None, lang: str, names: Names, *, field: str = "") -> Markup:
+def readable(
+    value: Any,
+    schema: dict[str, Any] | None,
+    lang: str,
+    names: Names,
+    *,
+    field: str = "",
+    link: Callable[[str], str | None] | None = None,
+) -> Markup:
     """A field's value for people: text as it is, yes/no, an enum value in words (the data
     pages' `data.value.<field>.<value>`), a reference by its name (id as secondary text), a list
-    as a list, an object as its labelled fields; never JSON."""
+    as a list, an object as its labelled fields; never JSON. `link` gives a reference's address
+    (the data pages'), where it has one."""
     spec = schema or {}
     if value is None:
         return Markup("")
     if isinstance(value, bool):
         return Markup("{}").format(translate(lang, "common.yes" if value else "common.no"))
     if isinstance(value, str) and spec.get("x-ref"):
-        return shown(names.get(value), value, deleted_text=translate(lang, "common.deleted"))
+        entity = shown(names.get(value), value, deleted_text=translate(lang, "common.deleted"))
+        href = link(value) if link else None
+        return Markup('<a href="{}">{}</a>').format(href, entity) if href else entity
     if isinstance(value, list):
         items = spec.get("items") or {}
-        parts = [readable(item, items, lang, names, field=field) for item in value]
+        parts = [readable(item, items, lang, names, field=field, link=link) for item in value]
         if not parts:
             return Markup("–")
         return Markup('<ul class="value-list">{}</ul>').format(
@@ -217,7 +229,7 @@ def readable(value: Any, schema: dict[str, Any] | None, lang: str, names: Names,
             label = label_of(sub, lang) or key
             parts.append(
                 Markup('<span class="value-part">{}: {}</span>').format(
-                    label, readable(item, sub, lang, names, field=key)
+                    label, readable(item, sub, lang, names, field=key, link=link)
                 )
             )
         return Markup("; ").join(parts) if parts else Markup("–")

@@ -63,7 +63,7 @@ def test_the_owner_undoes_what_an_agent_did_in_a_time_range(page: Page, api: Api
 
     rows.first.locator("td").first.locator("a").click()
     expect(page.locator("h1")).to_contain_text("Change aud_")
-    expect(page.locator("table.diff")).to_contain_text("lastName")
+    expect(page.locator("table.diff")).to_contain_text("Last name")
     check_accessibility(page)
     page.go_back()
 

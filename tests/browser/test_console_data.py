@@ -42,7 +42,7 @@ def test_search_a_list_and_follow_the_links_in_both_languages(page_for: PageFor,
     check_accessibility(page)
     screenshot(page, f"console-data-object-{locale}")
 
-    page.locator("main table").get_by_role("link", name="1.02").click()
+    page.locator("main table").get_by_role("link", name="1.02", exact=True).click()
     expect(page).to_have_url(api.base + f"/console/data/units/{world.unit['id']}")
     page.locator("main table").get_by_role("link", name="Erika Weber").click()
     expect(page).to_have_url(api.base + f"/console/data/contracts/{world.contract['id']}")

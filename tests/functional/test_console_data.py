@@ -91,20 +91,20 @@ def test_each_type_lists_and_shows_the_tenants_data(tenant: Tenant) -> None:
         shown = owner.get(f"/data/{plural}/{entity['id']}")
         assert shown.status == 200, shown.text()
         assert f"<h1>{data.TYPES[plural].key.capitalize()}: {name}</h1>" in shown.html
-        for field in ("id", "createdAt", "version"):  # every field, with its API name beside the label
-            assert f'<span class="muted mono">{field}</span>' in shown.html
+        for field, label in (("id", "ID"), ("createdAt", "Created at"), ("version", "Version")):
+            assert f"<dt>{label}</dt>" in shown.html and f">{field}<" not in shown.html  # labels, not API names
         assert entity["id"] in shown.text()
     document = owner.get(f"/data/documents/{world.document['id']}")
     assert "Mietvertrag.pdf" in document.text() and "application/pdf" in document.text()
     assert "Download the file" in document.text()  # the presigned link is offered, not printed
 
 
-def test_nested_values_are_compact_json_with_links_to_what_they_reference(tenant: Tenant) -> None:
+def test_nested_values_are_labelled_text_with_links_to_what_they_reference(tenant: Tenant) -> None:
     world = make_world(tenant)
     owner = owner_of(tenant)
     contract = owner.get(f"/data/contracts/{world.contract['id']}")
-    assert f'{{"contactId": "{world.contact["id"]}", "role": "tenant"}}' in contract.text()
-    assert f"parties[0].contactId : Erika Weber ({world.contact['id']})" in contract.text()
+    assert "contactId" not in contract.html and "{" not in contract.text()  # no JSON for people
+    assert f"Contact: Erika Weber {world.contact['id']}" in contract.text() and "Role: " in contract.text()
     assert f"/data/contacts/{world.contact['id']}" in links(contract)
 
 
@@ -121,7 +121,7 @@ def test_links_lead_from_an_object_to_its_unit_and_contract_and_back(tenant: Ten
 
     unit = owner.get(unit_page)
     assert {obj_page, contract_page, document_page} <= links(unit)
-    assert f"WEG Lindenstraße 12 ({world.object['id']})" in unit.text()  # a reference shows its name
+    assert f"WEG Lindenstraße 12 {world.object['id']}" in unit.text()  # a reference shows its name, then its id
 
     contract = owner.get(contract_page)
     assert {unit_page, obj_page, process_page, f"/data/contacts/{world.contact['id']}"} <= links(contract)

@@ -10,12 +10,15 @@ Every read is the type's list or show query run as the signed-in person (`operat
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
+from markupsafe import Markup
+
 from chalicelib import entities, ids, registry
+from chalicelib.console import names as naming
+from chalicelib.console import times
 from chalicelib.console.operations import messages, run
 from chalicelib.console.render import render
 from chalicelib.console.texts import CATALOGUE, translate
@@ -28,7 +31,7 @@ PAGE_SIZE = 50
 SEARCH_READ = 1000
 MAX_QUERY = 200  # characters of a search that are used
 CHILD_ROWS = 10  # rows of each child list on a detail page; the rest behind a link to the filtered list
-MAX_NAMED = 25  # referenced entities a detail page names (one show query each); past that, ids only
+MAX_NAMED = naming.MAX_READ  # referenced entities a detail page names (one batched read, names.py)
 DOWNLOADS = ("downloadUrl",)  # a presigned link to the file: offered as a download, not shown as text
 NOT_FOUND = (400, 404, 410)  # a show of an unknown, foreign, deleted or malformed id
 
@@ -179,7 +182,7 @@ def data_list(request: Request) -> Answer:
         errors=errors,
         **_frame(request, dtype),
         headers=_headers(request, dtype),
-        rows=[_row(request, dtype, entry, contacts) for entry in entries],
+        rows=_rows(request, dtype, entries, contacts, errors),
         pagination=pagination,
         query=query,
         partial=partial,
@@ -263,17 +266,15 @@ def _references(dtype: DataType, record: dict[str, Any]) -> list[str]:
 
 
 def _names(request: Request, refs: list[str], errors: list[str]) -> dict[str, str]:
-    """The names of referenced entities of the six types, each by its show query (bounded)."""
-    names: dict[str, str] = {}
-    for ref in [ref for ref in refs if type_of(ref)][:MAX_NAMED]:
-        dtype = type_of(ref)
-        assert dtype is not None
-        try:
-            names[ref] = _name(request, dtype, run(request, dtype.show_op, {dtype.key: ref})[dtype.key], {})
-        except ApiError as error:
-            if error.status not in NOT_FOUND:  # a deleted reference keeps its id; anything else is said
-                _add(errors, messages(request, error))
-    return names
+    """The names of referenced entities (names.py: one batched read of the person's own
+    company's entities, bounded); a deleted one by its last name, marked deleted."""
+    found = naming.Names(request.ctx).read(refs[:MAX_NAMED])
+    deleted = translate(request.lang, "common.deleted")
+    return {
+        ref: f"{named.name} ({deleted})" if named.deleted else named.name
+        for ref in refs
+        if (named := found.get(ref)) is not None and named.name
+    }
 
 
 def _children(request: Request, child: Child, parent_id: str, errors: list[str]) -> dict[str, Any]:
@@ -285,7 +286,7 @@ def _children(request: Request, child: Child, parent_id: str, errors: list[str])
         answer = run(request, dtype.list_op, {child.arg: parent_id, "limit": CHILD_ROWS, "offset": 0})
         total = answer["pagination"]["total"]
         contacts = _contact_names(request) if dtype.plural == "contracts" and answer[dtype.plural] else {}
-        rows = [_row(request, dtype, entry, contacts) for entry in answer[dtype.plural]]
+        rows = _rows(request, dtype, answer[dtype.plural], contacts, errors)
     except ApiError as error:
         _add(errors, messages(request, error))
     return {
@@ -327,13 +328,17 @@ def _not_found(request: Request) -> Answer:
     return render(request, "error.html", 404, errors=[translate(request.lang, "data.not_found")])
 
 
-def _label(request: Request, field: str) -> str:
+def _label(request: Request, field: str, type_name: str = "") -> str:
+    """A field's label: the registry's (declared beside its schema), else the console's words."""
+    label = naming.field_label(type_name, field, request.lang) if type_name else field
+    if label != field:
+        return label
     key = f"data.field.{field}"
     return translate(request.lang, key) if key in CATALOGUE else field
 
 
 def _headers(request: Request, dtype: DataType) -> list[str]:
-    return [_label(request, "name"), *(_label(request, column) for column in dtype.columns)]
+    return [_label(request, "name"), *(_label(request, column, dtype.key) for column in dtype.columns)]
 
 
 def _name(request: Request, dtype: DataType, record: dict[str, Any], names: dict[str, str]) -> str:
@@ -348,17 +353,43 @@ def _name(request: Request, dtype: DataType, record: dict[str, Any], names: dict
     return name or str(record.get("id", ""))
 
 
-def _row(request: Request, dtype: DataType, entry: dict[str, Any], contacts: dict[str, str]) -> dict[str, Any]:
+def _rows(
+    request: Request, dtype: DataType, entries: list[dict[str, Any]], contacts: dict[str, str], errors: list[str]
+) -> list[dict[str, Any]]:
+    """A page of entries as table rows, the entities their columns reference by name (one
+    batched read for the page, names.py)."""
+    refs = [ref for entry in entries for column in dtype.columns for ref in _column_refs(dtype, entry, column)]
+    names = _names(request, list(dict.fromkeys(refs)), errors) if refs else {}
+    return [_row(request, dtype, entry, contacts, names) for entry in entries]
+
+
+def _column_refs(dtype: DataType, entry: dict[str, Any], column: str) -> list[str]:
+    return [ref for _, ref in _refs(_schema(dtype).get(column, {}), entry.get(column), column)]
+
+
+def _row(
+    request: Request, dtype: DataType, entry: dict[str, Any], contacts: dict[str, str], names: dict[str, str]
+) -> dict[str, Any]:
     first = _cell_of(_name(request, dtype, entry, contacts), href=f"/data/{dtype.plural}/{entry['id']}")
-    return {"cells": [first, *(_brief(request, column, entry.get(column)) for column in dtype.columns)]}
+    schema = _schema(dtype)
+    return {
+        "cells": [
+            first,
+            *(_brief(request, column, entry.get(column), schema.get(column), names) for column in dtype.columns),
+        ]
+    }
 
 
-def _cell_of(text: str, *, href: str | None = None, code: bool = False, download: str | None = None) -> dict[str, Any]:
+def _cell_of(
+    text: str | Markup, *, href: str | None = None, code: bool = False, download: str | None = None
+) -> dict[str, Any]:
     """A value as the templates show it (every key present: the templates are strict)."""
     return {"text": text, "href": href, "code": code, "download": download}
 
 
-def _brief(request: Request, field: str, value: Any) -> dict[str, Any]:
+def _brief(
+    request: Request, field: str, value: Any, spec: dict[str, Any] | None = None, names: dict[str, str] | None = None
+) -> dict[str, Any]:
     """A list cell: an address on one line, the first e-mail address, else as in the details."""
     if field == "address" and isinstance(value, dict):
         street = " ".join(str(value[part]) for part in ("street", "houseNumber") if value.get(part))
@@ -367,14 +398,22 @@ def _brief(request: Request, field: str, value: Any) -> dict[str, Any]:
     if field == "emails" and isinstance(value, list) and value:
         primary = next((item for item in value if item.get("primary")), value[0])
         return _cell_of(str(primary.get("address", "")))
-    return _cell(request, field, value, {})
+    return _cell(request, field, value, names or {}, spec)
 
 
-def _cell(request: Request, field: str, value: Any, names: dict[str, str]) -> dict[str, Any]:
+def _cell(
+    request: Request, field: str, value: Any, names: dict[str, str], spec: dict[str, Any] | None = None
+) -> dict[str, Any]:
     """A field's value: a link for a reference (with its name where known), words for an enum or
-    a yes/no, a list of words joined, compact JSON for anything else nested."""
+    a yes/no, a time or date as the person reads it (times.py), a list of words joined, anything
+    else nested as labelled text and lists (names.readable), never JSON."""
+    spec = spec or {}
     if value is None:
         return _cell_of(translate(request.lang, "common.none"))
+    if isinstance(value, str) and spec.get("format") == "date-time":
+        return _cell_of(times.when(request, value))
+    if isinstance(value, str) and spec.get("format") == "date":
+        return _cell_of(times.date_text(value, request.lang))
     if isinstance(value, bool):
         return _cell_of(translate(request.lang, "common.yes" if value else "common.no"))
     if isinstance(value, str) and field.endswith("Id") and ids.looks_like_id(value):
@@ -382,8 +421,27 @@ def _cell(request: Request, field: str, value: Any, names: dict[str, str]) -> di
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
         return _cell_of(", ".join(value) or translate(request.lang, "common.none"))
     if isinstance(value, dict | list):
-        return _cell_of(json.dumps(value, ensure_ascii=False, separators=(", ", ": ")), code=True)
+        shown = naming.readable(value, spec, request.lang, _Known(names), field=field, link=_address(request))
+        return _cell_of(shown)
     return _cell_of(_value(request, field, value))
+
+
+def _address(request: Request) -> Any:
+    """A referenced entity's data page as the browser reaches it (for names.readable's links)."""
+
+    def address(entity_id: str) -> str | None:
+        path = path_of(entity_id)
+        return request.base + path if path else None
+
+    return address
+
+
+class _Known(naming.Names):
+    """Names already read (the detail page's), for names.readable: no further reads."""
+
+    def __init__(self, known: dict[str, str]) -> None:
+        super().__init__(None)
+        self.known = {ref: naming.Named(ref, "", name) for ref, name in known.items()}
 
 
 def _link(entity_id: str, names: dict[str, str]) -> dict[str, Any]:
@@ -392,7 +450,9 @@ def _link(entity_id: str, names: dict[str, str]) -> dict[str, Any]:
     if path is None:
         return _cell_of(entity_id, code=True)
     name = names.get(entity_id)
-    return _cell_of(f"{name} ({entity_id})" if name else entity_id, href=path)
+    if not name:
+        return _cell_of(entity_id, href=path)
+    return _cell_of(Markup('{} <span class="muted mono">{}</span>').format(name, entity_id), href=path)
 
 
 def _value(request: Request, field: str, value: Any) -> str:
@@ -414,10 +474,8 @@ def _fields(request: Request, dtype: DataType, record: dict[str, Any], names: di
         elif isinstance(value, str) and spec.get("x-ref"):
             cell = _link(value, names)
         else:
-            cell = _cell(request, name, value, names)
-            if isinstance(value, dict | list):
-                refs = [{"path": path, **_link(ref, names)} for path, ref in _refs(spec, value, name)]
-        shown.append({"label": _label(request, name), "name": name, "value": cell, "refs": refs})
+            cell = _cell(request, name, value, names, spec)
+        shown.append({"label": _label(request, name, dtype.key), "name": name, "value": cell, "refs": refs})
     return shown
 
 

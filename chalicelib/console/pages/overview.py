@@ -9,8 +9,10 @@ import math
 from typing import Any
 
 from chalicelib import clock
+from chalicelib.console import times
 from chalicelib.console.operations import messages, run
 from chalicelib.console.render import render
+from chalicelib.console.texts import translate
 from chalicelib.console.web import Answer, Request, page
 from chalicelib.errors import ApiError
 
@@ -29,16 +31,17 @@ def overview(request: Request) -> Answer:
             usage = _usage(request)
     except ApiError as error:
         errors = messages(request, error)
-    return render(request, "overview.html", tenant=tenant, trial=_trial(tenant), usage=usage, errors=errors)
+    trial = _trial(tenant, request.lang)
+    return render(request, "overview.html", tenant=tenant, trial=trial, usage=usage, errors=errors)
 
 
-def _trial(tenant: dict[str, Any]) -> dict[str, Any] | None:
+def _trial(tenant: dict[str, Any], lang: str) -> dict[str, Any] | None:
     ends = tenant.get("trialEndsAt")
     if not ends:
         return None
     moment = dt.datetime.fromisoformat(ends.replace("Z", "+00:00"))
     left = (moment - clock.now()).total_seconds()
-    return {"date": ends[:10], "days": max(math.ceil(left / 86400), 0), "over": left <= 0}
+    return {"date": times.date_text(ends[:10], lang), "days": max(math.ceil(left / 86400), 0), "over": left <= 0}
 
 
 def _usage(request: Request) -> list[dict[str, Any]]:
@@ -49,5 +52,12 @@ def _usage(request: Request) -> list[dict[str, Any]]:
     rows = []
     for key in live[:KEYS_SHOWN]:
         log = run(request, "apikeys.requests.list", {"apiKey": key["id"], "limit": 1, "offset": 0})
-        rows.append({"key": key, "requests": log["pagination"]["total"], "more": log["pagination"].get("capped")})
+        rows.append(
+            {
+                "key": key,
+                "requests": log["pagination"]["total"],
+                "more": log["pagination"].get("capped"),
+                "last_used": times.when(request, key["lastUsedAt"], none=translate(request.lang, "common.none")),
+            }
+        )
     return rows
