@@ -32,6 +32,7 @@ PAGES = (
     "overview",
     "oauth_grants",  # before keys: /keys/oauth is not a key's page (/keys/{key})
     "keys",
+    "connect",
     "webhooks",
     "activity",
     "data",

@@ -5,13 +5,15 @@ copy button; the pages pass axe in both languages."""
 from __future__ import annotations
 
 import re
+import uuid
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from tests.browser.conftest import check_accessibility, screenshot
-from tests.browser.console import signed_in_owner
+from tests.browser.console import sign_in, signed_in_owner
 from tests.client import Api
+from tests.console_client import invite, owner_of
 
 MAX_TABS = 120  # the header's links, then the form's fields (a date input takes three stops)
 
@@ -97,4 +99,26 @@ def test_the_key_pages_pass_the_accessibility_check(page: Page, api: Api) -> Non
     check_accessibility(page)
     page.locator("main form button[type=submit]").click()
     expect(page.locator("#secret-value")).to_have_value(re.compile(r"^pm_"))
+    check_accessibility(page)
+
+
+@pytest.mark.parametrize("page", ["de-DE", "en-US"], indirect=True)
+def test_a_viewer_reads_the_keys_without_their_controls(page: Page, api: Api) -> None:
+    """Issue 37, mend 4: a viewer clicking "API-Schlüssel" got 403 although a viewer "sees everything"."""
+    tenant = api.signup(company="Nur Lesen GmbH", email=f"owner-{uuid.uuid4().hex[:10]}@example.org")
+    tenant.ok("apikeys.create", {"apiKey": {"agentName": "read-bot", "scopes": ["read"]}})
+    email = f"viewer-{uuid.uuid4().hex[:10]}@example.org"
+    invite(owner_of(tenant), email, "viewer")
+    german = page.evaluate("navigator.language") == "de-DE"
+    sign_in(page, api, email)
+
+    page.get_by_role("link", name="API-Schlüssel" if german else "API keys").click()
+    expect(page.locator("h1")).to_have_text("API-Schlüssel" if german else "API keys")
+    expect(page.locator("main p.notice")).to_contain_text("Nur lesen" if german else "As a viewer")
+    assert page.locator("main form").count() == 0 and page.locator("a[href$='/keys/new']").count() == 0
+    check_accessibility(page)
+
+    page.get_by_role("link", name="read-bot").click()
+    expect(page.locator("h1")).to_contain_text("read-bot")
+    assert page.locator("main form").count() == 0 and page.locator("a[href$='/rotate']").count() == 0
     check_accessibility(page)

@@ -8,7 +8,7 @@ import re
 import uuid
 from typing import Any
 
-from tests.client import Tenant
+from tests.client import Tenant, from_source
 from tests.console_client import Page, Person, invite, owner_of
 
 KEY_LINK = re.compile(r'href="/console/keys/(key_[0-9A-Z]{26})"')
@@ -215,15 +215,34 @@ def test_keys_of_another_tenant_are_out_of_reach(tenant: Tenant, other_tenant: T
     assert owner.get("/keys/not-a-key").status == 404
 
 
-def test_a_viewer_may_not_see_or_change_keys(tenant: Tenant) -> None:
+def test_a_viewer_sees_the_keys_read_only_and_changes_none(tenant: Tenant) -> None:
     owner = owner_of(tenant)
     key = _rest_key(tenant, "guarded-bot", ["read"])
+    with from_source("198.51.100.7"):
+        assert tenant.query("info", key=key["key"]).status == 200  # a call with a source address in the log
     viewer = invite(owner, f"viewer-{uuid.uuid4().hex[:10]}@example.org", "viewer")
-    assert viewer.get("/keys").status == 403
-    assert viewer.get(f"/keys/{key['id']}").status == 403
+
+    listed = viewer.get("/keys")
+    assert listed.status == 200, listed.text()  # was 403, though a viewer "sees everything"
+    assert "guarded-bot" in listed.text() and "As a viewer you see the keys but change none" in listed.text()
+    assert 'href="/console/keys/new"' not in listed.html and "<form" not in listed.html.split("</header>")[1]
+
+    detail = viewer.get(f"/keys/{key['id']}")
+    assert detail.status == 200, detail.text()
+    assert "guarded-bot" in detail.text() and "info" in detail.text()  # its facts and its request log
+    assert "/disable" not in detail.html and "/rotate" not in detail.html
+    assert "Source addresses are shown to owners and admins only." in detail.text()
+    assert "198.51.100.7" not in detail.html and "Last used from address" not in detail.text()
+    assert key["key"] not in detail.html and key["key"] not in listed.html
+    assert "198.51.100.7" in owner.get(f"/keys/{key['id']}").html  # what the viewer does not see
+
+    assert viewer.get("/keys/new").status == 403
+    assert viewer.get(f"/keys/{key['id']}/rotate").status == 403
     assert viewer.post(f"/keys/{key['id']}/disable").status == 403
+    assert viewer.post(f"/keys/{key['id']}/rotate").status == 403
     assert viewer.post("/keys", {"agentName": "sneaky", "scopes": ["read"]}).status == 403
     assert tenant.query("info", key=key["key"]).status == 200
+    assert "sneaky" not in {k["agentName"] for k in _keys(tenant).values()}
 
 
 def test_a_key_limited_to_objects_from_the_form_keeps_them_when_rotated(tenant: Tenant) -> None:

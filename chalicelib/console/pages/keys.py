@@ -2,17 +2,21 @@
 pages/oauth_grants.py), a new key (its secret shown once), a key's page (facts and request log),
 disabling, and a guided rotation: a new key for the same agent (same scopes and binding), its secret
 shown once, then the old key disabled. Every read and change is an `apikeys.*` operation run as the
-signed-in person; every route needs the admin role."""
+signed-in person; every change needs the admin role. A viewer ("sees everything, changes nothing")
+reads the list and a key's page without their controls and without the source addresses of its
+calls (`read`)."""
 
 from __future__ import annotations
 
 import datetime as dt
 import re
+from dataclasses import replace
 from typing import Any
 
-from chalicelib import clock
+from chalicelib import clock, registry
 from chalicelib import error_codes as codes
 from chalicelib.console.operations import messages, run
+from chalicelib.console.pages.connect_config import addresses, snippets
 from chalicelib.console.render import render
 from chalicelib.console.texts import translate
 from chalicelib.console.web import Answer, Request, page, redirect
@@ -40,14 +44,14 @@ READABLE = {
 # --- the list --------------------------------------------------------------------------------
 
 
-@page("GET", "/keys", role="admin")
+@page("GET", "/keys")
 def key_list(request: Request) -> Answer:
     offset = _offset(request)
     keys: list[dict[str, Any]] = []
     pagination = {"total": 0, "limit": LIST_LIMIT, "offset": offset}
     errors: list[str] = []
     try:
-        found = run(request, "apikeys.list", {"limit": LIST_LIMIT, "offset": offset})
+        found = read(request, "apikeys.list", {"limit": LIST_LIMIT, "offset": offset})
         keys, pagination = [view(request, key) for key in found["apiKeys"]], found["pagination"]
     except ApiError as error:
         errors = messages(request, error)
@@ -58,7 +62,16 @@ def key_list(request: Request) -> Answer:
         if not grant.get("revokedAt")
     ]
     done = "revoked" if request.query.get("done") == "revoked" else ""
-    return render(request, "keys.html", keys=keys, pagination=pagination, errors=errors, grants=grants, done=done)
+    return render(
+        request,
+        "keys.html",
+        keys=keys,
+        pagination=pagination,
+        errors=errors,
+        grants=grants,
+        done=done,
+        readonly=_readonly(request),
+    )
 
 
 # --- a new key -------------------------------------------------------------------------------
@@ -107,7 +120,15 @@ def create_key(request: Request) -> Answer:
         created = run(request, "apikeys.create", {"apiKey": spec})["apiKey"]
     except ApiError as error:
         return _form(request, form, error.status, _readable(request, error, objects))
-    return render(request, "keys_secret.html", key=created, old=None)
+    return _secret_page(request, created, None)
+
+
+def _secret_page(request: Request, created: dict[str, Any], old: dict[str, Any] | None) -> Answer:
+    """The one page that holds a new key's secret: shown once, and filled into the agents'
+    configuration snippets (the connect page, which has no secret, shows a placeholder)."""
+    return render(
+        request, "keys_secret.html", key=created, old=old, snippets=snippets(created["key"], addresses()["mcp"])
+    )
 
 
 def _objects(text: str) -> list[str]:
@@ -148,7 +169,7 @@ def _readable(request: Request, error: ApiError, objects: list[str] | None = Non
 # --- a key's page ----------------------------------------------------------------------------
 
 
-@page("GET", "/keys/{key}", role="admin")
+@page("GET", "/keys/{key}")
 def key_detail(request: Request) -> Answer:
     key = _lookup(request)
     if isinstance(key, Answer):
@@ -158,13 +179,24 @@ def key_detail(request: Request) -> Answer:
     pagination = {"total": 0, "limit": LOG_LIMIT, "offset": offset}
     errors: list[str] = []
     try:
-        found = run(request, "apikeys.requests.list", {"apiKey": key["id"], "limit": LOG_LIMIT, "offset": offset})
+        found = read(request, "apikeys.requests.list", {"apiKey": key["id"], "limit": LOG_LIMIT, "offset": offset})
         log, pagination = [{**entry, "at": _when(entry.get("at"))} for entry in found["requests"]], found["pagination"]
+        if _readonly(request):
+            log = [{name: value for name, value in entry.items() if name != "sourceIp"} for entry in log]
     except ApiError as error:
         errors = messages(request, error)
     done = request.query.get("done")
     notice = translate(request.lang, f"keys.done.{done}") if done in ("disabled", "rotated") else None
-    return render(request, "keys_detail.html", key=key, log=log, pagination=pagination, notice=notice, errors=errors)
+    return render(
+        request,
+        "keys_detail.html",
+        key=key,
+        log=log,
+        pagination=pagination,
+        notice=notice,
+        errors=errors,
+        readonly=_readonly(request),
+    )
 
 
 @page("POST", "/keys/{key}/disable", role="admin")
@@ -214,27 +246,46 @@ def rotate(request: Request) -> Answer:
         created = run(request, "apikeys.create", {"apiKey": spec})["apiKey"]
     except ApiError as error:
         return render(request, "keys_rotate.html", error.status, key=old, errors=_readable(request, error))
-    return render(request, "keys_secret.html", key=created, old=old)
+    return _secret_page(request, created, old)
 
 
 # --- helpers ---------------------------------------------------------------------------------
 
 
+def _readonly(request: Request) -> bool:
+    return request.member is not None and request.member["role"] == "viewer"
+
+
+def read(request: Request, name: str, args: dict[str, Any]) -> dict[str, Any]:
+    """An `apikeys` query for the page. They need `admin`, which a viewer's session does not hold
+    (a viewer's operations run with `read`); the role promises a viewer sees everything, so for a
+    viewer these queries, and queries only, run with `admin` added. Every change stays an admin
+    route run with the person's own scopes, and a viewer's pages drop the calls' source
+    addresses (the last one and the request log's)."""
+    if not _readonly(request):
+        return run(request, name, args)
+    assert registry.REGISTRY[name].kind == "query" and name.startswith("apikeys."), name
+    assert request.ctx is not None
+    reader = replace(request, ctx=replace(request.ctx, scopes=request.ctx.scopes | {SCOPE_ADMIN}))
+    return run(reader, name, args)
+
+
 def _lookup(request: Request) -> dict[str, Any] | Answer:
     """The key the path names, else the page that says why not."""
     try:
-        key = _find(request, request.params["key"])
+        key = find_key(request, request.params["key"])
     except ApiError as error:
         return render(request, "error.html", error.status, errors=messages(request, error))
     return key if key is not None else _not_found(request)
 
 
-def _find(request: Request, key_id: str) -> dict[str, Any] | None:
+def find_key(request: Request, key_id: str) -> dict[str, Any] | None:
     """The key (apikeys.show), or None where there is none of this tenant by that id."""
     if not KEY_ID.match(key_id):
         return None
     try:
-        return view(request, run(request, "apikeys.show", {"apiKey": key_id})["apiKey"])
+        key = view(request, read(request, "apikeys.show", {"apiKey": key_id})["apiKey"])
+        return {**key, "lastUsedIp": None} if _readonly(request) else key
     except ApiError as error:
         if error.status == 404:
             return None

@@ -6,10 +6,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib.console.texts import activity, auth, common, data, keys, members, oauth, sandboxes, webhooks
+from chalicelib.console.texts import activity, auth, common, connect, data, keys, members, oauth, sandboxes, webhooks
 
 CATALOGUE: dict[str, tuple[str, str]] = {}
-for _module in (common, auth, keys, webhooks, activity, data, members, oauth, sandboxes):
+for _module in (common, auth, keys, connect, webhooks, activity, data, members, oauth, sandboxes):
     for _key, _pair in _module.TEXTS.items():
         assert _key not in CATALOGUE, f"console text {_key!r} is defined twice"
         CATALOGUE[_key] = _pair

@@ -209,6 +209,26 @@ TEXTS: dict[str, tuple[str, str]] = {
     "keys.created.label": ("Der neue API-Schlüssel", "The new API key"),
     "keys.created.to_key": ("Zur Seite des Schlüssels", "Go to the key's page"),
     "keys.created.to_list": ("Zur Liste der Schlüssel", "Go to the list of keys"),
+    # a viewer reads the keys, changes none
+    "keys.viewer.note": (
+        "Ihre Rolle „Nur lesen“ zeigt Ihnen die Schlüssel, ändert aber keine: Anlegen, Austauschen, Deaktivieren "
+        "und das Entziehen von OAuth-Zugängen sind Inhabern und Administratoren vorbehalten. Die geheimen "
+        "Schlüssel selbst zeigt die Konsole niemandem (sie werden nicht gespeichert), die Absenderadressen der "
+        "Anfragen nur Inhabern und Administratoren.",
+        "As a viewer you see the keys but change none: creating, rotating and disabling keys and revoking OAuth "
+        "access are for owners and admins. The secret keys themselves are shown to no one (they are not kept), "
+        "the source addresses of requests only to owners and admins.",
+    ),
+    "keys.viewer.detail_note": (
+        "Austauschen und Deaktivieren sind Inhabern und Administratoren vorbehalten; Ihre Rolle „Nur lesen“ "
+        "zeigt den Schlüssel ohne sein Geheimnis.",
+        "Rotating and disabling are for owners and admins; as a viewer you see the key without its secret.",
+    ),
+    "keys.viewer.no_addresses": (
+        "Die Absenderadressen sehen nur Inhaber und Administratoren.",
+        "Source addresses are shown to owners and admins only.",
+    ),
+    "keys.connect": ("Einen Agenten mit diesem Schlüssel verbinden", "Connect an agent with this key"),
     # the detail page
     "keys.detail.title": ("API-Schlüssel von {agent}", "API key of {agent}"),
     "keys.detail.facts": ("Angaben", "Facts"),
