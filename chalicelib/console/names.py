@@ -2,7 +2,7 @@
 name, a unit by its number and object, a contract by its parties and unit, a document by its
 title, every other type by its main text field; the id stays secondary text (`shown`).
 
-`Names(ctx).read(ids)` reads a page's entities in batches (BatchGetItem through the store, at
+`Names(ctx).look_up(ids)` reads a page's entities in batches (BatchGetItem through the store, at
 most MAX_READ ids a call and two rounds more for what a name needs: a contract's parties and
 unit, a unit's object), deleted ones included, so that a deleted entity shows its last name,
 marked deleted. The keys are built from the person's own tenant (store/entity_reads.entity_pk):
@@ -56,14 +56,15 @@ def etype_of(entity_id: str) -> EntityType | None:
 
 
 class Names:
-    """A page's names: ask with `read(ids)` once, then look them up with `get`/`name`."""
+    """A page's names: ask with `look_up(ids)` once (a name no other class uses: the IAM analysis
+    follows every reached class's methods by name), then read them with `get`/`name`."""
 
     def __init__(self, ctx: CallContext | None) -> None:
         self.ctx = ctx
         self.known: dict[str, Named] = {}
         self._data: dict[str, tuple[str, dict[str, Any], bool]] = {}  # id -> (type, data, deleted)
 
-    def read(self, entity_ids: list[str] | set[str] | tuple[str, ...]) -> Names:
+    def look_up(self, entity_ids: list[str] | set[str] | tuple[str, ...]) -> Names:
         wanted = [i for i in dict.fromkeys(entity_ids) if i and etype_of(i) is not None][:MAX_READ]
         self._fetch(wanted)
         needed = [ref for i in wanted for ref in self._needs(i)]

@@ -304,7 +304,7 @@ def _names(request: Request, records: list[dict[str, Any]]) -> naming.Names:
         wanted.append(record["entityId"])
         for side in ("before", "after"):
             wanted += naming.refs_of(record["entityType"], (record.get(side) or {}).get("data"))
-    return naming.Names(request.ctx).read(wanted)
+    return naming.Names(request.ctx).look_up(wanted)
 
 
 def _row(
@@ -426,7 +426,7 @@ def _entity(
 
 def _outcome_names(request: Request, answer: dict[str, Any] | None) -> naming.Names:
     items = [*(answer or {}).get("reverted", []), *(answer or {}).get("skipped", [])]
-    return naming.Names(request.ctx).read([item["entityId"] for item in items])
+    return naming.Names(request.ctx).look_up([item["entityId"] for item in items])
 
 
 def _outcome(request: Request, item: dict[str, Any], named: naming.Names) -> dict[str, Any]:

@@ -268,7 +268,7 @@ def _references(dtype: DataType, record: dict[str, Any]) -> list[str]:
 def _names(request: Request, refs: list[str], errors: list[str]) -> dict[str, str]:
     """The names of referenced entities (names.py: one batched read of the person's own
     company's entities, bounded); a deleted one by its last name, marked deleted."""
-    found = naming.Names(request.ctx).read(refs[:MAX_NAMED])
+    found = naming.Names(request.ctx).look_up(refs[:MAX_NAMED])
     deleted = translate(request.lang, "common.deleted")
     return {
         ref: f"{named.name} ({deleted})" if named.deleted else named.name

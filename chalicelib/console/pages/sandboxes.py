@@ -55,7 +55,9 @@ def create(request: Request) -> Answer:
         return _page(request, 400, [translate(request.lang, "sandbox.error.name")], name=name)
     if account.tenant_facts(request.ctx.tenant_id).get("sandbox"):  # sandboxes are made from a live company
         return _page(request, 409, [translate(request.lang, "error.not_found")])
-    seed = lifecycle.EMPTY if request.arg("seed") == lifecycle.EMPTY else lifecycle.DEFAULT_SEED
+    # the form always says which; anything else (a form posted by hand) plants nothing rather than
+    # a minute's work
+    seed = lifecycle.DEFAULT_SEED if request.arg("seed") == lifecycle.DEFAULT_SEED else lifecycle.EMPTY
     lifecycle.create(
         name,
         request.member["email"],
