@@ -10,6 +10,7 @@ from typing import Any
 from chalicelib import error_codes as codes
 from chalicelib.entities import ref_types
 from chalicelib.registry import DocumentedError, Operation
+from chalicelib.schemas import label_of
 
 
 def _type_of(schema: dict[str, Any]) -> str:
@@ -25,15 +26,26 @@ def _type_of(schema: dict[str, Any]) -> str:
     return str(kind)
 
 
+def _label(schema: dict[str, Any]) -> str:
+    """A field's label in German and English (its schema's x-label: "Nachname / Last name"), or
+    "" for a field without one (an operation's own argument)."""
+    german, english = label_of(schema, "de"), label_of(schema, "en")
+    if not german or not english:
+        return ""
+    shown = german if german == english else f"{german} / {english}"
+    return shown.replace("|", "\\|").replace("\n", " ")
+
+
 def fields_table(schema: dict[str, Any], prefix: str = "") -> list[str]:
-    """One row per field, nested objects flattened with dotted names."""
+    """One row per field, nested objects flattened with dotted names, each with its label in
+    German and English where the schema gives one."""
     rows = []
     required = set(schema.get("required", []))
     for name, sub in schema.get("properties", {}).items():
         full = f"{prefix}{name}"
         flag = "yes" if name in required else ""
         description = sub.get("description", "").replace("|", "\\|").replace("\n", " ")
-        rows.append(f"| `{full}` | {_type_of(sub)} | {flag} | {description} |")
+        rows.append(f"| `{full}` | {_label(sub)} | {_type_of(sub)} | {flag} | {description} |")
         if sub.get("type") == "object":
             rows.extend(fields_table(sub, f"{full}."))
         elif sub.get("type") == "array" and sub.get("items", {}).get("type") == "object":
@@ -132,7 +144,7 @@ def render(op: Operation) -> str:
     parts = [f"# {op.name}", "", op.summary, "", where, "", op.docs.strip(), "", "## Arguments", ""]
     rows = fields_table(op.args)
     if rows:
-        parts += ["| name | type | required | description |", "|---|---|---|---|", *rows]
+        parts += ["| name | label | type | required | description |", "|---|---|---|---|---|", *rows]
     else:
         parts.append("None.")
     if op.kind == "query" and rows:
@@ -146,8 +158,8 @@ def render(op: Operation) -> str:
         "",
         "## Result",
         "",
-        "| field | type | required | description |",
-        "|---|---|---|---|",
+        "| field | label | type | required | description |",
+        "|---|---|---|---|---|",
         *fields_table(op.result),
     ]
     if op.example is not None:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from functools import cached_property
+from functools import cache, cached_property
 from typing import Any, Literal
 
 from chalicelib import paths
@@ -139,3 +139,21 @@ def domain_operations() -> list[Operation]:
     """Every operation that is a domain tool (MCP, the tool search): the v2 operations that
     need a key, by name."""
     return sorted((op for op in REGISTRY.values() if op.surface == "v2" and op.authenticated), key=lambda op: op.name)
+
+
+def lifecycle_operation(entity_type: str, verb: str) -> tuple[str, str] | None:
+    """The `<list>.delete` or `<list>.restore` (`verb`) of an entity type and its one argument,
+    found by that argument's `x-ref` (None: the type has none). The sandbox reset and the
+    console's restore button use it."""
+    return _lifecycle_operation(entity_type, verb, len(REGISTRY))
+
+
+@cache
+def _lifecycle_operation(entity_type: str, verb: str, _registered: int) -> tuple[str, str] | None:
+    # keyed by the registry's size too: an answer found before every resource registered is not kept
+    for op in REGISTRY.values():
+        required = op.args.get("required") or []
+        if op.name.endswith("." + verb) and len(required) == 1:
+            if op.args["properties"][required[0]].get("x-ref") == entity_type:
+                return op.name, required[0]
+    return None

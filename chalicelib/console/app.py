@@ -34,6 +34,7 @@ PAGES = (
     "keys",
     "connect",
     "webhooks",
+    "restore",  # before activity: /activity/restore is no audit record's page
     "activity",
     "data",
     "members",

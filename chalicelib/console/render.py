@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import jinja2
+from markupsafe import Markup
 
 from chalicelib import account
 from chalicelib.console import texts
@@ -36,6 +37,8 @@ def render(request: Request, template: str, status: int = 200, **values: Any) ->
     lang = request.lang
 
     def t(key: str, **fill: Any) -> str:
+        if any(isinstance(value, Markup) for value in fill.values()):  # a time or a name: kept as markup
+            return texts.translate_markup(lang, key, **fill)
         return texts.translate(lang, key, **fill)
 
     html = (

@@ -8,29 +8,17 @@ and webhooks stay."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
 from typing import Any
 
-from chalicelib import registry
 from chalicelib.context import CallContext
 from chalicelib.exports import lines
 from chalicelib.exports.load import ImportRefused
+from chalicelib.registry import lifecycle_operation
 from chalicelib.resources.common import UPDATINGS
 from chalicelib.sandbox import seed as seeding
 from chalicelib.store import aliases
 
 PASSES = 5  # deletions retried while each pass frees more (an entity referencing one of its own type)
-
-
-@cache
-def lifecycle_operation(entity_type: str, verb: str) -> tuple[str, str] | None:
-    """The `<list>.delete` or `<list>.restore` of a type and its one argument (None: it has none)."""
-    for op in registry.REGISTRY.values():
-        required = op.args.get("required") or []
-        if op.name.endswith("." + verb) and len(required) == 1:
-            if op.args["properties"][required[0]].get("x-ref") == entity_type:
-                return op.name, required[0]
-    return None
 
 
 def reset(ctx: CallContext, seed: str, progress: Callable[[str], None] = lambda _text: None) -> dict[str, int]:

@@ -39,3 +39,19 @@ def test_the_show_queries_answer_the_labelled_fields() -> None:
     resources.load_all()
     contact = registry.REGISTRY["contacts.show"].result["properties"]["contact"]["properties"]  # type: ignore[index]
     assert contact["lastName"][LABEL] == {"de": "Nachname", "en": "Last name"}
+
+
+def test_the_docs_show_each_fields_german_and_english_label() -> None:
+    """An operation's Markdown page (docs.render) names each labelled field in both languages, in
+    the arguments' and the result's tables; a field without a label (an operation's own
+    argument) leaves the column empty."""
+    from chalicelib import docs, registry
+
+    resources.load_all()
+    created = docs.render(registry.REGISTRY["contacts.create"])
+    assert "| name | label | type | required | description |" in created
+    assert "| `contact.lastName` | Nachname / Last name | string |" in created
+    shown = docs.render(registry.REGISTRY["contacts.show"])
+    assert "| field | label | type | required | description |" in shown
+    assert "| `contact.lastName` | Nachname / Last name |" in shown
+    assert "| `contact` |  | " in docs.render(registry.REGISTRY["contacts.delete"])

@@ -78,11 +78,10 @@ def sandbox_operations() -> frozenset[str]:
     a job, sandbox/lifecycle.py run_job, runs nothing else) spell out
     (aliases.upsert, documents.upload, documents.show, the bulk upload's), every upsert (a line's
     `upsert`), and every type's delete, restore and update command the reset picks
-    (reset.lifecycle_operation, resources.common.UPDATINGS)."""
+    (registry.lifecycle_operation, resources.common.UPDATINGS)."""
     from chalicelib import registry, resources
     from chalicelib.exports import lines
     from chalicelib.resources.common import UPDATINGS
-    from chalicelib.sandbox import reset
 
     resources.load_all()
     found = {op.name for op in registry.REGISTRY.values() if op.upserts}
@@ -93,7 +92,7 @@ def sandbox_operations() -> frozenset[str]:
         } & set(registry.REGISTRY)
     for kind in lines.kinds():
         for verb in ("delete", "restore"):
-            operation = reset.lifecycle_operation(kind.etype.name, verb)
+            operation = registry.lifecycle_operation(kind.etype.name, verb)
             found |= {operation[0]} if operation else set()
     found |= {updating.op.name for updating in UPDATINGS.values()}
     return frozenset(found)

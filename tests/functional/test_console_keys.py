@@ -73,7 +73,8 @@ def test_a_key_bound_to_a_person_with_an_expiry(tenant: Tenant) -> None:
     assert created.status == 200, created.text()
     key = _keys(tenant)[_key_id(created)]
     assert key["binding"] == {"type": "person", "contactId": person["id"]}
-    assert f"Person (contact {person['id']})" in owner.get(f"/keys/{key['id']}").text()
+    shown = owner.get(f"/keys/{key['id']}").text()
+    assert f"Person: Erika Muster {person['id']}" in shown  # the contact by name, the id as secondary text
 
 
 def test_a_key_that_leaves_out_other_parties_text_for_agents(tenant: Tenant) -> None:

@@ -26,7 +26,7 @@ from chalicelib import clock, registry
 from chalicelib.console import names as naming
 from chalicelib.console import times
 from chalicelib.console.operations import messages, run
-from chalicelib.console.pages import data
+from chalicelib.console.pages import data, restore
 from chalicelib.console.render import render
 from chalicelib.console.texts import CATALOGUE, translate
 from chalicelib.console.web import Answer, Request, page, redirect
@@ -85,7 +85,7 @@ def trail(request: Request) -> Answer:
         operations=sorted(name for name, op in registry.REGISTRY.items() if op.kind == "command"),
         preview_url=_url("/activity/revert", revertible) if revertible and _may_revert(request) else "",
         stop=_stop_offer(request, form) if not errors else None,
-        notice=_stopped_notice(request),
+        notice=_stopped_notice(request) or restore.restored_notice(request),
         errors=errors,
     )
 
@@ -234,7 +234,7 @@ def revert_range(request: Request) -> Answer:
 
 @page("GET", "/activity/{record}")
 def detail(request: Request) -> Answer:
-    return _detail(request, _done_notice(request), [], 200)
+    return _detail(request, _done_notice(request) or restore.restored_notice(request), [], 200)
 
 
 @page("POST", "/activity/{record}/revert", role="admin")
@@ -413,6 +413,7 @@ def _entity(
     pages' address of it for the types they show; a member's is the team page (and their current
     name or address)."""
     shown: dict[str, Any] = {"type": _type_label(request, type_name), "id": entity_id, "deleted": False}
+    shown["restore"] = None  # restore.offer's button, for a deleted entity
     if type_name == members.TYPE:
         return {**shown, "url": "/members", "label": (people or {}).get(entity_id, "")}
     found = named.get(entity_id) if named else None
@@ -421,7 +422,8 @@ def _entity(
         fields = (record.get("after") or {}).get("data") or (record.get("before") or {}).get("data") or {}
         label = naming.name_from_data(type_name, fields) if isinstance(fields, dict) else ""
     deleted = bool(found and found.deleted)
-    return {**shown, "url": data.path_of(entity_id) or "", "label": label, "deleted": deleted}
+    offer = restore.offer(request, entity_id, label, deleted)
+    return {**shown, "url": data.path_of(entity_id) or "", "label": label, "deleted": deleted, "restore": offer}
 
 
 def _outcome_names(request: Request, answer: dict[str, Any] | None) -> naming.Names:

@@ -15,10 +15,12 @@ from typing import Any
 
 from chalicelib import clock, registry
 from chalicelib import error_codes as codes
+from chalicelib.console import names as naming
+from chalicelib.console import times
 from chalicelib.console.operations import messages, run
 from chalicelib.console.pages.connect_config import addresses, snippets
 from chalicelib.console.render import render
-from chalicelib.console.texts import translate
+from chalicelib.console.texts import translate, translate_markup
 from chalicelib.console.web import Answer, Request, page, redirect
 from chalicelib.errors import ApiError
 from chalicelib.resources.apikeys import KEY_ID as KEY_ID_ARG
@@ -52,12 +54,17 @@ def key_list(request: Request) -> Answer:
     errors: list[str] = []
     try:
         found = read(request, "apikeys.list", {"limit": LIST_LIMIT, "offset": offset})
-        keys, pagination = [view(request, key) for key in found["apiKeys"]], found["pagination"]
+        named = bound_names(request, found["apiKeys"])
+        keys, pagination = [view(request, key, named) for key in found["apiKeys"]], found["pagination"]
     except ApiError as error:
         errors = messages(request, error)
     assert request.ctx is not None
     grants = [
-        {**grant, "approved": _when(grant.get("createdAt")), "lastRenewed": _when(grant.get("lastUsedAt"))}
+        {
+            **grant,
+            "approved": times.when(request, grant.get("createdAt")),
+            "lastRenewed": times.when(request, grant.get("lastUsedAt"), none=""),
+        }
         for grant in oauth.grants(request.ctx.tenant_id)
         if not grant.get("revokedAt")
     ]
@@ -180,7 +187,8 @@ def key_detail(request: Request) -> Answer:
     errors: list[str] = []
     try:
         found = read(request, "apikeys.requests.list", {"apiKey": key["id"], "limit": LOG_LIMIT, "offset": offset})
-        log, pagination = [{**entry, "at": _when(entry.get("at"))} for entry in found["requests"]], found["pagination"]
+        log = [{**entry, "at": times.when(request, entry.get("at"))} for entry in found["requests"]]
+        pagination = found["pagination"]
         if _readonly(request):
             log = [{name: value for name, value in entry.items() if name != "sourceIp"} for entry in log]
     except ApiError as error:
@@ -284,7 +292,8 @@ def find_key(request: Request, key_id: str) -> dict[str, Any] | None:
     if not KEY_ID.match(key_id):
         return None
     try:
-        key = view(request, read(request, "apikeys.show", {"apiKey": key_id})["apiKey"])
+        found = read(request, "apikeys.show", {"apiKey": key_id})["apiKey"]
+        key = view(request, found, bound_names(request, [found]))
         return {**key, "lastUsedIp": None} if _readonly(request) else key
     except ApiError as error:
         if error.status == 404:
@@ -292,9 +301,16 @@ def find_key(request: Request, key_id: str) -> dict[str, Any] | None:
         raise
 
 
-def view(request: Request, key: dict[str, Any]) -> dict[str, Any]:
-    """The key's facts as a person reads them: state, scope names, dates without seconds (also
-    for the keys a removed person created: pages/member_keys.py)."""
+def bound_names(request: Request, keys: list[dict[str, Any]]) -> naming.Names:
+    """The names of the contacts the keys are bound to (one batched read, names.py)."""
+    bound = [str(key["binding"]["contactId"]) for key in keys if (key.get("binding") or {}).get("contactId")]
+    return naming.Names(request.ctx).look_up(bound)
+
+
+def view(request: Request, key: dict[str, Any], named: naming.Names | None = None) -> dict[str, Any]:
+    """The key's facts as a person reads them: state, scope names, the bound person by name (from
+    `named`, bound_names), times as every page shows them (times.when; also for the keys a
+    removed person created: pages/member_keys.py)."""
     now = clock.now_iso()
     if key.get("disabled"):
         state = "disabled"
@@ -305,7 +321,13 @@ def view(request: Request, key: dict[str, Any]) -> dict[str, Any]:
     scopes = sorted(key["scopes"], key=_scope_rank)
     contact = key["binding"].get("contactId")
     binding = (
-        translate(request.lang, "keys.binding.person", contact=contact)
+        translate_markup(
+            request.lang,
+            "keys.binding.person",
+            contact=naming.shown(
+                named.get(contact) if named else None, contact, deleted_text=translate(request.lang, "common.deleted")
+            ),
+        )
         if contact
         else translate(request.lang, "keys.binding.company")
     )
@@ -315,9 +337,9 @@ def view(request: Request, key: dict[str, Any]) -> dict[str, Any]:
         "bindingText": binding,
         "scopeNames": [_scope_name(request.lang, scope) for scope in scopes],
         "scopeHelp": [_scope_help(request.lang, scope) for scope in scopes],
-        "created": _when(key.get("createdAt")),
-        "lastUsed": _when(key.get("lastUsedAt")),
-        "expires": _when(key.get("expiresAt")),
+        "created": times.when(request, key.get("createdAt")),
+        "lastUsed": times.when(request, key.get("lastUsedAt"), none=""),
+        "expires": times.when(request, key.get("expiresAt"), none=""),
     }
 
 
@@ -340,11 +362,6 @@ def _scope_help(lang: str, scope: str) -> str:
     if area:
         return translate(lang, f"keys.scope.area.{wide}.help", area=translate(lang, f"keys.area.{area}"))
     return translate(lang, f"keys.scope.{scope}.help")
-
-
-def _when(moment: str | None) -> str:
-    """'2025-03-01T12:34:56.789Z' -> '2025-03-01 12:34' (UTC); empty when there is none."""
-    return moment[:16].replace("T", " ") if moment else ""
 
 
 def _offset(request: Request) -> int:

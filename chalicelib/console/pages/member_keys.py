@@ -9,7 +9,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib.console.operations import messages, run
-from chalicelib.console.pages.keys import view
+from chalicelib.console.pages.keys import bound_names, view
 from chalicelib.console.render import render
 from chalicelib.console.texts import translate
 from chalicelib.console.web import Answer, Request, is_email, page, redirect
@@ -32,7 +32,9 @@ def created_by(request: Request, member_id: str) -> list[dict[str, Any]]:
         added = {key["id"] for key in every if key.get("createdBy") in theirs} - theirs
         theirs |= added
         grown = bool(added)
-    return [view(request, key) for key in every if key["id"] in theirs and key["id"] != member_id]
+    mine = [key for key in every if key["id"] in theirs and key["id"] != member_id]
+    named = bound_names(request, mine)
+    return [view(request, key, named) for key in mine]
 
 
 def _live(keys: list[dict[str, Any]]) -> list[dict[str, Any]]:

@@ -4,6 +4,7 @@ no SES sender is configured, and then without a session (it is the developer's m
 from __future__ import annotations
 
 from chalicelib import config, mail
+from chalicelib.console import times
 from chalicelib.console.render import render
 from chalicelib.console.texts import translate
 from chalicelib.console.web import Answer, Request, page
@@ -13,4 +14,5 @@ from chalicelib.console.web import Answer, Request, page
 def outbox(request: Request) -> Answer:
     if config.mail_sender() or config.stage() != "local":
         return render(request, "error.html", 404, errors=[translate(request.lang, "error.not_found")])
-    return render(request, "outbox.html", messages=mail.outbox(limit=50))
+    shown = [{"message": message, "sent": times.when(request, message.sent_at)} for message in mail.outbox(limit=50)]
+    return render(request, "outbox.html", messages=shown)

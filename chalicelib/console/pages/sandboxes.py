@@ -8,6 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import account
+from chalicelib.console import times
 from chalicelib.console.render import render
 from chalicelib.console.texts import translate
 from chalicelib.console.web import Answer, Request, page, redirect
@@ -36,15 +37,15 @@ def _page(request: Request, status: int = 200, errors: list[str] | None = None, 
         inside=bool(facts.get("sandbox")),
         parent=facts.get("parentTenantId"),
         company=facts.get("companyName", ""),
-        sandboxes=[_view(sandbox) for sandbox in keys.sandboxes_of(request.ctx.tenant_id)],
+        sandboxes=[_view(request, sandbox) for sandbox in keys.sandboxes_of(request.ctx.tenant_id)],
         name=name or translate(request.lang, "sandbox.new.default_name", company=facts.get("companyName", "")),
         notice=translate(request.lang, f"sandbox.done.{done}") if done in DONE else None,
         errors=errors or [],
     )
 
 
-def _view(sandbox: dict[str, Any]) -> dict[str, Any]:
-    return {**sandbox, "created": str(sandbox.get("createdAt") or "")[:16].replace("T", " ")}
+def _view(request: Request, sandbox: dict[str, Any]) -> dict[str, Any]:
+    return {**sandbox, "created": times.when(request, sandbox.get("createdAt"))}
 
 
 @page("POST", "/sandboxes", role="owner")

@@ -17,7 +17,11 @@ import json
 import re
 from typing import Any
 
+from markupsafe import Markup
+
 from chalicelib import clock, config
+from chalicelib.console import names as naming
+from chalicelib.console import times
 from chalicelib.console.operations import messages, run
 from chalicelib.console.render import render
 from chalicelib.console.texts import CATALOGUE, translate
@@ -102,9 +106,9 @@ def show_webhook(request: Request) -> Answer:
     return render(
         request,
         "webhooks_detail.html",
-        hook=_shown(hook),
+        hook=_shown(request, hook),
         events=_subscribed(request, hook.get("events", [])),
-        deliveries=[_delivery(request, entry) for entry in log["deliveries"]],
+        deliveries=_deliveries(request, log["deliveries"]),
         pagination=log["pagination"],
         health=_badge(request, log["health"]),
         filter_status=status,
@@ -131,7 +135,7 @@ def edit_webhook_form(request: Request) -> Answer:
         "description": hook.get("description") or "",
         "events": hook.get("events") or [],
     }
-    return _form(request, values, editing=_shown(hook))
+    return _form(request, values, editing=_shown(request, hook))
 
 
 # --- changes -----------------------------------------------------------------------------------
@@ -176,7 +180,7 @@ def edit_webhook(request: Request) -> Answer:
             return _refused(request, refused)
         values = {**changes, "description": changes["description"] or ""}
         auth_dropped = bool(changes.get("authorizationHeader"))
-        return _form(request, values, error, auth_dropped=auth_dropped, editing=_shown(hook))
+        return _form(request, values, error, auth_dropped=auth_dropped, editing=_shown(request, hook))
     return redirect(f"/webhooks/{webhook_id}", done="edited")
 
 
@@ -191,9 +195,9 @@ def rotate_secret(request: Request) -> Answer:
     return render(
         request,
         "webhooks_rotated.html",
-        hook=_shown(hook),
+        hook=_shown(request, hook),
         new_secret=rotated["secret"],
-        until=_at(rotated["previousSecretUntil"]),
+        until=_at(request, rotated["previousSecretUntil"]),
     )
 
 
@@ -336,7 +340,7 @@ def _groups(request: Request, catalogue: list[dict[str, Any]], chosen: set[str])
 # --- what the pages show -----------------------------------------------------------------------
 
 
-def _shown(hook: dict[str, Any]) -> dict[str, Any]:
+def _shown(request: Request, hook: dict[str, Any]) -> dict[str, Any]:
     """A webhook with every field a template reads (the optional ones absent from the wire are
     empty) and its times readable."""
     return {
@@ -347,11 +351,11 @@ def _shown(hook: dict[str, Any]) -> dict[str, Any]:
         "authorizationHeaderSet": bool(hook.get("authorizationHeaderSet")),
         "description": hook.get("description") or "",
         "disabledReason": hook.get("disabledReason") or "",
-        "disabledAt": _at(hook.get("disabledAt")),
-        "createdAt": _at(hook.get("createdAt")),
-        "updatedAt": _at(hook.get("updatedAt")),
-        "secretRotatedAt": _at(hook.get("secretRotatedAt")),
-        "previousSecretUntil": _at(hook.get("previousSecretUntil")),
+        "disabledAt": _at(request, hook.get("disabledAt")),
+        "createdAt": _at(request, hook.get("createdAt")),
+        "updatedAt": _at(request, hook.get("updatedAt")),
+        "secretRotatedAt": _at(request, hook.get("secretRotatedAt")),
+        "previousSecretUntil": _at(request, hook.get("previousSecretUntil")),
         "overlap": bool(hook.get("previousSecretUntil")) and not _past(hook.get("previousSecretUntil")),
     }
 
@@ -368,7 +372,7 @@ def _summary(request: Request, hook: dict[str, Any]) -> dict[str, Any]:
         shown = _t(request, "webhooks.events_one")
     else:
         shown = _t(request, "webhooks.events_count", count=len(events))
-    return {**_shown(hook), "events_shown": shown}
+    return {**_shown(request, hook), "events_shown": shown}
 
 
 def _subscribed(request: Request, events: list[str]) -> list[dict[str, Any]]:
@@ -413,7 +417,7 @@ def _attempt(request: Request, attempt: dict[str, Any]) -> dict[str, Any]:
     reason = attempt.get("error")
     return {
         "number": attempt["number"],
-        "at": _at(attempt.get("at")),
+        "at": _at(request, attempt.get("at")),
         "code": attempt.get("statusCode") or "",
         "reason": _word(request, "reason", reason) if reason else "",
         "ms": round(attempt.get("durationMs") or 0),
@@ -431,9 +435,29 @@ def _pretty(body: str | None) -> str:
         return body
 
 
-def _delivery(request: Request, entry: dict[str, Any]) -> dict[str, Any]:
+def _entity_of(entry: dict[str, Any]) -> str:
+    """The id of the entity a delivery's event is about (its body's data.id; none for a ping)."""
+    try:
+        body = json.loads(entry.get("requestBody") or "")
+    except ValueError:
+        return ""
+    data = body.get("data") if isinstance(body, dict) else None
+    found = data.get("id") if isinstance(data, dict) else None
+    return found if isinstance(found, str) and naming.etype_of(found) is not None else ""
+
+
+def _deliveries(request: Request, entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The log's page of deliveries, each naming its entity (one batched read for the page)."""
+    named = naming.Names(request.ctx).look_up([_entity_of(entry) for entry in entries])
+    return [_delivery(request, entry, named) for entry in entries]
+
+
+def _delivery(request: Request, entry: dict[str, Any], named: naming.Names) -> dict[str, Any]:
     reason = entry.get("lastError")
+    entity_id = _entity_of(entry)
+    entity = naming.shown(named.get(entity_id), entity_id, deleted_text=_t(request, "common.deleted"))
     return {
+        "entity": entity if entity_id else "",
         "id": entry["id"],
         "test": bool(entry.get("test")),
         "body": _pretty(entry.get("requestBody")),
@@ -443,9 +467,9 @@ def _delivery(request: Request, entry: dict[str, Any]) -> dict[str, Any]:
         "state": _word(request, "state", entry["status"]),
         "code": entry.get("lastStatusCode") or "",
         "reason": _word(request, "reason", reason) if reason else "",
-        "next": _at(entry.get("nextAttemptAt")) if entry["status"] == "pending" else "",
-        "last": _at(entry.get("lastAttemptAt")),
-        "created": _at(entry.get("createdAt")),
+        "next": _at(request, entry.get("nextAttemptAt")) if entry["status"] == "pending" else "",
+        "last": _at(request, entry.get("lastAttemptAt")),
+        "created": _at(request, entry.get("createdAt")),
     }
 
 
@@ -486,11 +510,9 @@ def _word(request: Request, kind: str, value: str) -> str:
     return _t(request, key) if key in CATALOGUE else value
 
 
-def _at(moment: str | None) -> str:
-    """2026-05-01T09:30:12.345Z -> 2026-05-01 09:30:12 UTC (the API's times are UTC)."""
-    if not moment:
-        return ""
-    return moment[:19].replace("T", " ") + " UTC"
+def _at(request: Request, moment: str | None) -> Markup:
+    """A time as every console page shows it (times.when); empty when there is none."""
+    return times.when(request, moment, none="")
 
 
 def _offset(request: Request) -> int:

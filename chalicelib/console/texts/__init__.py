@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from markupsafe import Markup, escape
+
 from chalicelib.console.texts import activity, auth, common, connect, data, keys, members, oauth, sandboxes, webhooks
 
 CATALOGUE: dict[str, tuple[str, str]] = {}
@@ -19,3 +21,10 @@ def translate(lang: str, key: str, **values: Any) -> str:
     german, english = CATALOGUE[key]
     text = german if lang == "de" else english
     return text.format(**values) if values else text
+
+
+def translate_markup(lang: str, key: str, **values: Any) -> Markup:
+    """`translate` for values that are markup (a time element, a named entity): the text escaped,
+    then filled; a value that is no markup is escaped as it is filled in."""
+    german, english = CATALOGUE[key]
+    return Markup(escape(german if lang == "de" else english)).format(**values)

@@ -187,4 +187,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         "{agent} ist gestoppt: Seine API-Schlüssel sind gesperrt.",
         "{agent} is stopped: its API keys are disabled.",
     ),
+    "restore.button": ("Wiederherstellen", "Restore"),
+    "restore.confirm": ("{name} wiederherstellen?", "Restore {name}?"),
+    "restore.done": ("{name} ist wiederhergestellt.", "{name} is restored."),
 }

@@ -29,7 +29,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "keys.state.disabled": ("deaktiviert", "disabled"),
     "keys.state.expired": ("abgelaufen", "expired"),
     "keys.binding.company": ("Unternehmen", "Company"),
-    "keys.binding.person": ("Person (Kontakt {contact})", "Person (contact {contact})"),
+    "keys.binding.person": ("Person: {contact}", "Person: {contact}"),
     # scopes in plain words: a short name (lists) and what it allows (the form, the detail page)
     "keys.scope.read": ("Lesen (alle Bereiche)", "Read (every area)"),
     "keys.scope.read.help": (
@@ -257,7 +257,7 @@ TEXTS: dict[str, tuple[str, str]] = {
         f"Every request made with this key, newest first (kept for {REQUEST_LOG_DAYS} days).",
     ),
     "keys.detail.log.empty": ("Mit diesem Schlüssel wurden noch keine Anfragen gestellt.", "No requests yet."),
-    "keys.log.at": ("Zeitpunkt (UTC)", "Time (UTC)"),
+    "keys.log.at": ("Zeitpunkt", "Time"),
     "keys.log.operation": ("Vorgang", "Operation"),
     "keys.log.method": ("Methode", "Method"),
     "keys.log.status": ("Antwort", "Status"),
