@@ -101,6 +101,9 @@ class Bundle:
     zip_name: str
     vendors: bool  # numpy and the data-only packages (the MCP bundle)
     models_apart: bool = False  # MODEL_FILES go beside the bundle, fetched at run time
+    # installed packages the bundle leaves out (its function never imports them): top-level names
+    # and their dist-info, compared without case
+    left_out: tuple[str, ...] = ()
 
 
 # tests/contract/test_bundles.py checks that nothing the REST function imports lives in what
@@ -121,6 +124,9 @@ MCP = Bundle(
     "mcp-deployment.zip",
     True,
     models_apart=True,
+    # the sandboxes' demo data (chalicelib/sandbox/demo.py: Faker, fpdf2 and its Pillow, fontTools,
+    # defusedxml) runs in the REST bundle's functions only: 55 MB the MCP function would carry unused
+    left_out=("faker", "fpdf", "fpdf2", "PIL", "pillow", "pillow.libs", "fontTools", "fonttools", "defusedxml"),
 )
 BUNDLES = (REST, MCP)
 
@@ -221,6 +227,11 @@ def run_chalice(src: Path, out: Path, stage: str, *, merge: bool) -> None:
     subprocess.run([*command, str(out)], cwd=src, env=env, check=True)
 
 
+def _left_out(name: str, packages: tuple[str, ...]) -> bool:
+    top = name.split("/", 1)[0].lower()
+    return any(top == p.lower() or top.startswith((f"{p.lower()}-", f"{p.lower()}_")) for p in packages)
+
+
 def _trimmed(name: str) -> bool:
     parts = name.split("/")
     top = parts[0]
@@ -282,7 +293,7 @@ def set_aside(entries: dict[str, tuple[bytes, int]], models: Path) -> None:
     entries[MANIFEST] = (json.dumps(manifest, indent=1, sort_keys=True).encode(), 0o644 << 16)
 
 
-def rewrite_zip(path: Path, models: Path | None = None) -> Counter[str]:
+def rewrite_zip(path: Path, models: Path | None = None, left_out: tuple[str, ...] = ()) -> Counter[str]:
     """Sorted entries, fixed times, trimmed, bytecode added, the model files set aside into
     `models` when given; answers the unzipped bytes per top-level entry."""
     sizes: Counter[str] = Counter()
@@ -295,6 +306,8 @@ def rewrite_zip(path: Path, models: Path | None = None) -> Counter[str]:
         entries: dict[str, tuple[bytes, int]] = {}
         for info in source.infolist():
             if info.is_dir() or _trimmed(info.filename) or "__pycache__/" in info.filename:
+                continue
+            if _left_out(info.filename, left_out):
                 continue
             data = source.read(info)
             entries[info.filename] = (data, info.external_attr)
@@ -349,7 +362,7 @@ def build(bundle: Bundle, out: Path, stage: str) -> str:
         shutil.move(target / "deployment.zip", out / bundle.zip_name)
         shutil.rmtree(target)
     models = out / MODELS_DIR if bundle.models_apart else None
-    return report(out, bundle, rewrite_zip(out / bundle.zip_name, models))
+    return report(out, bundle, rewrite_zip(out / bundle.zip_name, models, bundle.left_out))
 
 
 def main() -> None:
