@@ -126,17 +126,10 @@ class LocalStack:
             s3.create_bucket(Bucket=bucket, CreateBucketConfiguration={"LocationConstraint": region})
         # versioned, as deployed: a registered file is pinned to its version (uploads/register.py)
         s3.put_bucket_versioning(Bucket=bucket, VersioningConfiguration={"Status": "Enabled"})
-        dlq = sqs.create_queue(QueueName="pm-local-uploads-dlq")["QueueUrl"]
-        dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
-        redrive = json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": 5})
-        queue = sqs.create_queue(
-            QueueName="pm-local-uploads", Attributes={"VisibilityTimeout": "5", "RedrivePolicy": redrive}
-        )["QueueUrl"]
+        queue, dlq = _queue_with_dead_letters(sqs, "pm-local-uploads", visibility=5, max_receives=5)
         os.environ["PM_UPLOAD_QUEUE_URL"] = queue
         os.environ["PM_UPLOAD_DLQ_URL"] = dlq
-        self._queue_arn = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])["Attributes"][
-            "QueueArn"
-        ]
+        self._queue_arn = _arn(sqs, queue)
         self._create_delivery_queues(sqs)
         self._create_export_queue(sqs)
         self._create_sandbox_queue(sqs)
@@ -150,24 +143,16 @@ class LocalStack:
     def _create_sandbox_queue(self, sqs: Any) -> None:
         """The sandbox jobs' queue (as deployed: infra/resources.py), its visibility the worker's
         time; a job that failed its attempts (sandbox/worker.py MAX_RECEIVES) moves to the dead-letter queue."""
-        dlq = sqs.create_queue(QueueName="pm-local-sandboxes-dlq")["QueueUrl"]
-        dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
-        redrive = json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": 3})
-        queue = sqs.create_queue(
-            QueueName="pm-local-sandboxes", Attributes={"VisibilityTimeout": "960", "RedrivePolicy": redrive}
-        )["QueueUrl"]
+        queue, _dlq = _queue_with_dead_letters(sqs, "pm-local-sandboxes", visibility=960, max_receives=3)
         os.environ["PM_SANDBOX_QUEUE_URL"] = queue
-        os.environ["PM_SANDBOX_QUEUE_ARN"] = sqs.get_queue_attributes(QueueUrl=queue, AttributeNames=["QueueArn"])[
-            "Attributes"
-        ]["QueueArn"]
+        os.environ["PM_SANDBOX_QUEUE_ARN"] = _arn(sqs, queue)
 
     def _create_delivery_queues(self, sqs: Any) -> None:
         """The webhook delivery queue (FIFO, as deployed: infra/resources.py) and its
         dead-letter queue."""
         fifo = {"FifoQueue": "true"}
         dlq = sqs.create_queue(QueueName="pm-local-deliveries-dlq.fifo", Attributes=fifo)["QueueUrl"]
-        dlq_arn = sqs.get_queue_attributes(QueueUrl=dlq, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"]
-        redrive = json.dumps({"deadLetterTargetArn": dlq_arn, "maxReceiveCount": delivery_queue.MAX_RECEIVES})
+        redrive = json.dumps({"deadLetterTargetArn": _arn(sqs, dlq), "maxReceiveCount": delivery_queue.MAX_RECEIVES})
         attributes = {**fifo, **delivery_queue.QUEUE_SETTINGS, **delivery_queue.FIFO_SETTINGS, "RedrivePolicy": redrive}
         os.environ["PM_DELIVERY_QUEUE_URL"] = sqs.create_queue(
             QueueName="pm-local-deliveries.fifo", Attributes=attributes
@@ -341,3 +326,17 @@ class LocalStack:
                 process.kill()
                 process.wait(timeout=10)
             del self._process
+
+
+def _arn(sqs: Any, queue_url: str) -> str:
+    return str(sqs.get_queue_attributes(QueueUrl=queue_url, AttributeNames=["QueueArn"])["Attributes"]["QueueArn"])
+
+
+def _queue_with_dead_letters(sqs: Any, name: str, *, visibility: int, max_receives: int) -> tuple[str, str]:
+    """A queue whose message moves to `<name>-dlq` after `max_receives` receipts: (queue, dead letters)."""
+    dlq = sqs.create_queue(QueueName=f"{name}-dlq")["QueueUrl"]
+    redrive = json.dumps({"deadLetterTargetArn": _arn(sqs, dlq), "maxReceiveCount": max_receives})
+    queue = sqs.create_queue(
+        QueueName=name, Attributes={"VisibilityTimeout": str(visibility), "RedrivePolicy": redrive}
+    )["QueueUrl"]
+    return str(queue), str(dlq)

@@ -54,21 +54,16 @@ def plant(ctx: CallContext, seed: str, progress: Callable[[str], None] = lambda 
     """The demo company of `seed` written into the sandbox; a failed item raises (the generator's
     data must pass the operations' rules)."""
     planted = lines_of(seed)
-    archive = io.BytesIO()
-    if planted:
-        from chalicelib.sandbox import demo  # cold start: as in lines_of
+    if not planted:  # the empty seed: nothing to load, no files
+        return load.run(InProcess(ctx), iter(()), None, progress)
+    from chalicelib.sandbox import demo  # cold start: as in lines_of
 
-        with zipfile.ZipFile(archive, "w") as files:
-            for name, content in demo.demo_files(seed).items():
-                files.writestr(name, content)
-    with zipfile.ZipFile(archive if planted else _empty_zip()) as files:
+    archive = io.BytesIO()
+    with zipfile.ZipFile(archive, "w") as files:
+        for name, content in demo.demo_files(seed).items():
+            files.writestr(name, content)
+    with zipfile.ZipFile(archive) as files:
         outcome = load.run(InProcess(ctx), iter(planted), files, progress)
     if outcome.failures:
         raise load.ImportRefused(f"the demo data was refused: {outcome.failures[:3]}")
     return outcome
-
-
-def _empty_zip() -> io.BytesIO:
-    empty = io.BytesIO()
-    zipfile.ZipFile(empty, "w").close()
-    return empty

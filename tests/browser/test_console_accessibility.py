@@ -41,11 +41,10 @@ def _world(api: Api, page: Page) -> dict[str, str]:
     }
 
 
-def test_every_console_page_passes_axe(page_for: PageFor, api: Api) -> None:
-    page = page_for("de-DE")
-    values = _world(api, page)
+def page_paths(values: dict[str, str]) -> list[str]:
+    """Every GET route of the console's route table, its path segments filled from `values`."""
     load_pages()
-    checked = []
+    paths = []
     for route in web.ROUTES:
         if route.method != "GET":
             continue
@@ -53,6 +52,15 @@ def test_every_console_page_passes_axe(page_for: PageFor, api: Api) -> None:
         for name in route.pattern.groupindex:
             assert name in values, f"give the sweep a value for the path segment {{{name}}} ({path})"
             path = re.sub(rf"\(\?P<{name}>[^)]*\)", values[name], path)
+        paths.append(path)
+    return paths
+
+
+def test_every_console_page_passes_axe(page_for: PageFor, api: Api) -> None:
+    page = page_for("de-DE")
+    values = _world(api, page)
+    checked = []
+    for path in page_paths(values):
         page.goto(api.base + "/console" + path + values.get(f"query:{path}", ""))
         assert page.locator("html").get_attribute("lang") == "de", path
         check_accessibility(page)

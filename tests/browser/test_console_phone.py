@@ -5,12 +5,8 @@ page added later is measured without touching this test."""
 
 from __future__ import annotations
 
-import re
-
-from chalicelib.console import web
-from chalicelib.console.app import load_pages
 from tests.browser.conftest import PageFor
-from tests.browser.test_console_accessibility import _world
+from tests.browser.test_console_accessibility import _world, page_paths
 from tests.client import Api
 
 PHONE = {"width": 390, "height": 844}
@@ -30,15 +26,8 @@ def test_no_console_page_scrolls_sideways_at_phone_width(page_for: PageFor, api:
     page = page_for("de-DE")
     page.set_viewport_size(PHONE)
     values = _world(api, page)
-    load_pages()
     too_wide = []
-    for route in web.ROUTES:
-        if route.method != "GET":
-            continue
-        path = route.pattern.pattern.strip("^$")
-        for name in route.pattern.groupindex:
-            assert name in values, f"give the sweep a value for the path segment {{{name}}} ({path})"
-            path = re.sub(rf"\(\?P<{name}>[^)]*\)", values[name], path)
+    for path in page_paths(values):
         for lang in ("de", "en"):
             page.goto(api.base + "/console" + path + (values.get(f"query:{path}") or "?").rstrip("&") + f"&lang={lang}")
             width = page.evaluate("document.scrollingElement.scrollWidth")
