@@ -3,11 +3,12 @@ security review, reproduced through HTTP with real loopback receivers and two te
 
 Each attack: the attacker's webhooks point at a bad receiver (429 with a huge Retry-After,
 a tarpit, a receiver that is down) and the attacker makes many changes; then the victim
-makes one, and its event must reach its own receiver within 2 s of the commit."""
+makes three, and its events must reach its own receiver within 2 s of the commit (the median of three)."""
 
 from __future__ import annotations
 
 import socket
+import statistics
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -35,9 +36,17 @@ def _subscribe(tenant: Tenant, url: str, name: str = "hook") -> dict[str, Any]:
 
 
 def _victim_delay(victim: Tenant, receiver: Receiver) -> float:
+    """The median of three of the victim's delays, one after the other while the attack goes on:
+    an attacker that holds the victim back does so every time, while a single pause of the one
+    process that runs moto, the pollers and 128 senders (2.16 s once, in a CI run whose others were
+    0.2-0.6 s) is not what these tests are about."""
+    return statistics.median(_one_victim_delay(victim, receiver, n) for n in range(3))
+
+
+def _one_victim_delay(victim: Tenant, receiver: Receiver, n: int) -> float:
     """Seconds from the victim's commit (its create's answer) to its receiver (the receiver
     notes the arrival: how often this looks does not change the figure)."""
-    person = victim.contact(lastName="Opfer")
+    person = victim.contact(lastName=f"Opfer {n}")
     committed = time.time()
     hit = eventually(
         lambda: next((r for r in receiver.delivered() if r.event["data"]["id"] == person["id"]), None),
