@@ -9,7 +9,7 @@ PM_PORT ?= 8000
 STAGE ?= dev
 PACKAGE_DIR ?= build/package
 
-.PHONY: serve demo test check bench bench-smoke fuzz mutate install clean package lint-template lambda-check deploy
+.PHONY: serve demo docs test check bench bench-smoke fuzz mutate install clean package lint-template lambda-check deploy
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +45,14 @@ serve: $(STAMP)
 # The same, with a sandbox of the demo company to sign in to (chalicelib/local/demo.py).
 demo: $(STAMP)
 	PM_DEMO=1 PM_PORT=$(PM_PORT) $(BIN)/python -m chalicelib.local.serve
+
+# The docs site (mkdocs.yml, Material theme) into build/site: the reference pages regenerated from
+# the code (docs_gen: operations, error codes, settings and limits; committed, and a contract test
+# holds them to the code), then a strict build, in which a warning (a broken link or anchor, a
+# page missing from the nav) fails. `make serve` serves the site at /docs.
+docs: $(STAMP)
+	$(BIN)/python -m docs_gen
+	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # Unit tests use moto's mock, whose backends are global to a process: they run in a pytest run
 # of their own, beside the run of the functional and contract tests (whose workers wait on
