@@ -402,6 +402,12 @@ MAIL_SENDER = _setting(
     "The From address of the service's mail, an identity verified in Amazon SES; unset, mail goes to the "
     "outbox folder.",
 )
+DOCS_BUILD = _setting(
+    "PM_DOCS_BUILD",
+    "`0`: `make serve` does not build the docs site when it is missing or stale (the tests' servers); "
+    "/docs answers what build/site holds.",
+    "1",
+)
 PRINT_OUTBOX = _setting("PM_PRINT_OUTBOX", "`1`: `make serve` prints each mail as it lands in the outbox.")
 OUTBOX_DIR = _setting("PM_OUTBOX_DIR", "Where mail lands without SES.", shown="`outbox/` in PM_STATE_DIR")
 PUBLIC_URL = _setting(
@@ -503,6 +509,11 @@ def local_demo() -> bool:
 def state_dir(default: str) -> str:
     """Where `make serve` keeps its data (and stack.json for pmctl --local)."""
     return STATE_DIR.value(default)
+
+
+def docs_build_at_start() -> bool:
+    """`make serve` builds the docs site (build/site) at start when it is missing or stale."""
+    return DOCS_BUILD.value() != "0"
 
 
 def mail_sender() -> str | None:
