@@ -20,6 +20,7 @@ def start(port: int, state_dir: Path | str, *, capture: bool = True, **env_extra
     # its own AWS stand-ins and its own outbox (in the state folder), as a newcomer's would be
     env = {k: v for k, v in os.environ.items() if not k.startswith("AWS_") and k != "PM_OUTBOX_DIR"}
     env.update(PM_PORT=str(port), PM_STATE_DIR=str(state_dir), POWERTOOLS_LOG_LEVEL="WARNING")
+    env.update(PM_DOCS_BUILD="0")  # no mkdocs build beside the tests (tests/functional/test_docs_site.py builds)
     env.update(env_extra)
     output = subprocess.PIPE if capture else subprocess.DEVNULL
     proc = subprocess.Popen(

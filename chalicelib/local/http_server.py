@@ -1,6 +1,7 @@
 """The two Lambda-hosted faces behind one address, used by `make serve`, the tests and the
 benches: the MCP path goes to the MCP function's app (mcp_app.py), every other path to the
-REST function's (app.py), as the deployed API Gateway routes them.
+REST function's (app.py), as the deployed API Gateway routes them; and /docs the docs site
+(docs_site.py), which deployed lives on a static host.
 
 `Gateways.answer` answers one request in this process; Chalice's local HTTP server calls it
 for every request it reads off a socket, and the functional tests call it directly (no
@@ -33,6 +34,7 @@ from chalice.local import (
 
 from chalicelib import config
 from chalicelib.errors import Misdirected, no_route
+from chalicelib.local import docs_site
 from chalicelib.mcp.oauth_paths import PATHS as OAUTH_PATHS
 from chalicelib.paths import MCP as MCP_PATH
 
@@ -76,7 +78,10 @@ class Gateways:
         self.mcp = LocalGateway(_local(mcp_module.app), Config(chalice_stage="local"))
 
     def answer(self, method: str, path: str, headers: Headers, body: bytes | None) -> tuple[int, Headers, bytes | None]:
-        """Status, headers and body of one request, as the deployment's gateway answers it."""
+        """Status, headers and body of one request, as the deployment's gateway answers it; under
+        /docs the docs site's files (local only: deployed, a static host serves them)."""
+        if docs_site.handles(path):
+            return docs_site.answer(method, path)
         gateway = self.mcp if path.split("?", 1)[0] in (MCP_PATH, *OAUTH_PATHS) else self.rest
         try:
             response = gateway.handle_request(method=method, path=path, headers=headers, body=body)

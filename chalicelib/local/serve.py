@@ -16,7 +16,7 @@ from pathlib import Path
 from types import FrameType
 
 from chalicelib import config
-from chalicelib.local import demo
+from chalicelib.local import demo, docs_site
 from chalicelib.local.http_server import create_server
 from chalicelib.local.stack import LocalStack
 
@@ -48,6 +48,8 @@ def main() -> None:
     sys.path.insert(0, str(ROOT))
 
     server = create_server(port)
+    if config.docs_build_at_start():
+        docs_site.build_in_background()  # /docs answers 503 until it is built (when missing or stale)
     stopping = threading.Event()
 
     def snapshots() -> None:
@@ -110,6 +112,7 @@ def _banner(base: str, restored: int, state_dir: Path) -> str:
 Property Management API on {base}  (embedded AWS stand-ins; {restored} items restored from {state_dir})
 
 Console (sign up, keys, webhooks, agent activity): {base}/console
+Docs (concepts, guides, the reference of every operation): {base}/docs/
 
 Or sign up with curl; the confirmation mail is printed here (and kept in {state_dir / "outbox"}):
   curl -s -X POST {base}/api/platform/v1/command/signup -H 'Content-Type: application/json' \\
