@@ -41,6 +41,15 @@ def test_the_readme_marks_its_curl_and_its_mcp_example_for_this_test() -> None:
         assert "8000" not in block.replace("${PM_PORT:-8000}", ""), "the port comes from PM_PORT"
 
 
+def test_the_readme_is_a_page_that_links_into_the_docs() -> None:
+    text = (ROOT / "README.md").read_text()
+    assert len(text.splitlines()) <= 200, "the rest belongs in docs/"
+    linked = set(re.findall(r"\]\((docs/[^)#]+)", text))
+    assert "docs/reference/index.md" in linked and "docs/getting-started.md" in linked
+    handwritten = {path for path in linked if not path.startswith("docs/reference/")}  # the reference is generated
+    assert not [path for path in handwritten if not (ROOT / path).exists()]
+
+
 def test_the_readmes_examples_run_as_written_on_another_port_and_state_folder(tmp_path: Path) -> None:
     from chalicelib.local.stack import free_port
 
