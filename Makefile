@@ -124,7 +124,7 @@ lambda-check: package
 	@cat $(PACKAGE_DIR)/lambda-logs/summary.txt
 
 # Needs an AWS account, the AWS CLI v2 and ARTIFACT_BUCKET (an S3 bucket for the code);
-# see README "Deployment". Not run in CI.
+# see docs/deployment.md. Not run in CI.
 deploy: lint-template
 	@test -n "$(ARTIFACT_BUCKET)" || (echo "set ARTIFACT_BUCKET=<an S3 bucket of yours for deployment artifacts>"; exit 2)
 	aws cloudformation package --template-file $(PACKAGE_DIR)/sam.json --s3-bucket $(ARTIFACT_BUCKET) \

@@ -103,7 +103,8 @@ def request_log_via_logs() -> bool:
     return REQUEST_LOG.value() == "logs"
 
 
-# Reads a filter or a count could make without bound stop at a documented size (README "Limits").
+# Reads a filter or a count could make without bound stop at a documented size (the limits of
+# docs/reference/configuration.md).
 # A list's total counts at most COUNT_LIMIT index entries (about 15 MB of keys, 13 Query pages);
 # past it the answer says `pagination.capped` and a narrower filter finds the rest.
 COUNT_LIMIT = 100_000

@@ -112,7 +112,7 @@ def _oauth2() -> dict[str, Any]:
                 "authorizationUrl": f"{base}/authorize",
                 "tokenUrl": f"{base}/token",
                 "refreshUrl": f"{base}/token",
-                "scopes": {scope: f"the `{scope}` scope (README: Keys and scopes)" for scope in KEY_SCOPES},
+                "scopes": {scope: f"the `{scope}` scope (docs/concepts/keys-and-scopes.md)" for scope in KEY_SCOPES},
             }
         },
     }

@@ -81,7 +81,7 @@ def main() -> None:
     print(f"  MCP: {api.rstrip('/')}/propertymanagement/v2/mcp")
     print(f"  sign up: POST {api.rstrip('/')}/api/platform/v1/command/signup (a code goes to the address)")
     print(f"  console: {api.rstrip('/')}/console")
-    print("  mail: from the MailSender address once SES verified it (see README, Deployment)")
+    print("  mail: from the MailSender address once SES verified it (see docs/deployment.md)")
 
 
 if __name__ == "__main__":

@@ -22,7 +22,7 @@ own stack, HTTP server and bridge as any test process does.
     MUTATE_JOBS=2                                          # mutants tested at once (default 2)
 
 It prints, per module, killed / total and each mutant that was not killed (with its diff), and
-writes the same to build/mutants/report.md. The README's Reliability section keeps the figure
+writes the same to build/mutants/report.md. The Reliability section of docs/benchmarks.md keeps the figure
 and the reasons why the remaining survivors are equivalent."""
 
 from __future__ import annotations

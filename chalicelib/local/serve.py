@@ -36,7 +36,7 @@ def _stage_environment(stage: str) -> None:
 def main() -> None:
     _stage_environment("local")
     port = config.local_port()
-    state_dir = Path(config.state_dir(str(ROOT / ".local")))
+    state_dir = ROOT / config.state_dir(".local")  # a relative PM_STATE_DIR is the repository's, as pmctl reads it
     # No SES here: the service's mail goes to the outbox folder and is printed as it lands.
     os.environ.setdefault("PM_OUTBOX_DIR", str(state_dir / "outbox"))
     os.environ.setdefault("PM_PRINT_OUTBOX", "1")

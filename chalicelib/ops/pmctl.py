@@ -34,7 +34,9 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 
 def state_dir() -> Path:
-    return Path(config.state_dir(str(ROOT / ".local")))
+    """The folder of `make serve` (its stack.json and outbox): $PM_STATE_DIR, else .local; a relative
+    one is taken from the repository's root, where `make serve` runs, wherever pmctl is started."""
+    return ROOT / config.state_dir(".local")
 
 
 # --- connection -----------------------------------------------------------------------

@@ -44,7 +44,7 @@ OBJECTS = {
     **s.array(
         s.ref("object", "An object (id or alias)."),
         f"Limit the key to these objects (1 to {MAX_OBJECTS}): it reads and writes only their entities "
-        '(README "Object-limited keys"). Left out: every object.',
+        '(docs/concepts/keys-and-scopes.md, "Object-limited keys"). Left out: every object.',
         max_items=MAX_OBJECTS,
     ),
     "minItems": 1,
@@ -123,7 +123,7 @@ it holds): disable a key the tenant no longer needs first. A rotation needs a fr
 at the new key; 3. disable the old key with `apikeys.disable`. Both keys work between steps 1 and 3.
 
 **Objects**: `objects` (ids or aliases of objects, up to 1,000) limits the key to those objects: it reads and
-writes only their entities (units, contracts, documents, linked contacts, ...; README "Object-limited keys");
+writes only their entities (units, contracts, documents, linked contacts, ...; docs/concepts/keys-and-scopes.md);
 everything else answers 404 as if it did not exist and is left out of lists and totals, and a command that would
 create or move something outside them is refused (403 `outside_key_objects`). An unknown object answers 404 at
 `apiKey.objects[i]`. A key limited to objects creates only keys limited to some of its own (403

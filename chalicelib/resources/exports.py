@@ -36,7 +36,7 @@ none), `alias` the entity's first alias of your integration (its id when it has 
 an id from elsewhere like an alias), `aliases` all of them. The lines come in an order that can be
 re-imported: referenced before referencing (objects, contacts with companies before their people, unit
 groups, units, contracts, ...). So posting each line's `data` plus `alias` as an item to its `upsert`,
-in order, rebuilds the tenant elsewhere (`pmctl import` does it; README "Bulk data").
+in order, rebuilds the tenant elsewhere (`pmctl import` does it; docs/concepts/sync-and-bulk.md, "Bulk data").
 
 Documents and UVI documents have no upsert (`upsert` is null): their lines carry the metadata, and
 `file`, the name of the file's entry in a second archive, a zip at `filesUrl` (entries

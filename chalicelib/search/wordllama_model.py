@@ -1,7 +1,7 @@
 """WordLlama's static token embeddings (the `wordllama` package, MIT: model l2_supercat, 256
 dimensions): a text's vector is the mean of its tokens' vectors. The second of the two
 embedding models (embedding.py); it reads German requests better than the sentence encoder
-alone does (measured on the development half, see README "How tool search ranks").
+alone does (measured on the development half, see docs/concepts/mcp.md, "How tool search ranks").
 
 Only the package's data is used, not its code: its inference imports the Rust `tokenizers`
 library, `safetensors` and compiled helpers (about 30 MB the MCP bundle has no room for), while

@@ -1,6 +1,6 @@
 """The reach of an object-limited key: is this entity within the key's objects?
 
-A key may be limited to objects (`CallContext.objects`, README "Object-limited keys"). Each
+A key may be limited to objects (`CallContext.objects`, docs/concepts/keys-and-scopes.md, "Object-limited keys"). Each
 entity type has a home, the one rule of this module (HOMES):
   self     an object is its own home
   field    the object its `objectId` names (units, contracts, processes, ...)

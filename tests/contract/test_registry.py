@@ -3,8 +3,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import pytest
 from jsonschema import Draft7Validator
 
@@ -95,12 +93,3 @@ def test_infra_template_matches_the_table_model() -> None:
     from infra import render
 
     assert render.TARGET.read_text() == render.render(), "run: .venv/bin/python -m infra.render"
-
-
-def test_readme_lists_exactly_the_registered_operations() -> None:
-    import re
-
-    readme = (Path(__file__).parents[2] / "README.md").read_text()
-    listed = set(re.findall(r"^  - [\w.]+: (.*)$", readme, flags=re.M))
-    names = {name for line in listed for name in re.findall(r"`([\w.]+)`", line)}
-    assert names == {op.name for op in OPERATIONS if op.surface == "v2"}

@@ -1,5 +1,5 @@
 """Keys limited to objects (issue 30, point 3): `apikeys.create` takes `objects`; such a key
-reads and writes only the entities of those objects (README "Object-limited keys")."""
+reads and writes only the entities of those objects (docs/concepts/keys-and-scopes.md, "Object-limited keys")."""
 
 from __future__ import annotations
 

@@ -593,7 +593,7 @@ def test_pmctl_prints_tenant_data_with_control_characters_escaped(tenant: Tenant
 
 def test_outbox_shows_the_mail_and_prints_a_code_for_scripts(api: Any) -> None:
     """`pmctl outbox` reads the local service's outbox (here the test process's, $PM_OUTBOX_DIR), as
-    the README's curl quickstart does to confirm a sign-up."""
+    the README's curl quickstart (and docs/getting-started.md) does to confirm a sign-up."""
     tenant = api.signup(company="Postausgang GmbH")
     api.platform("signup", {"companyName": "Zweite GmbH", "email": "second-" + tenant.email, "agentName": "a"})
     code = ok("outbox", "--to", "second-" + tenant.email, "--code").strip()

@@ -1,6 +1,6 @@
 """Sign-up (form, confirmation, the first key shown once), sign-in with a mailed code, sign-out
 and sign-out everywhere. Passwordless: the mailbox is what sign-up proved, and no password
-is kept anywhere (README "Console")."""
+is kept anywhere (docs/guides/console.md)."""
 
 from __future__ import annotations
 
