@@ -64,7 +64,7 @@ def test_a_deleted_contract_and_its_deleted_tenant_come_back_in_order_from_its_p
     assert page.status == 410 and "<h1>Vertrag: Erika Mustermann – 1.01, Rosenweg 7" in page.html
     assert "Erika Mustermann – 1.01, Rosenweg 7 ist gelöscht (seit" in page.text()
     assert "Verweist auf" in page.text()
-    assert "erst, wenn alles Gelöschte" in page.text()
+    assert "worauf er verweist, wieder da ist" in page.text()
     buttons = _forms(page)
     assert set(buttons) == {contract["id"], contact["id"]}, page.html
     assert buttons[contact["id"]] == ("Erika Mustermann wiederherstellen?", path)
@@ -74,7 +74,7 @@ def test_a_deleted_contract_and_its_deleted_tenant_come_back_in_order_from_its_p
     assert done.status == 303 and done.location == f"/console{path}?restored={contact['id']}"
     after = owner.get(done.location.removeprefix("/console"))
     assert 'role="status"' in after.html and "Erika Mustermann ist wiederhergestellt." in after.text()
-    assert set(_forms(after)) == {contract["id"]} and "erst, wenn alles Gelöschte" not in after.text()
+    assert set(_forms(after)) == {contract["id"]} and "worauf er verweist, wieder da ist" not in after.text()
     assert f'href="/console/data/contacts/{contact["id"]}"' in after.html
     assert owner.get(f"/data/contacts/{contact['id']}").status == 200  # the link works again
 

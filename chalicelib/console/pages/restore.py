@@ -1,9 +1,10 @@
 """Restoring a deleted entity from the pages that show it by its last name, marked deleted (the
-activity pages): for an admin or owner a button, confirmed in the browser, that runs the type's
-`<list>.restore` (found in the registry by the `x-ref` of its one argument:
-registry.lifecycle_operation) as the signed-in person, so the audit trail records who restored
-it; then back to the page it was pressed on, with a notice. The notice is said only when it is
-true (the entity is there again): an address typed by hand announces nothing."""
+activity pages and the data pages): for an admin or owner a button (templates/_restore.html),
+confirmed in the browser, that runs the type's `<list>.restore` (found in the registry by the
+`x-ref` of its one argument: registry.lifecycle_operation) as the signed-in person, so the audit
+trail records who restored it; then back to the page it was pressed on, with a notice. The
+notice is said only when it is true (the entity is there again): an address typed by hand
+announces nothing."""
 
 from __future__ import annotations
 

@@ -47,8 +47,8 @@ TEXTS: dict[str, tuple[str, str]] = {
     "data.deleted.history": ("Verlauf ansehen", "See its history"),
     "data.deleted.references": ("Verweist auf", "It references"),
     "data.deleted.references_first": (
-        "Wiederherstellen lässt es sich erst, wenn alles Gelöschte, worauf es verweist, wiederhergestellt ist.",
-        "It can be restored once everything deleted that it references is restored.",
+        "Wiederherstellen lässt sich der Datensatz erst, wenn alles Gelöschte, worauf er verweist, wieder da ist.",
+        "It can be restored once everything deleted that it references is back.",
     ),
     "data.name.contract": ("{type} ab {start}", "{type} from {start}"),
     "data.name.contract_parties": ("{type}: {parties}", "{type}: {parties}"),
