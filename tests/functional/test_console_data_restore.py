@@ -69,6 +69,8 @@ def test_a_deleted_contract_and_its_deleted_tenant_come_back_in_order_from_its_p
     assert set(buttons) == {contract["id"], contact["id"]}, page.html
     assert buttons[contact["id"]] == ("Erika Mustermann wiederherstellen?", path)
     assert buttons[contract["id"]][1] == path
+    early = owner.post("/activity/restore", {"entityId": contract["id"], "back": path})  # before its tenant
+    assert early.status == 409 and "verweist auf etwas Gelöschtes" in early.text(), early.text()
 
     done = owner.post("/activity/restore", {"entityId": contact["id"], "back": path})
     assert done.status == 303 and done.location == f"/console{path}?restored={contact['id']}"

@@ -12,6 +12,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
+from chalicelib import error_codes as codes
 from chalicelib import registry
 from chalicelib.console import names as naming
 from chalicelib.console.operations import messages, run
@@ -23,6 +24,7 @@ from chalicelib.errors import ApiError
 CHANGERS = ("admin", "owner")
 BACK = re.compile(r"^/[A-Za-z0-9_/\-]*$")  # a console page to return to (no scheme or host)
 LEFT_OUT = ("restored", "done", "stopped", "lang")  # a page's query that is no filter
+REFUSALS = {codes.REFERENCE_DELETED.code: "restore.reference_deleted", codes.MERGED.code: "restore.merged"}
 
 
 def operation_of(entity_id: str) -> tuple[str, str] | None:
@@ -67,7 +69,8 @@ def restore(request: Request) -> Answer:
     try:
         run(request, name, {argument: entity_id})
     except ApiError as error:
-        return render(request, "error.html", error.status, errors=messages(request, error))
+        said = [translate(request.lang, REFUSALS[error.code])] if error.code in REFUSALS else messages(request, error)
+        return render(request, "error.html", error.status, errors=said)
     path, query = _back(back)
     return redirect(path, **query, restored=entity_id)
 
