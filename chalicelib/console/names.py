@@ -49,6 +49,7 @@ class Named:
     name: str  # "" when the entity has none that reads (its id is then what is shown)
     deleted: bool = False
     found: bool = True
+    deleted_at: str = ""  # when it was deleted (ISO 8601, UTC), for a deleted one
 
 
 def etype_of(entity_id: str) -> EntityType | None:
@@ -62,7 +63,7 @@ class Names:
     def __init__(self, ctx: CallContext | None) -> None:
         self.ctx = ctx
         self.known: dict[str, Named] = {}
-        self._data: dict[str, tuple[str, dict[str, Any], bool]] = {}  # id -> (type, data, deleted)
+        self._data: dict[str, tuple[str, dict[str, Any], str]] = {}  # id -> (type, data, deletedAt or "")
 
     def look_up(self, entity_ids: list[str] | set[str] | tuple[str, ...]) -> Names:
         wanted = [i for i in dict.fromkeys(entity_ids) if i and etype_of(i) is not None][:MAX_READ]
@@ -86,10 +87,10 @@ class Names:
                 continue
             if reach.limited(ctx) and not reach.item_within(ctx, etype.name, entity_id, data):
                 continue  # out of an object-limited reach: as if it did not exist
-            self._data[entity_id] = (etype.name, data, bool(item.deletedAt))
+            self._data[entity_id] = (etype.name, data, str(item.deletedAt or ""))
 
     def _needs(self, entity_id: str) -> list[str]:
-        type_name, data, _ = self._data.get(entity_id, ("", {}, False))
+        type_name, data, _ = self._data.get(entity_id, ("", {}, ""))
         if type_name == "contract":
             parties = [p.get("contactId") for p in data.get("parties") or [] if isinstance(p, dict)]
             return [str(i) for i in [*parties, data.get("unitId")] if i]
@@ -101,8 +102,8 @@ class Names:
         etype = etype_of(entity_id)
         if entity_id not in self._data:
             return Named(entity_id, etype.name if etype else "", "", found=False)
-        type_name, data, deleted = self._data[entity_id]
-        return Named(entity_id, type_name, self._name(type_name, data), deleted)
+        type_name, data, deleted_at = self._data[entity_id]
+        return Named(entity_id, type_name, self._name(type_name, data), bool(deleted_at), deleted_at=deleted_at)
 
     def _ref_name(self, entity_id: Any) -> str:
         if not isinstance(entity_id, str) or entity_id not in self._data:
@@ -123,6 +124,11 @@ class Names:
 
     def get(self, entity_id: str) -> Named | None:
         return self.known.get(entity_id)
+
+    def last_references(self, entity_id: str) -> list[str]:
+        """The ids a looked-up entity references, by its last data (a deleted one's too)."""
+        type_name, data, _ = self._data.get(entity_id, ("", {}, ""))
+        return list(dict.fromkeys(refs_of(type_name, data)))
 
     def name(self, entity_id: str) -> str:
         found = self.known.get(entity_id)

@@ -4,6 +4,9 @@ last name together, or id or alias; case and umlauts folded: "Schaefer" finds "S
 list queries of the API have no name filter, so this search is the console's own) and as a
 detail page with every field, links to the entities it references and lists of those that
 reference it. Enough to check what an agent did; nothing here changes data (GET only, so the viewer role suffices).
+A deleted entity is shown by its last name, marked deleted, with restore.py's button for an
+admin or owner: beside a reference to it, and on its own page, which then says since when it is
+deleted instead of answering not-found.
 
 One table (TYPES) describes each type, so that one list and one detail template serve all six.
 Every read is the type's list or show query run as the signed-in person (`operations.run`)."""
@@ -20,6 +23,7 @@ from chalicelib import entities, ids, registry
 from chalicelib.console import names as naming
 from chalicelib.console import times
 from chalicelib.console.operations import messages, run
+from chalicelib.console.pages import restore
 from chalicelib.console.render import render
 from chalicelib.console.texts import CATALOGUE, translate
 from chalicelib.console.web import Answer, Request, page
@@ -201,10 +205,12 @@ def data_detail(request: Request) -> Answer:
         record = run(request, dtype.show_op, {dtype.key: request.params["id"]})[dtype.key]
     except ApiError as error:
         if error.status in NOT_FOUND:
-            return _not_found(request)
+            return _deleted(request, dtype) or _not_found(request)
         return render(request, "error.html", error.status, errors=messages(request, error))
     errors: list[str] = []
-    names = _names(request, _references(dtype, record), errors)
+    refs = _references(dtype, record)
+    found = _look_up(request, refs)
+    names = _names_of(request, refs, found)
     children = [
         _children(request, child, record["id"], errors)
         for child in dtype.children
@@ -216,9 +222,56 @@ def data_detail(request: Request) -> Answer:
         errors=errors,
         **_frame(request, dtype),
         name=_name(request, dtype, record, names),
-        fields=_fields(request, dtype, record, names),
+        fields=_with_restores(request, dtype, record, _fields(request, dtype, record, names), found),
         children=children,
+        notice=restore.restored_notice(request),
     )
+
+
+def _deleted(request: Request, dtype: DataType) -> Answer | None:
+    """The page of an entity of this type that is deleted: its last name, since when, the restore
+    button for a person who may, and what it references (a deleted one with its own button: it
+    comes back first). None for any other id, which is then not found: one of another company or
+    a malformed one is never read (names.py reads the person's own company only)."""
+    entity_id = request.params["id"]
+    if type_of(entity_id) is not dtype or not ids.looks_like_id(entity_id) or restore.operation_of(entity_id) is None:
+        return None
+    names = naming.Names(request.ctx).look_up([entity_id])
+    found = names.get(entity_id)
+    if found is None or not found.found or not found.deleted:
+        return None
+    name = found.name or entity_id
+    refs = names.last_references(entity_id)
+    named = _look_up(request, refs)
+    references = [_reference(request, ref, named.get(ref)) for ref in refs]
+    return render(
+        request,
+        "data_deleted.html",
+        410,
+        **_frame(request, dtype),
+        entity_id=entity_id,
+        name=name,
+        since=times.when(request, found.deleted_at),
+        offer=restore.offer(request, entity_id, name, deleted=True),
+        references=references,
+        blocked=any(reference["deleted"] for reference in references),
+        history=f"/activity?{urlencode({'entityId': entity_id})}",
+        notice=restore.restored_notice(request),
+    )
+
+
+def _reference(request: Request, entity_id: str, named: naming.Named | None) -> dict[str, Any]:
+    """An entity a deleted one references: its type, its name and link, marked when deleted, with
+    the restore button for a person who may."""
+    dtype = type_of(entity_id)
+    deleted = bool(named and named.deleted)
+    return {
+        "type": translate(request.lang, f"data.one.{dtype.plural}") if dtype else "",
+        "text": naming.shown(named, entity_id, deleted_text=translate(request.lang, "common.deleted")),
+        "href": path_of(entity_id),
+        "deleted": deleted,
+        "restore": restore.offer(request, entity_id, named.name if named else "", deleted),
+    }
 
 
 # --- reading ------------------------------------------------------------------------------
@@ -266,9 +319,17 @@ def _references(dtype: DataType, record: dict[str, Any]) -> list[str]:
 
 
 def _names(request: Request, refs: list[str], errors: list[str]) -> dict[str, str]:
-    """The names of referenced entities (names.py: one batched read of the person's own
-    company's entities, bounded); a deleted one by its last name, marked deleted."""
-    found = naming.Names(request.ctx).look_up(refs[:MAX_NAMED])
+    """The names of referenced entities; a deleted one by its last name, marked deleted."""
+    return _names_of(request, refs, _look_up(request, refs))
+
+
+def _look_up(request: Request, refs: list[str]) -> dict[str, naming.Named]:
+    """Referenced entities as names.py finds them (one batched read of the person's own
+    company's entities, bounded), deleted ones included."""
+    return naming.Names(request.ctx).look_up(refs[:MAX_NAMED]).known
+
+
+def _names_of(request: Request, refs: list[str], found: dict[str, naming.Named]) -> dict[str, str]:
     deleted = translate(request.lang, "common.deleted")
     return {
         ref: f"{named.name} ({deleted})" if named.deleted else named.name
@@ -458,6 +519,25 @@ def _link(entity_id: str, names: dict[str, str]) -> dict[str, Any]:
 def _value(request: Request, field: str, value: Any) -> str:
     key = f"data.value.{field}.{value}"
     return translate(request.lang, key) if key in CATALOGUE else str(value)
+
+
+def _with_restores(
+    request: Request,
+    dtype: DataType,
+    record: dict[str, Any],
+    fields: list[dict[str, Any]],
+    found: dict[str, naming.Named],
+) -> list[dict[str, Any]]:
+    """Each field with the restore buttons (restore.offer) of the deleted entities it references:
+    for an admin or owner, none for anyone else."""
+    schema = _schema(dtype)
+    shown = []
+    for field in fields:
+        refs = dict.fromkeys(ref for _, ref in _refs(schema.get(field["name"], {}), record[field["name"]], ""))
+        named = [found[ref] for ref in refs if ref in found and found[ref].deleted]
+        offers = [restore.offer(request, one.id, one.name, one.deleted) for one in named]
+        shown.append({**field, "restores": [offer for offer in offers if offer is not None]})
+    return shown
 
 
 def _fields(request: Request, dtype: DataType, record: dict[str, Any], names: dict[str, str]) -> list[dict[str, Any]]:

@@ -1,9 +1,10 @@
 """Restoring a deleted entity from the pages that show it by its last name, marked deleted (the
-activity pages): for an admin or owner a button, confirmed in the browser, that runs the type's
-`<list>.restore` (found in the registry by the `x-ref` of its one argument:
-registry.lifecycle_operation) as the signed-in person, so the audit trail records who restored
-it; then back to the page it was pressed on, with a notice. The notice is said only when it is
-true (the entity is there again): an address typed by hand announces nothing."""
+activity pages and the data pages): for an admin or owner a button (templates/_restore.html),
+confirmed in the browser, that runs the type's `<list>.restore` (found in the registry by the
+`x-ref` of its one argument: registry.lifecycle_operation) as the signed-in person, so the audit
+trail records who restored it; then back to the page it was pressed on, with a notice. The
+notice is said only when it is true (the entity is there again): an address typed by hand
+announces nothing."""
 
 from __future__ import annotations
 
@@ -11,6 +12,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl, urlencode, urlsplit
 
+from chalicelib import error_codes as codes
 from chalicelib import registry
 from chalicelib.console import names as naming
 from chalicelib.console.operations import messages, run
@@ -22,6 +24,7 @@ from chalicelib.errors import ApiError
 CHANGERS = ("admin", "owner")
 BACK = re.compile(r"^/[A-Za-z0-9_/\-]*$")  # a console page to return to (no scheme or host)
 LEFT_OUT = ("restored", "done", "stopped", "lang")  # a page's query that is no filter
+REFUSALS = {codes.REFERENCE_DELETED.code: "restore.reference_deleted", codes.MERGED.code: "restore.merged"}
 
 
 def operation_of(entity_id: str) -> tuple[str, str] | None:
@@ -66,7 +69,8 @@ def restore(request: Request) -> Answer:
     try:
         run(request, name, {argument: entity_id})
     except ApiError as error:
-        return render(request, "error.html", error.status, errors=messages(request, error))
+        said = [translate(request.lang, REFUSALS[error.code])] if error.code in REFUSALS else messages(request, error)
+        return render(request, "error.html", error.status, errors=said)
     path, query = _back(back)
     return redirect(path, **query, restored=entity_id)
 

@@ -190,4 +190,14 @@ TEXTS: dict[str, tuple[str, str]] = {
     "restore.button": ("Wiederherstellen", "Restore"),
     "restore.confirm": ("{name} wiederherstellen?", "Restore {name}?"),
     "restore.done": ("{name} ist wiederhergestellt.", "{name} is restored."),
+    "restore.reference_deleted": (
+        "Nicht wiederhergestellt: Der Datensatz verweist auf etwas Gelöschtes. Stellen Sie das zuerst wieder her "
+        "(seine Datenseite nennt es unter „Verweist auf“).",
+        "Not restored: the record references something deleted. Restore that first (its data page lists it under "
+        "“It references”).",
+    ),
+    "restore.merged": (
+        "Nicht wiederhergestellt: Der Kontakt wurde mit einem anderen zusammengeführt.",
+        "Not restored: the contact was merged into another one.",
+    ),
 }

@@ -43,6 +43,13 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Diesen Datensatz gibt es nicht oder nicht mehr.",
         "There is no such record, or no longer.",
     ),
+    "data.deleted.since": ("{name} ist gelöscht (seit {since}).", "{name} is deleted (since {since})."),
+    "data.deleted.history": ("Verlauf ansehen", "See its history"),
+    "data.deleted.references": ("Verweist auf", "It references"),
+    "data.deleted.references_first": (
+        "Wiederherstellen lässt sich der Datensatz erst, wenn alles Gelöschte, worauf er verweist, wieder da ist.",
+        "It can be restored once everything deleted that it references is back.",
+    ),
     "data.name.contract": ("{type} ab {start}", "{type} from {start}"),
     "data.name.contract_parties": ("{type}: {parties}", "{type}: {parties}"),
     # fields (shared by every type that has them)
