@@ -18,11 +18,6 @@ Schema = dict[str, Any]
 
 MAX_TEXT = 2000
 
-# Words for enum values (enum()): {value: {"de": ..., "en": ...}}; or the mark of an enum whose
-# values are codes people read as they are. Extensions, like x-label: MCP's schemas drop them.
-ENUM_LABELS = "x-enum-labels"
-ENUM_CODES = "x-enum-codes"
-
 
 # Control characters are refused where text is shown on one line (names, titles, ids): an
 # ESC sequence in a company name would recolour or rewrite an operator's terminal, a line
@@ -44,6 +39,11 @@ def text(description: str) -> Schema:
     return string(description, max_length=MAX_TEXT, pattern=MULTI_LINE)
 
 
+# Words for enum values (enum()): {value: {"de": ..., "en": ...}}; or the mark of an enum whose
+# values are codes people read as they are. Extensions, like x-label: MCP's schemas drop them.
+ENUM_LABELS = "x-enum-labels"
+ENUM_CODES = "x-enum-codes"
+
 Words = dict[str, tuple[str, str]]  # enum value -> (German, English)
 
 
@@ -51,8 +51,9 @@ def enum(description: str, values: list[str] | Words, *, codes: bool = False) ->
     """One of `values`. People read each value in words: give `values` as a mapping of value ->
     (German, English), declared once beside the schema (x-enum-labels, read by value_label).
     A list of values, without words, is for codes people read as codes anyway (`EUR`, `19`,
-    `CORE`, `A+`): say so with `codes=True` (x-enum-codes), or it is an operation's own
-    argument, not an entity's field (tests/contract/test_field_labels.py tells them apart)."""
+    `A+`): say so with `codes=True` (x-enum-codes); or for an operation's own argument, which
+    no person reads in the console (tests/contract/test_field_labels.py wants words or the
+    mark on every enum of an entity's fields)."""
     schema: Schema = {"type": "string", "enum": list(values), "description": description}
     if isinstance(values, dict):
         if codes:
