@@ -10,7 +10,7 @@ from typing import Any
 from chalicelib import error_codes as codes
 from chalicelib.entities import ref_types
 from chalicelib.registry import DocumentedError, Operation
-from chalicelib.schemas import label_of
+from chalicelib.schemas import label_of, value_label
 
 
 def _type_of(schema: dict[str, Any]) -> str:
@@ -20,20 +20,32 @@ def _type_of(schema: dict[str, Any]) -> str:
     if kind == "array":
         return f"array of {_type_of(schema.get('items', {}))}"
     if "enum" in schema:
-        return " \\| ".join(f"`{v}`" for v in schema["enum"])
+        return " \\| ".join(_enum_value(schema, value) for value in schema["enum"])
     if schema.get("format"):
         return f"{kind} ({schema['format']})"
     return str(kind)
+
+
+def _enum_value(schema: dict[str, Any], value: Any) -> str:
+    """An enum value with its words where the schema gives them: "`natural` (Natürliche Person /
+    Natural person)"; a code (`EUR`) or an operation's own value as it is."""
+    german, english = value_label(schema, value, "de"), value_label(schema, value, "en")
+    if not german or not english:
+        return f"`{value}`"
+    return f"`{value}` ({_both(german, english)})"
+
+
+def _both(german: str, english: str) -> str:
+    """German and English for a Markdown table cell: once where they are the same."""
+    shown = german if german == english else f"{german} / {english}"
+    return shown.replace("|", "\\|").replace("\n", " ")
 
 
 def _label(schema: dict[str, Any]) -> str:
     """A field's label in German and English (its schema's x-label: "Nachname / Last name"), or
     "" for a field without one (an operation's own argument)."""
     german, english = label_of(schema, "de"), label_of(schema, "en")
-    if not german or not english:
-        return ""
-    shown = german if german == english else f"{german} / {english}"
-    return shown.replace("|", "\\|").replace("\n", " ")
+    return _both(german, english) if german and english else ""
 
 
 def fields_table(schema: dict[str, Any], prefix: str = "") -> list[str]:

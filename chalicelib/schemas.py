@@ -39,8 +39,29 @@ def text(description: str) -> Schema:
     return string(description, max_length=MAX_TEXT, pattern=MULTI_LINE)
 
 
-def enum(description: str, values: list[str]) -> Schema:
-    return {"type": "string", "enum": values, "description": description}
+# Words for enum values (enum()): {value: {"de": ..., "en": ...}}; or the mark of an enum whose
+# values are codes people read as they are. Extensions, like x-label: MCP's schemas drop them.
+ENUM_LABELS = "x-enum-labels"
+ENUM_CODES = "x-enum-codes"
+
+Words = dict[str, tuple[str, str]]  # enum value -> (German, English)
+
+
+def enum(description: str, values: list[str] | Words, *, codes: bool = False) -> Schema:
+    """One of `values`. People read each value in words: give `values` as a mapping of value ->
+    (German, English), declared once beside the schema (x-enum-labels, read by value_label).
+    A list of values, without words, is for codes people read as codes anyway (`EUR`, `19`,
+    `A+`): say so with `codes=True` (x-enum-codes); or for an operation's own argument, which
+    no person reads in the console (tests/contract/test_field_labels.py wants words or the
+    mark on every enum of an entity's fields)."""
+    schema: Schema = {"type": "string", "enum": list(values), "description": description}
+    if isinstance(values, dict):
+        if codes:
+            raise ValueError("an enum of codes has no words")
+        schema[ENUM_LABELS] = {value: {"de": de, "en": en} for value, (de, en) in values.items()}
+    elif codes:
+        schema[ENUM_CODES] = True
+    return schema
 
 
 def integer(description: str, **extra: Any) -> Schema:
@@ -314,23 +335,26 @@ def replace_free_text(schema: Schema, value: Any, replacement: str) -> Any:
 LABEL = "x-label"  # {"de": ..., "en": ...}; MCP's schemas drop x- keys, OpenAPI keeps it (an extension)
 
 
-def labelled(fields: dict[str, Schema], labels: dict[str, tuple[str, str]]) -> dict[str, Schema]:
+def labelled(fields: dict[str, Schema], labels: dict[str, tuple[str, str]], path: str = "") -> dict[str, Schema]:
     """A copy of an entity type's fields with each property, nested ones too, labelled from
     `labels` (field name -> (German, English)): declared beside the schema, once per entity type.
-    Shared schemas (an address, an e-mail entry) are copied, never changed in place. A property
-    without an entry keeps a label it has (tests/contract/test_field_labels.py wants one on all)."""
-    return {name: _labelled(name, schema, labels) for name, schema in fields.items()}
+    A nested field's dotted path (`deposit.type`, `emails.type`; no `[]`) names it where its bare
+    name would say too little, and wins over the bare name. Shared schemas (an address, an e-mail
+    entry) are copied, never changed in place. A property without an entry keeps a label it has
+    (tests/contract/test_field_labels.py wants one on all)."""
+    return {name: _labelled(name, f"{path}{name}", schema, labels) for name, schema in fields.items()}
 
 
-def _labelled(name: str, schema: Schema, labels: dict[str, tuple[str, str]]) -> Schema:
+def _labelled(name: str, path: str, schema: Schema, labels: dict[str, tuple[str, str]]) -> Schema:
     done = dict(schema)
-    if name in labels:
-        german, english = labels[name]
+    found = labels.get(path) or labels.get(name)
+    if found:
+        german, english = found
         done[LABEL] = {"de": german, "en": english}
     if isinstance(done.get("properties"), dict):
-        done["properties"] = labelled(done["properties"], labels)
+        done["properties"] = labelled(done["properties"], labels, f"{path}.")
     if isinstance(done.get("items"), dict) and isinstance(done["items"].get("properties"), dict):
-        done["items"] = {**done["items"], "properties": labelled(done["items"]["properties"], labels)}
+        done["items"] = {**done["items"], "properties": labelled(done["items"]["properties"], labels, f"{path}.")}
     return done
 
 
@@ -338,6 +362,19 @@ def label_of(schema: Schema, lang: str) -> str | None:
     """A field's label in `lang` ("de" or "en"), or None when its schema has none."""
     found = schema.get(LABEL)
     return str(found[lang]) if isinstance(found, dict) and lang in found else None
+
+
+def value_label(schema: Schema | None, value: object, lang: str) -> str | None:
+    """An enum value in words in `lang` ("Natürliche Person" for contact.personType `natural`),
+    or None where its schema has none (a code, shown as it is; not an enum; an unknown value)."""
+    words = (schema or {}).get(ENUM_LABELS)
+    found = words.get(value) if isinstance(words, dict) and isinstance(value, str) else None
+    return str(found[lang]) if isinstance(found, dict) and lang in found else None
+
+
+def value_text(schema: Schema | None, value: object, lang: str) -> str:
+    """An enum value as people read it: its words in `lang`, else the value as it is."""
+    return value_label(schema, value, lang) or str(value)
 
 
 # The fields every stored entity has besides its own (entity_output), and a deletion's mark.

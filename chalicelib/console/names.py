@@ -18,10 +18,10 @@ from typing import Any
 from markupsafe import Markup
 
 from chalicelib import ids
-from chalicelib.console.texts import CATALOGUE, translate
+from chalicelib.console.texts import translate
 from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES, EntityType, by_prefix
-from chalicelib.schemas import COMMON_LABELS, label_of, refs_in
+from chalicelib.schemas import COMMON_LABELS, label_of, refs_in, value_text
 from chalicelib.store import reach
 from chalicelib.store.entity_reads import entity_pk, fetch_entities
 
@@ -202,12 +202,11 @@ def readable(
     lang: str,
     names: Names,
     *,
-    field: str = "",
     link: Callable[[str], str | None] | None = None,
 ) -> Markup:
-    """A field's value for people: text as it is, yes/no, an enum value in words (the data
-    pages' `data.value.<field>.<value>`), a reference by its name (id as secondary text), a list
-    as a list, an object as its labelled fields; never JSON. `link` gives a reference's address
+    """A field's value for people: text as it is, yes/no, an enum value in words (its schema's,
+    schemas.value_text: "Natürliche Person" for `natural`), a reference by its name (id as
+    secondary text), a list as a list, an object as its labelled fields; never JSON. `link` gives a reference's address
     (the data pages'), where it has one."""
     spec = schema or {}
     if value is None:
@@ -220,7 +219,7 @@ def readable(
         return Markup('<a href="{}">{}</a>').format(href, entity) if href else entity
     if isinstance(value, list):
         items = spec.get("items") or {}
-        parts = [readable(item, items, lang, names, field=field, link=link) for item in value]
+        parts = [readable(item, items, lang, names, link=link) for item in value]
         if not parts:
             return Markup("–")
         return Markup('<ul class="value-list">{}</ul>').format(
@@ -236,12 +235,11 @@ def readable(
             label = label_of(sub, lang) or key
             parts.append(
                 Markup('<span class="value-part">{}: {}</span>').format(
-                    label, readable(item, sub, lang, names, field=key, link=link)
+                    label, readable(item, sub, lang, names, link=link)
                 )
             )
         return Markup("; ").join(parts) if parts else Markup("–")
-    key = f"data.value.{field}.{value}"
-    return Markup("{}").format(translate(lang, key) if key in CATALOGUE else value)
+    return Markup("{}").format(value_text(spec, value, lang))
 
 
 def brief(markup: Markup, limit: int) -> Markup:

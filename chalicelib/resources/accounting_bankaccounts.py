@@ -26,7 +26,12 @@ from chalicelib.resources.common import (
 from chalicelib.store import entities as store
 
 ARG = "bankAccountInfo"
-ACCOUNT_TYPES = ["current", "reserve", "deposit", "other"]
+ACCOUNT_TYPES = {
+    "current": ("Bewirtschaftungskonto (Girokonto)", "Current account"),
+    "reserve": ("Rücklagenkonto", "Reserve account"),
+    "deposit": ("Kautionskonto", "Deposit account"),
+    "other": ("Sonstiges Konto", "Other account"),
+}
 REQUIRED = ["iban", "accountHolder"]
 
 IBAN_FIELD = s.checked(

@@ -15,7 +15,14 @@ from chalicelib.resources.common import declare_create, declare_lifecycle, decla
 from chalicelib.store import entities as store
 
 ARG = "bankAccountUse"
-PURPOSES = ["rent", "serviceCharges", "deposit", "refund", "directDebit", "payout"]
+PURPOSES = {
+    "rent": ("Miete", "Rent"),
+    "serviceCharges": ("Nebenkosten und Hausgeld", "Service charges"),
+    "deposit": ("Mietkaution", "Rent deposit"),
+    "refund": ("Erstattungen", "Refunds"),
+    "directDebit": ("Lastschrifteinzug", "Direct debit"),
+    "payout": ("Auszahlungen", "Payouts"),
+}
 REQUIRED = ["bankAccountInfoId", "purpose", "validFrom"]
 # A contract has a handful of uses; the fordate query reads them all (one page this large).
 MAX_USES_PER_CONTRACT = 10_000
@@ -43,7 +50,7 @@ FIELDS = s.labelled(
     {
         "contractId": ("Vertrag", "Contract"),
         "bankAccountInfoId": ("Bankkonto", "Bank account"),
-        "purpose": ("Zweck", "Purpose"),
+        "purpose": ("Verwendung des Kontos", "Account used for"),
         "validFrom": ("Gültig ab", "Valid from"),
         "validTo": ("Gültig bis", "Valid to"),
     },

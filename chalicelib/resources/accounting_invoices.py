@@ -15,7 +15,12 @@ from chalicelib.store import entities as store
 
 ARG = "inboundInvoice"
 REQUIRED = ["objectId", "invoiceNumber", "invoiceDate"]
-PAYMENT_STATUSES = ["open", "partiallyPaid", "paid", "cancelled"]
+PAYMENT_STATUSES = {
+    "open": ("Offen", "Open"),
+    "partiallyPaid": ("Teilweise bezahlt", "Partially paid"),
+    "paid": ("Bezahlt", "Paid"),
+    "cancelled": ("Storniert", "Cancelled"),
+}
 DEFAULTS = {"currency": "EUR", "paymentStatus": "open"}
 
 FIELDS: dict[str, Any] = {
@@ -35,8 +40,9 @@ FIELDS: dict[str, Any] = {
         "VAT rate in percent (Umsatzsteuersatz): "
         '"19" standard, "7" reduced, "0" exempt or reverse charge (§ 13b UStG).',
         ["0", "7", "19"],
+        codes=True,
     ),
-    "currency": s.enum("Currency; EUR (the default).", ["EUR"]),
+    "currency": s.enum("Currency; EUR (the default).", ["EUR"], codes=True),
     "bookingAccount": {
         "type": "string",
         "maxLength": 8,
@@ -72,17 +78,17 @@ FIELDS = s.labelled(
         "supplierId": ("Lieferant", "Supplier"),
         "invoiceNumber": ("Rechnungsnummer", "Invoice number"),
         "invoiceDate": ("Rechnungsdatum", "Invoice date"),
-        "dueDate": ("Frist", "Due date"),
+        "dueDate": ("Fällig am", "Due date"),
         "netAmount": ("Nettobetrag", "Net amount"),
-        "taxAmount": ("Steuerbetrag", "Tax amount"),
+        "taxAmount": ("Umsatzsteuerbetrag", "VAT amount"),
         "grossAmount": ("Bruttobetrag", "Gross amount"),
-        "taxRate": ("Steuersatz", "Tax rate"),
+        "taxRate": ("Umsatzsteuersatz (%)", "VAT rate (%)"),
         "currency": ("Währung", "Currency"),
-        "bookingAccount": ("Buchungskonto", "Booking account"),
+        "bookingAccount": ("Sachkonto", "Ledger account"),
         "costCenter": ("Kostenstelle", "Cost centre"),
         "unitId": ("Einheit", "Unit"),
         "processId": ("Vorgang", "Process"),
-        "description": ("Beschreibung", "Description"),
+        "description": ("Leistungsbeschreibung", "Description of the service"),
         "paymentStatus": ("Zahlungsstatus", "Payment status"),
         "paidAmount": ("Bezahlter Betrag", "Amount paid"),
         "paidAt": ("Bezahlt am", "Paid at"),

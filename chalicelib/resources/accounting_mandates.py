@@ -67,17 +67,25 @@ FIELDS: dict[str, Any] = {
     "type": s.enum(
         "`CORE`: SEPA-Basislastschrift (consumers and companies; the default); "
         "`B2B`: SEPA-Firmenlastschrift (companies only).",
-        ["CORE", "B2B"],
+        {
+            "CORE": ("SEPA-Basislastschrift", "SEPA Core direct debit"),
+            "B2B": ("SEPA-Firmenlastschrift", "SEPA B2B direct debit"),
+        },
     ),
     "sequence": s.enum(
         "Sequence type of the next collection: "
         "`FRST` first of a series, `RCUR` recurring, `OOFF` one-off, `FNAL` final.",
-        ["FRST", "RCUR", "OOFF", "FNAL"],
+        {
+            "FRST": ("Erstlastschrift", "First collection"),
+            "RCUR": ("Folgelastschrift", "Recurring collection"),
+            "OOFF": ("Einmallastschrift", "One-off collection"),
+            "FNAL": ("Letzte Lastschrift", "Final collection"),
+        },
     ),
     "status": s.enum(
         "`active` (the default); `revoked`: widerrufen by the debtor; "
         "`expired`: verfallen (36 months without a collection, or past validUntil).",
-        ["active", "revoked", "expired"],
+        {"active": ("Gültig", "Active"), "revoked": ("Widerrufen", "Revoked"), "expired": ("Verfallen", "Expired")},
     ),
     "validUntil": s.date("Last day the mandate may be used, when limited; not before the signature date."),
 }
@@ -94,9 +102,9 @@ FIELDS = s.labelled(
         "creditorId": ("Gläubiger-ID", "Creditor ID"),
         "mandateReference": ("Mandatsreferenz", "Mandate reference"),
         "signatureDate": ("Unterschrieben am", "Signature date"),
-        "type": ("Art", "Type"),
-        "sequence": ("Sequenztyp", "Sequence type"),
-        "status": ("Status", "Status"),
+        "type": ("Lastschriftverfahren", "Direct debit scheme"),
+        "sequence": ("Sequenztyp der nächsten Lastschrift", "Sequence type of the next collection"),
+        "status": ("Mandatsstatus", "Mandate status"),
         "validUntil": ("Gültig bis", "Valid until"),
     },
 )

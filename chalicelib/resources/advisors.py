@@ -16,7 +16,14 @@ from chalicelib.resources.common import (
     declare_update,
 )
 
-ROLES = ["advisoryBoardChair", "advisoryBoardMember", "auditor", "taxAdvisor", "lawyer", "other"]
+ROLES = {
+    "advisoryBoardChair": ("Vorsitz des Verwaltungsbeirats", "Chair of the advisory board"),
+    "advisoryBoardMember": ("Mitglied des Verwaltungsbeirats", "Advisory board member"),
+    "auditor": ("Rechnungsprüfer", "Auditor"),
+    "taxAdvisor": ("Steuerberater", "Tax advisor"),
+    "lawyer": ("Rechtsanwalt", "Lawyer"),
+    "other": ("Sonstige Funktion", "Other role"),
+}
 
 FIELDS: dict[str, Any] = {
     "objectId": s.ref("object", "The object (usually a WEG) the advisor serves."),
@@ -35,9 +42,9 @@ FIELDS = s.labelled(
     {
         "objectId": ("Objekt", "Object"),
         "contactId": ("Kontakt", "Contact"),
-        "role": ("Rolle", "Role"),
-        "since": ("Seit", "Since"),
-        "until": ("Bis", "Until"),
+        "role": ("Funktion als Berater", "Advisory role"),
+        "since": ("Im Amt seit", "In office since"),
+        "until": ("Im Amt bis", "In office until"),
     },
 )
 

@@ -14,7 +14,8 @@ FIELDS: dict[str, Any] = {
     "objectId": s.ref("object", "The object the call was about."),
     "processId": s.ref("process", "The process (Vorgang) the call belongs to."),
     "direction": s.enum(
-        "`inbound`: eingehender Anruf; `outbound`: ausgehender Anruf (the management called).", ["inbound", "outbound"]
+        "`inbound`: eingehender Anruf; `outbound`: ausgehender Anruf (the management called).",
+        {"inbound": ("Eingehender Anruf", "Incoming call"), "outbound": ("Ausgehender Anruf", "Outgoing call")},
     ),
     "phoneNumber": {
         "type": "string",
@@ -29,7 +30,12 @@ FIELDS: dict[str, Any] = {
     "outcome": s.enum(
         "`reached`: erreicht; `voicemail`: Mailbox / Anrufbeantworter; `noAnswer`: nicht erreicht; "
         "`callbackRequested`: Rückruf erbeten.",
-        ["reached", "voicemail", "noAnswer", "callbackRequested"],
+        {
+            "reached": ("Erreicht", "Reached"),
+            "voicemail": ("Mailbox", "Voicemail"),
+            "noAnswer": ("Nicht erreicht", "No answer"),
+            "callbackRequested": ("Rückruf erbeten", "Callback requested"),
+        },
     ),
 }
 FIELDS = s.labelled(
@@ -38,13 +44,13 @@ FIELDS = s.labelled(
         "contactId": ("Kontakt", "Contact"),
         "objectId": ("Objekt", "Object"),
         "processId": ("Vorgang", "Process"),
-        "direction": ("Richtung", "Direction"),
+        "direction": ("Anrufrichtung", "Call direction"),
         "phoneNumber": ("Telefonnummer", "Phone number"),
-        "startedAt": ("Begonnen am", "Started at"),
+        "startedAt": ("Anrufbeginn", "Call started at"),
         "durationSeconds": ("Dauer (Sekunden)", "Duration (seconds)"),
         "subject": ("Betreff", "Subject"),
         "notes": ("Notizen", "Notes"),
-        "outcome": ("Ergebnis", "Outcome"),
+        "outcome": ("Ergebnis des Anrufs", "Call outcome"),
     },
 )
 

@@ -16,7 +16,7 @@ from chalicelib.resources.fields import EMAIL, PHONE, POSTAL_ADDRESS
 from chalicelib.store import entities as store
 from chalicelib.store import merges
 
-PERSON_TYPES = ["natural", "legal"]
+PERSON_TYPES = {"natural": ("Natürliche Person", "Natural person"), "legal": ("Juristische Person", "Legal person")}
 
 FIELDS: dict[str, Any] = {
     "personType": s.enum(
@@ -24,7 +24,14 @@ FIELDS: dict[str, Any] = {
     ),
     "salutation": s.enum(
         "Salutation: Herr (`mr`), Frau (`ms`), divers (`mx`), family, company, or none.",
-        ["mr", "ms", "mx", "family", "company", "none"],
+        {
+            "mr": ("Herr", "Mr"),
+            "ms": ("Frau", "Ms"),
+            "mx": ("Divers", "Mx"),
+            "family": ("Familie", "Family"),
+            "company": ("Firma", "Company"),
+            "none": ("Keine Anrede", "No salutation"),
+        },
     ),
     "title": s.string("Academic or honorary title, e.g. Dr., Prof.", max_length=50),
     "firstName": s.string("First name (natural persons)."),
@@ -62,11 +69,14 @@ FIELDS = s.labelled(
         "legalForm": ("Rechtsform", "Legal form"),
         "companyId": ("Firma", "Company"),
         "emails": ("E-Mail-Adressen", "E-mail addresses"),
-        "address": ("Adresse", "Address"),
-        "type": ("Art", "Type"),
-        "primary": ("Bevorzugt", "Primary"),
+        "emails.address": ("E-Mail-Adresse", "E-mail address"),
+        "emails.type": ("Art der E-Mail-Adresse", "E-mail address type"),
+        "emails.primary": ("Bevorzugte Adresse", "Primary address"),
         "phones": ("Telefonnummern", "Phone numbers"),
-        "number": ("Nummer", "Number"),
+        "phones.number": ("Telefonnummer", "Phone number"),
+        "phones.type": ("Art des Anschlusses", "Phone type"),
+        "phones.primary": ("Bevorzugte Nummer", "Primary number"),
+        "address": ("Adresse", "Address"),
         "street": ("Straße", "Street"),
         "houseNumber": ("Hausnummer", "House number"),
         "addition": ("Adresszusatz", "Address addition"),

@@ -14,8 +14,15 @@ from chalicelib.resources.common import declare_create, declare_lifecycle, decla
 from chalicelib.resources.units import UNIT
 from chalicelib.store import entities as store
 
-CONTRACT_TYPES = ["lease", "ownership"]
-ROLES = ["tenant", "coTenant", "owner", "coOwner", "guarantor", "subtenant"]
+CONTRACT_TYPES = {"lease": ("Mietvertrag", "Lease"), "ownership": ("Sondereigentum (WEG)", "Unit ownership (WEG)")}
+ROLES = {
+    "tenant": ("Mieter", "Tenant"),
+    "coTenant": ("Mitmieter", "Co-tenant"),
+    "owner": ("Eigentümer", "Owner"),
+    "coOwner": ("Miteigentümer", "Co-owner"),
+    "guarantor": ("Bürge", "Guarantor"),
+    "subtenant": ("Untermieter", "Subtenant"),
+}
 LEASE_ROLES = {"tenant", "coTenant", "guarantor", "subtenant"}
 OWNERSHIP_ROLES = {"owner", "coOwner"}
 LEASE_ONLY = ("rent", "rentType", "deposit")
@@ -42,7 +49,7 @@ RENT = s.obj(
         "serviceChargeAdvance": s.decimal("Monthly Nebenkostenvorauszahlung (advance on operating costs, BetrKV)."),
         "heatingAdvance": s.decimal("Monthly Heizkostenvorauszahlung (advance on heating and hot-water costs)."),
         "otherAdvance": s.decimal("Other monthly advances or surcharges (e.g. parking, furniture)."),
-        "currency": s.enum("Currency of the amounts.", ["EUR"]),
+        "currency": s.enum("Currency of the amounts.", ["EUR"], codes=True),
     },
     description="Monthly rent of a lease; amounts are decimal strings.",
 )
@@ -56,7 +63,12 @@ DEPOSIT = s.obj(
             "`cash`: Barkaution; `bankGuarantee`: Bankbürgschaft; "
             "`depositAccount`: verpfändetes Kautionskonto / Mietkautionskonto; "
             "`suretyBond`: Bürgschaft (Mietkautionsbürgschaft / Kautionsversicherung).",
-            ["cash", "bankGuarantee", "depositAccount", "suretyBond"],
+            {
+                "cash": ("Barkaution", "Cash deposit"),
+                "bankGuarantee": ("Bankbürgschaft", "Bank guarantee"),
+                "depositAccount": ("Mietkautionskonto (verpfändet)", "Pledged deposit account"),
+                "suretyBond": ("Kautionsbürgschaft", "Surety bond"),
+            },
         ),
         "paidAt": s.date("When the deposit was paid or provided."),
     },
@@ -77,7 +89,11 @@ FIELDS: dict[str, Any] = {
     "rentType": s.enum(
         "`standard`: fixed rent; `index`: Indexmiete (§ 557b BGB, tied to the consumer price index); "
         "`graduated`: Staffelmiete (§ 557a BGB).",
-        ["standard", "index", "graduated"],
+        {
+            "standard": ("Feste Miete", "Fixed rent"),
+            "index": ("Indexmiete", "Index-linked rent"),
+            "graduated": ("Staffelmiete", "Graduated rent"),
+        },
     ),
     "deposit": DEPOSIT,
     "noticePeriodMonths": s.integer("Notice period in months (Kündigungsfrist), 0 to 60.", minimum=0, maximum=60),
@@ -89,13 +105,13 @@ FIELDS = s.labelled(
     {
         "unitId": ("Einheit", "Unit"),
         "objectId": ("Objekt", "Object"),
-        "type": ("Art", "Type"),
-        "parties": ("Vertragsparteien", "Parties"),
+        "type": ("Vertragsart", "Contract type"),
+        "parties": ("Vertragsparteien", "Contract parties"),
         "contactId": ("Kontakt", "Contact"),
-        "role": ("Rolle", "Role"),
+        "role": ("Rolle im Vertrag", "Role in the contract"),
         "share": ("Anteil", "Share"),
-        "startDate": ("Beginn", "Start"),
-        "endDate": ("Ende", "End"),
+        "startDate": ("Vertragsbeginn", "Contract start"),
+        "endDate": ("Vertragsende", "Contract end"),
         "rent": ("Miete", "Rent"),
         "baseRent": ("Grundmiete", "Base rent"),
         "serviceChargeAdvance": ("Nebenkostenvorauszahlung", "Service charge advance"),
@@ -104,8 +120,9 @@ FIELDS = s.labelled(
         "currency": ("Währung", "Currency"),
         "rentType": ("Mietart", "Rent type"),
         "deposit": ("Kaution", "Deposit"),
-        "amount": ("Betrag", "Amount"),
-        "paidAt": ("Bezahlt am", "Paid at"),
+        "deposit.amount": ("Kautionsbetrag", "Deposit amount"),
+        "deposit.type": ("Art der Kaution", "Deposit type"),
+        "deposit.paidAt": ("Geleistet am", "Provided on"),
         "noticePeriodMonths": ("Kündigungsfrist (Monate)", "Notice period (months)"),
         "vatApplicable": ("Umsatzsteuerpflichtig", "VAT applies"),
         "notes": ("Notizen", "Notes"),

@@ -14,6 +14,7 @@ from chalicelib.errors import invalid_at
 from chalicelib.registry import operation
 from chalicelib.resources.common import declare_lifecycle, declare_list, declare_show, declare_update
 from chalicelib.resources.document_types import BY_CODE, CATEGORIES, NODE_TYPES, active_types
+from chalicelib.resources.fields import VISIBILITY
 from chalicelib.store.entities import StoredEntity
 from chalicelib.uploads import direct
 
@@ -45,7 +46,7 @@ FIELDS: dict[str, Any] = {
     "documentDate": s.date("Date of the document itself (Belegdatum, Datum des Schreibens), not of the upload."),
     "visibility": s.enum(
         "`internal`: only for the management; `portal`: also shown to residents/owners in the portal.",
-        ["internal", "portal"],
+        VISIBILITY,
     ),
     **direct.FILE_FIELDS,
 }
@@ -55,11 +56,11 @@ FIELDS = s.labelled(
         "locationId": ("Abgelegt bei", "Filed at"),
         "title": ("Titel", "Title"),
         "documentType": ("Dokumentart", "Document type"),
-        "category": ("Kategorie", "Category"),
+        "category": ("Dokumentkategorie", "Document category"),
         "documentDate": ("Belegdatum", "Document date"),
         "visibility": ("Sichtbarkeit", "Visibility"),
         "fileName": ("Dateiname", "File name"),
-        "contentType": ("Dateityp", "Content type"),
+        "contentType": ("Dateityp", "File type"),
         "size": ("Größe (Bytes)", "Size (bytes)"),
         "checksum": ("Prüfsumme (SHA-256)", "Checksum (SHA-256)"),
     },

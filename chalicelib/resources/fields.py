@@ -24,10 +24,16 @@ POSTAL_ADDRESS = s.obj(
     description="Postal address.",
 )
 
+# Who sees an entry: documents, UVIs, process updates.
+VISIBILITY = {"internal": ("Nur intern", "Internal only"), "portal": ("Auch im Portal", "Also in the portal")}
+
 EMAIL = s.obj(
     {
         "address": s.email("E-mail address."),
-        "type": s.enum("Kind of address.", ["private", "work", "other"]),
+        "type": s.enum(
+            "Kind of address.",
+            {"private": ("Privat", "Private"), "work": ("Geschäftlich", "Work"), "other": ("Sonstige", "Other")},
+        ),
         "primary": s.boolean("The address to use first."),
     },
     required=["address"],
@@ -41,7 +47,15 @@ PHONE = s.obj(
             "pattern": r"^\+?[0-9 ()/.-]{3,30}$",
             "description": "Phone number, preferably E.164 (+49 30 1234567).",
         },
-        "type": s.enum("Kind of number.", ["mobile", "landline", "fax", "other"]),
+        "type": s.enum(
+            "Kind of number.",
+            {
+                "mobile": ("Mobil", "Mobile"),
+                "landline": ("Festnetz", "Landline"),
+                "fax": ("Fax", "Fax"),
+                "other": ("Sonstige", "Other"),
+            },
+        ),
         "primary": s.boolean("The number to call first."),
     },
     required=["number"],

@@ -20,7 +20,12 @@ FIELDS: dict[str, Any] = {
         "`main`: Hauptadresse; `additional`: further address of the same object "
         "(Nebenadresse, e.g. a second house number or entrance of a corner building); "
         "`postal`: Postanschrift (where mail for the object goes); `delivery`: Lieferadresse.",
-        ["main", "additional", "postal", "delivery"],
+        {
+            "main": ("Hauptadresse", "Main address"),
+            "additional": ("Nebenadresse", "Additional address"),
+            "postal": ("Postanschrift", "Postal address"),
+            "delivery": ("Lieferadresse", "Delivery address"),
+        },
     ),
     "isPrimary": s.boolean("The address to show and use first for the object."),
 }
@@ -34,8 +39,8 @@ FIELDS = s.labelled(
         "postalCode": ("Postleitzahl", "Postal code"),
         "city": ("Ort", "City"),
         "countryCode": ("Land", "Country"),
-        "type": ("Art", "Type"),
-        "isPrimary": ("Hauptkonto", "Primary"),
+        "type": ("Adressart", "Address type"),
+        "isPrimary": ("Bevorzugte Adresse", "Primary address"),
     },
 )
 

@@ -31,7 +31,12 @@ FIELDS: dict[str, Any] = {
         "`portfolio`: Bestand / Portfolio of an investor or a manager's team; "
         "`owner`: the objects of one owner (Eigentümer); "
         "`region`: a region or branch office (Niederlassung); `other`: any other grouping.",
-        ["portfolio", "owner", "region", "other"],
+        {
+            "portfolio": ("Portfolio (Bestand)", "Portfolio"),
+            "owner": ("Objekte eines Eigentümers", "One owner's objects"),
+            "region": ("Region oder Niederlassung", "Region or branch office"),
+            "other": ("Sonstige", "Other"),
+        },
     ),
 }
 FIELDS = s.labelled(
@@ -40,7 +45,7 @@ FIELDS = s.labelled(
         "name": ("Name", "Name"),
         "description": ("Beschreibung", "Description"),
         "objectIds": ("Objekte", "Objects"),
-        "type": ("Art", "Type"),
+        "type": ("Art der Objektgruppe", "Object group type"),
     },
 )
 

@@ -10,7 +10,22 @@ from chalicelib.errors import invalid_at
 from chalicelib.resources.common import declare_create, declare_lifecycle, declare_list, declare_show, declare_update
 from chalicelib.resources.fields import POSTAL_ADDRESS
 
-OBJECT_TYPES = ["weg", "rental", "mixed", "commercial"]
+OBJECT_TYPES = {
+    "weg": ("Eigentümergemeinschaft (WEG)", "Condominium (WEG)"),
+    "rental": ("Mietshaus", "Rental property"),
+    "mixed": ("Wohn- und Geschäftshaus", "Residential and commercial"),
+    "commercial": ("Gewerbeobjekt", "Commercial property"),
+}
+HEATING_TYPES = {
+    "gas": ("Gasheizung", "Gas heating"),
+    "oil": ("Ölheizung", "Oil heating"),
+    "districtHeating": ("Fernwärme", "District heating"),
+    "heatPump": ("Wärmepumpe", "Heat pump"),
+    "electric": ("Elektroheizung", "Electric heating"),
+    "wood": ("Holz oder Pellets", "Wood or pellets"),
+    "solar": ("Solarthermie", "Solar thermal"),
+    "other": ("Sonstige", "Other"),
+}
 
 FIELDS: dict[str, Any] = {
     "name": s.string("Display name, e.g. WEG Musterstraße 12.", max_length=300),
@@ -36,16 +51,18 @@ FIELDS: dict[str, Any] = {
         },
         description="Land-register entry (Grundbuch).",
     ),
-    "heatingType": s.enum(
-        "Main heating.", ["gas", "oil", "districtHeating", "heatPump", "electric", "wood", "solar", "other"]
-    ),
+    "heatingType": s.enum("Main heating.", HEATING_TYPES),
     "energyCertificate": s.obj(
         {
             "kind": s.enum(
-                "Energieausweis: demand (Bedarfsausweis) or consumption (Verbrauchsausweis).", ["demand", "consumption"]
+                "Energieausweis: demand (Bedarfsausweis) or consumption (Verbrauchsausweis).",
+                {
+                    "demand": ("Bedarfsausweis", "Energy demand certificate"),
+                    "consumption": ("Verbrauchsausweis", "Energy consumption certificate"),
+                },
             ),
             "value": s.decimal("Energy figure in kWh/(m²·a)."),
-            "efficiencyClass": s.enum("Efficiency class.", ["A+", "A", "B", "C", "D", "E", "F", "G", "H"]),
+            "efficiencyClass": s.enum("Efficiency class.", ["A+", "A", "B", "C", "D", "E", "F", "G", "H"], codes=True),
             "validUntil": s.date("Last day of validity."),
         },
         description="Energy performance certificate.",
@@ -58,8 +75,8 @@ FIELDS = s.labelled(
     FIELDS,
     {
         "name": ("Name", "Name"),
-        "number": ("Nummer", "Number"),
-        "type": ("Art", "Type"),
+        "number": ("Objektnummer", "Object number"),
+        "type": ("Objektart", "Object type"),
         "address": ("Adresse", "Address"),
         "street": ("Straße", "Street"),
         "houseNumber": ("Hausnummer", "House number"),
@@ -73,14 +90,14 @@ FIELDS = s.labelled(
         "livingArea": ("Wohnfläche (m²)", "Living area (m²)"),
         "commercialArea": ("Gewerbefläche (m²)", "Commercial area (m²)"),
         "landRegistry": ("Grundbuch", "Land register"),
-        "court": ("Amtsgericht", "Court"),
-        "district": ("Gemarkung", "District"),
-        "sheet": ("Blatt", "Sheet"),
+        "court": ("Amtsgericht", "Local court"),
+        "district": ("Gemarkung", "Cadastral district"),
+        "sheet": ("Grundbuchblatt", "Folio"),
         "parcel": ("Flurstück", "Parcel"),
-        "heatingType": ("Heizungsart", "Heating"),
+        "heatingType": ("Heizungsart", "Heating type"),
         "energyCertificate": ("Energieausweis", "Energy certificate"),
-        "kind": ("Art", "Kind"),
-        "value": ("Wert", "Value"),
+        "kind": ("Ausweisart", "Certificate type"),
+        "value": ("Energiekennwert (kWh/(m²·a))", "Energy figure (kWh/(m²·a))"),
         "efficiencyClass": ("Effizienzklasse", "Efficiency class"),
         "validUntil": ("Gültig bis", "Valid until"),
         "managementStart": ("Verwaltungsbeginn", "Management start"),

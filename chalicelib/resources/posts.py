@@ -17,11 +17,21 @@ FIELDS: dict[str, Any] = {
     "category": s.enum(
         "`announcement` Bekanntmachung, `maintenance` Wartungs- / Bauarbeiten (Wasserabstellung, Aufzugswartung), "
         "`event` Veranstaltung (Hoffest, Eigentümerversammlung), `emergency` Notfall / Störung, `general` Allgemeines.",
-        ["announcement", "maintenance", "event", "emergency", "general"],
+        {
+            "announcement": ("Bekanntmachung", "Announcement"),
+            "maintenance": ("Wartungs- und Bauarbeiten", "Maintenance or building work"),
+            "event": ("Veranstaltung", "Event"),
+            "emergency": ("Notfall oder Störung", "Emergency or outage"),
+            "general": ("Allgemeines", "General"),
+        },
     ),
     "audience": s.enum(
         "Who sees it: `allResidents` alle Bewohner, `owners` nur Eigentümer, `tenants` nur Mieter.",
-        ["allResidents", "owners", "tenants"],
+        {
+            "allResidents": ("Alle Bewohner", "All residents"),
+            "owners": ("Nur Eigentümer", "Owners only"),
+            "tenants": ("Nur Mieter", "Tenants only"),
+        },
     ),
     "visibleFrom": s.timestamp("From when it is shown in the portal; immediately when absent."),
     "visibleUntil": s.timestamp("Until when it is shown; indefinitely when absent."),
@@ -31,8 +41,8 @@ FIELDS = s.labelled(
     {
         "objectId": ("Objekt", "Object"),
         "title": ("Titel", "Title"),
-        "body": ("Text", "Body"),
-        "category": ("Kategorie", "Category"),
+        "body": ("Text der Mitteilung", "Text of the notice"),
+        "category": ("Art der Mitteilung", "Kind of notice"),
         "audience": ("Zielgruppe", "Audience"),
         "visibleFrom": ("Sichtbar ab", "Visible from"),
         "visibleUntil": ("Sichtbar bis", "Visible until"),

@@ -12,14 +12,36 @@ from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES, EntityType, declare
 from chalicelib.errors import Conflict, NotFound, invalid_at
 from chalicelib.resources.common import declare_create, declare_lifecycle, declare_list, declare_show, declare_update
+from chalicelib.resources.fields import VISIBILITY
 from chalicelib.store import entities as store
 
 # --- processes --------------------------------------------------------------------------
 
-STATUSES = ["open", "inProgress", "waiting", "done", "cancelled"]
+STATUSES = {
+    "open": ("Offen", "Open"),
+    "inProgress": ("In Bearbeitung", "In progress"),
+    "waiting": ("Wartet", "Waiting"),
+    "done": ("Erledigt", "Done"),
+    "cancelled": ("Storniert", "Cancelled"),
+}
 CLOSED = ("done", "cancelled")
-PRIORITIES = ["low", "normal", "high", "urgent"]
-CATEGORIES = ["repair", "maintenance", "damage", "complaint", "inquiry", "meeting", "accounting", "legal", "other"]
+PRIORITIES = {
+    "low": ("Niedrig", "Low"),
+    "normal": ("Normal", "Normal"),
+    "high": ("Hoch", "High"),
+    "urgent": ("Dringend", "Urgent"),
+}
+CATEGORIES = {
+    "repair": ("Reparatur", "Repair"),
+    "maintenance": ("Wartung", "Maintenance"),
+    "damage": ("Schadensmeldung", "Damage report"),
+    "complaint": ("Beschwerde", "Complaint"),
+    "inquiry": ("Anfrage", "Inquiry"),
+    "meeting": ("Versammlung oder Begehung", "Meeting or site visit"),
+    "accounting": ("Abrechnung", "Accounting"),
+    "legal": ("Rechtsangelegenheit", "Legal matter"),
+    "other": ("Sonstiges", "Other"),
+}
 
 FIELDS: dict[str, Any] = {
     "objectId": s.ref(
@@ -66,9 +88,9 @@ FIELDS = s.labelled(
         "contractId": ("Vertrag", "Contract"),
         "title": ("Titel", "Title"),
         "description": ("Beschreibung", "Description"),
-        "status": ("Status", "Status"),
+        "status": ("Vorgangsstatus", "Process status"),
         "priority": ("Priorität", "Priority"),
-        "category": ("Kategorie", "Category"),
+        "category": ("Vorgangsart", "Process category"),
         "isArchived": ("Archiviert", "Archived"),
         "dueDate": ("Frist", "Due date"),
         "reportedById": ("Gemeldet von", "Reported by"),
@@ -190,7 +212,14 @@ declare_lifecycle(PROCESS, "processes", "process")
 
 # --- process updates --------------------------------------------------------------------
 
-UPDATE_TYPES = ["note", "statusChange", "email", "letter", "call", "visit"]
+UPDATE_TYPES = {
+    "note": ("Notiz", "Note"),
+    "statusChange": ("Statusänderung", "Status change"),
+    "email": ("E-Mail", "E-mail"),
+    "letter": ("Brief", "Letter"),
+    "call": ("Telefonat", "Phone call"),
+    "visit": ("Ortstermin", "Site visit"),
+}
 
 UPDATE_FIELDS: dict[str, Any] = {
     "processId": s.ref(
@@ -208,7 +237,7 @@ UPDATE_FIELDS: dict[str, Any] = {
     "authorId": s.ref("contact", "Who wrote or caused the entry (staff member, tenant, tradesperson)."),
     "visibility": s.enum(
         "`internal`: only for the management; `portal`: also shown to residents/owners in the portal.",
-        ["internal", "portal"],
+        VISIBILITY,
     ),
     "occurredAt": s.timestamp(
         "When it happened (the call, the visit, the letter's date); defaults to the time of creation."
@@ -219,7 +248,7 @@ UPDATE_FIELDS = s.labelled(
     {
         "processId": ("Vorgang", "Process"),
         "text": ("Text", "Text"),
-        "type": ("Art", "Type"),
+        "type": ("Art des Eintrags", "Entry type"),
         "authorId": ("Verfasst von", "Author"),
         "visibility": ("Sichtbarkeit", "Visibility"),
         "occurredAt": ("Zeitpunkt", "Occurred at"),

@@ -10,19 +10,19 @@ from chalicelib.entities import EntityType, declare
 from chalicelib.errors import invalid_at
 from chalicelib.resources.common import declare_create, declare_lifecycle, declare_list, declare_show, declare_update
 
-JOB_CATEGORIES = [
-    "propertyManager",
-    "accountant",
-    "caretaker",
-    "technician",
-    "cleaning",
-    "winterService",
-    "gardening",
-    "elevator",
-    "heating",
-    "insurance",
-    "other",
-]
+JOB_CATEGORIES = {
+    "propertyManager": ("Objektbetreuung", "Property manager"),
+    "accountant": ("Buchhaltung", "Accountant"),
+    "caretaker": ("Hausmeister", "Caretaker"),
+    "technician": ("Haustechnik", "Building technician"),
+    "cleaning": ("Gebäudereinigung", "Cleaning"),
+    "winterService": ("Winterdienst", "Winter service"),
+    "gardening": ("Gartenpflege", "Gardening"),
+    "elevator": ("Aufzugswartung", "Lift maintenance"),
+    "heating": ("Heizungswartung", "Heating maintenance"),
+    "insurance": ("Versicherungsbetreuung", "Insurance"),
+    "other": ("Sonstige Zuständigkeit", "Other job"),
+}
 
 CATEGORY_DOC = (
     "Job category: `propertyManager` Objektbetreuer / Verwalter, `accountant` Buchhalter, `caretaker` Hausmeister, "
@@ -47,7 +47,7 @@ FIELDS = s.labelled(
     {
         "contactId": ("Kontakt", "Contact"),
         "objectId": ("Objekt", "Object"),
-        "categoryId": ("Kategorie", "Category"),
+        "categoryId": ("Aufgabenbereich", "Job category"),
         "validFrom": ("Gültig ab", "Valid from"),
         "validTo": ("Gültig bis", "Valid to"),
         "notes": ("Notizen", "Notes"),

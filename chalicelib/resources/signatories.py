@@ -10,7 +10,15 @@ from chalicelib.entities import EntityType, declare
 from chalicelib.errors import invalid_at
 from chalicelib.resources.common import declare_create, declare_lifecycle, declare_show, declare_update
 
-ROLES = ["managingDirector", "authorizedOfficer", "boardMember", "advisoryBoard", "owner", "propertyManager", "other"]
+ROLES = {
+    "managingDirector": ("Geschäftsführer", "Managing director"),
+    "authorizedOfficer": ("Prokurist", "Authorised officer (Prokura)"),
+    "boardMember": ("Vorstand", "Board member"),
+    "advisoryBoard": ("Verwaltungsbeirat", "Advisory board"),
+    "owner": ("Eigentümer oder Inhaber", "Owner"),
+    "propertyManager": ("Verwalter", "Property manager"),
+    "other": ("Sonstige Vollmacht", "Other authority"),
+}
 
 FIELDS: dict[str, Any] = {
     "contactId": s.ref("contact", "The person who may sign."),
@@ -26,7 +34,10 @@ FIELDS: dict[str, Any] = {
     "authority": s.enum(
         "Power of representation: `sole` einzelvertretungsberechtigt (signs alone), "
         "`joint` gesamtvertretungsberechtigt (signs only together with another).",
-        ["sole", "joint"],
+        {
+            "sole": ("Einzelvertretungsberechtigt", "Sole representation"),
+            "joint": ("Gesamtvertretungsberechtigt", "Joint representation"),
+        },
     ),
     "validFrom": s.date("First day of the authority (e.g. date of appointment, Handelsregistereintrag)."),
     "validTo": s.date("Last day of the authority; open-ended when absent."),
@@ -37,8 +48,8 @@ FIELDS = s.labelled(
     {
         "contactId": ("Kontakt", "Contact"),
         "objectId": ("Objekt", "Object"),
-        "role": ("Rolle", "Role"),
-        "authority": ("Vollmacht", "Authority"),
+        "role": ("Unterzeichnet als", "Signs as"),
+        "authority": ("Vertretungsbefugnis", "Power of representation"),
         "validFrom": ("Gültig ab", "Valid from"),
         "validTo": ("Gültig bis", "Valid to"),
         "notes": ("Notizen", "Notes"),

@@ -9,7 +9,13 @@ from chalicelib.entities import EntityType, declare
 from chalicelib.errors import invalid_at
 from chalicelib.resources.common import declare_create, declare_lifecycle, declare_list, declare_show, declare_update
 
-GROUP_TYPES = ["building", "staircase", "floor", "garage", "other"]
+GROUP_TYPES = {
+    "building": ("Gebäude", "Building"),
+    "staircase": ("Treppenhaus", "Staircase"),
+    "floor": ("Etage", "Floor"),
+    "garage": ("Tiefgarage oder Garagenhof", "Garage"),
+    "other": ("Sonstige", "Other"),
+}
 REQUIRED = ["objectId", "name"]
 
 FIELDS: dict[str, Any] = {
@@ -27,7 +33,7 @@ FIELDS = s.labelled(
     {
         "objectId": ("Objekt", "Object"),
         "name": ("Name", "Name"),
-        "type": ("Art", "Type"),
+        "type": ("Art der Einheitengruppe", "Unit group type"),
         "notes": ("Notizen", "Notes"),
     },
 )

@@ -14,7 +14,13 @@ from chalicelib.resources.common import declare_create, declare_lifecycle, decla
 from chalicelib.resources.unitgroups import UNIT_GROUP
 from chalicelib.store import entities as store
 
-UNIT_TYPES = ["apartment", "commercial", "parking", "storage", "other"]
+UNIT_TYPES = {
+    "apartment": ("Wohnung", "Apartment"),
+    "commercial": ("Gewerbeeinheit", "Commercial unit"),
+    "parking": ("Stellplatz oder Garage", "Parking space or garage"),
+    "storage": ("Keller oder Abstellraum", "Storage room"),
+    "other": ("Sonstige", "Other"),
+}
 REQUIRED = ["objectId", "number", "type"]
 
 FIELDS: dict[str, Any] = {
@@ -55,10 +61,10 @@ FIELDS = s.labelled(
     {
         "objectId": ("Objekt", "Object"),
         "unitGroupId": ("Einheitengruppe", "Unit group"),
-        "number": ("Nummer", "Number"),
-        "type": ("Art", "Type"),
+        "number": ("Einheitsnummer", "Unit number"),
+        "type": ("Einheitsart", "Unit type"),
         "floor": ("Etage", "Floor"),
-        "position": ("Lage", "Position"),
+        "position": ("Lage im Geschoss", "Position on the floor"),
         "area": ("Fläche (m²)", "Area (m²)"),
         "rooms": ("Zimmer", "Rooms"),
         "coOwnershipShare": ("Miteigentumsanteil (MEA)", "Co-ownership share"),

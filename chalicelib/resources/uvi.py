@@ -14,6 +14,7 @@ from chalicelib.entities import EntityType, declare
 from chalicelib.errors import invalid_at
 from chalicelib.registry import operation
 from chalicelib.resources.common import declare_lifecycle, declare_list, declare_show, declare_update
+from chalicelib.resources.fields import VISIBILITY
 from chalicelib.uploads import direct
 
 # Consumption category code -> (German, English).
@@ -28,7 +29,7 @@ FIELDS: dict[str, Any] = {
     "objectId": s.ref("object", "The property (Liegenschaft, WEG or Mietshaus) the UVI is for."),
     "categories": {
         **s.array(
-            s.enum("; ".join(f"`{code}`: {de}" for code, (de, _) in CATEGORIES.items()), list(CATEGORIES)),
+            s.enum("; ".join(f"`{code}`: {de}" for code, (de, _) in CATEGORIES.items()), CATEGORIES),
             "The consumption categories (Verbrauchsarten) the UVI reports, e.g. heating and hot water.",
             max_items=len(CATEGORIES),
         ),
@@ -40,20 +41,20 @@ FIELDS: dict[str, Any] = {
     ),
     "periodEnd": s.date("Last day of the period the UVI covers; at most a year after periodStart."),
     "title": s.string("Title shown to residents, e.g. Verbrauchsinformation Oktober 2026.", max_length=300),
-    "visibility": s.enum("`portal` (default for UVIs: residents see it) or `internal`.", ["internal", "portal"]),
+    "visibility": s.enum("`portal` (default for UVIs: residents see it) or `internal`.", VISIBILITY),
     **direct.FILE_FIELDS,
 }
 FIELDS = s.labelled(
     FIELDS,
     {
         "objectId": ("Objekt", "Object"),
-        "categories": ("Kategorien", "Categories"),
+        "categories": ("Verbrauchsarten", "Consumption types"),
         "periodStart": ("Zeitraum ab", "Period start"),
         "periodEnd": ("Zeitraum bis", "Period end"),
         "title": ("Titel", "Title"),
         "visibility": ("Sichtbarkeit", "Visibility"),
         "fileName": ("Dateiname", "File name"),
-        "contentType": ("Dateityp", "Content type"),
+        "contentType": ("Dateityp", "File type"),
         "size": ("Größe (Bytes)", "Size (bytes)"),
         "checksum": ("Prüfsumme (SHA-256)", "Checksum (SHA-256)"),
     },

@@ -1,7 +1,9 @@
 """The activity pages speak to people in the browser (issue 37), in German and English: an agent
 key creates and changes the contact Jürgen Schäfer; the trail and the undo preview name him and
-label the field ("Nachname"), times are local with UTC on hover (the browser's zone reaches the
-server in a cookie), and the owner stops the agent after a confirmation. axe on every page."""
+label the field ("Nachname") and show an enum value in words ("Natürliche Person" for `natural`,
+in the trail and on the contact's data page), times are local with UTC on hover (the browser's
+zone reaches the server in a cookie), and the owner stops the agent after a confirmation. axe on
+every page."""
 
 from __future__ import annotations
 
@@ -16,8 +18,20 @@ from tests.client import Api
 from tests.eventually import eventually
 
 WORDS = {
-    "de-DE": {"label": "Nachname", "stopped": "ist gestoppt", "stop": "Agent crm-sync stoppen"},
-    "en-US": {"label": "Last name", "stopped": "is stopped", "stop": "Stop agent crm-sync"},
+    "de-DE": {
+        "label": "Nachname",
+        "kind": "Personenart",
+        "natural": "Natürliche Person",
+        "stopped": "ist gestoppt",
+        "stop": "Agent crm-sync stoppen",
+    },
+    "en-US": {
+        "label": "Last name",
+        "kind": "Kind of person",
+        "natural": "Natural person",
+        "stopped": "is stopped",
+        "stop": "Stop agent crm-sync",
+    },
 }
 
 
@@ -50,6 +64,15 @@ def test_the_trail_names_the_contact_and_the_owner_stops_the_agent(page_for: Pag
     expect(rows.first).to_contain_text(words["label"])
     expect(rows.first).not_to_contain_text("lastName")
     expect(rows.first.locator("time")).to_have_attribute("title", _utc())
+    created = rows.nth(1)  # the creation: its diff shows the enum value in words, not `natural`
+    expect(created.locator("li", has_text=words["kind"])).to_contain_text(words["natural"])
+    expect(created).not_to_contain_text("personType")
+    expect(created).not_to_contain_text("natural")
+    check_accessibility(page)
+
+    page.goto(api.base + f"/console/data/contacts/{made['id']}")
+    expect(page.locator("main dl")).to_contain_text(words["natural"])
+    expect(page.locator("main dl")).not_to_contain_text("natural")
     check_accessibility(page)
 
     page.goto(api.base + "/console/activity/revert?agentName=crm-sync")

@@ -26,6 +26,10 @@ def test_every_domain_tool_is_fully_described(op: Operation) -> None:
     Draft7Validator.check_schema(tool["inputSchema"])
     Draft7Validator.check_schema(tool["outputSchema"])
     assert "x-ref" not in str(tool["inputSchema"])
+    # labels and enum values' words are for people and the docs; a model reads `description`
+    assert not any(
+        f"'x-{mark}" in str(tool[side]) for mark in ("label", "enum-") for side in ("inputSchema", "outputSchema")
+    )
     hints = tool["annotations"]
     assert hints["readOnlyHint"] is (op.kind == "query")
     assert hints["destructiveHint"] is op.destructive

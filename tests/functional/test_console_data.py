@@ -104,7 +104,8 @@ def test_nested_values_are_labelled_text_with_links_to_what_they_reference(tenan
     owner = owner_of(tenant)
     contract = owner.get(f"/data/contracts/{world.contract['id']}")
     assert "contactId" not in contract.html and "{" not in contract.text()  # no JSON for people
-    assert f"Contact: Erika Weber {world.contact['id']}" in contract.text() and "Role: " in contract.text()
+    assert f"Contact: Erika Weber {world.contact['id']}" in contract.text()
+    assert "Role in the contract: Tenant" in contract.text()  # the label says whose role, the value in words
     assert f"/data/contacts/{world.contact['id']}" in links(contract)
 
 

@@ -383,7 +383,7 @@ def labelled_diff(request: Request, record: dict[str, Any], named: naming.Names)
             values = [Markup("{}").format(v) if v is not None else None for v in values]
         else:
             values = [
-                naming.readable(side[name], fields.get(name), request.lang, named, field=name)
+                naming.readable(side[name], fields.get(name), request.lang, named)
                 if side.get(name) is not None
                 else None
                 for side in (old, new)

@@ -28,6 +28,7 @@ from chalicelib.console.render import render
 from chalicelib.console.texts import CATALOGUE, translate
 from chalicelib.console.web import Answer, Request, page
 from chalicelib.errors import ApiError
+from chalicelib.schemas import value_text
 
 PAGE_SIZE = 50
 # The list queries have no name filter: a search reads one page of this size (their largest)
@@ -405,7 +406,7 @@ def _headers(request: Request, dtype: DataType) -> list[str]:
 def _name(request: Request, dtype: DataType, record: dict[str, Any], names: dict[str, str]) -> str:
     """How a person calls the entity: its name fields; a contract by its kind and parties."""
     if dtype.plural == "contracts":
-        kind = _value(request, "type", record.get("type"))
+        kind = value_text(_schema(dtype).get("type"), record.get("type"), request.lang)
         parties = [names[p["contactId"]] for p in record.get("parties") or [] if p.get("contactId") in names]
         if parties:
             return translate(request.lang, "data.name.contract_parties", type=kind, parties=", ".join(parties))
@@ -480,11 +481,12 @@ def _cell(
     if isinstance(value, str) and field.endswith("Id") and ids.looks_like_id(value):
         return _link(value, names)
     if isinstance(value, list) and all(isinstance(item, str) for item in value):
-        return _cell_of(", ".join(value) or translate(request.lang, "common.none"))
+        words = [value_text(spec.get("items"), item, request.lang) for item in value]
+        return _cell_of(", ".join(words) or translate(request.lang, "common.none"))
     if isinstance(value, dict | list):
-        shown = naming.readable(value, spec, request.lang, _Known(names), field=field, link=_address(request))
+        shown = naming.readable(value, spec, request.lang, _Known(names), link=_address(request))
         return _cell_of(shown)
-    return _cell_of(_value(request, field, value))
+    return _cell_of(value_text(spec, value, request.lang))
 
 
 def _address(request: Request) -> Any:
@@ -514,11 +516,6 @@ def _link(entity_id: str, names: dict[str, str]) -> dict[str, Any]:
     if not name:
         return _cell_of(entity_id, href=path)
     return _cell_of(Markup('{} <span class="muted mono">{}</span>').format(name, entity_id), href=path)
-
-
-def _value(request: Request, field: str, value: Any) -> str:
-    key = f"data.value.{field}.{value}"
-    return translate(request.lang, key) if key in CATALOGUE else str(value)
 
 
 def _with_restores(

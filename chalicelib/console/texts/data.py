@@ -1,8 +1,8 @@
 """Console texts: data pages (key -> (German, English)).
 
 `data.type.*` and `data.one.*` name the six types (list heading, detail heading); `data.field.*`
-labels a field wherever it appears (a field missing here is shown by its API name);
-`data.value.<field>.<value>` reads an enum value (likewise shown as is when missing)."""
+labels a field wherever it appears (a field missing here is shown by its API name). Enum values
+are read in the words their schema declares (schemas.enum, schemas.value_text), not here."""
 
 TEXTS: dict[str, tuple[str, str]] = {
     "data.types": ("Datenarten", "Data types"),
@@ -123,37 +123,4 @@ TEXTS: dict[str, tuple[str, str]] = {
     "data.field.checksum": ("Prüfsumme (SHA-256)", "Checksum (SHA-256)"),
     "data.field.downloadUrl": ("Datei", "File"),
     "data.field.downloadUrlExpiresAt": ("Download-Link gültig bis", "Download link valid until"),
-    # enum values
-    "data.value.type.weg": ("WEG", "Condominium (WEG)"),
-    "data.value.type.rental": ("Mietshaus", "Rental property"),
-    "data.value.type.mixed": ("Wohnen und Gewerbe", "Residential and commercial"),
-    "data.value.type.commercial": ("Gewerbe", "Commercial"),
-    "data.value.type.apartment": ("Wohnung", "Apartment"),
-    "data.value.type.parking": ("Stellplatz", "Parking"),
-    "data.value.type.storage": ("Keller/Abstellraum", "Storage"),
-    "data.value.type.other": ("Sonstiges", "Other"),
-    "data.value.type.lease": ("Mietvertrag", "Lease"),
-    "data.value.type.ownership": ("Eigentum", "Ownership"),
-    "data.value.personType.natural": ("Natürliche Person", "Natural person"),
-    "data.value.personType.legal": ("Juristische Person", "Legal person"),
-    "data.value.status.open": ("Offen", "Open"),
-    "data.value.status.inProgress": ("In Bearbeitung", "In progress"),
-    "data.value.status.waiting": ("Wartet", "Waiting"),
-    "data.value.status.done": ("Erledigt", "Done"),
-    "data.value.status.cancelled": ("Storniert", "Cancelled"),
-    "data.value.priority.low": ("Niedrig", "Low"),
-    "data.value.priority.normal": ("Normal", "Normal"),
-    "data.value.priority.high": ("Hoch", "High"),
-    "data.value.priority.urgent": ("Dringend", "Urgent"),
-    "data.value.category.repair": ("Reparatur", "Repair"),
-    "data.value.category.maintenance": ("Wartung", "Maintenance"),
-    "data.value.category.damage": ("Schadensmeldung", "Damage"),
-    "data.value.category.complaint": ("Beschwerde", "Complaint"),
-    "data.value.category.inquiry": ("Anfrage", "Inquiry"),
-    "data.value.category.meeting": ("Versammlung/Begehung", "Meeting"),
-    "data.value.category.accounting": ("Abrechnung", "Accounting"),
-    "data.value.category.legal": ("Rechtsangelegenheit", "Legal"),
-    "data.value.category.other": ("Sonstiges", "Other"),
-    "data.value.visibility.internal": ("Nur intern", "Internal"),
-    "data.value.visibility.portal": ("Auch im Portal", "Also in the portal"),
 }
