@@ -279,6 +279,12 @@ def map_refs(schema: Schema, value: Any, path: str, fn: Callable[[str, Any, str]
 # --- free text: what a person or another system wrote in their own words ------------------------
 
 
+def with_words(schema: Schema, words: Words) -> Schema:
+    """A code from a list of the service's own (checked beyond the schema, not an enum: the list
+    is long and changes) that people read in words: each code's (German, English), as an enum's."""
+    return {**schema, ENUM_LABELS: {code: {"de": de, "en": en} for code, (de, en) in words.items()}}
+
+
 def checked(schema: Schema) -> Schema:
     """A string the service accepts only in a shape or from a list of its own, checked beyond the
     schema (an IBAN's check digits, a code of documents.typemappings, a media type read from the

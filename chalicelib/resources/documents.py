@@ -13,7 +13,7 @@ from chalicelib.entities import EntityType, by_prefix, declare
 from chalicelib.errors import invalid_at
 from chalicelib.registry import operation
 from chalicelib.resources.common import declare_lifecycle, declare_list, declare_show, declare_update
-from chalicelib.resources.document_types import BY_CODE, CATEGORIES, NODE_TYPES, active_types
+from chalicelib.resources.document_types import BY_CODE, CATEGORIES, DOCUMENT_TYPES, NODE_TYPES, active_types
 from chalicelib.resources.fields import VISIBILITY
 from chalicelib.store.entities import StoredEntity
 from chalicelib.uploads import direct
@@ -29,19 +29,26 @@ FIELDS: dict[str, Any] = {
     "title": s.string(
         "Title shown in lists and the portal, e.g. Nebenkostenabrechnung 2024 Whg. 1.02.", max_length=300
     ),
-    "documentType": s.checked(
-        s.string(
-            "Code of the document type (Dokumentart) from documents.typemappings, e.g. leaseContract (Mietvertrag), "
-            "utilityStatement (Nebenkostenabrechnung), meetingMinutes (Protokoll der Eigentümerversammlung).",
-            max_length=100,
-        )
+    "documentType": s.with_words(
+        s.checked(
+            s.string(
+                "Code of the document type (Dokumentart) from documents.typemappings, e.g. leaseContract "
+                "(Mietvertrag), utilityStatement (Nebenkostenabrechnung), meetingMinutes (Protokoll der "
+                "Eigentümerversammlung).",
+                max_length=100,
+            )
+        ),
+        {t.code: (t.name_de, t.name_en) for t in DOCUMENT_TYPES},
     ),
-    "category": s.checked(
-        s.string(
-            "Code of the category the document is filed under; "
-            "one of its document type's categories (documents.typemappings).",
-            max_length=100,
-        )
+    "category": s.with_words(
+        s.checked(
+            s.string(
+                "Code of the category the document is filed under; "
+                "one of its document type's categories (documents.typemappings).",
+                max_length=100,
+            )
+        ),
+        CATEGORIES,
     ),
     "documentDate": s.date("Date of the document itself (Belegdatum, Datum des Schreibens), not of the upload."),
     "visibility": s.enum(

@@ -252,6 +252,9 @@ def test_the_pages_speak_german(tenant: Tenant) -> None:
     shown = owner.get(f"/data/processes/{world.process['id']}")
     assert "<h1>Vorgang: Wasserschaden Bad</h1>" in shown.html
     assert "Priorität" in shown.text() and "Offen" in shown.text() and "Dokumente (0)" in shown.text()
+    document = owner.get(f"/data/documents/{world.document['id']}").text()
+    assert "Mietvertrag" in document.replace("Mietvertrag Weber", "") and "leaseContract" not in document
+    assert "Verträge" in document and ">contracts<" not in document  # its type and category in words
 
 
 def test_the_search_finds_full_names_with_umlauts_folded(tenant: Tenant) -> None:
