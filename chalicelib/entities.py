@@ -3,6 +3,7 @@ storage keys, indexes, alias checks and (later) event names derive from it."""
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
@@ -11,10 +12,33 @@ from typing import Any
 
 from chalicelib import ids
 from chalicelib.error_codes import ErrorCode
+from chalicelib.errors import invalid_at
 from chalicelib.schemas import free_text_paths
 
 # Filter slots: a type may name up to this many indexed filter fields (GSIs gsi2..gsi4).
 MAX_FILTERS = 3
+
+
+@dataclass(frozen=True)
+class Period:
+    """Two fields that bound a stretch of time: `end` may not lie before `start` (dates, or
+    RFC 3339 timestamps compared as instants); either may be missing (open-ended)."""
+
+    start: str
+    end: str
+
+    def problem(self, data: dict[str, Any]) -> str | None:
+        start, end = data.get(self.start), data.get(self.end)
+        if start and end and _instant(end) < _instant(start):
+            return f"{self.end} lies before {self.start}"
+        return None
+
+
+def _instant(value: str) -> dt.date | dt.datetime:
+    if len(value) == 10:  # a date (the schema's pattern): dates compare as days
+        return dt.date.fromisoformat(value)
+    moment = dt.datetime.fromisoformat(value.upper())  # validated by the schema; offsets compare correctly
+    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
 
 
 @dataclass(frozen=True)
@@ -30,9 +54,14 @@ class EntityType:
     # comparison key (a mandate reference, compared without regard to case) and the code of the
     # 409 that refuses a value another entity holds
     unique: dict[str, tuple[Callable[[str], str], ErrorCode]] = field(default_factory=dict)
-    check: Callable[[dict[str, Any], str | None], None] | None = (
-        None  # cross-field rules: (record, id or None on create)
-    )
+    # The rules of a stored record, declared as data and checked in one place (verify): the fields
+    # it always holds (a create must give them, apart from those its parent arguments fill; an
+    # update cannot clear them), and the periods whose end may not lie before their start.
+    required: tuple[str, ...] = ()
+    periods: tuple[Period, ...] = ()
+    # further cross-field rules, after those: (record, id or None on create)
+    check: Callable[[dict[str, Any], str | None], None] | None = None
+    rules_path: str = ""  # the argument the rules' error paths start with, when not the type's name
     # fills fields that follow from others (a contract's objectId from its unit); may read the store
     derive: Callable[[Any, dict[str, Any]], None] | None = None
     # may refuse bringing a deleted one back (a limit on live entities): the restore operation
@@ -63,6 +92,20 @@ class EntityType:
         """The top-level fields that hold free text (schemas.is_free_text) somewhere inside: the
         store remembers who wrote each (store/authors.py)."""
         return tuple(name for name, schema in self.fields.items() if free_text_paths(schema))
+
+    def verify(self, data: dict[str, Any], entity_id: str | None) -> None:
+        """The record's rules, before it is written (create, update, a repointed reference, a
+        document's metadata before its upload): required fields, periods, then `check`."""
+        at = self.rules_path or self.name
+        for name in self.required:
+            if data.get(name) in (None, ""):
+                raise invalid_at(f"{at}.{name}", f"{self.a_label} needs {name}")
+        for period in self.periods:
+            problem = period.problem(data)
+            if problem:
+                raise invalid_at(f"{at}.{period.end}", problem)
+        if self.check:
+            self.check(data, entity_id)
 
     def __post_init__(self) -> None:
         if len(self.filters) > MAX_FILTERS:

@@ -32,7 +32,6 @@ ACCOUNT_TYPES = {
     "deposit": ("Kautionskonto", "Deposit account"),
     "other": ("Sonstiges Konto", "Other account"),
 }
-REQUIRED = ["iban", "accountHolder"]
 
 IBAN_FIELD = s.checked(
     s.string(
@@ -123,9 +122,6 @@ def _derive(ctx: CallContext, data: dict[str, Any]) -> None:
 
 
 def _check(data: dict[str, Any], entity_id: str | None) -> None:
-    for name in REQUIRED:
-        if data.get(name) is None:
-            raise invalid_at(f"{ARG}.{name}", f"a bank account info needs {name}")
     owners = [name for name in ("contactId", "objectId") if data.get(name) is not None]
     if len(owners) != 1:
         raise invalid_at(ARG, "a bank account belongs to exactly one contact or one object")
@@ -141,6 +137,7 @@ BANK_ACCOUNT_INFO = declare(
         filters=("iban", "objectId", "contactId"),
         # The owner comes from the create command's own argument and never changes.
         readonly=("contactId", "objectId"),
+        required=("iban", "accountHolder"),
         check=_check,
         derive=_derive,
     )
@@ -180,10 +177,9 @@ _EXAMPLE = {
 
 declare_create(
     BANK_ACCOUNT_INFO,
-    "accounting.bankaccountinfos.create.contact",
-    ARG,
-    "Creates a bank account of a contact. " + DOC,
-    required=REQUIRED,
+    name="accounting.bankaccountinfos.create.contact",
+    arg=ARG,
+    docs="Creates a bank account of a contact. " + DOC,
     parents={"contact": "contactId"},
     example={
         "iban": "DE89370400440532013000",
@@ -195,15 +191,14 @@ declare_create(
 )
 declare_create(
     BANK_ACCOUNT_INFO,
-    "accounting.bankaccountinfos.create.object",
-    ARG,
-    "Creates a bank account of an object (e.g. the WEG's Hausgeldkonto). " + DOC,
-    required=REQUIRED,
+    name="accounting.bankaccountinfos.create.object",
+    arg=ARG,
+    docs="Creates a bank account of an object (e.g. the WEG's Hausgeldkonto). " + DOC,
     parents={"object": "objectId"},
     example=_EXAMPLE,
     summary="Create a bank account info of an object (Hausgeldkonto, Rücklagenkonto, Mietkonto).",
 )
-declare_show(BANK_ACCOUNT_INFO, "accounting.bankaccountinfos.detail", ARG, DOC)
+declare_show(BANK_ACCOUNT_INFO, name="accounting.bankaccountinfos.detail", arg=ARG, docs=DOC)
 
 
 # --- update: a new IBAN brings its own BIC and bank name --------------------------------
@@ -249,13 +244,13 @@ record_update(
 # --- lists -----------------------------------------------------------------------------
 
 
-def declare_owner_list(etype: EntityType, name: str, docs: str, *, what: str) -> Operation:
+def declare_owner_list(etype: EntityType, *, name: str, docs: str, what: str) -> Operation:
     """A paged list filtered by `iban`, `object` and `contact` (all optional). The IBAN is
     compared in its stored form, so `de89 3704 ...` finds `DE893704...`."""
     return declare_list(
         etype,
-        name,
-        docs + "\n\nFilters combine (all must hold). `iban` may be written with spaces or in lower case.",
+        name=name,
+        docs=docs + "\n\nFilters combine (all must hold). `iban` may be written with spaces or in lower case.",
         filters={
             "iban": s.string("Only those with this IBAN (spaces and case do not matter).", max_length=50),
             "object": s.ref("object", f"Only {what} of this object."),
@@ -269,16 +264,20 @@ def declare_owner_list(etype: EntityType, name: str, docs: str, *, what: str) ->
 
 
 declare_owner_list(
-    BANK_ACCOUNT_INFO, "accounting.bankaccountinfos.list", "Lists bank account infos. " + DOC, what="bank account infos"
+    BANK_ACCOUNT_INFO,
+    name="accounting.bankaccountinfos.list",
+    docs="Lists bank account infos. " + DOC,
+    what="bank account infos",
 )
 declare_list(
     BANK_ACCOUNT_INFO,
-    "accounting.object.bankaccountinfos",
-    "Lists the bank accounts of one object (Hausgeldkonto, Rücklagenkonto, Mietkonto, ...), in creation order. " + DOC,
+    name="accounting.object.bankaccountinfos",
+    docs="Lists the bank accounts of one object (Hausgeldkonto, Rücklagenkonto, Mietkonto, ...), in creation order. "
+    + DOC,
     filters={"object": s.ref("object", "The object whose accounts to list.")},
     fields={"object": "objectId"},
     required_filters=("object",),
     paging_required=False,
     summary="List the bank accounts of one object.",
 )
-declare_lifecycle(BANK_ACCOUNT_INFO, "accounting.bankaccountinfos", ARG)
+declare_lifecycle(BANK_ACCOUNT_INFO, prefix="accounting.bankaccountinfos", arg=ARG)

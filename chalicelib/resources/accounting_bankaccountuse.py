@@ -8,8 +8,8 @@ from typing import Any
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
-from chalicelib.entities import ENTITY_TYPES, EntityType, declare
-from chalicelib.errors import NotFound, invalid_at
+from chalicelib.entities import ENTITY_TYPES, EntityType, Period, declare
+from chalicelib.errors import NotFound
 from chalicelib.registry import Operation, register
 from chalicelib.resources.common import declare_create, declare_lifecycle, declare_show, declare_update, singular_result
 from chalicelib.store import entities as store
@@ -23,7 +23,6 @@ PURPOSES = {
     "directDebit": ("Lastschrifteinzug", "Direct debit"),
     "payout": ("Auszahlungen", "Payouts"),
 }
-REQUIRED = ["bankAccountInfoId", "purpose", "validFrom"]
 # A contract has a handful of uses; the fordate query reads them all (one page this large).
 MAX_USES_PER_CONTRACT = 10_000
 
@@ -57,15 +56,6 @@ FIELDS = s.labelled(
 )
 
 
-def _check(data: dict[str, Any], entity_id: str | None) -> None:
-    for name in REQUIRED:
-        if data.get(name) is None:
-            raise invalid_at(f"{ARG}.{name}", f"a bank account use needs {name}")
-    valid_from, valid_to = data.get("validFrom"), data.get("validTo")
-    if valid_from and valid_to and valid_to < valid_from:
-        raise invalid_at(f"{ARG}.validTo", "validTo lies before validFrom")
-
-
 BANK_ACCOUNT_USE = declare(
     EntityType(
         name="bankAccountUse",
@@ -74,7 +64,8 @@ BANK_ACCOUNT_USE = declare(
         area="accounting",
         fields=FIELDS,
         filters=("contractId",),
-        check=_check,
+        required=("bankAccountInfoId", "purpose", "validFrom"),
+        periods=(Period("validFrom", "validTo"),),
     )
 )
 
@@ -89,24 +80,23 @@ is fixed once created; `validTo` may not lie before `validFrom`."""
 
 declare_create(
     BANK_ACCOUNT_USE,
-    "accounting.bankaccountuse.create",
-    ARG,
-    "Creates a bank account use of a contract. " + DOC,
-    required=REQUIRED,
+    name="accounting.bankaccountuse.create",
+    arg=ARG,
+    docs="Creates a bank account use of a contract. " + DOC,
     parents={"contract": "contractId"},
     example={"bankAccountInfoId": "<bankAccountInfo id or alias>", "purpose": "rent", "validFrom": "2024-01-01"},
     summary="Record which bank account a contract uses for a purpose, from when to when.",
 )
 declare_update(
     BANK_ACCOUNT_USE,
-    "accounting.bankaccountuse.update",
-    ARG,
-    DOC,
+    name="accounting.bankaccountuse.update",
+    arg=ARG,
+    docs=DOC,
     example={"validTo": "2024-12-31"},
     immutable=("contractId",),
 )
-declare_show(BANK_ACCOUNT_USE, "accounting.bankaccountuse.detail", ARG, DOC)
-declare_lifecycle(BANK_ACCOUNT_USE, "accounting.bankaccountuse", ARG)
+declare_show(BANK_ACCOUNT_USE, name="accounting.bankaccountuse.detail", arg=ARG, docs=DOC)
+declare_lifecycle(BANK_ACCOUNT_USE, prefix="accounting.bankaccountuse", arg=ARG)
 
 
 # --- the use valid on a date -----------------------------------------------------------

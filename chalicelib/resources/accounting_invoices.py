@@ -8,13 +8,12 @@ from typing import Any
 
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
-from chalicelib.entities import ENTITY_TYPES, EntityType, declare
+from chalicelib.entities import ENTITY_TYPES, EntityType, Period, declare
 from chalicelib.errors import invalid_at
 from chalicelib.resources.common import declare_create, declare_lifecycle, declare_list, declare_show, declare_update
 from chalicelib.store import entities as store
 
 ARG = "inboundInvoice"
-REQUIRED = ["objectId", "invoiceNumber", "invoiceDate"]
 PAYMENT_STATUSES = {
     "open": ("Offen", "Open"),
     "partiallyPaid": ("Teilweise bezahlt", "Partially paid"),
@@ -97,11 +96,6 @@ FIELDS = s.labelled(
 
 
 def _check(data: dict[str, Any], entity_id: str | None) -> None:
-    for name in REQUIRED:
-        if data.get(name) is None:
-            raise invalid_at(f"{ARG}.{name}", f"an inbound invoice needs {name}")
-    if data.get("dueDate") and data["dueDate"] < data["invoiceDate"]:
-        raise invalid_at(f"{ARG}.dueDate", "dueDate lies before invoiceDate")
     amounts = [data.get(name) for name in ("netAmount", "taxAmount", "grossAmount")]
     if all(a is not None for a in amounts):
         net, tax, gross = (Decimal(a) for a in amounts)  # type: ignore[arg-type]
@@ -135,6 +129,8 @@ INBOUND_INVOICE = declare(
         area="accounting",
         fields=FIELDS,
         filters=("objectId", "supplierId", "paymentStatus"),
+        required=("objectId", "invoiceNumber", "invoiceDate"),
+        periods=(Period("invoiceDate", "dueDate"),),
         check=_check,
         derive=_derive,
     )
@@ -155,21 +151,20 @@ process (e.g. the repair order); both must belong to the invoice's object.
 
 declare_list(
     INBOUND_INVOICE,
-    "accounting.inboundinvoices.list",
-    "Lists the inbound invoices of one object, in creation order. " + DOC,
+    name="accounting.inboundinvoices.list",
+    docs="Lists the inbound invoices of one object, in creation order. " + DOC,
     filters={"object": s.ref("object", "The object whose invoices to list.")},
     fields={"object": "objectId"},
     required_filters=("object",),
     paging_required=False,
     summary="List the inbound invoices of one object.",
 )
-declare_show(INBOUND_INVOICE, "accounting.inboundinvoices.show", ARG, DOC)
+declare_show(INBOUND_INVOICE, name="accounting.inboundinvoices.show", arg=ARG, docs=DOC)
 declare_create(
     INBOUND_INVOICE,
-    "accounting.inboundinvoices.create",
-    ARG,
-    DOC,
-    required=REQUIRED,
+    name="accounting.inboundinvoices.create",
+    arg=ARG,
+    docs=DOC,
     example={
         "objectId": "<object id or alias>",
         "supplierId": "<contact id or alias>",
@@ -186,9 +181,9 @@ declare_create(
 )
 declare_update(
     INBOUND_INVOICE,
-    "accounting.inboundinvoices.update",
-    ARG,
-    DOC,
+    name="accounting.inboundinvoices.update",
+    arg=ARG,
+    docs=DOC,
     example={"paymentStatus": "paid", "paidAt": "2024-03-10", "paidAmount": "1190.00"},
 )
-declare_lifecycle(INBOUND_INVOICE, "accounting.inboundinvoices", ARG)
+declare_lifecycle(INBOUND_INVOICE, prefix="accounting.inboundinvoices", arg=ARG)

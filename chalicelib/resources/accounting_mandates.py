@@ -15,7 +15,7 @@ from chalicelib import clock
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
-from chalicelib.entities import EntityType, declare
+from chalicelib.entities import EntityType, Period, declare
 from chalicelib.errors import Conflict, invalid_at
 from chalicelib.registry import Operation, register
 from chalicelib.resources import sepa
@@ -30,7 +30,6 @@ from chalicelib.resources.common import declare_create, declare_lifecycle, decla
 from chalicelib.store import entities as store
 
 ARG = "directDebitMandate"
-REQUIRED = ["contactId", "iban", "accountHolder", "creditorId", "signatureDate"]
 DEFAULTS = {"type": "CORE", "status": "active"}
 GENERATE_ATTEMPTS = 5
 # A signature dated "today" somewhere on earth is not in the future: compare with the
@@ -122,14 +121,9 @@ def _derive(ctx: CallContext, data: dict[str, Any]) -> None:
 
 
 def _check(data: dict[str, Any], entity_id: str | None) -> None:
-    for name in REQUIRED:
-        if data.get(name) is None:
-            raise invalid_at(f"{ARG}.{name}", f"a direct debit mandate needs {name}")
     latest_today = (clock.now() + _EARLIEST_ZONE).date().isoformat()
     if data["signatureDate"] > latest_today:
         raise invalid_at(f"{ARG}.signatureDate", "signatureDate lies in the future")
-    if data.get("validUntil") and data["validUntil"] < data["signatureDate"]:
-        raise invalid_at(f"{ARG}.validUntil", "validUntil lies before signatureDate")
     reference = data.get("mandateReference")
     problem = sepa.mandate_reference_problem(reference) if reference is not None else None
     if problem:
@@ -144,6 +138,8 @@ DIRECT_DEBIT_MANDATE = declare(
         area="accounting",
         fields=FIELDS,
         filters=("iban", "objectId", "contactId"),
+        required=("contactId", "iban", "accountHolder", "creditorId", "signatureDate"),
+        periods=(Period("signatureDate", "validUntil"),),
         check=_check,
         derive=_derive,
         unique={"mandateReference": (sepa.mandate_reference_key, codes.MANDATE_REFERENCE_TAKEN)},
@@ -207,10 +203,9 @@ _EXAMPLE = {
 
 declare_create(
     DIRECT_DEBIT_MANDATE,
-    "accounting.directdebitmandate.create",
-    ARG,
-    DOC,
-    required=REQUIRED,
+    name="accounting.directdebitmandate.create",
+    arg=ARG,
+    docs=DOC,
     example=_EXAMPLE,
     errors=(CHECK_ERROR, codes.MANDATE_REFERENCE_TAKEN),
     summary="Create a SEPA direct debit mandate (SEPA-Lastschriftmandat).",
@@ -218,9 +213,9 @@ declare_create(
 )
 declare_update(
     DIRECT_DEBIT_MANDATE,
-    "accounting.directdebitmandate.update",
-    ARG,
-    DOC + "\n\nChanging `mandateReference` releases the old reference for other mandates.",
+    name="accounting.directdebitmandate.update",
+    arg=ARG,
+    docs=DOC + "\n\nChanging `mandateReference` releases the old reference for other mandates.",
     example={"status": "revoked"},
     errors=(CHECK_ERROR, codes.MANDATE_REFERENCE_TAKEN),
     summary="Change fields of a SEPA direct debit mandate.",
@@ -242,11 +237,11 @@ register(
         example={ARG: "<id or alias>"},
     )
 )
-declare_show(DIRECT_DEBIT_MANDATE, "accounting.directdebitmandate.detail", ARG, DOC)
+declare_show(DIRECT_DEBIT_MANDATE, name="accounting.directdebitmandate.detail", arg=ARG, docs=DOC)
 declare_owner_list(
     DIRECT_DEBIT_MANDATE,
-    "accounting.directdebitmandates.list",
-    "Lists direct debit mandates. " + DOC,
+    name="accounting.directdebitmandates.list",
+    docs="Lists direct debit mandates. " + DOC,
     what="direct debit mandates",
 )
-declare_lifecycle(DIRECT_DEBIT_MANDATE, "accounting.directdebitmandate", ARG)
+declare_lifecycle(DIRECT_DEBIT_MANDATE, prefix="accounting.directdebitmandate", arg=ARG)

@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import schemas as s
-from chalicelib.entities import EntityType, declare
-from chalicelib.errors import invalid_at
+from chalicelib.entities import EntityType, Period, declare
 from chalicelib.resources.common import (
     declare_create,
     declare_delete,
@@ -49,15 +48,6 @@ FIELDS = s.labelled(
 )
 
 
-def _check(data: dict[str, Any], advisor_id: str | None) -> None:
-    for name in ("objectId", "contactId"):
-        if data.get(name) is None:
-            raise invalid_at(f"advisor.{name}", f"an advisor needs {name}")
-    since, until = data.get("since"), data.get("until")
-    if since and until and until < since:
-        raise invalid_at("advisor.until", "until lies before since")
-
-
 ADVISOR = declare(
     EntityType(
         name="advisor",
@@ -66,7 +56,8 @@ ADVISOR = declare(
         area="advisors",
         fields=FIELDS,
         filters=("objectId", "contactId"),
-        check=_check,
+        required=("objectId", "contactId", "role"),
+        periods=(Period("since", "until"),),
     )
 )
 
@@ -78,20 +69,20 @@ or lawyer of the community. `since`/`until` give the term of office (`until` may
 
 declare_list(
     ADVISOR,
-    "advisors.list",
-    "Lists the advisors of the tenant, optionally of one object (or, beyond the interface, of one contact). " + DOC,
+    name="advisors.list",
+    docs="Lists the advisors of the tenant, optionally of one object (or, beyond the interface, of one contact). "
+    + DOC,
     filters={
         "objectId": s.ref("object", "Only advisors of this object."),
         "contactId": s.ref("contact", "Only advisor roles of this contact."),
     },
 )
-declare_show(ADVISOR, "advisors.show", "advisor", DOC)
+declare_show(ADVISOR, name="advisors.show", arg="advisor", docs=DOC)
 declare_create(
     ADVISOR,
-    "advisors.assign",
-    "advisor",
-    DOC,
-    required=["objectId", "contactId", "role"],
+    name="advisors.assign",
+    arg="advisor",
+    docs=DOC,
     example={
         "objectId": "<object id or alias>",
         "contactId": "<contact id or alias>",
@@ -102,17 +93,17 @@ declare_create(
 )
 declare_update(
     ADVISOR,
-    "advisors.update",
-    "advisor",
-    DOC,
+    name="advisors.update",
+    arg="advisor",
+    docs=DOC,
     example={"until": "2026-05-14"},
     summary="Change an advisor's role or term.",
 )
 declare_delete(
     ADVISOR,
-    "advisors.revoke",
-    "advisor",
+    name="advisors.revoke",
+    arg="advisor",
     summary="Revoke an advisor (soft delete, restorable with advisors.restore).",
     docs="Ends the assignment of an advisor to an object (Abberufung). " + DOC,
 )
-declare_restore(ADVISOR, "advisors.restore", "advisor")
+declare_restore(ADVISOR, name="advisors.restore", arg="advisor")

@@ -6,7 +6,6 @@ from typing import Any
 
 from chalicelib import schemas as s
 from chalicelib.entities import EntityType, declare
-from chalicelib.errors import invalid_at
 from chalicelib.resources.common import declare_create, declare_lifecycle, declare_show, declare_update
 
 FIELDS: dict[str, Any] = {
@@ -55,13 +54,15 @@ FIELDS = s.labelled(
 )
 
 
-def _check(data: dict[str, Any], call_id: str | None) -> None:
-    if not data.get("startedAt"):
-        raise invalid_at("callRecord.startedAt", "a call record needs startedAt")
-
-
 CALL_RECORD = declare(
-    EntityType(name="callRecord", plural="callRecords", prefix="cal", area="callrecords", fields=FIELDS, check=_check)
+    EntityType(
+        name="callRecord",
+        plural="callRecords",
+        prefix="cal",
+        area="callrecords",
+        fields=FIELDS,
+        required=("startedAt",),
+    )
 )
 
 DOC = """A call record (Telefonnotiz) documents one phone call: who called whom (`direction`,
@@ -69,13 +70,12 @@ DOC = """A call record (Telefonnotiz) documents one phone call: who called whom 
 (`subject`, `notes`) and how it ended (`outcome`: erreicht, Mailbox, nicht erreicht, Rückruf erbeten).
 It may be linked to an object and to a process (Vorgang), so the call shows up in the case file."""
 
-declare_show(CALL_RECORD, "callrecords.show", "callRecord", DOC)
+declare_show(CALL_RECORD, name="callrecords.show", arg="callRecord", docs=DOC)
 declare_create(
     CALL_RECORD,
-    "callrecords.create",
-    "callRecord",
-    DOC,
-    required=["startedAt"],
+    name="callrecords.create",
+    arg="callRecord",
+    docs=DOC,
     example={
         "contactId": "<contact id or alias>",
         "objectId": "<object id or alias>",
@@ -89,5 +89,7 @@ declare_create(
     },
     summary="Record a phone call (Telefonnotiz).",
 )
-declare_update(CALL_RECORD, "callrecords.update", "callRecord", DOC, example={"outcome": "callbackRequested"})
-declare_lifecycle(CALL_RECORD, "callrecords", "callRecord")
+declare_update(
+    CALL_RECORD, name="callrecords.update", arg="callRecord", docs=DOC, example={"outcome": "callbackRequested"}
+)
+declare_lifecycle(CALL_RECORD, prefix="callrecords", arg="callRecord")

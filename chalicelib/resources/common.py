@@ -35,10 +35,10 @@ Extra = Callable[[store.StoredEntity], dict[str, Any]]
 
 def declare_show(
     etype: EntityType,
+    *,
     name: str,
     arg: str,
     docs: str,
-    *,
     extra: Extra | None = None,
     extra_fields: dict[str, Any] | None = None,
 ) -> Operation:
@@ -64,9 +64,9 @@ def declare_show(
 
 def declare_list(
     etype: EntityType,
+    *,
     name: str,
     docs: str,
-    *,
     filters: dict[str, dict[str, Any]] | None = None,
     fields: dict[str, str] | None = None,
     required_filters: tuple[str, ...] = (),
@@ -203,11 +203,10 @@ def record_update(etype: EntityType, op: Operation, arg: str) -> Operation:
 
 def declare_create(
     etype: EntityType,
+    *,
     name: str,
     arg: str,
     docs: str,
-    *,
-    required: list[str],
     example: dict[str, Any],
     parents: dict[str, str] | None = None,
     errors: tuple[DocumentedError, ...] = (),
@@ -219,6 +218,8 @@ def declare_create(
     not part of the payload. `upsert` names the type's upsert command when the create's own
     name does not say it (upsert_name)."""
     parents = parents or {}
+    # the type's required fields (EntityType.required), less those its parent arguments fill
+    required = [name for name in etype.required if name not in parents.values()]
     fields = {k: v for k, v in etype.fields.items() if k not in parents.values() and k not in etype.readonly}
     parent_args = {
         a: s.ref(etype.fields[f]["x-ref"], etype.fields[f].get("description", "")) for a, f in parents.items()
@@ -259,10 +260,10 @@ Guard = Callable[[CallContext, store.StoredEntity, dict[str, Any]], None]
 
 def declare_update(
     etype: EntityType,
+    *,
     name: str,
     arg: str,
     docs: str,
-    *,
     example: dict[str, Any],
     immutable: tuple[str, ...] = (),
     guard: Guard | None = None,
@@ -316,7 +317,7 @@ DELETED = s.obj(
 )
 
 
-def declare_delete(etype: EntityType, name: str, arg: str, *, summary: str | None = None, docs: str = "") -> Operation:
+def declare_delete(etype: EntityType, *, name: str, arg: str, summary: str | None = None, docs: str = "") -> Operation:
     def handler(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
         item = store.soft_delete(ctx, etype, args[arg], path=arg)
         return {"deleted": {"type": etype.name, "id": item.id, "deletedAt": item.deletedAt}}
@@ -344,9 +345,9 @@ def declare_delete(etype: EntityType, name: str, arg: str, *, summary: str | Non
 
 def declare_restore(
     etype: EntityType,
+    *,
     name: str,
     arg: str,
-    *,
     errors: tuple[DocumentedError, ...] = (),
 ) -> Operation:
     """With the entity type's `restore_guard`, the tenant's state may refuse the restore (a
@@ -381,11 +382,11 @@ def declare_restore(
 
 def declare_lifecycle(
     etype: EntityType,
+    *,
     prefix: str,
     arg: str,
-    *,
     restore_errors: tuple[DocumentedError, ...] = (),
 ) -> None:
     """`<prefix>.delete` and `<prefix>.restore`."""
-    declare_delete(etype, f"{prefix}.delete", arg)
-    declare_restore(etype, f"{prefix}.restore", arg, errors=restore_errors)
+    declare_delete(etype, name=f"{prefix}.delete", arg=arg)
+    declare_restore(etype, name=f"{prefix}.restore", arg=arg, errors=restore_errors)

@@ -107,6 +107,7 @@ CONTACT = declare(
         area="contacts",
         fields=FIELDS,
         filters=("companyId", "personType"),
+        required=("personType",),
         check=_check,
     )
 )
@@ -118,20 +119,19 @@ person it belongs to (the contact must exist in the tenant)."""
 
 declare_list(
     CONTACT,
-    "contacts",
-    "Lists contacts. " + FIELDS_DOC,
+    name="contacts",
+    docs="Lists contacts. " + FIELDS_DOC,
     filters={
         "companyId": s.ref("contact", "Only contacts that belong to this company."),
         "personType": s.enum("Only natural or only legal persons.", PERSON_TYPES),
     },
 )
-declare_show(CONTACT, "contacts.show", "contact", FIELDS_DOC)
+declare_show(CONTACT, name="contacts.show", arg="contact", docs=FIELDS_DOC)
 declare_create(
     CONTACT,
-    "contacts.create",
-    "contact",
-    FIELDS_DOC,
-    required=["personType"],
+    name="contacts.create",
+    arg="contact",
+    docs=FIELDS_DOC,
     example={
         "personType": "natural",
         "salutation": "ms",
@@ -150,12 +150,12 @@ declare_create(
 )
 declare_update(
     CONTACT,
-    "contacts.update",
-    "contact",
-    FIELDS_DOC,
+    name="contacts.update",
+    arg="contact",
+    docs=FIELDS_DOC,
     example={"phones": [{"number": "+49 30 1234567", "type": "mobile"}]},
 )
-declare_lifecycle(CONTACT, "contacts", "contact")
+declare_lifecycle(CONTACT, prefix="contacts", arg="contact")
 
 
 # --- merge ------------------------------------------------------------------------------

@@ -8,7 +8,7 @@ from typing import Any
 
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
-from chalicelib.entities import EntityType, declare
+from chalicelib.entities import EntityType, Period, declare
 from chalicelib.errors import invalid_at
 from chalicelib.resources.common import declare_create, declare_lifecycle, declare_list, declare_show, declare_update
 from chalicelib.resources.units import UNIT
@@ -26,7 +26,6 @@ ROLES = {
 LEASE_ROLES = {"tenant", "coTenant", "guarantor", "subtenant"}
 OWNERSHIP_ROLES = {"owner", "coOwner"}
 LEASE_ONLY = ("rent", "rentType", "deposit")
-REQUIRED = ["unitId", "type", "startDate", "parties"]
 
 PARTY = s.obj(
     {
@@ -131,12 +130,6 @@ FIELDS = s.labelled(
 
 
 def _check(data: dict[str, Any], contract_id: str | None) -> None:
-    for name in REQUIRED:
-        if data.get(name) is None:
-            raise invalid_at(f"contract.{name}", f"a contract needs {name}")
-    start, end = data["startDate"], data.get("endDate")
-    if end is not None and end < start:
-        raise invalid_at("contract.endDate", "endDate lies before startDate")
     kind, parties = data["type"], data["parties"]
     allowed = LEASE_ROLES if kind == "lease" else OWNERSHIP_ROLES
     seen: set[str] = set()
@@ -178,6 +171,8 @@ CONTRACT = declare(
         fields=FIELDS,
         filters=("objectId", "unitId"),
         readonly=("objectId",),
+        required=("unitId", "type", "startDate", "parties"),
+        periods=(Period("startDate", "endDate"),),
         check=_check,
         derive=_derive,
     )
@@ -203,20 +198,19 @@ A unit with live contracts cannot be deleted; a contact that is a party cannot b
 
 declare_list(
     CONTRACT,
-    "contracts",
-    "Lists the contracts of the tenant, optionally of one object or one unit. " + DOC,
+    name="contracts",
+    docs="Lists the contracts of the tenant, optionally of one object or one unit. " + DOC,
     filters={
         "objectId": s.ref("object", "Only contracts of units of this object."),
         "unitId": s.ref("unit", "Only contracts of this unit."),
     },
 )
-declare_show(CONTRACT, "contracts.show", "contract", DOC)
+declare_show(CONTRACT, name="contracts.show", arg="contract", docs=DOC)
 declare_create(
     CONTRACT,
-    "contracts.create",
-    "contract",
-    DOC,
-    required=REQUIRED,
+    name="contracts.create",
+    arg="contract",
+    docs=DOC,
     example={
         "unitId": "<unit id or alias>",
         "type": "lease",
@@ -230,9 +224,9 @@ declare_create(
 )
 declare_update(
     CONTRACT,
-    "contracts.update",
-    "contract",
-    DOC + "\n\nChanging `unitId` moves the contract to that unit and sets `objectId` from it.",
+    name="contracts.update",
+    arg="contract",
+    docs=DOC + "\n\nChanging `unitId` moves the contract to that unit and sets `objectId` from it.",
     example={"endDate": "2026-06-30"},
 )
-declare_lifecycle(CONTRACT, "contracts", "contract")
+declare_lifecycle(CONTRACT, prefix="contracts", arg="contract")

@@ -229,11 +229,9 @@ def create_uploads(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
 
 def _check_batch(ctx: CallContext, requested: list[dict[str, Any]]) -> None:
     """Every upload's metadata obeys the document rules and every location is live."""
-    check = DOCUMENT.check
-    assert check is not None
     for i, upload in enumerate(requested):
         try:
-            check({**(upload.get("document") or {}), "locationId": upload["locationId"]}, None)
+            DOCUMENT.verify({**(upload.get("document") or {}), "locationId": upload["locationId"]}, None)
         except ApiError as err:
             error = (err.errors or [{"path": "document", "message": err.detail}])[0]
             field = error["path"].removeprefix("document.")

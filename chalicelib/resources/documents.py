@@ -76,9 +76,7 @@ READONLY = direct.FILE_READONLY
 
 
 def _check(data: dict[str, Any], document_id: str | None) -> None:
-    location = data.get("locationId")
-    if not location:
-        raise invalid_at("document.locationId", "a document needs a location")
+    location = data["locationId"]
     code = data.get("documentType")
     category = data.get("category")
     if code is None:
@@ -118,6 +116,7 @@ DOCUMENT = declare(
         fields=FIELDS,
         filters=("locationId",),
         readonly=READONLY,
+        required=("locationId",),
         check=_check,
     )
 )
@@ -137,15 +136,15 @@ type is changed."""
 
 declare_list(
     DOCUMENT,
-    "documents.list",
-    "Lists the documents of the tenant, optionally of one location. " + DOC,
+    name="documents.list",
+    docs="Lists the documents of the tenant, optionally of one location. " + DOC,
     filters={"locationId": s.ref(LOCATION_TYPES, "Only documents filed at this location.")},
 )
 declare_show(
     DOCUMENT,
-    "documents.show",
-    "document",
-    DOC + "\n\nThe answer carries `downloadUrl`, a presigned link to the file valid for a few minutes "
+    name="documents.show",
+    arg="document",
+    docs=DOC + "\n\nThe answer carries `downloadUrl`, a presigned link to the file valid for a few minutes "
     "(documents registered without a file have none).",
     extra=direct.download,
     extra_fields=direct.DOWNLOAD_FIELDS,
@@ -160,9 +159,10 @@ def _guard(ctx: CallContext, item: StoredEntity, payload: dict[str, Any]) -> Non
 
 declare_update(
     DOCUMENT,
-    "documents.update",
-    "document",
-    DOC + "\n\nMoving a document: send another `locationId`. Reclassifying: send `documentType` and, where the old "
+    name="documents.update",
+    arg="document",
+    docs=DOC
+    + "\n\nMoving a document: send another `locationId`. Reclassifying: send `documentType` and, where the old "
     "category does not fit the new type, `category`.",
     example={
         "title": "Nebenkostenabrechnung 2024",
@@ -173,7 +173,7 @@ declare_update(
     guard=_guard,
     summary="Change a document's metadata: title, type, category, date, visibility, location.",
 )
-declare_lifecycle(DOCUMENT, "documents", "document")
+declare_lifecycle(DOCUMENT, prefix="documents", arg="document")
 
 
 # --- type catalogue ---------------------------------------------------------------------

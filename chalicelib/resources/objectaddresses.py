@@ -7,11 +7,8 @@ from typing import Any
 
 from chalicelib import schemas as s
 from chalicelib.entities import EntityType, declare
-from chalicelib.errors import invalid_at
 from chalicelib.resources.common import declare_create, declare_lifecycle, declare_list, declare_show, declare_update
 from chalicelib.resources.fields import POSTAL_ADDRESS
-
-REQUIRED = ["objectId", "street", "postalCode", "city"]
 
 FIELDS: dict[str, Any] = {
     "objectId": s.ref("object", "The object the address belongs to. Fixed after creation."),
@@ -45,12 +42,6 @@ FIELDS = s.labelled(
 )
 
 
-def _check(data: dict[str, Any], address_id: str | None) -> None:
-    for name in REQUIRED:
-        if data.get(name) is None:
-            raise invalid_at(f"objectAddress.{name}", f"an object address needs {name}")
-
-
 OBJECT_ADDRESS = declare(
     EntityType(
         name="objectAddress",
@@ -59,7 +50,7 @@ OBJECT_ADDRESS = declare(
         area="objects",
         fields=FIELDS,
         filters=("objectId",),
-        check=_check,
+        required=("objectId", "street", "postalCode", "city"),
     )
 )
 
@@ -72,17 +63,16 @@ alpha-2 (DE). `isPrimary` marks the address to use first. `objectId` is fixed on
 
 declare_list(
     OBJECT_ADDRESS,
-    "objectaddresses.list",
-    "Lists the object addresses of the tenant, optionally only those of one object. " + DOC,
+    name="objectaddresses.list",
+    docs="Lists the object addresses of the tenant, optionally only those of one object. " + DOC,
     filters={"objectId": s.ref("object", "Only addresses of this object.")},
 )
-declare_show(OBJECT_ADDRESS, "objectaddresses.show", "objectAddress", DOC)
+declare_show(OBJECT_ADDRESS, name="objectaddresses.show", arg="objectAddress", docs=DOC)
 declare_create(
     OBJECT_ADDRESS,
-    "objectaddresses.create",
-    "objectAddress",
-    DOC,
-    required=REQUIRED,
+    name="objectaddresses.create",
+    arg="objectAddress",
+    docs=DOC,
     example={
         "objectId": "<object id or alias>",
         "street": "Lindenallee",
@@ -96,10 +86,10 @@ declare_create(
 )
 declare_update(
     OBJECT_ADDRESS,
-    "objectaddresses.update",
-    "objectAddress",
-    DOC,
+    name="objectaddresses.update",
+    arg="objectAddress",
+    docs=DOC,
     example={"houseNumber": "3b"},
     immutable=("objectId",),
 )
-declare_lifecycle(OBJECT_ADDRESS, "objectaddresses", "objectAddress")
+declare_lifecycle(OBJECT_ADDRESS, prefix="objectaddresses", arg="objectAddress")

@@ -6,7 +6,6 @@ from typing import Any
 
 from chalicelib import schemas as s
 from chalicelib.entities import EntityType, declare
-from chalicelib.errors import invalid_at
 from chalicelib.resources.common import declare_create, declare_lifecycle, declare_show, declare_update
 
 # Every member is a reference: the store writes one edge per member, plus a liveness check
@@ -50,13 +49,10 @@ FIELDS = s.labelled(
 )
 
 
-def _check(data: dict[str, Any], group_id: str | None) -> None:
-    if data.get("name") is None:
-        raise invalid_at("objectGroup.name", "an object group needs a name")
-
-
 OBJECT_GROUP = declare(
-    EntityType(name="objectGroup", plural="objectGroups", prefix="ogr", area="objects", fields=FIELDS, check=_check)
+    EntityType(
+        name="objectGroup", plural="objectGroups", prefix="ogr", area="objects", fields=FIELDS, required=("name",)
+    )
 )
 
 DOC = f"""An object group is a named set of the tenant's objects: a portfolio (`type: portfolio`, Bestand), the
@@ -66,14 +62,19 @@ object of the tenant, else 404 at its path. An object may belong to several grou
 member of a live group it cannot be deleted: remove it from the group (update `objectIds`) first. On update,
 `objectIds` replaces the whole list. Documents can be located at an object group."""
 
-declare_show(OBJECT_GROUP, "objectgroups.show", "objectGroup", DOC)
+declare_show(OBJECT_GROUP, name="objectgroups.show", arg="objectGroup", docs=DOC)
 declare_create(
     OBJECT_GROUP,
-    "objectgroups.create",
-    "objectGroup",
-    DOC,
-    required=["name"],
+    name="objectgroups.create",
+    arg="objectGroup",
+    docs=DOC,
     example={"name": "Portfolio Nord", "type": "portfolio", "objectIds": ["<object id or alias>"]},
 )
-declare_update(OBJECT_GROUP, "objectgroups.update", "objectGroup", DOC, example={"objectIds": ["<object id or alias>"]})
-declare_lifecycle(OBJECT_GROUP, "objectgroups", "objectGroup")
+declare_update(
+    OBJECT_GROUP,
+    name="objectgroups.update",
+    arg="objectGroup",
+    docs=DOC,
+    example={"objectIds": ["<object id or alias>"]},
+)
+declare_lifecycle(OBJECT_GROUP, prefix="objectgroups", arg="objectGroup")

@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import schemas as s
-from chalicelib.entities import EntityType, declare
-from chalicelib.errors import invalid_at
+from chalicelib.entities import EntityType, Period, declare
 from chalicelib.resources.common import declare_create, declare_lifecycle, declare_list, declare_show, declare_update
 from chalicelib.resources.fields import POSTAL_ADDRESS
 
@@ -107,26 +106,29 @@ FIELDS = s.labelled(
 )
 
 
-def _check(data: dict[str, Any], object_id: str | None) -> None:
-    start, end = data.get("managementStart"), data.get("managementEnd")
-    if start and end and end < start:
-        raise invalid_at("object.managementEnd", "managementEnd lies before managementStart")
-
-
-OBJECT = declare(EntityType(name="object", plural="objects", prefix="obj", area="objects", fields=FIELDS, check=_check))
+OBJECT = declare(
+    EntityType(
+        name="object",
+        plural="objects",
+        prefix="obj",
+        area="objects",
+        fields=FIELDS,
+        required=("name", "type"),
+        periods=(Period("managementStart", "managementEnd"),),
+    )
+)
 
 DOC = """An object is one property under management: a community of owners (`type: weg`), a rental
 building (`rental`), or mixed or commercial property. Units, contracts, processes and documents belong
 to an object. Areas are decimal strings in m²."""
 
-declare_list(OBJECT, "objects", "Lists all objects of the tenant. " + DOC, paging_required=False)
-declare_show(OBJECT, "objects.show", "object", DOC)
+declare_list(OBJECT, name="objects", docs="Lists all objects of the tenant. " + DOC, paging_required=False)
+declare_show(OBJECT, name="objects.show", arg="object", docs=DOC)
 declare_create(
     OBJECT,
-    "objects.create",
-    "object",
-    DOC,
-    required=["name", "type"],
+    name="objects.create",
+    arg="object",
+    docs=DOC,
     example={
         "name": "WEG Musterstraße 12",
         "number": "WEG-0042",
@@ -142,5 +144,5 @@ declare_create(
         "livingArea": "1840.50",
     },
 )
-declare_update(OBJECT, "objects.update", "object", DOC, example={"heatingType": "districtHeating"})
-declare_lifecycle(OBJECT, "objects", "object")
+declare_update(OBJECT, name="objects.update", arg="object", docs=DOC, example={"heatingType": "districtHeating"})
+declare_lifecycle(OBJECT, prefix="objects", arg="object")

@@ -6,8 +6,7 @@ import datetime as dt
 from typing import Any
 
 from chalicelib import schemas as s
-from chalicelib.entities import EntityType, declare
-from chalicelib.errors import invalid_at
+from chalicelib.entities import EntityType, Period, declare
 from chalicelib.resources.common import declare_create, declare_lifecycle, declare_show, declare_update
 
 FIELDS: dict[str, Any] = {
@@ -50,22 +49,23 @@ FIELDS = s.labelled(
 )
 
 
-def _check(data: dict[str, Any], post_id: str | None) -> None:
-    for name in ("objectId", "title"):
-        if not data.get(name):
-            raise invalid_at(f"post.{name}", f"a post needs {name}")
-    start, end = data.get("visibleFrom"), data.get("visibleUntil")
-    if start and end and _moment(end) < _moment(start):
-        raise invalid_at("post.visibleUntil", "visibleUntil lies before visibleFrom")
-
-
 def _moment(value: str) -> dt.datetime:
     """An RFC 3339 timestamp (validated by the schema) as an aware datetime, so offsets compare correctly."""
     moment = dt.datetime.fromisoformat(value.upper())
     return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
 
 
-POST = declare(EntityType(name="post", plural="posts", prefix="pst", area="documents", fields=FIELDS, check=_check))
+POST = declare(
+    EntityType(
+        name="post",
+        plural="posts",
+        prefix="pst",
+        area="documents",
+        fields=FIELDS,
+        required=("objectId", "title"),
+        periods=(Period("visibleFrom", "visibleUntil"),),
+    )
+)
 
 DOC = """A post is a notice (Aushang / Mitteilung) to the residents of one object, shown in the resident
 portal: an announcement, maintenance or construction work (Wasserabstellung, Aufzugswartung), an event,
@@ -73,13 +73,12 @@ an emergency or general information. `audience` limits it to owners or tenants; 
 `visibleUntil` bound when it is shown (`visibleUntil` may not lie before `visibleFrom`). Timestamps are
 ISO 8601 in UTC, e.g. 2025-03-12T06:00:00Z."""
 
-declare_show(POST, "posts.show", "post", DOC)
+declare_show(POST, name="posts.show", arg="post", docs=DOC)
 declare_create(
     POST,
-    "posts.create",
-    "post",
-    DOC,
-    required=["objectId", "title"],
+    name="posts.create",
+    arg="post",
+    docs=DOC,
     example={
         "objectId": "<object id or alias>",
         "title": "Wasserabstellung am 12.03.",
@@ -91,5 +90,5 @@ declare_create(
     },
     summary="Publish a notice (Aushang) to the residents of an object.",
 )
-declare_update(POST, "posts.update", "post", DOC, example={"visibleUntil": "2025-03-13T12:00:00Z"})
-declare_lifecycle(POST, "posts", "post")
+declare_update(POST, name="posts.update", arg="post", docs=DOC, example={"visibleUntil": "2025-03-13T12:00:00Z"})
+declare_lifecycle(POST, prefix="posts", arg="post")

@@ -100,8 +100,6 @@ FIELDS = s.labelled(
 
 
 def _check_process(data: dict[str, Any], process_id: str | None) -> None:
-    if not data.get("title"):
-        raise invalid_at("process.title", "a process needs a title")
     if data.get("isArchived") and data.get("status") not in CLOSED:
         raise Conflict(
             f"Only a process with status done or cancelled can be archived (status is {data.get('status')}).",
@@ -136,6 +134,7 @@ PROCESS = declare(
         area="processes",
         fields=FIELDS,
         filters=("contractId", "objectId", "isArchived"),
+        required=("title",),
         check=_check_process,
         derive=_derive_process,
     )
@@ -156,9 +155,9 @@ a process with live ones cannot be deleted (409 `still_referenced`)."""
 
 declare_list(
     PROCESS,
-    "processes.list",
-    "Lists the processes of the tenant, optionally only archived or only active ones, of one object or one contract. "
-    + DOC,
+    name="processes.list",
+    docs="Lists the processes of the tenant, optionally only archived or only active ones, of one object or one "
+    "contract. " + DOC,
     filters={
         "isArchived": s.boolean("true: only archived processes; false: only active (not archived) ones."),
         "object": s.ref("object", "Only processes of this object."),
@@ -166,13 +165,13 @@ declare_list(
     },
     fields={"object": "objectId", "contract": "contractId"},
 )
-declare_show(PROCESS, "processes.show", "process", DOC)
+declare_show(PROCESS, name="processes.show", arg="process", docs=DOC)
 declare_create(
     PROCESS,
-    "processes.create",
-    "process",
-    DOC + "\n\nThe object comes as the separate `object` argument (id or alias); the payload carries no `objectId`.",
-    required=["title"],
+    name="processes.create",
+    arg="process",
+    docs=DOC
+    + "\n\nThe object comes as the separate `object` argument (id or alias); the payload carries no `objectId`.",
     parents={"object": "objectId"},
     example={
         "title": "Wasserschaden Whg. 1.02",
@@ -198,16 +197,16 @@ def _guard_process(ctx: CallContext, item: store.StoredEntity, payload: dict[str
 
 declare_update(
     PROCESS,
-    "processes.update",
-    "process",
-    DOC + "\n\n`objectId` cannot change.",
+    name="processes.update",
+    arg="process",
+    docs=DOC + "\n\n`objectId` cannot change.",
     example={"priority": "high", "assigneeId": "<id or alias>"},
     guard=_guard_process,
     immutable=("objectId",),
     errors=(codes.PROCESS_NOT_CLOSED, codes.PROCESS_ARCHIVED),
     summary="Change a process: status, priority, assignee, archive flag.",
 )
-declare_lifecycle(PROCESS, "processes", "process")
+declare_lifecycle(PROCESS, prefix="processes", arg="process")
 
 
 # --- process updates --------------------------------------------------------------------
@@ -256,11 +255,6 @@ UPDATE_FIELDS = s.labelled(
 )
 
 
-def _check_update(data: dict[str, Any], update_id: str | None) -> None:
-    if not data.get("text"):
-        raise invalid_at("update.text", "a process update needs a text")
-
-
 def _derive_update(ctx: CallContext, data: dict[str, Any]) -> None:
     """occurredAt defaults to now; refuses entries on an archived process (one read)."""
     data.setdefault("occurredAt", clock.now_iso())
@@ -286,7 +280,8 @@ PROCESS_UPDATE = declare(
         area="processes",
         fields=UPDATE_FIELDS,
         filters=("processId",),
-        check=_check_update,
+        required=("text",),
+        rules_path="update",
         derive=_derive_update,
         label_text="process update",  # plural: "process updates", not the bare "updates"
     )
@@ -301,19 +296,18 @@ referenced by its id or an alias. An archived process takes no new entries and n
 
 declare_list(
     PROCESS_UPDATE,
-    "processes.updates.list",
-    "Lists the timeline of one process, oldest first. " + UPDATE_DOC,
+    name="processes.updates.list",
+    docs="Lists the timeline of one process, oldest first. " + UPDATE_DOC,
     filters={"process": s.ref("process", "The process whose entries to list.")},
     fields={"process": "processId"},
     required_filters=("process",),
 )
-declare_show(PROCESS_UPDATE, "processes.updates.show", "update", UPDATE_DOC)
+declare_show(PROCESS_UPDATE, name="processes.updates.show", arg="update", docs=UPDATE_DOC)
 declare_create(
     PROCESS_UPDATE,
-    "processes.updates.create",
-    "update",
-    UPDATE_DOC + "\n\nThe process comes as the separate `process` argument (id or alias).",
-    required=["text"],
+    name="processes.updates.create",
+    arg="update",
+    docs=UPDATE_DOC + "\n\nThe process comes as the separate `process` argument (id or alias).",
     parents={"process": "processId"},
     example={
         "text": "Handwerker Fa. Klempner Schulz für Do., 10 Uhr beauftragt.",
@@ -324,10 +318,10 @@ declare_create(
 )
 declare_update(
     PROCESS_UPDATE,
-    "processes.updates.update",
-    "update",
-    UPDATE_DOC + "\n\n`processId` cannot change.",
+    name="processes.updates.update",
+    arg="update",
+    docs=UPDATE_DOC + "\n\n`processId` cannot change.",
     example={"text": "Termin auf Fr., 8 Uhr verschoben."},
     immutable=("processId",),
 )
-declare_lifecycle(PROCESS_UPDATE, "processes.updates", "update")
+declare_lifecycle(PROCESS_UPDATE, prefix="processes.updates", arg="update")

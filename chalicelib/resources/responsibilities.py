@@ -6,8 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import schemas as s
-from chalicelib.entities import EntityType, declare
-from chalicelib.errors import invalid_at
+from chalicelib.entities import EntityType, Period, declare
 from chalicelib.resources.common import declare_create, declare_lifecycle, declare_list, declare_show, declare_update
 
 JOB_CATEGORIES = {
@@ -55,15 +54,6 @@ FIELDS = s.labelled(
 )
 
 
-def _check(data: dict[str, Any], responsibility_id: str | None) -> None:
-    for name in ("contactId", "objectId", "categoryId"):
-        if data.get(name) is None:
-            raise invalid_at(f"responsibility.{name}", f"a responsibility needs {name}")
-    start, end = data.get("validFrom"), data.get("validTo")
-    if start and end and end < start:
-        raise invalid_at("responsibility.validTo", "validTo lies before validFrom")
-
-
 RESPONSIBILITY = declare(
     EntityType(
         name="responsibility",
@@ -72,7 +62,8 @@ RESPONSIBILITY = declare(
         area="responsibilities",
         fields=FIELDS,
         filters=("objectId", "contactId", "categoryId"),
-        check=_check,
+        required=("contactId", "objectId", "categoryId"),
+        periods=(Period("validFrom", "validTo"),),
     )
 )
 
@@ -84,30 +75,29 @@ open-ended. An object may have several responsibilities of the same category (e.
 
 declare_list(
     RESPONSIBILITY,
-    "responsibilities.list",
-    "Lists responsibilities, optionally of one contact, one object or one job category. " + DOC,
+    name="responsibilities.list",
+    docs="Lists responsibilities, optionally of one contact, one object or one job category. " + DOC,
     filters={
         "contactId": s.ref("contact", "Only responsibilities of this contact."),
         "objectId": s.ref("object", "Only responsibilities for this object."),
         "categoryId": s.enum("Only this job category.", JOB_CATEGORIES),
     },
 )
-declare_show(RESPONSIBILITY, "responsibilities.show", "responsibility", DOC)
+declare_show(RESPONSIBILITY, name="responsibilities.show", arg="responsibility", docs=DOC)
 declare_create(
     RESPONSIBILITY,
-    "responsibilities.create",
-    "responsibility",
-    DOC + "\n\nThe contact and the object come as the separate `contact` and `object` arguments (id or alias).",
-    required=["categoryId"],
+    name="responsibilities.create",
+    arg="responsibility",
+    docs=DOC + "\n\nThe contact and the object come as the separate `contact` and `object` arguments (id or alias).",
     parents={"contact": "contactId", "object": "objectId"},
     example={"categoryId": "caretaker", "validFrom": "2025-01-01", "notes": "Mo-Fr 7-16 Uhr, Notdienst über Zentrale."},
     summary="Make a contact responsible for a job at an object.",
 )
 declare_update(
     RESPONSIBILITY,
-    "responsibilities.update",
-    "responsibility",
-    DOC + "\n\n`contactId` and `objectId` may change (e.g. a new caretaker takes over the same entry).",
+    name="responsibilities.update",
+    arg="responsibility",
+    docs=DOC + "\n\n`contactId` and `objectId` may change (e.g. a new caretaker takes over the same entry).",
     example={"validTo": "2025-12-31"},
 )
-declare_lifecycle(RESPONSIBILITY, "responsibilities", "responsibility")
+declare_lifecycle(RESPONSIBILITY, prefix="responsibilities", arg="responsibility")

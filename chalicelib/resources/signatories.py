@@ -6,8 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import schemas as s
-from chalicelib.entities import EntityType, declare
-from chalicelib.errors import invalid_at
+from chalicelib.entities import EntityType, Period, declare
 from chalicelib.resources.common import declare_create, declare_lifecycle, declare_show, declare_update
 
 ROLES = {
@@ -57,16 +56,16 @@ FIELDS = s.labelled(
 )
 
 
-def _check(data: dict[str, Any], signatory_id: str | None) -> None:
-    if data.get("contactId") is None:
-        raise invalid_at("signatory.contactId", "a signatory needs contactId")
-    start, end = data.get("validFrom"), data.get("validTo")
-    if start and end and end < start:
-        raise invalid_at("signatory.validTo", "validTo lies before validFrom")
-
-
 SIGNATORY = declare(
-    EntityType(name="signatory", plural="signatories", prefix="sig", area="signatories", fields=FIELDS, check=_check)
+    EntityType(
+        name="signatory",
+        plural="signatories",
+        prefix="sig",
+        area="signatories",
+        fields=FIELDS,
+        required=("contactId", "role"),
+        periods=(Period("validFrom", "validTo"),),
+    )
 )
 
 DOC = """A signatory (Zeichnungsberechtigter) is a contact who may sign on behalf of a company, a community
@@ -76,13 +75,12 @@ the person signs alone (`sole`, einzelvertretungsberechtigt) or only together wi
 (`joint`, gesamtvertretungsberechtigt). `objectId` optionally limits the authority to one object;
 `validFrom`/`validTo` bound it in time (`validTo` may not lie before `validFrom`)."""
 
-declare_show(SIGNATORY, "signatories.show", "signatory", DOC)
+declare_show(SIGNATORY, name="signatories.show", arg="signatory", docs=DOC)
 declare_create(
     SIGNATORY,
-    "signatories.create",
-    "signatory",
-    DOC,
-    required=["contactId", "role"],
+    name="signatories.create",
+    arg="signatory",
+    docs=DOC,
     example={
         "contactId": "<contact id or alias>",
         "role": "managingDirector",
@@ -91,5 +89,5 @@ declare_create(
     },
     summary="Record who may sign (Zeichnungsberechtigter).",
 )
-declare_update(SIGNATORY, "signatories.update", "signatory", DOC, example={"authority": "joint"})
-declare_lifecycle(SIGNATORY, "signatories", "signatory")
+declare_update(SIGNATORY, name="signatories.update", arg="signatory", docs=DOC, example={"authority": "joint"})
+declare_lifecycle(SIGNATORY, prefix="signatories", arg="signatory")

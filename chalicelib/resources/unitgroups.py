@@ -6,7 +6,6 @@ from typing import Any
 
 from chalicelib import schemas as s
 from chalicelib.entities import EntityType, declare
-from chalicelib.errors import invalid_at
 from chalicelib.resources.common import declare_create, declare_lifecycle, declare_list, declare_show, declare_update
 
 GROUP_TYPES = {
@@ -16,7 +15,6 @@ GROUP_TYPES = {
     "garage": ("Tiefgarage oder Garagenhof", "Garage"),
     "other": ("Sonstige", "Other"),
 }
-REQUIRED = ["objectId", "name"]
 
 FIELDS: dict[str, Any] = {
     "objectId": s.ref("object", "The object the group belongs to. Fixed after creation."),
@@ -39,12 +37,6 @@ FIELDS = s.labelled(
 )
 
 
-def _check(data: dict[str, Any], group_id: str | None) -> None:
-    for name in REQUIRED:
-        if data.get(name) is None:
-            raise invalid_at(f"unitGroup.{name}", f"a unit group needs {name}")
-
-
 UNIT_GROUP = declare(
     EntityType(
         name="unitGroup",
@@ -53,7 +45,7 @@ UNIT_GROUP = declare(
         area="objects",
         fields=FIELDS,
         filters=("objectId",),
-        check=_check,
+        required=("objectId", "name"),
     )
 )
 
@@ -64,24 +56,28 @@ object. `objectId` is fixed once created. A group with live units cannot be dele
 
 declare_list(
     UNIT_GROUP,
-    "unitgroups.listforobject",
-    "Lists the unit groups of one object (`object`: id or alias), in creation order. " + DOC,
+    name="unitgroups.listforobject",
+    docs="Lists the unit groups of one object (`object`: id or alias), in creation order. " + DOC,
     filters={"object": s.ref("object", "The object whose unit groups to list.")},
     fields={"object": "objectId"},
     required_filters=("object",),
     paging_required=False,
     summary="List the unit groups of an object.",
 )
-declare_show(UNIT_GROUP, "unitgroups.show", "unitGroup", DOC)
+declare_show(UNIT_GROUP, name="unitgroups.show", arg="unitGroup", docs=DOC)
 declare_create(
     UNIT_GROUP,
-    "unitgroups.create",
-    "unitGroup",
-    DOC,
-    required=REQUIRED,
+    name="unitgroups.create",
+    arg="unitGroup",
+    docs=DOC,
     example={"objectId": "<object id or alias>", "name": "Haus A", "type": "building"},
 )
 declare_update(
-    UNIT_GROUP, "unitgroups.update", "unitGroup", DOC, example={"name": "Haus A (Vorderhaus)"}, immutable=("objectId",)
+    UNIT_GROUP,
+    name="unitgroups.update",
+    arg="unitGroup",
+    docs=DOC,
+    example={"name": "Haus A (Vorderhaus)"},
+    immutable=("objectId",),
 )
-declare_lifecycle(UNIT_GROUP, "unitgroups", "unitGroup")
+declare_lifecycle(UNIT_GROUP, prefix="unitgroups", arg="unitGroup")

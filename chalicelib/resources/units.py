@@ -21,7 +21,6 @@ UNIT_TYPES = {
     "storage": ("Keller oder Abstellraum", "Storage room"),
     "other": ("Sonstige", "Other"),
 }
-REQUIRED = ["objectId", "number", "type"]
 
 FIELDS: dict[str, Any] = {
     "objectId": s.ref("object", "The object (property) the unit belongs to. Fixed after creation."),
@@ -76,9 +75,6 @@ FIELDS = s.labelled(
 
 
 def _check(data: dict[str, Any], unit_id: str | None) -> None:
-    for name in REQUIRED:
-        if data.get(name) is None:
-            raise invalid_at(f"unit.{name}", f"a unit needs {name}")
     share, base = data.get("coOwnershipShare"), data.get("coOwnershipBase")
     if share is not None and base is not None and Decimal(share) > Decimal(base):
         raise invalid_at("unit.coOwnershipShare", f"the MEA {share} exceeds its base {base}")
@@ -102,6 +98,7 @@ UNIT = declare(
         area="units",
         fields=FIELDS,
         filters=("objectId", "unitGroupId"),
+        required=("objectId", "number", "type"),
         check=_check,
         derive=_derive,
     )
@@ -122,17 +119,16 @@ object with live units cannot be deleted either."""
 
 declare_list(
     UNIT,
-    "units",
-    "Lists the units of the tenant, optionally only those of one object. " + DOC,
+    name="units",
+    docs="Lists the units of the tenant, optionally only those of one object. " + DOC,
     filters={"objectId": s.ref("object", "Only units of this object.")},
 )
-declare_show(UNIT, "units.show", "unit", DOC)
+declare_show(UNIT, name="units.show", arg="unit", docs=DOC)
 declare_create(
     UNIT,
-    "units.create",
-    "unit",
-    DOC,
-    required=REQUIRED,
+    name="units.create",
+    arg="unit",
+    docs=DOC,
     example={
         "objectId": "<object id or alias>",
         "number": "1.02",
@@ -147,10 +143,10 @@ declare_create(
 )
 declare_update(
     UNIT,
-    "units.update",
-    "unit",
-    DOC + "\n\n`objectId` cannot change; create a new unit instead.",
+    name="units.update",
+    arg="unit",
+    docs=DOC + "\n\n`objectId` cannot change; create a new unit instead.",
     example={"area": "75.10"},
     immutable=("objectId",),
 )
-declare_lifecycle(UNIT, "units", "unit")
+declare_lifecycle(UNIT, prefix="units", arg="unit")

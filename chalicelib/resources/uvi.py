@@ -82,6 +82,7 @@ UVI = declare(
         fields=FIELDS,
         filters=("objectId",),
         readonly=READONLY,
+        required=("objectId", "categories", "periodStart", "periodEnd"),
         check=_check,
     )
 )
@@ -94,7 +95,7 @@ consumption `categories` (heating, hot water, cold water). `visibility` is `port
 
 DATA = s.obj(
     {name: schema for name, schema in FIELDS.items() if name not in READONLY},
-    required=["objectId", "categories", "periodStart", "periodEnd"],
+    required=list(UVI.required),
     description="The UVI's object, categories and period (and optionally title and visibility).",
 )
 
@@ -134,8 +135,9 @@ def upload(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
 
 declare_list(
     UVI,
-    "uvi.list",
-    "Lists the UVI documents of an object, oldest upload first, each with the period and categories it covers. " + DOC,
+    name="uvi.list",
+    docs="Lists the UVI documents of an object, oldest upload first, each with the period and categories it covers. "
+    + DOC,
     filters={"object": s.ref("object", "The object whose UVIs to list.")},
     fields={"object": "objectId"},
     required_filters=("object",),
@@ -143,19 +145,19 @@ declare_list(
 )
 declare_show(
     UVI,
-    "uvi.show",
-    "uviDocument",
-    DOC + "\n\nThe answer carries `downloadUrl`, a presigned link to the file valid for a few minutes.",
+    name="uvi.show",
+    arg="uviDocument",
+    docs=DOC + "\n\nThe answer carries `downloadUrl`, a presigned link to the file valid for a few minutes.",
     extra=direct.download,
     extra_fields=direct.DOWNLOAD_FIELDS,
 )
 declare_update(
     UVI,
-    "uvi.update",
-    "uviDocument",
-    DOC + "\n\nThe object and the file cannot change; upload a new UVI instead.",
+    name="uvi.update",
+    arg="uviDocument",
+    docs=DOC + "\n\nThe object and the file cannot change; upload a new UVI instead.",
     example={"title": "Verbrauchsinformation Oktober 2026", "visibility": "internal"},
     immutable=("objectId",),
     summary="Change a UVI document's title, visibility, categories or period.",
 )
-declare_lifecycle(UVI, "uvi", "uviDocument")
+declare_lifecycle(UVI, prefix="uvi", arg="uviDocument")

@@ -159,6 +159,7 @@ WEBHOOK = declare(
         prefix="whk",
         area="webhooks",
         fields=FIELDS,
+        required=("name", "url", "events"),
         readonly=(
             "authorizationHeaderSet",
             "disabledReason",
@@ -207,7 +208,7 @@ AUTH_HEADER = s.string(
             "description": FIELDS["description"],
             "skipOwnChanges": FIELDS["skipOwnChanges"],
         },
-        required=create_mode_required(WEBHOOK, ["name", "url", "events"]),
+        required=create_mode_required(WEBHOOK, list(WEBHOOK.required)),
     ),
     result=s.obj(
         {
@@ -258,18 +259,18 @@ def _update_guard(ctx: CallContext, item: store.StoredEntity, payload: dict[str,
     payload["authorizationHeaderSet"] = bool(header)
 
 
-declare_list(WEBHOOK, "webhooks.list", DOC)
-declare_show(WEBHOOK, "webhooks.show", "webhook", DOC)
+declare_list(WEBHOOK, name="webhooks.list", docs=DOC)
+declare_show(WEBHOOK, name="webhooks.show", arg="webhook", docs=DOC)
 declare_update(
     WEBHOOK,
-    "webhooks.update",
-    "webhook",
-    DOC,
+    name="webhooks.update",
+    arg="webhook",
+    docs=DOC,
     example={"enabled": False},
     guard=_update_guard,
     write_only={"authorizationHeader": AUTH_HEADER},
 )
-declare_lifecycle(WEBHOOK, "webhooks", "webhook", restore_errors=(LIMIT_ERROR,))
+declare_lifecycle(WEBHOOK, prefix="webhooks", arg="webhook", restore_errors=(LIMIT_ERROR,))
 
 
 @operation(

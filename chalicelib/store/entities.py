@@ -291,8 +291,7 @@ def create(
         reach.guard_home(ctx, etype, None, data, arg=path, partial=True)
     if etype.derive:
         etype.derive(ctx, data)
-    if etype.check:
-        etype.check(data, None)
+    etype.verify(data, None)
     entity_id = entity_id or ids.new_id(etype.prefix)
     now = clock.now_iso()
     item = Item(
@@ -359,8 +358,7 @@ def update(
     data = with_changes(before, changes)
     if etype.derive:
         etype.derive(ctx, data)
-    if etype.check:
-        etype.check(data, entity_id)
+    etype.verify(data, entity_id)
     return _replace_data(ctx, etype, item, before, data, arg=path)
 
 
@@ -572,15 +570,14 @@ def repoint_inbound(ctx: CallContext, source_id: str, target_id: str) -> int:
         data = copy.deepcopy(before)
         for path in paths:
             refs.set_at(data, path, None if referrer_id == target_id else target_id)
-        if etype.check:
-            try:
-                etype.check(data, referrer_id)
-            except Invalid as err:
-                raise Conflict(
-                    f"Repointing {etype.name} {referrer_id} would break its rules: {err.detail}",
-                    code=codes.MERGE_CONFLICT,
-                    errors=err.errors,
-                ) from err
+        try:
+            etype.verify(data, referrer_id)
+        except Invalid as err:
+            raise Conflict(
+                f"Repointing {etype.name} {referrer_id} would break its rules: {err.detail}",
+                code=codes.MERGE_CONFLICT,
+                errors=err.errors,
+            ) from err
         planned.append((etype, item, before, data))
     for etype, item, before, data in planned:
         _replace_data(ctx, etype, item, before, data, arg="")

@@ -160,8 +160,7 @@ def store_with_file(
     Answers the entity as shown, with its download link."""
     entity_id = ids.new_id(etype.prefix)
     data = {**data, **accepted.fields()}
-    if etype.check:
-        etype.check(data, None)  # refuse bad metadata before anything is written
+    etype.verify(data, None)  # refuse bad metadata before anything is written
     key = files.direct_key(ctx.tenant_id, entity_id)
     version = files.put(key, accepted.content, accepted.content_type)
     try:
