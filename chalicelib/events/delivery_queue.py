@@ -36,10 +36,35 @@ MAX_RECEIVES = 1000
 
 @dataclass(frozen=True)
 class Delivery:
+    """The message of one delivery: built here (body) and read back by the worker (from_body),
+    the one place that knows its shape."""
+
     tenant_id: str
     webhook_id: str
     event_id: str
     entity_key: str  # <entityType>#<entity id>: the order holds per entity
+
+    def body(self) -> str:
+        return json.dumps(
+            {
+                "tenantId": self.tenant_id,
+                "webhookId": self.webhook_id,
+                "eventId": self.event_id,
+                "entityKey": self.entity_key,
+            }
+        )
+
+    @classmethod
+    def from_body(cls, body: str) -> Delivery:
+        """The message's delivery; a KeyError or ValueError for a body that is not one (the worker
+        keeps such a message for a while, and the dead-letter queue takes it in the end)."""
+        message = json.loads(body)
+        return cls(message["tenantId"], message["webhookId"], message["eventId"], message["entityKey"])
+
+    @property
+    def group(self) -> str:
+        """Its FIFO message group: one per (webhook, entity)."""
+        return _token(f"{self.webhook_id}:{self.entity_key}")
 
 
 def _queue() -> str:
@@ -54,10 +79,6 @@ def _token(text: str) -> str:
     return text if len(text) <= 128 else hashlib.sha256(text.encode()).hexdigest()
 
 
-def group_of(delivery: Delivery) -> str:
-    return _token(f"{delivery.webhook_id}:{delivery.entity_key}")
-
-
 def enqueue(deliveries: list[Delivery], *, again: bool = False) -> None:
     """Send the deliveries' messages, in the order given (the order of their groups).
     `again` (a manual retry of a delivery whose message is gone) gets a fresh deduplication
@@ -67,15 +88,8 @@ def enqueue(deliveries: list[Delivery], *, again: bool = False) -> None:
         entries = [
             {
                 "Id": str(n),
-                "MessageBody": json.dumps(
-                    {
-                        "tenantId": d.tenant_id,
-                        "webhookId": d.webhook_id,
-                        "eventId": d.event_id,
-                        "entityKey": d.entity_key,
-                    }
-                ),
-                "MessageGroupId": group_of(d),
+                "MessageBody": d.body(),
+                "MessageGroupId": d.group,
                 "MessageDeduplicationId": _token(
                     f"{d.webhook_id}:{d.event_id}" + (f":{uuid.uuid4().hex}" if again else "")
                 ),

@@ -614,10 +614,12 @@ def _notices(batch_id: str, count: int) -> list[dict[str, Any]]:
 
 
 def _sqs_record(message: dict[str, Any], message_id: str | None = None) -> dict[str, Any]:
+    """The message as Lambda's SQS event source hands it over (its system attributes too)."""
     return {
         "messageId": message_id or message["MessageId"],
         "receiptHandle": message["ReceiptHandle"],
         "body": message["Body"],
+        "attributes": message.get("Attributes") or {"ApproximateReceiveCount": "1"},
         "eventSource": "aws:sqs",
     }
 
