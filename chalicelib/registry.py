@@ -19,7 +19,10 @@ from chalicelib.scopes import AREA_SCOPES, SCOPE_ADMIN, SCOPE_DESTRUCTIVE, SCOPE
 
 Kind = Literal["query", "command"]
 Surface = Literal["v2", "platform"]
-Handler = Callable[[CallContext, dict[str, Any]], dict[str, Any]]
+# A handler's arguments are validated against the operation's schema before it runs; it annotates
+# them with the operation's TypedDict (chalicelib/arg_types.py, generated from that schema), so
+# mypy checks its reads. Any here: a handler taking a TypedDict is no Callable of dict[str, Any].
+Handler = Callable[[CallContext, Any], dict[str, Any]]
 # Marks an array argument whose items the handler checks one by one (an upsert's `items`): the
 # call's validation and reference resolution take any object there, so one bad item fails alone.
 ITEMS_CHECKED_ALONE = "x-items-checked-alone"

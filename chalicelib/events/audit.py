@@ -10,6 +10,7 @@ those of its own integration; the rest answer as if they did not exist."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from typing import Any
 
 from chalicelib import config, cursors, ids
@@ -115,7 +116,7 @@ def _bound(moment: str | None, *, upper: bool) -> str | None:
     return "aud_" + ids.ulid_from(millis, (1 << 80) - 1 if upper else 0)
 
 
-def search(ctx: CallContext, filters: dict[str, Any], after: str | None = None) -> tuple[list[str], bool]:
+def search(ctx: CallContext, filters: Mapping[str, Any], after: str | None = None) -> tuple[list[str], bool]:
     """Keys of the matching records the key may see (Sight), oldest first, and whether the read
     stopped at config.COUNT_LIMIT. The time range (from/to) and the cursor (`after`, an audit id:
     only the records after it) bound the audit ids; `operation` needs the records
@@ -185,7 +186,7 @@ def _read_scanned(keys: list[str], path: str) -> list[AuditRecord]:
 
 
 def page(
-    ctx: CallContext, filters: dict[str, Any], limit: int, offset: int, after: str | None = None
+    ctx: CallContext, filters: Mapping[str, Any], limit: int, offset: int, after: str | None = None
 ) -> tuple[list[AuditRecord], int, bool]:
     """The records `offset` to `offset + limit` of those matching the filters (after the audit id
     `after`, when given), the number matching, and whether counting stopped early."""
@@ -221,7 +222,7 @@ def _audit_id(text: str) -> str:
     return text
 
 
-def next_cursor(shown: list[AuditRecord], after: str | None, filters: dict[str, Any]) -> str:
+def next_cursor(shown: list[AuditRecord], after: str | None, filters: Mapping[str, Any]) -> str:
     """The cursor after a page: its last record; for an empty page the cursor it started after,
     or the start of the time range (the beginning, without `from`)."""
     if shown:

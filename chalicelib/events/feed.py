@@ -13,6 +13,7 @@ looked at, so a key that sees little of the feed still moves on."""
 from __future__ import annotations
 
 import datetime as dt
+from collections.abc import Mapping
 from typing import Any
 
 from chalicelib import clock, cursors
@@ -78,7 +79,7 @@ def _number(text: str) -> int:
     return seq
 
 
-def start_of(ctx: CallContext, args: dict[str, Any]) -> int:
+def start_of(ctx: CallContext, args: Mapping[str, Any]) -> int:
     """The number the page starts after: the cursor's, the last one before `since`, or the head
     (a first call without either starts now)."""
     if args.get("after"):

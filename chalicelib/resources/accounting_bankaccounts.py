@@ -4,7 +4,7 @@ rental building)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
 
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
@@ -25,7 +25,10 @@ from chalicelib.resources.common import (
 )
 from chalicelib.store import entities as store
 
-ARG = "bankAccountInfo"
+if TYPE_CHECKING:  # the generated argument types (codegen/arg_types.py): for mypy only
+    from chalicelib.arg_types import AccountingBankaccountinfosUpdateArgs
+
+ARG: Final = "bankAccountInfo"  # Final: a literal key of the arguments' TypedDict
 ACCOUNT_TYPES = {
     "current": ("Bewirtschaftungskonto (Girokonto)", "Current account"),
     "reserve": ("Rücklagenkonto", "Reserve account"),
@@ -204,10 +207,10 @@ declare_show(BANK_ACCOUNT_INFO, name="accounting.bankaccountinfos.detail", arg=A
 # --- update: a new IBAN brings its own BIC and bank name --------------------------------
 
 
-def _update(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
-    payload = dict(args[ARG])
-    entity_id = payload.pop("id")
-    version = payload.pop("version", None)
+def _update(ctx: CallContext, args: AccountingBankaccountinfosUpdateArgs) -> dict[str, Any]:
+    changes = args[ARG]
+    entity_id, version = changes["id"], changes.get("version")
+    payload: dict[str, Any] = {name: value for name, value in changes.items() if name not in ("id", "version")}
     if payload.get("iban") is not None:
         stored = store.get_item(ctx, BANK_ACCOUNT_INFO, entity_id, path=f"{ARG}.id").data_dict()
         if sepa.compact(payload["iban"]) != stored.get("iban"):

@@ -3,7 +3,7 @@ deposit, refunds, direct debits, payouts), from when to when."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
@@ -13,6 +13,9 @@ from chalicelib.errors import NotFound
 from chalicelib.registry import Operation, register
 from chalicelib.resources.common import declare_create, declare_lifecycle, declare_show, declare_update, singular_result
 from chalicelib.store import entities as store
+
+if TYPE_CHECKING:  # the generated argument types (codegen/arg_types.py): for mypy only
+    from chalicelib.arg_types import AccountingContractBankaccountuseFordateArgs
 
 ARG = "bankAccountUse"
 PURPOSES = {
@@ -115,7 +118,7 @@ def valid_use(uses: list[dict[str, Any]], purpose: str, valid_on: str) -> dict[s
     return max(candidates, key=lambda use: (use["validFrom"], use["createdAt"], use["id"]), default=None)
 
 
-def for_date(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def for_date(ctx: CallContext, args: AccountingContractBankaccountuseFordateArgs) -> dict[str, Any]:
     contract_id, purpose, valid_on = args["contract"], args["purpose"], args["validOn"]
     contract_type = ENTITY_TYPES.get("contract")
     if contract_type is not None:

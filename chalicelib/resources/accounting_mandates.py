@@ -9,7 +9,7 @@ written at the same moment."""
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import TYPE_CHECKING, Any, Final
 
 from chalicelib import clock
 from chalicelib import error_codes as codes
@@ -29,7 +29,10 @@ from chalicelib.resources.accounting_bankaccounts import (
 from chalicelib.resources.common import declare_create, declare_lifecycle, declare_show, declare_update, singular_result
 from chalicelib.store import entities as store
 
-ARG = "directDebitMandate"
+if TYPE_CHECKING:  # the generated argument types (codegen/arg_types.py): for mypy only
+    from chalicelib.arg_types import AccountingDirectdebitmandateGeneratereferenceArgs
+
+ARG: Final = "directDebitMandate"  # Final: a literal key of the arguments' TypedDict
 DEFAULTS = {"type": "CORE", "status": "active"}
 GENERATE_ATTEMPTS = 5
 # A signature dated "today" somewhere on earth is not in the future: compare with the
@@ -186,7 +189,7 @@ def generate_reference(ctx: CallContext, mandate_id: str) -> store.StoredEntity:
     raise Conflict("Could not find a free mandate reference; retry.", code=codes.WRITE_CONFLICT)
 
 
-def _generate(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def _generate(ctx: CallContext, args: AccountingDirectdebitmandateGeneratereferenceArgs) -> dict[str, Any]:
     return {ARG: store.to_wire(ctx, generate_reference(ctx, args[ARG]))}
 
 

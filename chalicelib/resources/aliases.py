@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chalicelib import config, ids
 from chalicelib import error_codes as codes
@@ -12,6 +12,9 @@ from chalicelib.entities import ENTITY_TYPES
 from chalicelib.errors import Invalid, not_found_at
 from chalicelib.registry import operation
 from chalicelib.store import aliases as store
+
+if TYPE_CHECKING:  # the generated argument types (codegen/arg_types.py): for mypy only
+    from chalicelib.arg_types import AliasesListArgs, AliasesResolveArgs, AliasesUpsertArgs
 
 ALIAS = {
     "type": "string",
@@ -60,7 +63,7 @@ entries per call. {SCOPE_NOTE}""",
     errors=(codes.ALIAS_TAKEN,),
     example={"entries": [{"alias": "crm-4711", "id": "con_01J...", "type": "contact"}]},
 )
-def upsert(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def upsert(ctx: CallContext, args: AliasesUpsertArgs) -> dict[str, Any]:
     entries = args["entries"]
     seen: dict[str, str] = {}
     for index, entry in enumerate(entries):
@@ -100,7 +103,7 @@ def upsert(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     idempotent=True,
     example={"limit": 100, "offset": 0},
 )
-def list_aliases(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def list_aliases(ctx: CallContext, args: AliasesListArgs) -> dict[str, Any]:
     entries, total, capped = store.list_page(ctx, args["limit"], args["offset"])
     return {"pagination": s.pagination(total, args["limit"], args["offset"], capped), "aliases": entries}
 
@@ -126,5 +129,5 @@ Up to 100 of each per call. {SCOPE_NOTE}""",
     idempotent=True,
     example={"aliases": ["crm-4711"], "ids": ["con_01J..."]},
 )
-def resolve(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def resolve(ctx: CallContext, args: AliasesResolveArgs) -> dict[str, Any]:
     return {"aliases": store.resolve_many(ctx, args.get("aliases", []), args.get("ids", []))}

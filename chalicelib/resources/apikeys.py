@@ -6,7 +6,7 @@ at it, then disable the old key."""
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chalicelib import clock, config
 from chalicelib import error_codes as codes
@@ -17,6 +17,15 @@ from chalicelib.registry import operation
 from chalicelib.scopes import KEY_SCOPES, holds
 from chalicelib.store import keys, requests
 from chalicelib.store.authors import UNTRUSTED_TEXT
+
+if TYPE_CHECKING:  # the generated argument types (codegen/arg_types.py): for mypy only
+    from chalicelib.arg_types import (
+        ApikeysCreateArgs,
+        ApikeysDisableArgs,
+        ApikeysListArgs,
+        ApikeysRequestsListArgs,
+        ApikeysShowArgs,
+    )
 
 AGENT_NAME = {
     "type": "string",
@@ -173,7 +182,7 @@ agent, scopes, binding and `expiresAt` (expiry writes nothing, so this is its re
     ),
     example={"apiKey": {"agentName": "invoice-bot", "scopes": ["read", "write:accounting"]}},
 )
-def create(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def create(ctx: CallContext, args: ApikeysCreateArgs) -> dict[str, Any]:
     spec = args["apiKey"]
     beyond = [scope for scope in spec["scopes"] if not holds(ctx.scopes, scope)]
     if beyond:
@@ -190,7 +199,7 @@ def create(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
         ctx,
         keys.KeySpec(
             spec["agentName"],
-            spec["scopes"],
+            list[str](spec["scopes"]),
             person_id=spec.get("person"),
             expires_at=expires,
             objects=spec.get("objects"),
@@ -237,7 +246,7 @@ def _normalise_time(value: str) -> str:
     idempotent=True,
     example={"limit": 100, "offset": 0},
 )
-def list_keys(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def list_keys(ctx: CallContext, args: ApikeysListArgs) -> dict[str, Any]:
     found, total, capped = keys.list_keys(ctx, args["limit"], args["offset"])
     return {"pagination": s.pagination(total, args["limit"], args["offset"], capped), "apiKeys": found}
 
@@ -257,7 +266,7 @@ KEY_ID = {**s.string("Id of the key (key_...)."), "pattern": r"^key_[0-9A-Z]{26}
     idempotent=True,
     example={"apiKey": "key_01J..."},
 )
-def show(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def show(ctx: CallContext, args: ApikeysShowArgs) -> dict[str, Any]:
     return {"apiKey": keys.key_wire(keys.get_key(ctx, args["apiKey"]))}
 
 
@@ -294,7 +303,7 @@ key was recognised (401) belong to no key and are not here.""",
     idempotent=True,
     example={"apiKey": "key_01J...", "limit": 100, "offset": 0},
 )
-def list_requests(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def list_requests(ctx: CallContext, args: ApikeysRequestsListArgs) -> dict[str, Any]:
     keys.get_key(ctx, args["apiKey"])  # 404 for a key of another tenant (or integration)
     found, total, capped = requests.page(ctx.tenant_id, args["apiKey"], args["limit"], args["offset"])
     return {"pagination": s.pagination(total, args["limit"], args["offset"], capped), "requests": found}
@@ -318,5 +327,5 @@ def list_requests(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     idempotent=True,
     example={"apiKey": "key_01J..."},
 )
-def disable(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def disable(ctx: CallContext, args: ApikeysDisableArgs) -> dict[str, Any]:
     return {"apiKey": keys.disable_key(ctx, args["apiKey"])}

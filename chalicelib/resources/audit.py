@@ -3,7 +3,7 @@ before and after; and the way back."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chalicelib import config
 from chalicelib import error_codes as codes
@@ -16,6 +16,9 @@ from chalicelib.events.changes import ACCOUNT_TYPES
 from chalicelib.events.revert import revert
 from chalicelib.registry import operation
 from chalicelib.store import audit_records
+
+if TYPE_CHECKING:  # the generated argument types (codegen/arg_types.py): for mypy only
+    from chalicelib.arg_types import AuditListArgs, AuditRevertArgs, AuditShowArgs
 
 STATE = {
     "type": "object",
@@ -156,7 +159,7 @@ REVERT_OF_OBJECT_KEYS = "audit.revert is not open to keys limited to objects yet
     errors=(codes.INVALID_CURSOR,),
     example={"agentName": "invoice-bot", "entityType": "contact", "from": "2026-01-01T00:00:00Z", "limit": 100},
 )
-def list_records(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def list_records(ctx: CallContext, args: AuditListArgs) -> dict[str, Any]:
     wanted = args.get("entityType")
     if wanted and wanted not in ENTITY_TYPES and wanted not in ACCOUNT_TYPES:
         known = ", ".join(sorted({*ENTITY_TYPES, *ACCOUNT_TYPES}))
@@ -183,7 +186,7 @@ def list_records(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     idempotent=True,
     example={"auditRecord": "aud_01K..."},
 )
-def show(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def show(ctx: CallContext, args: AuditShowArgs) -> dict[str, Any]:
     return {"auditRecord": audit.as_read_by(ctx, audit.get(ctx, args["auditRecord"]))}
 
 
@@ -253,7 +256,7 @@ narrowing the time range.""",
     example={"filter": {"keyId": "key_01K...", "from": "2026-01-15T09:00:00Z", "to": "2026-01-15T10:00:00Z"}},
     refused_to_object_keys=REVERT_OF_OBJECT_KEYS,
 )
-def revert_changes(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def revert_changes(ctx: CallContext, args: AuditRevertArgs) -> dict[str, Any]:
     if bool(args.get("auditRecord")) == bool(args.get("filter")):
         raise Invalid(
             "Send either auditRecord or filter.",

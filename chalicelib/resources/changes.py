@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
@@ -12,6 +12,9 @@ from chalicelib.entities import ENTITY_TYPES
 from chalicelib.errors import invalid_at
 from chalicelib.events import feed
 from chalicelib.registry import operation
+
+if TYPE_CHECKING:  # the generated argument types (codegen/arg_types.py): for mypy only
+    from chalicelib.arg_types import ChangesListArgs
 
 EVENT_DATA = {
     "type": "object",
@@ -92,7 +95,7 @@ with `admin` shows them)."""
     errors=(codes.INVALID_CURSOR, codes.SINCE_OUT_OF_RETENTION),
     example={"since": "2026-11-01T00:00:00Z", "entityTypes": ["contact", "unit"], "limit": 100},
 )
-def list_changes(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def list_changes(ctx: CallContext, args: ChangesListArgs) -> dict[str, Any]:
     if args.get("after") and args.get("since"):
         raise invalid_at("since", "give either `after` (a cursor) or `since` (a first call), not both")
     types = frozenset(args["entityTypes"]) if args.get("entityTypes") else None

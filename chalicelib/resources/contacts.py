@@ -3,7 +3,7 @@ owner communities, service providers)."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
@@ -15,6 +15,9 @@ from chalicelib.resources.common import declare_create, declare_lifecycle, decla
 from chalicelib.resources.fields import EMAIL, PHONE, POSTAL_ADDRESS
 from chalicelib.store import entities as store
 from chalicelib.store import merges
+
+if TYPE_CHECKING:  # the generated argument types (codegen/arg_types.py): for mypy only
+    from chalicelib.arg_types import ContactsMergeArgs
 
 PERSON_TYPES = {"natural": ("Natürliche Person", "Natural person"), "legal": ("Juristische Person", "Legal person")}
 
@@ -161,7 +164,7 @@ declare_lifecycle(CONTACT, prefix="contacts", arg="contact")
 # --- merge ------------------------------------------------------------------------------
 
 
-def merge(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def merge(ctx: CallContext, args: ContactsMergeArgs) -> dict[str, Any]:
     source_id, target_id = args["sourceContact"], args["targetContact"]
     if source_id == target_id:
         raise Conflict("A contact cannot be merged into itself.", code=codes.MERGE_INTO_SELF)

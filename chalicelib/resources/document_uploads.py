@@ -4,7 +4,8 @@ through presigned POSTs (documents.uploads.create), registered by the upload que
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
 
 from chalicelib import clock, ids
 from chalicelib import error_codes as codes
@@ -17,6 +18,9 @@ from chalicelib.store import entities as store
 from chalicelib.store import reach
 from chalicelib.store import uploads as upload_store
 from chalicelib.uploads import direct, files, sniff
+
+if TYPE_CHECKING:  # the generated argument types (codegen/arg_types.py): for mypy only
+    from chalicelib.arg_types import DocumentsUploadArgs, DocumentsUploadsCreateArgs, DocumentsUploadsProgressArgs
 
 MAX_BATCH = 1000
 DEFAULT_URL_SECONDS = 3600
@@ -75,7 +79,7 @@ Example with curl: \
         },
     },
 )
-def upload(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def upload(ctx: CallContext, args: DocumentsUploadArgs) -> dict[str, Any]:
     accepted = direct.accept(args["resource"], "resource")
     data = {**(args.get("document") or {}), "locationId": args["locationId"]}
     return {"document": direct.store_with_file(ctx, DOCUMENT, data, accepted, path="")}
@@ -190,7 +194,7 @@ upload's index in the path).""",
         "expiresIn": 3600,
     },
 )
-def create_uploads(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def create_uploads(ctx: CallContext, args: DocumentsUploadsCreateArgs) -> dict[str, Any]:
     requested = args["uploads"]
     _check_batch(ctx, requested)
     expires_in = args.get("expiresIn", DEFAULT_URL_SECONDS)
@@ -200,7 +204,7 @@ def create_uploads(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
         {
             "documentId": ids.new_id(DOCUMENT.prefix),
             "locationId": upload["locationId"],
-            "document": upload.get("document") or {},
+            "document": dict(upload.get("document") or {}),
             "fileName": files.sanitise_file_name(upload["fileName"]),
             "contentType": upload["contentType"],
             "size": upload["size"],
@@ -227,7 +231,7 @@ def create_uploads(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _check_batch(ctx: CallContext, requested: list[dict[str, Any]]) -> None:
+def _check_batch(ctx: CallContext, requested: Sequence[Mapping[str, Any]]) -> None:
     """Every upload's metadata obeys the document rules and every location is live."""
     for i, upload in enumerate(requested):
         try:
@@ -324,7 +328,7 @@ expired) and a page of its uploads, each with its status: {STATUS_DOC}. Filter w
     idempotent=True,
     example={"batch": "upb_01JD0000000000000000000000", "limit": 100, "offset": 0},
 )
-def progress(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def progress(ctx: CallContext, args: DocumentsUploadsProgressArgs) -> dict[str, Any]:
     batch_id = args["batch"]
     batch, items = upload_store.batch_statuses(ctx.tenant_id, batch_id) if ids.looks_like_id(batch_id) else (None, [])
     # An object-limited key follows only its own batches: another's may name locations outside its objects.

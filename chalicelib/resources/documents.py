@@ -4,7 +4,7 @@ the type catalogue is served; uploads (direct and bulk) are in document_uploads.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chalicelib import ids
 from chalicelib import schemas as s
@@ -17,6 +17,9 @@ from chalicelib.resources.document_types import BY_CODE, CATEGORIES, DOCUMENT_TY
 from chalicelib.resources.fields import VISIBILITY
 from chalicelib.store.entities import StoredEntity
 from chalicelib.uploads import direct
+
+if TYPE_CHECKING:  # the generated argument types (codegen/arg_types.py): for mypy only
+    from chalicelib.arg_types import DocumentsTypemappingsArgs
 
 LOCATION_TYPES = list(NODE_TYPES)
 
@@ -225,5 +228,5 @@ they can no longer be chosen, though documents stored with them keep them.""",
     idempotent=True,
     example={},
 )
-def typemappings(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def typemappings(ctx: CallContext, args: DocumentsTypemappingsArgs) -> dict[str, Any]:
     return {"typeMappings": [_mapping(t.code) for t in active_types()]}

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chalicelib import config, ids
 from chalicelib import error_codes as codes
@@ -18,6 +18,9 @@ from chalicelib.registry import operation
 from chalicelib.scopes import SCOPE_READ, SCOPE_WRITE, area_scope
 from chalicelib.store import exports as store
 from chalicelib.uploads import files
+
+if TYPE_CHECKING:  # the generated argument types (codegen/arg_types.py): for mypy only
+    from chalicelib.arg_types import ExportsCreateArgs, ExportsShowArgs
 
 EXPORT_PREFIX = "exp"
 STATUSES = [store.PENDING, store.RUNNING, store.DONE, store.FAILED]
@@ -82,7 +85,7 @@ exports nothing (the export fails). Webhooks are not exported. Files are kept
     errors=(codes.EXPORT_RUNNING,),
     example={"entityTypes": ["object", "unit", "contact", "contract"]},
 )
-def create_export(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def create_export(ctx: CallContext, args: ExportsCreateArgs) -> dict[str, Any]:
     wanted = args.get("entityTypes")
     kinds = [kind for kind in lines.kinds() if wanted is None or kind.etype.name in wanted]
     unreadable = [k.etype.name for k in kinds if not k.readable_by(ctx.scopes)]
@@ -156,7 +159,7 @@ export is 404 too.
     idempotent=True,
     example={"id": "exp_01JD3M4R5S6T7V8W9X0Y1Z2A3B"},
 )
-def show_export(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def show_export(ctx: CallContext, args: ExportsShowArgs) -> dict[str, Any]:
     export = store.get(ctx.tenant_id, args["id"])
     if export is None or export.data.get("askedBy", {}).get("keyId") != ctx.key_id or export.expired:
         raise NotFound(f"No export {args['id']} of this key.")

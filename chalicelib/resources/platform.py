@@ -3,7 +3,7 @@ about itself: info, tenant, status, openapi.spec."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chalicelib import __version__, config, mail, openapi, paths, throttle
 from chalicelib import error_codes as codes
@@ -14,6 +14,17 @@ from chalicelib.resources import mail_texts
 from chalicelib.resources.apikeys import AGENT_NAME, KEY_OUT
 from chalicelib.scopes import SCOPE_ADMIN, holds
 from chalicelib.store import deadletters, entities, integrations, keys, signups
+
+if TYPE_CHECKING:  # the generated argument types (codegen/arg_types.py): for mypy only
+    from chalicelib.arg_types import (
+        InfoArgs,
+        OpenapiSpecArgs,
+        SignupArgs,
+        SignupConfirmArgs,
+        StatusArgs,
+        TenantArgs,
+        VersionArgs,
+    )
 
 TENANT_OUT = s.obj(
     {
@@ -94,7 +105,7 @@ SIGNUP_ANSWER = s.obj(
     scope="admin",
     example={"companyName": "Hausverwaltung Muster GmbH", "email": "it@muster-hv.de", "agentName": "setup"},
 )
-def signup(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def signup(ctx: CallContext, args: SignupArgs) -> dict[str, Any]:
     email = args["email"]
     throttle.take_for_address(email, "signup", ctx.source_ip)
     started = signups.start(args["companyName"], email, args["agentName"], args.get("name") or "")
@@ -137,7 +148,7 @@ def signup(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     errors=(codes.CONFIRMATION_FAILED, codes.EMAIL_TAKEN),
     example={"email": "it@muster-hv.de", "code": "K7QM-2XPA"},
 )
-def signup_confirm(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def signup_confirm(ctx: CallContext, args: SignupConfirmArgs) -> dict[str, Any]:
     tenant, key, secret = signups.confirm(args["email"], args["code"])
     throttle.remember_confirmed(args["email"], ctx.source_ip)  # the mailbox's reader sits there
     return {"tenant": tenant, "apiKey": {**key, "key": secret}}
@@ -161,7 +172,7 @@ def signup_confirm(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     scope="read",
     idempotent=True,
 )
-def version(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def version(ctx: CallContext, args: VersionArgs) -> dict[str, Any]:
     return {"version": __version__, "apiVersions": [paths.V2.lstrip("/"), paths.PLATFORM.lstrip("/")]}
 
 
@@ -196,7 +207,7 @@ def version(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     scope="read",
     idempotent=True,
 )
-def info(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def info(ctx: CallContext, args: InfoArgs) -> dict[str, Any]:
     tenant = _tenant_seen_by(ctx)
     integration = None
     if ctx.integration_id:
@@ -222,7 +233,7 @@ def info(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     scope="read",
     idempotent=True,
 )
-def tenant(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def tenant(ctx: CallContext, args: TenantArgs) -> dict[str, Any]:
     return {"tenant": _tenant_seen_by(ctx)}
 
 
@@ -259,7 +270,7 @@ CHECK = s.obj({"ok": s.boolean("Reachable and ready."), "detail": s.string("What
     scope="read",
     idempotent=True,
 )
-def status(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def status(ctx: CallContext, args: StatusArgs) -> dict[str, Any]:
     checks = {"table": _check_table(), "changeStream": _check_stream_dead_letters()}
     deliveries = config.delivery_queue_url()
     if deliveries:
@@ -332,5 +343,5 @@ def _check_queue(url: str, *, must_be_empty: bool = False, dead_letters: str | N
     scope="read",
     idempotent=True,
 )
-def openapi_spec(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def openapi_spec(ctx: CallContext, args: OpenapiSpecArgs) -> dict[str, Any]:
     return openapi.build(ctx.scopes, object_limited=ctx.objects is not None)

@@ -6,7 +6,7 @@ consumption categories; an entity type of its own (area `uvi`), stored like docu
 from __future__ import annotations
 
 import datetime as dt
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
@@ -16,6 +16,9 @@ from chalicelib.registry import operation
 from chalicelib.resources.common import declare_lifecycle, declare_list, declare_show, declare_update
 from chalicelib.resources.fields import VISIBILITY
 from chalicelib.uploads import direct
+
+if TYPE_CHECKING:  # the generated argument types (codegen/arg_types.py): for mypy only
+    from chalicelib.arg_types import UviUploadArgs
 
 # Consumption category code -> (German, English).
 CATEGORIES = {
@@ -127,7 +130,7 @@ DATA = s.obj(
         "resource": {"fileName": "UVI_2026-10.pdf", "contentType": "application/pdf", "content": direct.EXAMPLE_PDF},
     },
 )
-def upload(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def upload(ctx: CallContext, args: UviUploadArgs) -> dict[str, Any]:
     accepted = direct.accept(args["resource"], "resource")
     data = {"visibility": "portal", **args["data"]}
     return {"uviDocument": direct.store_with_file(ctx, UVI, data, accepted, path="data")}

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chalicelib import clock, config, ids
 from chalicelib import error_codes as codes
@@ -26,6 +26,17 @@ from chalicelib.resources.common import (
 )
 from chalicelib.store import entities as store
 from chalicelib.store import webhooks as webhook_store
+
+if TYPE_CHECKING:  # the generated argument types (codegen/arg_types.py): for mypy only
+    from chalicelib.arg_types import (
+        WebhooksCreateArgs,
+        WebhooksDeliveriesListArgs,
+        WebhooksDeliveriesRecoverArgs,
+        WebhooksDeliveriesRetryArgs,
+        WebhooksEventTypesArgs,
+        WebhooksSecretRotateArgs,
+        WebhooksTestArgs,
+    )
 
 ACTIONS = ("created", "updated", "deleted", "restored")
 
@@ -231,7 +242,7 @@ AUTH_HEADER = s.string(
         "authorizationHeader": "Bearer abc123",
     },
 )
-def create(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def create(ctx: CallContext, args: WebhooksCreateArgs) -> dict[str, Any]:
     data = {k: v for k, v in args.items() if k != "authorizationHeader"}
     data["authorizationHeaderSet"] = bool(args.get("authorizationHeader"))
     if ctx.objects is not None:  # a key limited to objects subscribes to the events of its objects only
@@ -300,7 +311,7 @@ declare_lifecycle(WEBHOOK, prefix="webhooks", arg="webhook", restore_errors=(LIM
     scope="read",
     idempotent=True,
 )
-def list_event_types(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def list_event_types(ctx: CallContext, args: WebhooksEventTypesArgs) -> dict[str, Any]:
     return {
         "eventTypes": [
             {"name": name, "entityType": name.rsplit(".", 1)[0], "action": name.rsplit(".", 1)[1]}
@@ -431,7 +442,7 @@ first {config.WEBHOOK_RESPONSE_BYTES} bytes of the answer, the duration); no req
     idempotent=True,
     example={"webhook": "<id or alias>", "limit": 100, "offset": 0},
 )
-def list_deliveries(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def list_deliveries(ctx: CallContext, args: WebhooksDeliveriesListArgs) -> dict[str, Any]:
     hook = store.get_item(ctx, WEBHOOK, args["webhook"], path="webhook")
     webhook_id = hook.id or ""
     page, total, capped = deliveries.log(
@@ -462,7 +473,7 @@ def list_deliveries(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
     scope="write:webhooks",
     example={"webhook": "<id or alias>", "delivery": "evt_01K..."},
 )
-def retry_delivery(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def retry_delivery(ctx: CallContext, args: WebhooksDeliveriesRetryArgs) -> dict[str, Any]:
     hook = store.get_item(ctx, WEBHOOK, args["webhook"], path="webhook")
     delivery = deliveries.retry_now(ctx.tenant_id, hook.id or "", args["delivery"])
     if delivery is None:
@@ -503,7 +514,7 @@ Counts against the key's rate limit like every call.""",
     errors=(codes.WEBHOOK_DISABLED, codes.SINCE_OUT_OF_RETENTION),
     example={"webhook": "<id or alias>", "since": "2026-11-20T08:00:00Z"},
 )
-def recover_deliveries(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def recover_deliveries(ctx: CallContext, args: WebhooksDeliveriesRecoverArgs) -> dict[str, Any]:
     hook = store.get_item(ctx, WEBHOOK, args["webhook"], path="webhook")
     if not hook.data_dict().get("enabled", True):
         raise Conflict(f"Webhook {hook.id} is disabled; enable it first.", code=codes.WEBHOOK_DISABLED)
@@ -540,7 +551,7 @@ def recover_deliveries(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]
     scope="write:webhooks",
     example={"webhook": "<id or alias>"},
 )
-def ping(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def ping(ctx: CallContext, args: WebhooksTestArgs) -> dict[str, Any]:
     hook = store.get_item(ctx, WEBHOOK, args["webhook"], path="webhook")
     webhook_id = hook.id or ""
     event_id = "evt_" + ids.ulid()
@@ -596,7 +607,7 @@ sign). Two rotations at the same moment: one wins, the other answers 409 `stale_
     errors=(codes.STALE_VERSION,),
     example={"webhook": "<id or alias>"},
 )
-def rotate_secret(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
+def rotate_secret(ctx: CallContext, args: WebhooksSecretRotateArgs) -> dict[str, Any]:
     hook = store.get_item(ctx, WEBHOOK, args["webhook"], path="webhook")
     webhook_id = hook.id or ""
     secret = webhook_store.new_secret()

@@ -7,6 +7,9 @@ so a read by id returns them without a second call. Both change in one transacti
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
+from typing import Any
+
 from chalicelib import clock, config, ids
 from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
@@ -72,7 +75,7 @@ def alias_item(ctx: CallContext, alias: str, entity_id: str, entity_type: str, n
     )
 
 
-def upsert(ctx: CallContext, entries: list[dict[str, str]]) -> list[dict[str, str]]:
+def upsert(ctx: CallContext, entries: Sequence[Mapping[str, Any]]) -> list[dict[str, str]]:
     """Map every alias to its entity, all or nothing. An alias already mapped to another
     entity is a conflict; mapping it again to the same entity changes nothing. An object-limited
     key names only entities within its reach (else 404, as for a missing one)."""
@@ -115,7 +118,7 @@ def upsert(ctx: CallContext, entries: list[dict[str, str]]) -> list[dict[str, st
     return [{"alias": e["alias"], "id": e["id"], "type": e["type"]} for e in entries]
 
 
-def _no_entity(entry: dict[str, str], index: int) -> NotFound:
+def _no_entity(entry: Mapping[str, Any], index: int) -> NotFound:
     path = f"entries[{index}]"
     return NotFound(
         f"{path}: no live {entry['type']} with id {entry['id']} in this tenant.",

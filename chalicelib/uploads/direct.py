@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import base64
 import binascii
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -112,7 +113,7 @@ class Accepted:
         }
 
 
-def accept(resource: dict[str, Any], path: str) -> Accepted:
+def accept(resource: Mapping[str, Any], path: str) -> Accepted:
     try:
         content = base64.b64decode(resource["content"], validate=True)
     except (binascii.Error, ValueError):
