@@ -176,22 +176,11 @@ def answer(request: Any, operation: str, respond: Any) -> Response:
         response = respond(request_id, caller)
         status = response.status_code
         return response  # type: ignore[no-any-return]
-    except ApiError as error:
+    except Exception as err:  # noqa: BLE001 - the client gets a problem body, never a stack trace
+        error = faults.as_api_error(err, where="request")  # AWS throttling or unavailable: 429 / 503
         status = error.status
         _challenge(error, "mcp" if operation == "mcp" else "rest")
         return problem_response(error, request_id)
-    except Exception as err:  # noqa: BLE001 - the client gets a problem body, never a stack trace
-        fault = faults.translate(err)  # AWS throttling or unavailable: 429 / 503 with Retry-After
-        if fault is not None:
-            logger.warning(
-                "dependency failure", extra={"error": f"{type(err).__name__}: {err}", "status": fault.status}
-            )
-            status = fault.status
-            return problem_response(fault, request_id)
-        logger.exception("unhandled error")
-        return problem_response(
-            ApiError("An internal error occurred; the request id identifies it in our logs."), request_id
-        )
     finally:
         ms = (time.perf_counter() - started) * 1000
         logger.info("request", extra={"method": request.method, "status": status, "ms": round(ms, 2)})

@@ -23,7 +23,7 @@ from chalicelib import paths
 from chalicelib.console import auth, web
 from chalicelib.console.render import render
 from chalicelib.console.texts import translate
-from chalicelib.log import logger
+from chalicelib.store import faults
 
 STATIC = Path(__file__).parent / "static"
 PAGES = (
@@ -73,12 +73,17 @@ def handle(chalice_request: Any) -> Response:
     request = _request(chalice_request)
     try:
         return _answer(request).response(request.base)
-    except Exception:  # noqa: BLE001 - a person gets a page, never a stack trace
+    except Exception as err:  # noqa: BLE001 - a person gets a page, never a stack trace
         request_id = str(uuid.uuid4())
-        logger.exception("console error", extra={"console_request_id": request_id})
-        return render(
-            request, "error.html", 500, errors=[_t(request, "error.internal", request_id=request_id)]
-        ).response(request.base)
+        # the faces' one translation: AWS throttling or unavailable as 429 / 503, anything else 500
+        error = faults.as_api_error(err, where="console", console_request_id=request_id)
+        if error.status == 429:
+            shown = _t(request, "error.throttled", seconds=error.headers.get("Retry-After", "1"))
+        else:
+            shown = _t(request, "error.unavailable" if error.status == 503 else "error.internal", request_id=request_id)
+        page = render(request, "error.html", error.status, errors=[shown]).response(request.base)
+        page.headers.update({k: v for k, v in error.headers.items() if k == "Retry-After"})
+        return page
 
 
 def _t(request: web.Request, key: str, **values: Any) -> str:

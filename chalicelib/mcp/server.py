@@ -87,16 +87,8 @@ def _call(tool: meta.MetaTool, caller: CallContext, arguments: dict[str, Any]) -
         result = tool.run(caller, meta.check_arguments(tool, arguments))
         structured = result if isinstance(result, dict) else {"result": result}
         text = transform.check_size(structured, f"The result of {tool.name}")
-    except ApiError as error:
-        return _error_result(tool.name, error, caller)
     except Exception as err:  # noqa: BLE001 - the agent gets a tool error, never a stack trace
-        fault = faults.translate(err)  # AWS throttling or unavailable: 429 / 503, as REST answers
-        if fault is not None:
-            return _error_result(tool.name, fault, caller)
-        logger.exception("mcp tool failed", extra={"tool": tool.name})
-        return _error_result(
-            tool.name, ApiError("An internal error occurred; the request id identifies it in our logs."), caller
-        )
+        return _error_result(tool.name, faults.as_api_error(err, where="mcp tool", tool=tool.name), caller)
     return types.CallToolResult(
         content=[types.TextContent(type="text", text=text)], structured_content=structured, is_error=False
     )

@@ -35,6 +35,9 @@ from pynamodb.exceptions import PynamoDBException, TransactWriteError
 
 from chalicelib import error_codes as codes
 from chalicelib.errors import ApiError, Throttled, Unavailable
+from chalicelib.log import logger
+
+INTERNAL_DETAIL = "An internal error occurred; the request id identifies it in our logs."
 
 THROTTLE_CODES = frozenset(
     {
@@ -122,3 +125,19 @@ def translate(error: BaseException) -> ApiError | None:
     if isinstance(cause, ConnectionError | HTTPClientError):  # refused, reset, timed out (botocore's own classes)
         return unavailable()
     return None
+
+
+def as_api_error(error: BaseException, *, where: str, **context: Any) -> ApiError:
+    """Any failure as the typed error each face renders in its own shape (REST problem+json, an
+    MCP tool error, a console page): an ApiError as it is; a failure of AWS as 429 / 503 (logged
+    as a warning); anything else as a 500 whose detail tells nothing of it (logged with its
+    stack, `where` and `context` saying where)."""
+    if isinstance(error, ApiError):
+        return error
+    fault = translate(error)
+    if fault is not None:
+        detail = {"error": f"{type(error).__name__}: {error}", "status": fault.status, **context}
+        logger.warning(f"{where}: dependency failure", extra=detail)
+        return fault
+    logger.exception(f"{where}: unhandled error", extra=context)
+    return ApiError(INTERNAL_DETAIL)

@@ -226,6 +226,25 @@ def test_throttled_reads_answer_429(tenant: Tenant, faults: Faults) -> None:
     assert shown["lastName"] == "Lesen" and shown["version"] == 1
 
 
+def test_the_console_renders_the_same_translation_as_a_page(tenant: Tenant, faults: Faults) -> None:
+    """Throttled or unavailable reads reach a person as the REST and MCP faces answer them (one
+    translation, faults.as_api_error): 429 and 503 with Retry-After, in words, never a 500."""
+    from tests.console_client import owner_of
+
+    person = tenant.contact(lastName="Seite")
+    owner = owner_of(tenant)
+    owner.lang = "de-DE"
+    faults.fail("GetItem", THROTTLED, tenant.id, person["id"])
+    page = owner.get(f"/data/contacts/{person['id']}")
+    assert page.status == 429 and page.headers.get("retry-after") == "1", page.status
+    assert "Zu viele Anfragen" in page.text() and "Traceback" not in page.html
+    faults.fail("GetItem", aws_error("InternalServerError", 500), tenant.id, person["id"])
+    page = owner.get(f"/data/contacts/{person['id']}")
+    assert page.status == 503 and page.headers.get("retry-after") == "5", page.status
+    assert "nicht erreichbar" in page.text()
+    assert owner.get(f"/data/contacts/{person['id']}").status == 200
+
+
 def test_dynamodb_unavailable_answers_503_and_changes_nothing(tenant: Tenant, faults: Faults) -> None:
     person = tenant.contact(lastName="Erreichbar")
     faults.fail("UpdateItem", aws_error("InternalServerError", 500), tenant.id, person["id"])

@@ -31,6 +31,10 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Ein unerwarteter Fehler ist aufgetreten (Anfrage {request_id}).",
         "An unexpected error occurred (request {request_id}).",
     ),
+    "error.unavailable": (
+        "Der Dienst ist gerade nicht erreichbar. Bitte versuchen Sie es gleich noch einmal (Anfrage {request_id}).",
+        "The service is unavailable just now. Please try again in a moment (request {request_id}).",
+    ),
     "error.field": ("{path}: {message}", "{path}: {message}"),
     "error.throttled": (
         "Zu viele Anfragen. Bitte versuchen Sie es in {seconds} Sekunden erneut.",
