@@ -20,8 +20,7 @@ without an alias carries its id as its alias) and is mapped like any alias, so t
 calls resolve references written as that id. Such a mapping serves the upserts only: every other command
 reads an id as an id.
 The aliases and the entities they name are read in batches first (BatchGetItem), so an unchanged
-item costs no call of its own; so are the entities of other types the items reference, which a
-type's checks read (a contract's unit, a unit's unit group: store.read_ahead)."""
+item costs no call of its own."""
 
 from __future__ import annotations
 
@@ -164,12 +163,10 @@ class Upsert:
         self.schema, self.name = schema, name
         self.known: dict[str, tuple[str, str]] = {}  # alias -> (id, type): read first, then as created
         self.stored: dict[str, Any] = {}  # entity id -> its item, read first
-        self.referenced: set[str] = set()  # ids of the other types' entities the items name
 
     def run(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
         self._read_ahead(items)
-        with store.read_ahead(self.ctx, self.referenced):
-            return [self._one(index, item) for index, item in enumerate(items)]
+        return [self._one(index, item) for index, item in enumerate(items)]
 
     def _read_ahead(self, items: list[dict[str, Any]]) -> None:
         """The aliases the items name (their own, and their references') and the entities of
@@ -189,11 +186,6 @@ class Upsert:
         by_id = {n for n in names if ids.prefix_of(n) == self.etype.prefix and n not in self.known}
         self.stored = {
             item.id: item for item in fetch_entities([entity_pk(self.ctx.tenant_id, i) for i in own | by_id])
-        }
-        # never this type's: those the call writes (and re-reads after an update)
-        named_ids = {n for n in names if ids.looks_like_id(n)}
-        self.referenced = {i for i, kind in self.known.values() if kind != self.etype.name} | {
-            n for n in named_ids - self.known.keys() if ids.prefix_of(n) != self.etype.prefix
         }
 
     def _one(self, index: int, item: dict[str, Any]) -> dict[str, Any]:

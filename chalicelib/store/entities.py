@@ -16,8 +16,6 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from contextvars import ContextVar
 from typing import Any, Protocol
 
 from pynamodb.exceptions import PutError, UpdateError
@@ -143,37 +141,15 @@ def table_status() -> str:
     return str(Item.describe_table()["TableStatus"])
 
 
-# Entities read ahead for a bulk write (read_ahead): entity id -> item, or None outside one.
-_READ_AHEAD: ContextVar[dict[str, Item] | None] = ContextVar("read_ahead", default=None)
-
-
-@contextmanager
-def read_ahead(ctx: CallContext, entity_ids: set[str]) -> Iterator[None]:
-    """Within the block, get_item answers these entities (the live ones) from one batched read
-    instead of a read each: an upsert call's items reading the entities they reference (a contract
-    its unit, a unit its unit group) while they are checked and derived. For entities the block
-    does not write (an upsert writes only its own type): a deleted one is read as before (404),
-    and the write's transaction still checks that every referenced entity is live."""
-    found = {str(item.id): item for item in fetch_entities([entity_pk(ctx.tenant_id, i) for i in sorted(entity_ids)])}
-    token = _READ_AHEAD.set(found)
-    try:
-        yield
-    finally:
-        _READ_AHEAD.reset(token)
-
-
 def get_item(
     ctx: CallContext, etype: EntityType, entity_id: str, *, include_deleted: bool = False, path: str = ""
 ) -> Item:
     if ids.prefix_of(entity_id) != etype.prefix:
         raise _missing(etype, entity_id, path)
-    ahead = _READ_AHEAD.get()
-    item = ahead.get(entity_id) if ahead is not None and not include_deleted else None
-    if item is None:
-        try:
-            item = Item.get(entity_pk(ctx.tenant_id, entity_id), ENTITY_SK, consistent_read=True)
-        except Item.DoesNotExist:
-            raise _missing(etype, entity_id, path) from None
+    try:
+        item = Item.get(entity_pk(ctx.tenant_id, entity_id), ENTITY_SK, consistent_read=True)
+    except Item.DoesNotExist:
+        raise _missing(etype, entity_id, path) from None
     if item.type != etype.name or item.tenantId != ctx.tenant_id or (item.deletedAt and not include_deleted):
         raise _missing(etype, entity_id, path)
     if reach.limited(ctx) and not reach.item_within(ctx, etype.name, entity_id, item.data_dict()):
