@@ -397,6 +397,13 @@ UPLOAD_QUEUE_ARN = _setting(
 )
 PORT = _setting("PM_PORT", "The port of `make serve`.", "8000")
 DEMO = _setting("PM_DEMO", "`1`: `make serve` with a sandbox of the demo company (`make demo`).")
+DEMO_SIZE = _setting(
+    "PM_DEMO_SIZE",
+    "How much demo company a sandbox is planted with (`make demo`, the console, `pmctl sandbox create` and "
+    "reset): `full` (5 objects, 200 units, the promised totals) or `small` (one object with a few of each "
+    "entity type, for tests).",
+    "full",
+)
 STATE_DIR = _setting("PM_STATE_DIR", "Where `make serve` keeps its data.", shown="`.local/` in the repository")
 MAIL_SENDER = _setting(
     "PM_MAIL_SENDER",
@@ -505,6 +512,18 @@ def local_port() -> int:
 def local_demo() -> bool:
     """`make demo` (PM_DEMO=1): `make serve` with a sandbox of the demo company (chalicelib/local/demo.py)."""
     return DEMO.value() == "1"
+
+
+DEMO_SIZES = ("full", "small")
+
+
+def demo_size() -> str:
+    """The size of the demo company a sandbox is planted with (sandbox/demo.py): `full` unless
+    PM_DEMO_SIZE says `small` (the tests: a sandbox planted in a second, not a minute)."""
+    size = DEMO_SIZE.value().strip().lower() or DEMO_SIZE.default
+    if size not in DEMO_SIZES:
+        raise ValueError(f"PM_DEMO_SIZE is {size!r}: one of {', '.join(DEMO_SIZES)}")
+    return size
 
 
 def state_dir(default: str) -> str:

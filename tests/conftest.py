@@ -31,6 +31,11 @@ os.environ.setdefault("PM_OUTBOX_DIR", tempfile.mkdtemp(prefix="pm-outbox-"))  #
 os.environ.setdefault("PM_THROTTLE_RATE", "0")
 os.environ.setdefault("PM_TENANT_THROTTLE_RATE", "0")  # and every tenant's, for the same reason
 os.environ.setdefault("PM_WEBHOOK_RETRY_SCALE", "0.001")  # 5 s, 5 min, 30 min become 5 ms, 300 ms, 1.8 s
+# A sandbox is planted with the small demo company (one object, a few of each type: ~80 lines, not
+# ~1,400 taking most of a minute): the worker's, make demo's and the console's tests are about other
+# things than its size. The one test of the full demo's totals (tests/functional/test_sandboxes.py)
+# sets `full`; tests/unit/test_demo_data.py checks both sizes' lines.
+os.environ.setdefault("PM_DEMO_SIZE", "small")
 
 from tests.client import Api, Tenant  # noqa: E402
 from tests.receiver import Receiver  # noqa: E402

@@ -35,6 +35,7 @@ from moto.core.responses import ActionResult
 from moto.core.utils import unix_time, unix_time_millis
 from moto.dynamodb.comparisons import OpDefault, get_filter_expression
 from moto.dynamodb.exceptions import (
+    ItemSizeTooLarge,
     MultipleTransactionsException,
     TooManyTransactionsException,
     TransactionCanceledException,
@@ -43,6 +44,7 @@ from moto.dynamodb.exceptions import (
 from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.dynamo_type import DynamoType, Item, LimitedSizeDict
 from moto.dynamodb.models.table import RESULT_SIZE_LIMIT, Table
+from moto.dynamodb.models.utilities import bytesize
 from moto.dynamodb.responses import DynamoHandler, DynamoResult
 from moto.moto_api._internal.moto_random import MotoRandom
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication
@@ -171,7 +173,29 @@ def apply() -> None:
     _patch_dispatch()
     _patch_bucket_listing()
     _patch_request_overhead()
+    _patch_item_size()
     _applied = True
+
+
+# moto's limit of an item's size (DynamoDB's 400 KB, measured by moto between 409 and 410 KB).
+ITEM_SIZE_LIMIT = 405000
+
+
+def _patch_item_size() -> None:
+    """moto builds every item it stores attribute by attribute into a LimitedSizeDict, which sums
+    the size of the whole item on each assignment to check the 400 KB limit: quadratic in the
+    attributes, an eighth of a sandbox's planting (~40 attributes an entity with its index keys).
+    Built here with the item's size summed once and checked against the same limit."""
+
+    def init(self: Any, hash_key: DynamoType, range_key: DynamoType | None, attrs: dict[str, Any]) -> None:
+        self.hash_key, self.range_key = hash_key, range_key
+        values = {key: DynamoType(value) for key, value in attrs.items()}
+        if sum(bytesize(key) + value.size() for key, value in values.items()) > ITEM_SIZE_LIMIT:
+            raise ItemSizeTooLarge
+        self.attrs = LimitedSizeDict()  # later assignments (UpdateItem) are checked by moto as before
+        dict.update(self.attrs, values)
+
+    Item.__init__ = init  # type: ignore[method-assign]
 
 
 def _patch_request_overhead() -> None:

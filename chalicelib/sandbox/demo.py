@@ -10,6 +10,10 @@ same code path that re-imports an export (pmctl import: the upserts, documents b
 - `DEMO_TOTALS`: how many entities of each type the lines hold. The structure (objects, units, who owns
   or rents what) is the same for every seed; the seed decides names, addresses, dates, amounts and IBANs,
   so a sandbox reset with any seed restores these totals.
+- `size`: `full` (the default: the five objects of DEMO_TOTALS) or `small` (SMALL_TOTALS: the same staff
+  and one small WEG, which still holds every entity type, PDFs and IBANs included, in a fifteenth of the
+  lines), for tests that plant a sandbox to look at something other than the demo's size
+  (PM_DEMO_SIZE, config.demo_size()).
 
 Names and addresses come from Faker's de_DE provider, IBANs from schwifty (real German bank codes from
 its bank registry, national check digits included), PDFs from fpdf2. Nothing depends on the clock: every
@@ -79,6 +83,11 @@ OBJECT_PLANS = (
     ObjectPlan("rental", ("A",), apartments=26, commercial=2, parking=12),
 )
 
+# The small demo (size `small`): one WEG (a WEG's data holds every entity type, advisors included)
+# with a house of three apartments above a shop, and two parking spaces.
+SMALL_PLANS = (ObjectPlan("weg", ("A",), apartments=3, commercial=1, parking=2),)
+PLANS = {"full": OBJECT_PLANS, "small": SMALL_PLANS}
+
 # What demo_lines yields per type, for every seed (tests/unit/test_demo_data.py checks it).
 DEMO_TOTALS: dict[str, int] = {
     "contact": 233,
@@ -97,6 +106,24 @@ DEMO_TOTALS: dict[str, int] = {
     "processUpdate": 39,
     "document": 15,
 }
+SMALL_TOTALS: dict[str, int] = {
+    "contact": 24,
+    "object": 1,
+    "bankAccountInfo": 6,
+    "advisor": 3,
+    "unitGroup": 2,
+    "post": 2,
+    "responsibility": 4,
+    "unit": 6,
+    "contract": 6,
+    "bankAccountUse": 6,
+    "directDebitMandate": 5,
+    "process": 3,
+    "callRecord": 5,
+    "processUpdate": 7,
+    "document": 3,
+}
+TOTALS = {"full": DEMO_TOTALS, "small": SMALL_TOTALS}
 
 # Domain words: the few fixed phrases a Hausverwaltung's data is made of.
 POSITIONS = ("links", "Mitte", "rechts")
@@ -108,14 +135,14 @@ HEATING_NAMES = {"gas": "Erdgas", "districtHeating": "Fernwärme", "heatPump": "
 EFFICIENCY_CLASSES = ("A", "B", "C", "D", "E", "F")
 
 
-def demo_lines(seed: str = "demo") -> list[dict[str, Any]]:
+def demo_lines(seed: str = "demo", size: str = "full") -> list[dict[str, Any]]:
     """The demo's export lines, in load order."""
-    return _Demo(seed).build().lines()
+    return _Demo(seed, size).build().lines()
 
 
-def demo_files(seed: str = "demo") -> dict[str, bytes]:
+def demo_files(seed: str = "demo", size: str = "full") -> dict[str, bytes]:
     """The documents' PDFs by file name (the `file` of the document lines)."""
-    built = _Demo(seed).build()
+    built = _Demo(seed, size).build()
     return {name: _pdf(*page) for name, page in built.pages.items()}
 
 
@@ -217,9 +244,12 @@ Page = tuple[str, str, str, list[str]]
 class _Demo:
     """One build: a seeded Faker for names and addresses, a seeded Random for every other choice."""
 
-    def __init__(self, seed: str) -> None:
+    def __init__(self, seed: str, size: str = "full") -> None:
         from faker import Faker  # cold start: only a demo build needs it
 
+        if size not in PLANS:
+            raise ValueError(f"no demo of size {size!r}: one of {', '.join(PLANS)}")
+        self.plans = PLANS[size]
         number = seed_number(seed)
         self.fake: Faker = Faker("de_DE")
         self.fake.seed_instance(number)
@@ -234,7 +264,7 @@ class _Demo:
 
     def build(self) -> Built:
         staff = self._staff()
-        for index, plan in enumerate(OBJECT_PLANS, start=1):
+        for index, plan in enumerate(self.plans, start=1):
             self._object(index, plan, staff)
         self.by_type["contact"].extend(self.persons)
         return Built(self.by_type, self.pages)

@@ -1,6 +1,8 @@
 """A sandbox's demo data written into it through the registry's operations, in the service's own
 process: the demo company's lines (sandbox/demo.py) loaded as an export is loaded (exports/load.py),
-so validation, aliases, the audit trail and webhook events apply as to any integrator's upserts."""
+so validation, aliases, the audit trail and webhook events apply as to any integrator's upserts. How
+much of a company a seed plants is the process's PM_DEMO_SIZE (config.demo_size(): `full`, or `small`
+for tests), read when it is planted or reset."""
 
 from __future__ import annotations
 
@@ -9,7 +11,7 @@ import zipfile
 from collections.abc import Callable
 from typing import Any
 
-from chalicelib import dispatch, registry
+from chalicelib import config, dispatch, registry
 from chalicelib.context import CallContext
 from chalicelib.errors import ApiError
 from chalicelib.exports import load
@@ -42,12 +44,12 @@ def seeder(tenant_id: str, key_id: str, channel: str) -> CallContext:
 
 
 def lines_of(seed: str) -> list[dict[str, Any]]:
-    """The seed's lines (exports/lines.py's format), in load order."""
+    """The seed's lines (exports/lines.py's format), in load order, at the demo size set."""
     if seed == EMPTY:
         return []
     from chalicelib.sandbox import demo  # cold start: Faker and fpdf2 load only when a sandbox is seeded
 
-    return demo.demo_lines(seed)
+    return demo.demo_lines(seed, config.demo_size())
 
 
 def plant(ctx: CallContext, seed: str, progress: Callable[[str], None] = lambda _text: None) -> load.Outcome:
@@ -60,7 +62,7 @@ def plant(ctx: CallContext, seed: str, progress: Callable[[str], None] = lambda 
 
     archive = io.BytesIO()
     with zipfile.ZipFile(archive, "w") as files:
-        for name, content in demo.demo_files(seed).items():
+        for name, content in demo.demo_files(seed, config.demo_size()).items():
             files.writestr(name, content)
     with zipfile.ZipFile(archive) as files:
         outcome = load.run(InProcess(ctx), iter(planted), files, progress)

@@ -1,7 +1,8 @@
 """The sandbox worker (issue 36): a sandbox made or reset in the console is a job on the sandbox queue
 (sandbox/jobs.py), which the worker (sandbox/worker.py; here the test stack's queue poller, as
 `run_sandboxes` in Lambda) runs through the operations. The sandbox says `planting` at once and
-`ready` once it holds the demo company; a job that fails leaves it `failed` and comes back (SQS
+`ready` once it holds the demo company (the small one, PM_DEMO_SIZE=small as the tests set it: its
+size is test_sandboxes.py's); a job that fails leaves it `failed` and comes back (SQS
 batch item failures) without holding up the others; a job for no sandbox changes nothing."""
 
 from __future__ import annotations
@@ -17,14 +18,14 @@ from chalicelib import config
 from chalicelib.context import CallContext
 from chalicelib.sandbox import lifecycle, worker
 from chalicelib.sandbox import seed as seeding
-from chalicelib.sandbox.demo import DEMO_TOTALS
+from chalicelib.sandbox.demo import TOTALS
 from chalicelib.scopes import ALL_SCOPES
 from chalicelib.store import keys
 from tests.client import Api, Tenant
 from tests.eventually import eventually
 from tests.functional.test_sandboxes import _totals
 
-PLANTING_SECONDS = 240.0  # a demo company: most of a minute on the embedded stack, longer on a busy machine
+PLANTING_SECONDS = 120.0  # the small demo company: seconds on the embedded stack, longer on a busy machine
 
 
 def _state(tenant_id: str) -> str:
@@ -57,8 +58,9 @@ def test_a_queued_demo_sandbox_is_planting_at_once_then_ready_with_the_demo_comp
         message="the sandbox worker planted the demo company",
     )
     seeded = _totals(api, secret)
-    assert seeded == {kind: DEMO_TOTALS[kind] for kind in seeded}
-    assert seeded["object"] == 5 and seeded["unit"] == 200
+    assert config.demo_size() == "small"  # tests/conftest.py
+    assert seeded == {kind: TOTALS["small"][kind] for kind in seeded}
+    assert seeded["object"] == 1 and seeded["unit"] == 6 and seeded["document"] == 3
     assert [(s["id"], s["sandboxState"]) for s in keys.sandboxes_of(tenant.id)] == [(created["id"], lifecycle.READY)]
     assert "sandboxState" not in keys.get_tenant(tenant.id).data_dict()  # the live tenant is no sandbox
 

@@ -4,7 +4,8 @@ Its keys start `pm_sandbox_` and reach it alone; `info` and `tenant` say sandbox
 and no plan; `reset` puts the seed back (totals, aliases, values), `delete` ends it.
 
 One test walks a demo sandbox through its whole life: planting it takes most of a minute, and xdist
-would plant one per worker for a module fixture."""
+would plant one per worker for a module fixture. It is the one test that plants the full demo company
+(PM_DEMO_SIZE=full) and proves its totals; every other test plants the small one (tests/conftest.py)."""
 
 from __future__ import annotations
 
@@ -13,9 +14,11 @@ import urllib.request
 import uuid
 from typing import Any
 
+import pytest
 from click.testing import CliRunner
 from schwifty import IBAN
 
+from chalicelib import config
 from chalicelib.ops.pmctl import cli
 from chalicelib.sandbox.demo import DEMO_TOTALS
 from tests.client import Api, Tenant
@@ -54,7 +57,11 @@ def _first(api: Api, key: str, name: str, plural: str, offset: int = 0) -> dict[
     return dict(api.query(name, {"limit": 1, "offset": offset}, key=key).body[plural][0])
 
 
-def test_a_demo_sandbox_from_creation_through_reset_to_deletion(api: Api, tenant: Tenant) -> None:
+def test_a_demo_sandbox_from_creation_through_reset_to_deletion(
+    api: Api, tenant: Tenant, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setenv("PM_DEMO_SIZE", "full")  # the full demo company, the one test of its totals
+    assert config.demo_size() == "full"
     created = _create("Demo HV")
     key, sandbox_id = created["apiKey"]["key"], created["tenant"]["id"]
     assert key.startswith("pm_sandbox_")

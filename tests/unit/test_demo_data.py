@@ -1,7 +1,8 @@
 """The sandbox's demo data (chalicelib/sandbox/demo.py, issue 36): deterministic, of the promised size,
 and loadable as it stands: every line valid for its type's upsert (the schema the export derives, and the
 type's own checks), every reference an alias of an earlier line, every IBAN valid, every document with
-its PDF. No database: the lines are checked as the upserts would check them before writing."""
+its PDF. No database: the lines are checked as the upserts would check them before writing. Both sizes
+(`full`, and the tests' `small`: PM_DEMO_SIZE) are checked alike."""
 
 from __future__ import annotations
 
@@ -21,23 +22,28 @@ from chalicelib.exports.lines import Kind, kinds
 from chalicelib.resources import sepa
 from chalicelib.resources.aliases import ALIAS
 from chalicelib.resources.document_types import BY_CODE
-from chalicelib.sandbox.demo import DEMO_TOTALS, demo_files, demo_lines
+from chalicelib.sandbox.demo import DEMO_TOTALS, SMALL_TOTALS, TOTALS, demo_files, demo_lines
 from chalicelib.schemas import map_refs
 
 
 @cache
-def lines_of(seed: str) -> list[dict[str, Any]]:
-    return demo_lines(seed)
+def lines_of(seed: str, size: str = "full") -> list[dict[str, Any]]:
+    return demo_lines(seed, size)
 
 
 @cache
-def files_of(seed: str) -> dict[str, bytes]:
-    return demo_files(seed)
+def files_of(seed: str, size: str = "full") -> dict[str, bytes]:
+    return demo_files(seed, size)
+
+
+@pytest.fixture(scope="module", params=list(TOTALS))
+def size(request: pytest.FixtureRequest) -> str:
+    return str(request.param)
 
 
 @pytest.fixture(scope="module")
-def lines() -> list[dict[str, Any]]:
-    return copy.deepcopy(lines_of("demo"))
+def lines(size: str) -> list[dict[str, Any]]:
+    return copy.deepcopy(lines_of("demo", size))
 
 
 @pytest.fixture(scope="module")
@@ -56,19 +62,30 @@ def test_the_default_seed_is_demo() -> None:
     assert demo_lines() == lines_of("demo")
 
 
-def test_totals_are_those_promised_for_every_seed(lines: list[dict[str, Any]]) -> None:
+def test_totals_are_those_promised_for_every_seed(lines: list[dict[str, Any]], size: str) -> None:
     for seed in ("demo", "other"):
-        assert Counter(line["type"] for line in lines_of(seed)) == DEMO_TOTALS
+        assert Counter(line["type"] for line in lines_of(seed, size)) == TOTALS[size]
     objects = Counter(line["data"]["type"] for line in lines if line["type"] == "object")
-    assert objects == {"weg": 3, "rental": 2}
+    assert objects == ({"weg": 3, "rental": 2} if size == "full" else {"weg": 1})
     assert DEMO_TOTALS["unit"] == 200
     units = Counter(line["data"]["type"] for line in lines if line["type"] == "unit")
     assert set(units) == {"apartment", "commercial", "parking"}
 
 
-def test_every_iban_and_creditor_id_is_valid(lines: list[dict[str, Any]]) -> None:
+def test_the_small_demo_holds_every_entity_type_in_a_fraction_of_the_lines() -> None:
+    """What the tests that plant a sandbox look at (PM_DEMO_SIZE=small): every type, a PDF, an IBAN."""
+    assert SMALL_TOTALS.keys() == DEMO_TOTALS.keys() and all(SMALL_TOTALS.values())
+    assert sum(SMALL_TOTALS.values()) * 10 < sum(DEMO_TOTALS.values())
+    small = lines_of("demo", "small")
+    assert lines_of("demo", "small")[0] == lines_of("demo")[0]  # the same management company
+    assert {line["alias"] for line in small} < {line["alias"] for line in lines_of("demo")}
+    with pytest.raises(ValueError, match="no demo of size"):
+        demo_lines("demo", "huge")
+
+
+def test_every_iban_and_creditor_id_is_valid(lines: list[dict[str, Any]], size: str) -> None:
     ibans = [line["data"]["iban"] for line in lines if "iban" in line["data"]]
-    assert len(ibans) == DEMO_TOTALS["bankAccountInfo"] + DEMO_TOTALS["directDebitMandate"]
+    assert len(ibans) == TOTALS[size]["bankAccountInfo"] + TOTALS[size]["directDebitMandate"]
     for iban in ibans:
         assert IBAN(iban).validate(validate_bban=True), iban
         assert iban.startswith("DE")
@@ -117,18 +134,18 @@ def test_every_reference_names_an_earlier_line_of_an_allowed_type(
         seen[line["alias"]] = line["type"]
 
 
-def test_a_process_timeline_runs_forward(lines: list[dict[str, Any]]) -> None:
+def test_a_process_timeline_runs_forward(lines: list[dict[str, Any]], size: str) -> None:
     timelines: dict[str, list[str]] = {}
     for line in lines:
         if line["type"] == "processUpdate":
             timelines.setdefault(line["data"]["processId"], []).append(line["data"]["occurredAt"])
-    assert len(timelines) == DEMO_TOTALS["process"]
+    assert len(timelines) == TOTALS[size]["process"]
     for moments in timelines.values():
         assert moments == sorted(moments) and len(set(moments)) == len(moments)
 
 
-def test_every_document_has_its_pdf(lines: list[dict[str, Any]]) -> None:
-    files = files_of("demo")
+def test_every_document_has_its_pdf(lines: list[dict[str, Any]], size: str) -> None:
+    files = files_of("demo", size)
     documents = [line for line in lines if line["type"] == "document"]
     assert {line["file"] for line in documents} == set(files)
     for line in documents:
