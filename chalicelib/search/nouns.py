@@ -114,6 +114,20 @@ def _plain_lexicon() -> dict[str, frozenset[str]]:
     return plain
 
 
+@lru_cache(maxsize=1)
+def _positions() -> dict[str, int]:
+    return {term: position for position, term in enumerate(_plain_lexicon())}
+
+
+def _terms_in(word: str) -> list[str]:
+    """The lexicon's terms that begin or end the word, in the lexicon's order: the only ones a
+    word can match (looked up by the word's prefixes and suffixes rather than by a pass over the
+    ~1,200 terms for each word)."""
+    positions = _positions()
+    parts = {word[:end] for end in range(1, len(word) + 1)} | {word[start:] for start in range(len(word))}
+    return sorted((part for part in parts if part in positions), key=positions.__getitem__)
+
+
 # Words after which a noun names the context, not the thing asked for ("die Wohnungen *der*
 # WEG", "notes *on the* lease"); the thing asked for comes first.
 _CONTEXT_MARKERS = frozenset(
@@ -142,7 +156,8 @@ def entities(query: str) -> dict[str, float]:
     for position, word in enumerate(query_words):
         context = named > 0 or _after_marker(query_words, position)
         matches: dict[str, float] = {}
-        for term, resources in lexicon.items():
+        for term in _terms_in(word):
+            resources = lexicon[term]
             if word == term or (word.startswith(term) and len(word) - len(term) <= 3):
                 weight = 1.0  # the term, or an inflection of it ("wohnungen", "tenants")
             elif len(term) >= _MIN_HEAD and word.endswith(term):
@@ -168,9 +183,10 @@ _PLURAL_ENDINGS = frozenset({"e", "en", "n", "s", "es", "er"})
 def names_many(query: str) -> bool:
     """The first noun that names a resource is a plural ("Wohnungen", "Vorgänge", "contacts"):
     the request is about a list, not one thing."""
-    lexicon = _plain_lexicon()
     for word in (_plain(word) for word in words(query)):
-        endings = {word[len(term) :] for term in lexicon if word.startswith(term) and len(word) - len(term) <= 3}
+        endings = {
+            word[len(term) :] for term in _terms_in(word) if word.startswith(term) and len(word) - len(term) <= 3
+        }
         if endings:
             return "" not in endings and bool(endings & _PLURAL_ENDINGS)
     return False

@@ -16,6 +16,7 @@ fetched by the function on its first search (model_files.py)."""
 
 from __future__ import annotations
 
+import heapq
 import json
 import struct
 from functools import lru_cache
@@ -55,23 +56,32 @@ class _Bpe:
     def ids(self, text: str) -> list[int]:
         if not text:
             return []
-        pieces = list(_SPACE + text.replace(" ", _SPACE))
-        while len(pieces) > 1:
-            rank = min((r for pair in pairwise(pieces) if (r := self.ranks.get(pair)) is not None), default=None)
-            if rank is None:
-                break
-            merged: list[str] = []
-            i = 0
-            while i < len(pieces):  # every occurrence of the pair, left to right
-                if i + 1 < len(pieces) and self.ranks.get((pieces[i], pieces[i + 1])) == rank:
-                    merged.append(pieces[i] + pieces[i + 1])
-                    i += 2
-                else:
-                    merged.append(pieces[i])
-                    i += 1
-            pieces = merged
+        pieces = list(_SPACE + text.replace(" ", _SPACE))  # "" once merged into the piece before it
+        # Merges lowest rank first, equal ranks leftmost first, as the `tokenizers` library
+        # merges (a heap of candidate pairs over a linked list of pieces): one pass over
+        # the text plus a heap step per merge, where a scan of every pair per merge was
+        # quadratic in the text's length.
+        after = [*range(1, len(pieces)), -1]
+        before = list(range(-1, len(pieces) - 1))
+        ranks = self.ranks
+        heap = [(rank, i) for i, pair in enumerate(pairwise(pieces)) if (rank := ranks.get(pair)) is not None]
+        heapq.heapify(heap)
+        while heap:
+            rank, left = heapq.heappop(heap)
+            right = after[left]
+            if not pieces[left] or right == -1 or ranks.get((pieces[left], pieces[right])) != rank:
+                continue  # a pair that a merge before it took apart
+            merged = pieces[left] + pieces[right]
+            pieces[left], pieces[right] = merged, ""
+            after[left] = after[right]
+            if after[left] != -1:
+                before[after[left]] = left
+                if (rank := ranks.get((merged, pieces[after[left]]))) is not None:
+                    heapq.heappush(heap, (rank, left))
+            if before[left] != -1 and (rank := ranks.get((pieces[before[left]], merged))) is not None:
+                heapq.heappush(heap, (rank, before[left]))
         found: list[int] = []
-        for piece in pieces:
+        for piece in filter(None, pieces):
             if piece in self.vocab:
                 found.append(self.vocab[piece])
             else:

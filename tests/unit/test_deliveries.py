@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import threading
 import time
 from collections.abc import Iterator
 from types import SimpleNamespace
@@ -248,18 +249,21 @@ def test_a_groups_retry_wait_starts_when_the_group_is_done_not_when_the_batch_is
     message's wait is set as soon as its group is done, so the slow receiver does not lengthen it."""
     finished: dict[str, float] = {}
     waits: list[tuple[list[str], float]] = []
+    waited = threading.Event()
 
     def attempt(record: dict[str, object]) -> float | None:
         if record["messageId"] == "slow":
-            time.sleep(0.5)
+            waited.wait(timeout=5)  # the slow receiver answers once the other group's wait is set, or in 5 s
             finished["slow"] = time.monotonic()
             return None
         return 5.0
 
+    def wait(receipts: list[tuple[str, float]]) -> None:
+        waits.append(([r for r, _ in receipts], time.monotonic()))
+        waited.set()
+
     monkeypatch.setattr(delivery_worker, "_attempt", attempt)
-    monkeypatch.setattr(
-        delivery_queue, "wait", lambda receipts: waits.append(([r for r, _ in receipts], time.monotonic()))
-    )
+    monkeypatch.setattr(delivery_queue, "wait", wait)
     records = [
         {"messageId": name, "receiptHandle": f"r-{name}", "attributes": {"MessageGroupId": name}, "body": "{}"}
         for name in ("slow", "failing")
