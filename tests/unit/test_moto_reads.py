@@ -179,3 +179,29 @@ def test_an_item_over_the_size_limit_is_refused_whole_and_one_just_under_it_is_s
         client.transact_write_items(TransactItems=[{"Put": {"TableName": config.table_name(), "Item": too_big}}])
     stored = client.get_item(TableName=config.table_name(), Key=key)["Item"]
     assert set(stored) == set(fits)  # the refused writes changed nothing
+
+
+def test_a_value_is_sized_as_moto_sizes_it() -> None:
+    """moto_patches sizes values without moto's copies: the same numbers, for every type."""
+    from moto.dynamodb.models.dynamo_type import DynamoType
+
+    from chalicelib.local import moto_patches
+
+    moto_patches.apply()
+    values: list[dict[str, Any]] = [
+        {"S": "grüß"},
+        {"N": "-12.50"},
+        {"B": b"\x00\xff\x10"},
+        {"B": "AP8Q"},
+        {"BOOL": False},
+        {"NULL": True},
+        {"SS": ["a", "äb"]},
+        {"NS": ["1", "2.5"]},
+        {"BS": [b"\x01", b"\x02\x03"]},
+        {"L": [{"S": "x"}, {"N": "7"}, {"M": {"k": {"L": [{"BOOL": True}]}}}]},
+        {"M": {"änder": {"M": {"tief": {"S": "wert"}, "n": {"N": "3"}}}, "l": {"L": []}, "leer": {"M": {}}}},
+    ]
+    for value in values:
+        made = DynamoType(value)
+        assert made.size() == moto_patches._moto_size(made), value
+    assert DynamoType.size is moto_patches._value_size  # installed as moto's own
