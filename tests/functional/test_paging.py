@@ -37,8 +37,8 @@ def drained(stack: Any) -> Iterator[None]:
 
 
 # More than the largest page (limit 1000): a full page of 1,000 with more behind it, and the rest.
-# (It was 2,500, for a third page of 1,000 in the middle: the pages of 400 below have that middle
-# page, both ways of more, at 40 % of the contacts to create.)
+# It was 2,500, which also gave a page of 1,000 with pages on both sides; the pages of 400 below
+# give such a page (offset 400) at 40 % of the contacts to create.
 TOTAL = 1001
 
 
