@@ -177,25 +177,55 @@ def apply() -> None:
     _applied = True
 
 
-# moto's limit of an item's size (DynamoDB's 400 KB, measured by moto between 409 and 410 KB).
-ITEM_SIZE_LIMIT = 405000
+# moto's limit of an item's size (LimitedSizeDict): DynamoDB's 400 KB, measured its way.
+ITEM_SIZE_LIMIT = 405_000
 
 
 def _patch_item_size() -> None:
-    """moto builds every item it stores attribute by attribute into a LimitedSizeDict, which sums
-    the size of the whole item on each assignment to check the 400 KB limit: quadratic in the
-    attributes, an eighth of a sandbox's planting (~40 attributes an entity with its index keys).
-    Built here with the item's size summed once and checked against the same limit."""
+    """An item checked against the size limit once, when it is made, instead of once per
+    attribute: moto's Item puts its attributes into a LimitedSizeDict one at a time, and each
+    assignment sums the size of every attribute already there, nested maps walked to the leaf
+    (an entity of 18 attributes sized 171 attributes' worth; a feed entry and its audit record,
+    whole changes with their previous values, more). The sums only grow, so the item fails the
+    limit when, and only when, its whole size exceeds it: the same ItemSizeTooLarge, for the
+    same items, as before. Later assignments (an update's) still check their way."""
 
     def init(self: Any, hash_key: DynamoType, range_key: DynamoType | None, attrs: dict[str, Any]) -> None:
-        self.hash_key, self.range_key = hash_key, range_key
-        values = {key: DynamoType(value) for key, value in attrs.items()}
-        if sum(bytesize(key) + value.size() for key, value in values.items()) > ITEM_SIZE_LIMIT:
+        self.hash_key = hash_key
+        self.range_key = range_key
+        converted = {key: DynamoType(value) for key, value in attrs.items()}
+        self.attrs = LimitedSizeDict()
+        dict.update(self.attrs, converted)
+        if self.size() > ITEM_SIZE_LIMIT:
             raise ItemSizeTooLarge
-        self.attrs = LimitedSizeDict()  # later assignments (UpdateItem) are checked by moto as before
-        dict.update(self.attrs, values)
 
     Item.__init__ = init  # type: ignore[method-assign]
+    global _moto_size
+    _moto_size = DynamoType.size
+    DynamoType.size = _value_size  # type: ignore[method-assign]
+
+
+_NUMBERS, _SETS = "N", frozenset({"SS", "NS", "BS"})
+_moto_size: Any = None  # moto's own DynamoType.size (the unit tests compare)
+
+
+def _value_size(self: Any) -> int:
+    """moto's DynamoType.size, the same number without its copies: moto wraps every value of a
+    map in a new DynamoType to size it, which wraps all of that value's children again, level
+    by level. A Scan sizes every item it reads (its 1 MB pages), so a backfill's scans of a
+    session's table of tens of thousands of items spent most of their time here."""
+    kind, value = self.type, self.value
+    if kind == _NUMBERS:
+        return len(str(value))
+    if kind in _SETS:
+        return sum(len(str(v)) for v in value) if kind == "NS" else sum(bytesize(v) for v in value)
+    if kind == "L":
+        return sum(_value_size(v) for v in value)
+    if kind == "M":
+        return sum(bytesize(k) + _value_size(v if type(v) is DynamoType else DynamoType(v)) for k, v in value.items())
+    if isinstance(value, bool):
+        return 1
+    return bytesize(value)
 
 
 def _patch_request_overhead() -> None:
@@ -432,11 +462,11 @@ def _patch_table_walk() -> None:
         finally:
             walk.mode = None
         attrs = [name for name in (self.hash_key_attr, self.range_key_attr) if name]
-        keyed = sorted(((tuple(i.attrs[a].cast_value for a in attrs), i) for i in items), key=lambda pair: pair[0])
+        keyed = sorted(((tuple(_key_value(i.attrs[a]) for a in attrs), i) for i in items), key=lambda pair: pair[0])
         start = 0
         if exclusive_start_key:
             given = [exclusive_start_key[a] for a in attrs]
-            after = tuple((v if isinstance(v, DynamoType) else DynamoType(v)).cast_value for v in given)
+            after = tuple(_key_value(v if isinstance(v, DynamoType) else DynamoType(v)) for v in given)
             start = bisect.bisect_right(keyed, after, key=lambda pair: pair[0])
         results: list[Any] = []
         scanned, size, last, previous = 0, 0, None, None
@@ -486,7 +516,7 @@ def _patch_table_walk() -> None:
         per item: its tuples of DynamoType compared by converting both sides on every comparison
         (280,000 conversions to sort 1,000 index entries)."""
         attrs = self._generate_attr_to_sort_by(hash_key_attrs, range_key_attrs)
-        items.sort(key=lambda item: tuple(item.attrs[name].cast_value for name in attrs))
+        items.sort(key=lambda item: tuple(_key_value(item.attrs[name]) for name in attrs))
         return items
 
     Table.sorted_items = sorted_items  # type: ignore[method-assign]
@@ -558,6 +588,12 @@ def _patch_item_answers() -> None:
         return generic(self, context)
 
     ActionResult.execute_result = stream_result  # type: ignore[method-assign]
+
+
+def _key_value(value: DynamoType) -> Any:
+    """What a key attribute sorts by: its cast_value, which for a string is the string itself (read
+    straight away: a Scan sorts every item of the table by its keys for each page it answers)."""
+    return value.value if value.type == "S" else value.cast_value
 
 
 def _item_of(item: Any, attrs: dict[str, Any]) -> Any:

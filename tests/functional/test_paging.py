@@ -1,4 +1,5 @@
-"""Paging: exact totals and stable order across the pages of a 2,500-contact tenant."""
+"""Paging: exact totals and stable order across the pages of a tenant of more contacts than the
+largest page (1,000), read in pages of that size and of a smaller one."""
 
 from __future__ import annotations
 
@@ -35,30 +36,46 @@ def drained(stack: Any) -> Iterator[None]:
     assert stack.poller.wait_idle(180), "the stream poller did not catch up"
 
 
-def test_total_is_exact_across_pages_of_2500(tenant: Tenant) -> None:
-    created = _fill(tenant, 2500)
+# More than the largest page (limit 1000): a full page of 1,000 with more behind it, and the rest.
+# It was 2,500, which also gave a page of 1,000 with pages on both sides; the pages of 400 below
+# give such a page (offset 400) at 40 % of the contacts to create.
+TOTAL = 1001
+
+
+def _pages(tenant: Tenant, limit: int) -> list[str]:
+    """Every page of `limit`, each checked: the exact total, nextOffset exactly when more follow."""
     seen: list[str] = []
-    for offset in range(0, 2500, 1000):
-        page = tenant.get("contacts", {"limit": 1000, "offset": offset})
-        more = {"nextOffset": offset + 1000} if offset + 1000 < 2500 else {}
-        assert page["pagination"] == {"total": 2500, "limit": 1000, "offset": offset, **more}
+    for offset in range(0, TOTAL, limit):
+        page = tenant.get("contacts", {"limit": limit, "offset": offset})
+        more = {"nextOffset": offset + limit} if offset + limit < TOTAL else {}
+        assert page["pagination"] == {"total": TOTAL, "limit": limit, "offset": offset, **more}
+        assert len(page["contacts"]) == min(limit, TOTAL - offset)
         seen += [c["id"] for c in page["contacts"]]
-    assert seen == created  # creation order, every contact once
-    tail = tenant.get("contacts", {"limit": 1000, "offset": 2400})
-    assert len(tail["contacts"]) == 100 and tail["pagination"]["total"] == 2500
+    return seen
+
+
+def test_total_is_exact_across_pages_of_more_than_the_largest_page(tenant: Tenant) -> None:
+    created = _fill(tenant, TOTAL)
+    assert _pages(tenant, 1000) == created  # creation order, every contact once: a full page, then the rest
+    assert _pages(tenant, 400) == created  # and a page with pages before and after it
+    tail = tenant.get("contacts", {"limit": 1000, "offset": TOTAL - 100})
+    assert len(tail["contacts"]) == 100 and tail["pagination"]["total"] == TOTAL
     beyond = tenant.get("contacts", {"limit": 10, "offset": 5000})
-    assert beyond["contacts"] == [] and beyond["pagination"]["total"] == 2500
+    assert beyond["contacts"] == [] and beyond["pagination"]["total"] == TOTAL
 
 
 def test_filtered_total_is_exact_and_order_stable(tenant: Tenant) -> None:
+    """A filter's total and pages count only its matches, among others (the sizes are the page's:
+    15 matches in pages of 10, as 150 in pages of 100 were)."""
     company = tenant.contact(personType="legal", companyName="Groß AG")
-    staff = _fill(tenant, 150, companyId=company["id"])
-    _fill(tenant, 50)
-    first = tenant.get("contacts", {"limit": 100, "offset": 0, "companyId": company["id"]})
-    second = tenant.get("contacts", {"limit": 100, "offset": 100, "companyId": company["id"]})
-    assert first["pagination"]["total"] == second["pagination"]["total"] == 150
+    staff = _fill(tenant, 15, companyId=company["id"])
+    _fill(tenant, 5)
+    first = tenant.get("contacts", {"limit": 10, "offset": 0, "companyId": company["id"]})
+    second = tenant.get("contacts", {"limit": 10, "offset": 10, "companyId": company["id"]})
+    assert first["pagination"]["total"] == second["pagination"]["total"] == 15
+    assert first["pagination"]["nextOffset"] == 10 and "nextOffset" not in second["pagination"]
     assert [c["id"] for c in first["contacts"] + second["contacts"]] == staff
-    assert tenant.get("contacts", {"limit": 1, "offset": 0})["pagination"]["total"] == 201
+    assert tenant.get("contacts", {"limit": 1, "offset": 0})["pagination"]["total"] == 21
 
 
 def test_merged_contacts_leave_lists_and_totals(tenant: Tenant) -> None:

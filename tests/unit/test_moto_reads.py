@@ -157,3 +157,51 @@ def test_pages_of_a_scan_read_every_item_once_and_copy_only_what_the_filter_keep
         ExclusiveStartKey={"PK": {"S": "ten_t#con_050"}, "SK": {"S": "entity"}},  # gone meanwhile
     )
     assert [i["PK"]["S"] for i in resumed["Items"]] == [f"ten_t#con_{k}" for k in keys[51:]]
+
+
+def test_an_item_over_the_size_limit_is_refused_whole_and_one_just_under_it_is_stored() -> None:
+    """moto_patches checks an item's size once, when it is made, instead of per attribute: the
+    limit is where it was, for a put and for a transaction's put alike."""
+    from botocore.exceptions import ClientError
+
+    client = _client()
+    key = {"PK": {"S": "ten_t#con_big"}, "SK": {"S": "entity"}}
+    # 23 bytes of key names and values, then attributes of 5 + 39,995 bytes each: ten of them
+    # make 400,023 bytes (under moto's 405,000), an eleventh 440,023 (over it only as a whole).
+    fits = {**key, **{f"a{n:04d}": {"S": "x" * 39_995} for n in range(10)}}
+    client.put_item(TableName=config.table_name(), Item=fits)
+    too_big = {**fits, "a0010": {"S": "x" * 39_995}}
+    with pytest.raises(ClientError) as refused:
+        client.put_item(TableName=config.table_name(), Item=too_big)
+    assert refused.value.response["Error"]["Code"] == "ValidationException"
+    assert "maximum allowed size" in refused.value.response["Error"]["Message"]
+    with pytest.raises(ClientError):
+        client.transact_write_items(TransactItems=[{"Put": {"TableName": config.table_name(), "Item": too_big}}])
+    stored = client.get_item(TableName=config.table_name(), Key=key)["Item"]
+    assert set(stored) == set(fits)  # the refused writes changed nothing
+
+
+def test_a_value_is_sized_as_moto_sizes_it() -> None:
+    """moto_patches sizes values without moto's copies: the same numbers, for every type."""
+    from moto.dynamodb.models.dynamo_type import DynamoType
+
+    from chalicelib.local import moto_patches
+
+    moto_patches.apply()
+    values: list[dict[str, Any]] = [
+        {"S": "grüß"},
+        {"N": "-12.50"},
+        {"B": b"\x00\xff\x10"},
+        {"B": "AP8Q"},
+        {"BOOL": False},
+        {"NULL": True},
+        {"SS": ["a", "äb"]},
+        {"NS": ["1", "2.5"]},
+        {"BS": [b"\x01", b"\x02\x03"]},
+        {"L": [{"S": "x"}, {"N": "7"}, {"M": {"k": {"L": [{"BOOL": True}]}}}]},
+        {"M": {"änder": {"M": {"tief": {"S": "wert"}, "n": {"N": "3"}}}, "l": {"L": []}, "leer": {"M": {}}}},
+    ]
+    for value in values:
+        made = DynamoType(value)
+        assert made.size() == moto_patches._moto_size(made), value
+    assert DynamoType.size is moto_patches._value_size  # installed as moto's own
