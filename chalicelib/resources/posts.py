@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import datetime as dt
 from typing import Any
 
 from chalicelib import schemas as s
@@ -47,12 +46,6 @@ FIELDS = s.labelled(
         "visibleUntil": ("Sichtbar bis", "Visible until"),
     },
 )
-
-
-def _moment(value: str) -> dt.datetime:
-    """An RFC 3339 timestamp (validated by the schema) as an aware datetime, so offsets compare correctly."""
-    moment = dt.datetime.fromisoformat(value.upper())
-    return moment if moment.tzinfo else moment.replace(tzinfo=dt.UTC)
 
 
 POST = declare(
