@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import uuid
 
-from playwright.sync_api import Page
+from playwright.sync_api import Dialog, Page
 
 from tests.client import Api, Tenant
 
@@ -24,3 +24,15 @@ def signed_in_owner(page: Page, api: Api, company: str = "Browser Verwaltung Gmb
     tenant = api.signup(company=company, email=f"owner-{uuid.uuid4().hex[:10]}@example.org")
     sign_in(page, api, tenant.email)
     return tenant
+
+
+def accepting(page: Page) -> list[str]:
+    """Accepts the pages' confirmations (data-confirm), keeping what they asked."""
+    asked: list[str] = []
+
+    def accept(dialog: Dialog) -> None:
+        asked.append(dialog.message)
+        dialog.accept()
+
+    page.on("dialog", accept)
+    return asked

@@ -8,10 +8,10 @@ from __future__ import annotations
 import uuid
 
 import pytest
-from playwright.sync_api import Dialog, Page, expect
+from playwright.sync_api import expect
 
 from tests.browser.conftest import PageFor, check_accessibility
-from tests.browser.console import sign_in, signed_in_owner
+from tests.browser.console import accepting, sign_in, signed_in_owner
 from tests.client import Api
 from tests.console_client import invite, owner_of
 from tests.functional.test_console_data_restore import _both_deleted, _contract_of, _deleted_past_the_checks
@@ -37,18 +37,6 @@ WORDS = {
 }
 
 
-def _accepting(page: Page) -> list[str]:
-    """Accepts the pages' confirmations (data-confirm), keeping what they asked."""
-    asked: list[str] = []
-
-    def accept(dialog: Dialog) -> None:
-        asked.append(dialog.message)
-        dialog.accept()
-
-    page.on("dialog", accept)
-    return asked
-
-
 @BOTH
 def test_a_deleted_contract_and_its_tenant_come_back_from_the_contracts_page(
     page_for: PageFor, api: Api, locale: str
@@ -57,7 +45,7 @@ def test_a_deleted_contract_and_its_tenant_come_back_from_the_contracts_page(
     page = page_for(locale)
     tenant = signed_in_owner(page, api)
     contract, contact = _both_deleted(tenant)  # through the API, with the tenant's key
-    asked = _accepting(page)
+    asked = accepting(page)
 
     page.goto(api.base + f"/console/data/contracts/{contract['id']}")
     main = page.locator("main")
@@ -93,7 +81,7 @@ def test_a_live_page_restores_a_deleted_reference(page_for: PageFor, api: Api, l
     tenant = signed_in_owner(page, api)
     contract, contact = _contract_of(tenant)
     _deleted_past_the_checks(tenant, contact["id"])
-    _accepting(page)
+    accepting(page)
 
     page.goto(api.base + f"/console/data/contracts/{contract['id']}")
     expect(page.locator("main dl")).to_contain_text(f"Erika Mustermann ({words['deleted']})")

@@ -10,10 +10,10 @@ import uuid
 from typing import Any
 
 import pytest
-from playwright.sync_api import Dialog, Page, expect
+from playwright.sync_api import expect
 
 from tests.browser.conftest import PageFor, check_accessibility
-from tests.browser.console import signed_in_owner
+from tests.browser.console import accepting, signed_in_owner
 from tests.client import Api, Tenant
 from tests.eventually import eventually
 
@@ -29,18 +29,6 @@ def _trail(tenant: Tenant, filters: dict[str, str], total: int) -> list[dict[str
     return eventually(written, timeout=20, message=f"{total} audit records for {filters}")
 
 
-def _accepting(page: Page) -> list[str]:
-    """Accepts the pages' confirmations (data-confirm), keeping what they asked."""
-    asked: list[str] = []
-
-    def accept(dialog: Dialog) -> None:
-        asked.append(dialog.message)
-        dialog.accept()
-
-    page.on("dialog", accept)
-    return asked
-
-
 @BOTH
 def test_mend_2_a_refused_undo_in_the_pages_language(page_for: PageFor, api: Api, locale: str) -> None:
     page = page_for(locale)
@@ -51,7 +39,7 @@ def test_mend_2_a_refused_undo_in_the_pages_language(page_for: PageFor, api: Api
     tenant.ok("contacts.update", {"contact": {"id": person["id"], "notes": "später vom Menschen"}})
     _trail(tenant, {"entityId": person["id"]}, 3)
     change = _trail(tenant, {"entityId": person["id"], "agentName": "crm-sync"}, 1)[0]
-    _accepting(page)
+    accepting(page)
     page.goto(api.base + f"/console/activity/{change['id']}")
     german = locale == "de-DE"
     page.get_by_role("button", name="Änderung rückgängig machen" if german else "Undo this change").click()
@@ -71,7 +59,7 @@ def test_mend_3_a_single_undo_is_no_later_change(page_for: PageFor, api: Api, lo
     for person in made:
         tenant.ok("contacts.update", {"contact": {"id": person["id"], "lastName": "Vom Agenten"}}, key=bot)
     first = _trail(tenant, {"agentName": "crm-sync"}, 3)[0]
-    _accepting(page)
+    accepting(page)
     german = locale == "de-DE"
     page.goto(api.base + f"/console/activity/{first['id']}")
     page.get_by_role("button", name="Änderung rückgängig machen" if german else "Undo this change").click()
@@ -122,7 +110,7 @@ def test_a_deleted_contact_is_restored_from_its_activity(page_for: PageFor, api:
     tenant.ok("contacts.delete", {"contact": person["id"]})
     deletion = _trail(tenant, {"entityId": person["id"], "operation": "contacts.delete"}, 1)[0]
     german = locale == "de-DE"
-    asked = _accepting(page)
+    asked = accepting(page)
     page.goto(api.base + f"/console/activity/{deletion['id']}")
     expect(page.locator("main")).to_contain_text("Erika Mustermann")
     expect(page.locator("main .badge").first).to_have_text("gelöscht" if german else "deleted")
