@@ -49,10 +49,13 @@ def forget_tenant(tenant_id: str) -> None:
 evictions.on_tenant_changed(forget_tenant)
 
 
-def admit(ctx: CallContext, operation: str) -> None:
+def admit(ctx: CallContext, operation: str, *, weight: int = 1) -> None:
     """Refuse the call when the key's integration is disabled (401), the trial has ended (403
     `trial_ended`) or the key, or its tenant's keys together, are over their safety throttle
-    (429); the data stays untouched."""
+    (429); the data stays untouched. A call of `weight` counts as that many calls: a domain tool
+    run through MCP (each step of a pipeline) counts as a call of its own, as over REST (the MCP
+    request that runs it counted once already), and each JMESPath expression evaluated with it
+    (its `$expr`s, its `transform` or `_transform`) as one more."""
     if ctx.integration_id and _integration_facts(ctx.integration_id).get("disabled"):
         # disabling an integration disables its keys one by one; this closes the window
         # in which one of them (or one it was minting just then) could still be used
@@ -68,20 +71,10 @@ def admit(ctx: CallContext, operation: str) -> None:
             code=codes.TRIAL_ENDED,
             extra={"trialEndsAt": trial_end},
         )
-    throttle.take(ctx.tenant_id, ctx.key_id, operation, facts.get("throttle"))
+    throttle.take(ctx.tenant_id, ctx.key_id, operation, facts.get("throttle"), weight=weight)
 
 
 def admit_anonymous(operation: str, source_ip: str | None) -> None:
     """An unauthenticated command (the sign-up's two steps), from whichever face, counts
     against its source address's limit (429)."""
     throttle.take_anonymous(source_ip, operation)
-
-
-def admit_tool(ctx: CallContext, operation: str, *, evaluations: int) -> None:
-    """A domain tool run through MCP (each step of a pipeline) counts as a call of its own,
-    against the operation's limit, the key's and the tenant's, as over REST: the MCP request
-    that runs it counted once already. Each JMESPath expression evaluated with it (its `$expr`s,
-    its `transform` or `_transform`) counts as one more call against those limits."""
-    throttle.take(
-        ctx.tenant_id, ctx.key_id, operation, tenant_facts(ctx.tenant_id).get("throttle"), weight=1 + evaluations
-    )

@@ -7,19 +7,20 @@ import json
 import math
 import time
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import replace
 from typing import Any
 
 from chalice import Chalice, Response  # type: ignore[attr-defined]
 
-from chalicelib import account, config, dispatch, jsontext, observability, paths, registry, resource_metadata
+from chalicelib import config, dispatch, jsontext, observability, paths, registry, resource_metadata
 from chalicelib import error_codes as codes
 from chalicelib.auth import authenticate
 from chalicelib.context import CallContext
 from chalicelib.errors import ApiError, Invalid, MethodNotAllowed, NotFound, PayloadTooLarge, UnsupportedMediaType
 from chalicelib.log import logger
 from chalicelib.registry import Operation, Surface
+from chalicelib.request_scope import IncomingRequest, RequestScope
 from chalicelib.store import faults, idempotency
 from chalicelib.store import requests as requests_log
 from chalicelib.uploads import files, form
@@ -42,7 +43,7 @@ def problem_response(error: ApiError, request_id: str) -> Response:
     return Response(body=dumps(error.problem(request_id)), status_code=error.status, headers=headers)
 
 
-def chalice_refusals_as_problems(request: Any, get_response: Any) -> Response:
+def chalice_refusals_as_problems(request: IncomingRequest, get_response: Any) -> Response:
     """Chalice answers a method a route does not list (405) and a Content-Type it does not
     list (415) itself, before any view runs, with a body of its own ({"Code", "Message"}):
     this middleware renders those as problem+json, like every other refusal."""
@@ -67,23 +68,27 @@ def chalice_refusals_as_problems(request: Any, get_response: Any) -> Response:
     return problem_response(error, request_id_of(request))
 
 
-def request_id_of(request: Any) -> str:
+def request_id_of(request: IncomingRequest) -> str:
     context = request.context or {}
     given = context.get("requestId")
     return str(given) if given else str(uuid.uuid4())
 
 
-def source_ip_of(request: Any) -> str | None:
+def source_ip_of(request: IncomingRequest) -> str | None:
     identity = (request.context or {}).get("identity") or {}
     ip = identity.get("sourceIp")
     return str(ip) if ip else None
 
 
-def parse_body(request: Any, op: Operation) -> tuple[dict[str, Any], bytes]:
-    """The command's arguments, and the bytes that identify them for Idempotency-Key."""
+def body_bytes(request: IncomingRequest) -> bytes:
+    """The request's body as bytes (Chalice hands a text body over as text when it was not base64)."""
     raw = request.raw_body or b""
-    if isinstance(raw, str):
-        raw = raw.encode()
+    return raw.encode() if isinstance(raw, str) else raw
+
+
+def parse_body(request: IncomingRequest, op: Operation) -> tuple[dict[str, Any], bytes]:
+    """The command's arguments, and the bytes that identify them for Idempotency-Key."""
+    raw = body_bytes(request)
     limit = files.MAX_DIRECT_BODY_BYTES if op.accepts_files else config.MAX_BODY_BYTES
     if len(raw) > limit:
         hint = f" {files.BULK_HINT}" if op.accepts_files else ""
@@ -151,7 +156,7 @@ def _too_deep_error() -> Invalid:
     )
 
 
-def _query_params(request: Any) -> dict[str, list[str]]:
+def _query_params(request: IncomingRequest) -> dict[str, list[str]]:
     params = request.query_params
     if not params:
         return {}
@@ -161,41 +166,40 @@ def _query_params(request: Any) -> dict[str, list[str]]:
 def handle(app: Chalice, name: str, kind: str, surface: Surface) -> Response:
     request = app.current_request
     assert request is not None, "Chalice sets current_request before calling a view"
-    return answer(request, name, lambda request_id, caller: _handle(request, request_id, name, kind, surface, caller))
+    return answer(request, name, lambda scope: _handle(request, scope, name, kind, surface))
 
 
-def answer(request: Any, operation: str, respond: Any) -> Response:
-    """Runs `respond(request_id, caller)` and turns errors into problem+json; logs the request
-    and, once a key was recognised (`caller` filled), records it in that key's request log."""
-    request_id = request_id_of(request)
+def answer(request: IncomingRequest, operation: str, respond: Callable[[RequestScope], Response]) -> Response:
+    """Runs `respond(scope)` and turns errors into problem+json; logs the request and, once a
+    key was recognised (the scope's `caller`), records it in that key's request log."""
+    scope = RequestScope(request_id_of(request), source_ip_of(request))
     started = time.perf_counter()
-    logger.append_keys(request_id=request_id, operation=operation, tenant=None, agent=None)
-    caller: list[CallContext] = []
+    logger.append_keys(request_id=scope.request_id, operation=operation, tenant=None, agent=None)
     status = 500
     try:
-        response = respond(request_id, caller)
+        response = respond(scope)
         status = response.status_code
-        return response  # type: ignore[no-any-return]
+        return response
     except Exception as err:  # noqa: BLE001 - the client gets a problem body, never a stack trace
         error = faults.as_api_error(err, where="request")  # AWS throttling or unavailable: 429 / 503
         status = error.status
         _challenge(error, "mcp" if operation == "mcp" else "rest")
-        return problem_response(error, request_id)
+        return problem_response(error, scope.request_id)
     finally:
         ms = (time.perf_counter() - started) * 1000
         logger.info("request", extra={"method": request.method, "status": status, "ms": round(ms, 2)})
         # Names are bounded by the registry: a caller inventing names must not invent metrics.
         known = operation if operation in registry.REGISTRY or operation == "mcp" else "unknown"
         observability.record_request(known, status, ms)
-        observability.annotate(operation=known, status=status, tenant=caller[0].tenant_id if caller else None)
-        if caller:
+        observability.annotate(operation=known, status=status, tenant=scope.tenant_id)
+        if scope.caller:
             requests_log.record(
-                caller[0],
+                scope.caller,
                 operation=operation,
                 method=request.method,
                 status=status,
                 ms=ms,
-                source_ip=source_ip_of(request),
+                source_ip=scope.source_ip,
             )
 
 
@@ -212,21 +216,18 @@ def _challenge(error: ApiError, face: resource_metadata.Face) -> None:
         )
 
 
-def identify(
-    request: Any, request_id: str, operation: str, caller: list[CallContext], channel: str = "rest"
-) -> CallContext:
-    """The calling key (401 without a valid one), admitted by its account (403 after the trial,
-    429 over the throttle); the caller is remembered for the request log either way."""
+def identify(request: IncomingRequest, scope: RequestScope, channel: str = "rest") -> CallContext:
+    """The calling key (401 without a valid one), remembered in the request's scope for the
+    request log before anything admits or refuses the call."""
     ctx = replace(
-        authenticate(_authorization(request), request_id=request_id, source_ip=source_ip_of(request)), channel=channel
+        authenticate(_authorization(request), request_id=scope.request_id, source_ip=scope.source_ip), channel=channel
     )
-    caller.append(ctx)
+    scope.caller = ctx
     logger.append_keys(tenant=ctx.tenant_id, agent=ctx.agent_name)
-    account.admit(ctx, operation)
     return ctx
 
 
-def _authorization(request: Any) -> str | None:
+def _authorization(request: IncomingRequest) -> str | None:
     """The Authorization header. API Gateway hands a repeated header over as its last value
     (all of them in multiValueHeaders): two keys in one request are refused, not picked from."""
     multi = request.to_original_event().get("multiValueHeaders") or {}
@@ -234,9 +235,7 @@ def _authorization(request: Any) -> str | None:
     return ", ".join(values) if len(values) > 1 else request.headers.get("authorization")
 
 
-def _handle(
-    request: Any, request_id: str, name: str, kind: str, surface: Surface, caller: list[CallContext]
-) -> Response:
+def _handle(request: IncomingRequest, scope: RequestScope, name: str, kind: str, surface: Surface) -> Response:
     op = registry.find(name, surface)
     if op is None or op.kind != kind:
         other = "command" if kind == "query" else "query"
@@ -244,17 +243,35 @@ def _handle(
         raise NotFound(f"There is no {kind} named {name!r}.{hint}", code=codes.UNKNOWN_OPERATION)
     if request.method != op.method:
         raise MethodNotAllowed(f"{op.name} is a {op.kind}: send it with {op.method}.", headers={"Allow": op.method})
-    source_ip = source_ip_of(request)
-    ctx = identify(request, request_id, op.name, caller) if op.authenticated else dispatch.anonymous(source_ip)
-    if not op.authenticated and op.kind == "command":
-        account.admit_anonymous(op.name, source_ip)
+    ctx = identify(request, scope) if op.authenticated else dispatch.anonymous(scope.source_ip)
+
+    def as_json(op: Operation, ctx: CallContext, args: dict[str, Any]) -> Response:
+        return json_response(200, dispatch.run(op, ctx, args), scope.request_id)
+
     if op.kind == "query":
-        return json_response(200, dispatch.run(op, ctx, decode_query(op, _query_params(request))), request_id)
-    args, raw = parse_body(request, op)
+        return dispatch.serve(op, ctx, lambda: decode_query(op, _query_params(request)), as_json)
+    body = _Body(request, op)  # parsed once the call is admitted
     idem_key = request.headers.get("idempotency-key")
     if idem_key and op.authenticated:
-        return _idempotent(op, ctx, args, raw, idem_key, request_id)
-    return json_response(200, dispatch.run(op, ctx, args), request_id)
+
+        def idempotently(op: Operation, ctx: CallContext, args: dict[str, Any]) -> Response:
+            return _idempotent(op, ctx, args, body.raw, idem_key, scope.request_id)
+
+        return dispatch.serve(op, ctx, body.arguments, idempotently)
+    return dispatch.serve(op, ctx, body.arguments, as_json)
+
+
+class _Body:
+    """A command's body, read only when `arguments()` is called (dispatch.serve calls it once
+    the call is admitted: a refused call's body is never parsed); `raw` then holds the bytes
+    that identify the arguments for Idempotency-Key."""
+
+    def __init__(self, request: IncomingRequest, op: Operation) -> None:
+        self.request, self.op, self.raw = request, op, b""
+
+    def arguments(self) -> dict[str, Any]:
+        args, self.raw = parse_body(self.request, self.op)
+        return args
 
 
 def _idempotent(

@@ -31,6 +31,7 @@ def headers(successor: str) -> dict[str, str]:
 def handle(app: Chalice, name: str, kind: str) -> Response:
     successor = f"{paths.V2}/{kind}/{name}"
     request = app.current_request
+    assert request is not None, "Chalice sets current_request before calling a view"
     if clock.now() >= SUNSET_AT:
         retired = Gone(
             f"Version 1 of this interface was switched off on {SUNSET_AT.date().isoformat()}. "

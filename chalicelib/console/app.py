@@ -23,6 +23,7 @@ from chalicelib import paths
 from chalicelib.console import auth, web
 from chalicelib.console.render import render
 from chalicelib.console.texts import translate
+from chalicelib.request_scope import IncomingRequest
 from chalicelib.store import faults
 
 STATIC = Path(__file__).parent / "static"
@@ -69,7 +70,7 @@ def register(app: Chalice) -> None:
         app.route(template, methods=["GET", "POST"], name=f"console_{number}", content_types=content_types)(view)
 
 
-def handle(chalice_request: Any) -> Response:
+def handle(chalice_request: IncomingRequest) -> Response:
     request = _request(chalice_request)
     try:
         return _answer(request).response(request.base)
@@ -90,7 +91,7 @@ def _t(request: web.Request, key: str, **values: Any) -> str:
     return translate(request.lang, key, **values)
 
 
-def _request(chalice_request: Any) -> web.Request:
+def _request(chalice_request: IncomingRequest) -> web.Request:
     context = chalice_request.context or {}
     route_path = chalice_request.path  # the route's template, /console/{p0}/...: its segments filled in
     for name, value in (chalice_request.uri_params or {}).items():

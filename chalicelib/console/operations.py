@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib import account, dispatch, registry
+from chalicelib import dispatch, registry
 from chalicelib import error_codes as codes
 from chalicelib.console.texts import translate
 from chalicelib.console.web import Request
@@ -16,9 +16,7 @@ from chalicelib.errors import ApiError
 
 def run(request: Request, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
     assert request.ctx is not None, "operations run for a signed-in person"
-    op = registry.REGISTRY[name]
-    account.admit(request.ctx, name)
-    return dispatch.run(op, request.ctx, args or {})
+    return dispatch.serve(registry.REGISTRY[name], request.ctx, lambda: args or {})
 
 
 def messages(request: Request, error: ApiError) -> list[str]:
@@ -37,5 +35,4 @@ def messages(request: Request, error: ApiError) -> list[str]:
 
 def run_anonymous(request: Request, name: str, args: dict[str, Any]) -> dict[str, Any]:
     """Sign-up's steps, as the REST face runs them: limited per source address first."""
-    account.admit_anonymous(name, request.source_ip)
-    return dispatch.run(registry.REGISTRY[name], dispatch.anonymous(request.source_ip), args)
+    return dispatch.serve(registry.REGISTRY[name], dispatch.anonymous(request.source_ip), lambda: args)

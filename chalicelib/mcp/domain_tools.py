@@ -1,13 +1,14 @@
 """Domain tools run through MCP (meta.tool.execute, each step of meta.pipeline.execute) as
 the calling key: the REST dispatch checks scopes, validates, resolves aliases and audits.
 Each call counts against the key's limits together with the JMESPath expressions it
-evaluates (admit), before anything of it is evaluated or run."""
+evaluates (serve), before anything of it is evaluated or run."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
-from chalicelib import account, dispatch
+from chalicelib import dispatch
 from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
 from chalicelib.errors import Invalid, NotFound
@@ -32,16 +33,18 @@ def check(ctx: CallContext, op: Operation, arguments: Any, *, stand_in: StandIn)
     dispatch.check(op, ctx, arguments, stand_in=stand_in)
 
 
-def admit(ctx: CallContext, op: Operation, *, evaluations: int) -> None:
-    """Count the call, and the JMESPath expressions evaluated with it, against the key's
-    limits (429 when they are spent): before the expressions are evaluated."""
-    account.admit_tool(ctx, op.name, evaluations=evaluations)
+def serve(ctx: CallContext, op: Operation, arguments: Callable[[], Any], *, evaluations: int) -> dict[str, Any]:
+    """One domain tool as the key, through the faces' one way (dispatch.serve): the call, and the
+    JMESPath expressions evaluated with it, count against the key's limits first (429 when they
+    are spent), and only then are `arguments()` computed (a pipeline step's `$expr`s) and the
+    tool run; its result as plain JSON."""
 
+    def an_object() -> dict[str, Any]:
+        computed = arguments()
+        _an_object(computed)
+        return computed  # type: ignore[no-any-return]
 
-def run(ctx: CallContext, op: Operation, arguments: Any) -> dict[str, Any]:
-    """One admitted domain tool, as the key; its result as plain JSON."""
-    _an_object(arguments)
-    return transform.as_json(dispatch.run(op, ctx, arguments))  # type: ignore[no-any-return]
+    return transform.as_json(dispatch.serve(op, ctx, an_object, weight=1 + evaluations))  # type: ignore[no-any-return]
 
 
 def _an_object(arguments: Any) -> None:

@@ -193,8 +193,7 @@ def _execute(ctx: CallContext, args: dict[str, Any]) -> Any:
     expression = args.get("_transform")
     if expression is not None:  # refused before the tool runs: a command would have changed data
         transform.check(expression, "_transform")
-    domain_tools.admit(ctx, op, evaluations=int(expression is not None))
-    result = domain_tools.run(ctx, op, args.get("arguments") or {})
+    result = domain_tools.serve(ctx, op, lambda: args.get("arguments") or {}, evaluations=int(expression is not None))
     return transform.apply(expression, result, transform.Budget()) if expression is not None else result
 
 

@@ -148,8 +148,12 @@ def run(ctx: CallContext, steps: list[dict[str, Any]], budget: transform.Budget)
             check_expressions(expressions[index], named, where)
             if "transform" in step:
                 transform.check(step["transform"], f"steps[{index}].transform")
-            domain_tools.admit(ctx, op, evaluations=len(expressions[index]) + ("transform" in step))
-            result = domain_tools.run(ctx, op, substitute(arguments, named, budget, where))
+            result = domain_tools.serve(
+                ctx,
+                op,
+                lambda: substitute(arguments, named, budget, where),  # noqa: B023 - called at once, in this step
+                evaluations=len(expressions[index]) + ("transform" in step),
+            )
             if "transform" in step:
                 result = transform.apply(step["transform"], result, budget, where=f"steps[{index}].transform")
             if "as" in step:

@@ -4,14 +4,17 @@ it, the answer passed back as the SDK wrote it."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 from urllib.parse import urlencode
 
 from chalice import Chalice, Response  # type: ignore[attr-defined]
 
-from chalicelib import config, http, paths, throttle
-from chalicelib.context import CallContext
+from chalicelib import config, dispatch, http, paths
 from chalicelib.errors import MethodNotAllowed, PayloadTooLarge
+from chalicelib.request_scope import IncomingRequest, RequestScope
+
+if TYPE_CHECKING:  # the SDK loads on the first MCP request (cold start)
+    from chalicelib.mcp.bridge import Answer
 
 PATH = paths.MCP
 
@@ -28,7 +31,7 @@ def register(app: Chalice) -> None:
     def mcp() -> Response:  # type: ignore[no-untyped-def]
         request = app.current_request
         assert request is not None
-        return http.answer(request, "mcp", lambda request_id, caller: _handle(request, request_id, caller))
+        return http.answer(request, "mcp", lambda scope: _handle(request, scope))
 
 
 def register_oauth(app: Chalice) -> None:
@@ -42,7 +45,7 @@ def register_oauth(app: Chalice) -> None:
         def view(path: str = path) -> Response:
             request = app.current_request
             assert request is not None
-            return http.answer(request, "oauth", lambda request_id, _caller: _oauth(request, request_id, path))
+            return http.answer(request, "oauth", lambda scope: _oauth(request, scope, path))
 
         name = "oauth" + path.replace("/", "_").replace(".", "_").replace("-", "_")
         app.route(
@@ -53,26 +56,21 @@ def register_oauth(app: Chalice) -> None:
         )(view)
 
 
-def _oauth(request: Any, request_id: str, path: str) -> Response:
+def _oauth(request: IncomingRequest, scope: RequestScope, path: str) -> Response:
     from chalicelib.mcp.bridge import bridge  # cold start: as for the MCP endpoint
 
     if path == "/register" and request.method == "POST":
-        throttle.take_anonymous(http.source_ip_of(request), "oauth.register")
+        dispatch.admit_anonymous("oauth.register", scope.source_ip)
     event = request.to_original_event()
     pairs = [(k, v) for k, values in (event.get("multiValueQueryStringParameters") or {}).items() for v in values]
     headers = {k.lower(): v for k, v in request.headers.items()}
     answer = bridge().handle(
-        request.method, headers, request.raw_body or b"", None, http.source_ip_of(request), path, urlencode(pairs)
+        request.method, headers, http.body_bytes(request), None, scope.source_ip, path, urlencode(pairs)
     )
-    out: dict[str, str | list[str]] = {
-        k: v for k, v in answer.headers.items() if k.lower() not in ("content-type", "content-length")
-    }
-    out["Content-Type"] = answer.headers.get("content-type", http.JSON)
-    out["X-Request-Id"] = request_id
-    return Response(body=answer.body.decode("utf-8"), status_code=int(answer.status), headers=out)
+    return _as_response(answer, scope)
 
 
-def _handle(request: Any, request_id: str, caller: list[CallContext]) -> Response:
+def _handle(request: IncomingRequest, scope: RequestScope) -> Response:
     from chalicelib.mcp.bridge import bridge  # cold start: the MCP SDK (~750 ms) loads on the first MCP request
 
     method = request.method
@@ -82,19 +80,25 @@ def _handle(request: Any, request_id: str, caller: list[CallContext]) -> Respons
             headers={"Allow": "POST"},
         )
     headers = {k.lower(): v for k, v in request.headers.items()}
-    ctx = http.identify(request, request_id, "mcp", caller, channel="mcp")  # a 401 names the metadata (http.py)
-    raw = request.raw_body or b""
+    ctx = http.identify(request, scope, channel="mcp")  # a 401 names the metadata (http.py)
+    dispatch.admit(ctx, "mcp")  # the request; each domain tool it runs is admitted again (domain_tools.serve)
+    raw = http.body_bytes(request)
     if len(raw) > config.MAX_BODY_BYTES:
         raise PayloadTooLarge(
             f"The body has {len(raw)} bytes; the MCP endpoint accepts at most {config.MAX_BODY_BYTES}."
         )
     headers.pop("authorization", None)  # the SDK needs no secret
-    answer = bridge().handle(method, headers, raw, ctx, http.source_ip_of(request))
-    # Chalice writes Content-Type and Content-Length itself: passing the SDK's lowercase copies
-    # as well would send both (a client then reads "application/json, application/json").
-    headers = {
+    answer = bridge().handle(method, headers, raw, ctx, scope.source_ip)
+    return _as_response(answer, scope)
+
+
+def _as_response(answer: Answer, scope: RequestScope) -> Response:
+    """The SDK's answer as it wrote it. Chalice writes Content-Type and Content-Length itself:
+    passing the SDK's lowercase copies as well would send both (a client then reads
+    "application/json, application/json")."""
+    headers: dict[str, str | list[str]] = {
         name: value for name, value in answer.headers.items() if name.lower() not in ("content-type", "content-length")
     }
     headers["Content-Type"] = answer.headers.get("content-type", http.JSON)
-    headers["X-Request-Id"] = request_id
+    headers["X-Request-Id"] = scope.request_id
     return Response(body=answer.body.decode("utf-8"), status_code=int(answer.status), headers=headers)

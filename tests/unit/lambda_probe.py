@@ -77,17 +77,19 @@ def main() -> None:
     from chalicelib import http
     from chalicelib.context import CallContext
     from chalicelib.log import logger
+    from chalicelib.request_scope import RequestScope
 
     app = app_module.app
     http.requests_log.record = lambda *args, **kwargs: None  # type: ignore[assignment] # no table here
 
-    def known_caller(request_id: str, caller: list[CallContext]) -> Response:
-        caller.append(CallContext(tenant_id="ten_probe", key_id="key_1", agent_name="probe-agent", scopes=frozenset()))
+    def known_caller(scope: RequestScope) -> Response:
+        scope.caller = CallContext(tenant_id="ten_probe", key_id="key_1", agent_name="probe-agent", scopes=frozenset())
         logger.append_keys(tenant="ten_probe", agent="probe-agent")
         return Response(body="{}", status_code=200)
 
     @app.route("/probe", name="probe")
     def probe() -> Response:
+        assert app.current_request is not None
         return http.answer(app.current_request, "mcp", known_caller)
 
     @app.schedule("rate(1 hour)", name="probe_schedule")

@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from chalicelib import account, auth, dispatch, registry
+from chalicelib import auth, dispatch, registry
 from chalicelib import error_codes as codes
 from chalicelib.console.operations import messages
 from chalicelib.console.pages.connect_config import addresses, placeholder, snippets
@@ -47,8 +47,7 @@ def test_key(request: Request) -> Answer:
         )
     try:
         ctx = replace(auth.authenticate(f"Bearer {secret}", source_ip=request.source_ip), channel="rest")
-        account.admit(ctx, "info")
-        found = dispatch.run(registry.REGISTRY["info"], ctx, {})
+        found = dispatch.serve(registry.REGISTRY["info"], ctx, dict)
     except ApiError as error:
         refused = REFUSED.get(error.code)
         reasons = [translate(request.lang, refused)] if refused else messages(request, error)
