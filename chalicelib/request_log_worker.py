@@ -15,6 +15,9 @@ import io
 import json
 from typing import Any
 
+from aws_lambda_powertools.utilities.data_classes import CloudWatchLogsEvent
+from aws_lambda_powertools.utilities.data_classes.cloud_watch_logs_event import CloudWatchLogsDecodedData
+
 from chalicelib.log import logger
 from chalicelib.store import requests
 
@@ -24,16 +27,17 @@ MAX_BATCH_BYTES = 4 * 1024 * 1024
 
 
 def lines_of(event: dict[str, Any]) -> list[str]:
-    """The log lines of a subscription event (none for a control message)."""
-    packed = base64.b64decode(event["awslogs"]["data"])
+    """The log lines of a subscription event (none for a control message). Read through Powertools'
+    data classes, but unpacked here: its `decompress_logs_data` has no bound on what a gzip holds."""
+    packed = base64.b64decode(CloudWatchLogsEvent(event).raw_logs_data)
     with gzip.GzipFile(fileobj=io.BytesIO(packed)) as unpacked:
         raw = unpacked.read(MAX_BATCH_BYTES + 1)
     if len(raw) > MAX_BATCH_BYTES:
         raise ValueError(f"a log batch over {MAX_BATCH_BYTES} bytes unpacked")
-    batch = json.loads(raw)
-    if batch.get("messageType") != "DATA_MESSAGE":
+    batch = CloudWatchLogsDecodedData(json.loads(raw))
+    if batch.message_type != "DATA_MESSAGE":
         return []
-    return [str(log_event["message"]) for log_event in batch.get("logEvents", [])]
+    return [str(log_event.message) for log_event in batch.log_events]
 
 
 def handle_event(event: dict[str, Any]) -> dict[str, int]:

@@ -11,10 +11,13 @@ apart by their keys)."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from chalicelib import clock, ids, jsontext
 from chalicelib.store import audit_records
+
+if TYPE_CHECKING:  # the stream handler loads Powertools' data classes with its first batch (events/stream.py)
+    from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
 
 REDACTED = "[redacted]"
 # lookupPk is derived from a key's secret (its hash): kept out of the audit trail like the secret.
@@ -59,15 +62,6 @@ class Change:
         return not (self.aliases_only or self.account)
 
 
-def _deserialise(image: dict[str, Any] | None) -> dict[str, Any] | None:
-    if not image:
-        return None
-    from boto3.dynamodb.types import TypeDeserializer  # cold start: boto3 (~15 ms) loads on the first stream record
-
-    plain = TypeDeserializer()
-    return {name: plain.deserialize(value) for name, value in image.items()}
-
-
 def state(item: dict[str, Any] | None, entity_type: str = "") -> dict[str, Any] | None:
     """What the audit keeps of an item: its fields (secrets redacted, people's addresses left
     out) and lifecycle meta."""
@@ -91,24 +85,25 @@ def audit_id(at: str, sequence: str) -> str:
     return f"aud_{ids.ulid_from(millis, int(digits) % (1 << 80))}"
 
 
-def removed_by_ttl(record: dict[str, Any]) -> bool:
+def removed_by_ttl(record: DynamoDBRecord) -> bool:
     """DynamoDB's TTL removed the item (an OAuth grant's access key a week after its expiry): no
     change anyone made. AWS marks such a stream record with the service as its user identity."""
-    identity = record.get("userIdentity") or {}
+    identity = record.user_identity
     return identity.get("type") == "Service" and identity.get("principalId") == "dynamodb.amazonaws.com"
 
 
-def from_record(record: dict[str, Any]) -> Change | None:
-    if removed_by_ttl(record):
+def from_record(record: DynamoDBRecord) -> Change | None:
+    """The change a stream record holds (Powertools' record: its images as Python values, numbers
+    as Decimal), or None for bookkeeping, a TTL removal or a write that changed nothing."""
+    stream = record.dynamodb
+    if stream is None or removed_by_ttl(record):
         return None
-    stream = record.get("dynamodb") or {}
-    keys = _deserialise(stream.get("Keys")) or {}
-    new, old = _deserialise(stream.get("NewImage")), _deserialise(stream.get("OldImage"))
+    new, old = stream.new_image or None, stream.old_image or None
     current = new or old or {}
-    entity_type = audit_records.audited_type(str(keys.get("SK", "")), str(current.get("type")))
+    entity_type = audit_records.audited_type(str(stream.keys.get("SK", "")), str(current.get("type")))
     if entity_type is None or not current.get("tenantId"):
         return None
-    action = _action(record.get("eventName", ""), old, new)
+    action = _action(record.get("eventName") or "", old, new)
     if action is None:
         return None
     at = (new or {}).get("updatedAt") or (old or {}).get("updatedAt") or clock.now_iso()
@@ -125,7 +120,7 @@ def from_record(record: dict[str, Any]) -> Change | None:
         entity_id=str(current.get("id")),
         action=action,
         at=str(at),
-        audit_id=audit_id(str(at), str(stream.get("SequenceNumber", "0"))),
+        audit_id=audit_id(str(at), stream.sequence_number or "0"),
         changed_by=jsontext.plain((new or old or {}).get("changedBy") or {}),
         before=before,
         after=after,

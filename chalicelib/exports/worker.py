@@ -12,11 +12,14 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from aws_lambda_powertools.utilities.data_classes import SQSEvent
+
 from chalicelib import clock
 from chalicelib.context import CallContext
 from chalicelib.errors import NotFound
 from chalicelib.exports import archive, lines, sink
 from chalicelib.exports import keys as files_of
+from chalicelib.exports.queue import ExportJob
 from chalicelib.log import logger
 from chalicelib.store import exports as store
 from chalicelib.store import keys
@@ -25,15 +28,15 @@ from chalicelib.store import keys
 def handle_event(event: dict[str, Any]) -> dict[str, Any]:
     """An SQS event as Lambda delivers it. An export that fails is settled as failed (asking
     again makes a new one); only a worker that dies (its timeout) sees the message again."""
-    for record in event.get("Records") or []:
+    for record in SQSEvent(event).records:
         try:
-            body = json.loads(record["body"])
-            export = store.get(str(body["tenantId"]), str(body["exportId"]))
+            job = ExportJob.from_body(record.body)
         except (ValueError, KeyError, TypeError):
-            logger.exception("unreadable export message", extra={"messageId": record.get("messageId")})
+            logger.exception("unreadable export message", extra={"messageId": record.message_id})
             continue
+        export = store.get(job.tenant_id, job.export_id)
         if export is None:
-            logger.warning("export message names no export", extra={"messageId": record.get("messageId")})
+            logger.warning("export message names no export", extra={"messageId": record.message_id})
             continue
         run(export)
     return {"batchItemFailures": []}

@@ -12,14 +12,16 @@ tenant is never touched. Logged: the message id, the tenant, the action and a fa
 
 from __future__ import annotations
 
-import json
 from typing import Any
+
+from aws_lambda_powertools.utilities.data_classes import SQSEvent, SQSRecord
 
 from chalicelib.entities import ENTITY_TYPES
 from chalicelib.errors import NotFound
 from chalicelib.log import logger
 from chalicelib.registry import REGISTRY
 from chalicelib.sandbox import lifecycle
+from chalicelib.sandbox.jobs import SandboxJob
 from chalicelib.store import keys
 
 JOBS = (lifecycle.PLANT, lifecycle.RESET)
@@ -44,31 +46,29 @@ def handle_event(event: dict[str, Any]) -> dict[str, Any]:
     """An SQS event as Lambda delivers it (one job a batch in Lambda; any number here)."""
     require_registry()
     failures: list[dict[str, str]] = []
-    for record in event.get("Records") or []:
-        message_id = str(record.get("messageId"))
-        if not run(record, message_id):
-            failures.append({"itemIdentifier": message_id})
+    for record in SQSEvent(event).records:
+        if not run(record):
+            failures.append({"itemIdentifier": record.message_id})
     return {"batchItemFailures": failures}
 
 
-def run(record: dict[str, Any], message_id: str) -> bool:
+def run(record: SQSRecord) -> bool:
     """One job; False when it is to come back (it raised, or its message cannot be read)."""
     try:
-        body = json.loads(record["body"])
-        tenant_id, action, stamp = str(body["tenantId"]), str(body["action"]), dict(body["stamp"])
-        if action not in JOBS:
-            raise ValueError(f"unknown sandbox job {action!r}")
+        job = SandboxJob.from_body(record.body)
+        if job.action not in JOBS:
+            raise ValueError(f"unknown sandbox job {job.action!r}")
     except (ValueError, KeyError, TypeError):
-        logger.exception("unreadable sandbox job", extra={"messageId": message_id})
+        logger.exception("unreadable sandbox job", extra={"messageId": record.message_id})
         return False  # its dead-letter queue keeps it for someone to look at
-    facts = {"messageId": message_id, "tenantId": tenant_id, "action": action}
+    facts = {"messageId": record.message_id, "tenantId": job.tenant_id, "action": job.action}
     try:
-        keys.sandbox_seed(tenant_id)
+        keys.sandbox_seed(job.tenant_id)
     except NotFound:
         logger.warning("sandbox job names no sandbox", extra=facts)
         return True
     try:
-        counts = lifecycle.run_job(tenant_id, action, stamp)
+        counts = lifecycle.run_job(job.tenant_id, job.action, job.stamp)
     except Exception as failed:  # noqa: BLE001 - run_job set the sandbox failed; SQS retries the job
         logger.error("sandbox job failed", extra={**facts, "error": type(failed).__name__}, exc_info=True)
         return False

@@ -302,7 +302,12 @@ def test_the_change_stream_invokes_the_function_only_for_what_it_handles() -> No
     """The event source's filter passes entity, tenant and integration-connection writes only,
     the records from_record reads; anything else (request logs, rate counters, delivery state)
     it would drop anyway."""
-    from chalicelib.events.changes import from_record
+    from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
+
+    from chalicelib.events import changes
+
+    def from_record(record: dict[str, Any]) -> changes.Change | None:  # as the stream handler reads it
+        return changes.from_record(DynamoDBRecord(record))
 
     source = TEMPLATE["Resources"]["OnTableChange"]["Properties"]["Events"]["OnTableChangeDynamodbEventSource"][
         "Properties"

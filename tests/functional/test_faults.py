@@ -357,10 +357,12 @@ def _stream_records(tenant: Tenant, entity_id: str, count: int) -> list[dict[str
 
 
 def _ids_of(records: list[dict[str, Any]]) -> tuple[list[str], list[str]]:
+    from aws_lambda_powertools.utilities.data_classes.dynamo_db_stream_event import DynamoDBRecord
+
     from chalicelib.events import deliveries
     from chalicelib.events.changes import from_record
 
-    changes = [from_record(r) for r in records]
+    changes = [from_record(DynamoDBRecord(r)) for r in records]
     audit_ids = [c.audit_id for c in changes if c is not None]
     return audit_ids, [deliveries.event_id(c) for c in changes if c is not None]
 

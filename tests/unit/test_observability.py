@@ -164,9 +164,7 @@ def test_answer_counts_each_request_under_its_registered_name(
     metrics_on: None, capsys: pytest.CaptureFixture[str]
 ) -> None:
     http.answer(_request(), "mcp", lambda scope: Response(body="{}", status_code=200))
-    http.answer(
-        _request(), "invented.name.4711", lambda scope: (_ for _ in ()).throw(NotFound("no such query"))
-    )
+    http.answer(_request(), "invented.name.4711", lambda scope: (_ for _ in ()).throw(NotFound("no such query")))
     http.answer(_request(), "mcp", lambda scope: 1 / 0)
     ok, unknown, crashed = emf_lines(capsys)
     assert ok["operation"] == "mcp" and value(ok, "Requests") == 1
