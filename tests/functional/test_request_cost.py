@@ -30,9 +30,12 @@ WITHIN = 1.0  # seconds per request (the issue's bound)
 # (contracts.upsert, 1 MB of items) and passed 1.0 s under make test's load. A quadratic check of the
 # same megabyte would take many seconds still.
 WITHIN_ITEMS_ALONE = 2.0
-ATTEMPTS = (
-    3  # a request over the bound is sent again, twice at most: on 2 busy cores one can wait behind another worker
-)
+ATTEMPTS = 3  # a request over the bound is sent again, twice at most: a busy moment is no cost
+# A request's cost is the CPU time this process spends while it runs (the service answers in this
+# process: tests/client.py), its pool threads' included: what the request costs whatever the other
+# test workers do to the wall clock (on two cores shared by four to six workers, 0.45 s of work
+# took over 2 s of wall time).
+cpu_seconds = time.process_time
 QUERY_STRING_BYTES = 6000  # what a URL carries through API Gateway and proxies comfortably
 FILLS = {
     "email-like": lambda n: ("a@" + "." * max(n - 3, 0) + "@")[:n],
@@ -117,9 +120,9 @@ def test_every_operation_answers_worst_case_arguments_within_a_second(api: Api, 
         while len(timings) < ATTEMPTS and (
             not timings or timings[-1] >= within
         ):  # the request's cost, not a busy moment
-            started = time.perf_counter()
+            started = cpu_seconds()
             answer = send(api, tenant, op, args)
-            timings.append(time.perf_counter() - started)
+            timings.append(cpu_seconds() - started)
             assert answer.status < 500, (label, answer.status, answer.raw[:300])
         slowest = max(slowest, (min(timings), label, answer.status))
     assert slowest[0] < within, f"{name}: {slowest[1]} took {slowest[0]:.2f} s (answered {slowest[2]})"
@@ -130,9 +133,9 @@ def _fastest_within(send_once: Any) -> Answer:
     request's cost, not a busy moment on two shared cores); fails when none did."""
     timings: list[float] = []
     while len(timings) < ATTEMPTS:
-        started = time.perf_counter()
+        started = cpu_seconds()
         answer: Answer = send_once()
-        timings.append(time.perf_counter() - started)
+        timings.append(cpu_seconds() - started)
         if timings[-1] < WITHIN:
             return answer
     raise AssertionError(f"every attempt took {WITHIN} s or more: {[round(s, 2) for s in timings]}")
