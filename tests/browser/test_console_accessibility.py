@@ -8,6 +8,7 @@ from __future__ import annotations
 import re
 import uuid
 
+import pytest
 from playwright.sync_api import Page
 
 from chalicelib.console import web
@@ -56,6 +57,7 @@ def page_paths(values: dict[str, str]) -> list[str]:
     return paths
 
 
+@pytest.mark.slow
 def test_every_console_page_passes_axe(page_for: PageFor, api: Api) -> None:
     page = page_for("de-DE")
     values = _world(api, page)

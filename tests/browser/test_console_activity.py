@@ -41,6 +41,7 @@ def _filter(page: Page, **values: str) -> None:
     page.wait_for_load_state()
 
 
+@pytest.mark.slow
 def test_the_owner_undoes_what_an_agent_did_in_a_time_range(page: Page, api: Api) -> None:
     tenant = signed_in_owner(page, api)
     made = [tenant.contact(firstName="Kundin", lastName=f"Alt {i:02d}") for i in range(CONTACTS)]

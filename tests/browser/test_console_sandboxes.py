@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.sync_api import Dialog, Page, expect
 
 from chalicelib import config
@@ -34,6 +35,7 @@ def _wait_until_ready(page: Page, name: str) -> None:
     assert _state(page, name) == "ready"
 
 
+@pytest.mark.slow
 def test_an_owner_creates_opens_resets_and_deletes_a_sandbox(page: Page, api: Api) -> None:
     tenant = signed_in_owner(page, api, company="Muster Hausverwaltung GmbH")
     page.goto(api.base + "/console/sandboxes")

@@ -116,6 +116,7 @@ def test_the_portal_in_english(page: Page, api: Api, receiver: Receiver) -> None
     _walk(page, api, receiver, "en")
 
 
+@pytest.mark.slow
 @pytest.mark.locale("de-DE")
 def test_the_portal_in_german(page: Page, api: Api, receiver: Receiver) -> None:
     _walk(page, api, receiver, "de")

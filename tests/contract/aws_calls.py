@@ -179,7 +179,8 @@ OPENSEARCH: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
 # receives them: "api" (the registry of operations and routes: only the API function
 # dispatches them), "root" (the Lambda handlers themselves), "none" (nothing runs what it is
 # given: typing.overload's stubs), "field" (kept in an object under the keyword's name and
-# called where reached code reads that attribute), "all" (any function may call them). A receiving call not named here fails the test: decide and add it.
+# called where reached code reads that attribute), "all" (any function may call them). A
+# receiving call not named here fails the test: decide and add it.
 DISPATCH = {
     "Operation": "api",  # registry.Operation(handler=...)
     "operation": "api",  # @registry.operation(...)

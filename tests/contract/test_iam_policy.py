@@ -183,6 +183,7 @@ def test_the_functions_are_the_ones_app_py_declares() -> None:
     assert {f for f, k in kinds.items() if k in ("stream", "queue", "logs")} == set(policies.EVENT_SOURCES)
 
 
+@pytest.mark.slow
 def test_every_aws_call_is_understood() -> None:
     prog = program()
     assert prog.unmapped() == [], (

@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from chalicelib.local.demo import DEMO_EMAIL
 from chalicelib.sandbox import lifecycle
 from chalicelib.sandbox.demo import TOTALS, demo_lines
@@ -20,6 +22,7 @@ PLANTED_WITHIN_S = 120  # the small demo company takes seconds; this machine run
 SIZE = "small"
 
 
+@pytest.mark.slow
 def test_make_demo_opens_on_the_demo_company(tmp_path: Path) -> None:
     from chalicelib.local.stack import free_port
 

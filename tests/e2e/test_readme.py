@@ -11,6 +11,8 @@ import socket
 import subprocess
 from pathlib import Path
 
+import pytest
+
 from tests import serve_process
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,6 +52,7 @@ def test_the_readme_is_a_page_that_links_into_the_docs() -> None:
     assert not [path for path in handwritten if not (ROOT / path).exists()]
 
 
+@pytest.mark.slow
 def test_the_readmes_examples_run_as_written_on_another_port_and_state_folder(tmp_path: Path) -> None:
     from chalicelib.local.stack import free_port
 

@@ -7,12 +7,15 @@ import base64
 import urllib.request
 from pathlib import Path
 
+import pytest
+
 from tests import serve_process
 from tests.client import Api
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
+@pytest.mark.slow
 def test_serve_prints_signup_and_keeps_data_across_restart(tmp_path: Path) -> None:
     from chalicelib.local.stack import free_port
 

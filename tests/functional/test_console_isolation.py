@@ -16,6 +16,8 @@ import uuid
 from collections import Counter
 from typing import Any
 
+import pytest
+
 from chalicelib.console import web
 from chalicelib.console.app import load_pages
 from chalicelib.console.pages import data as data_pages
@@ -93,6 +95,7 @@ def _team(tenant: Tenant) -> list[dict[str, Any]]:
     return sorted((members.wire(item) for item in members.of_tenant(tenant.id)), key=lambda m: m["id"])
 
 
+@pytest.mark.slow
 def test_no_console_route_reaches_another_tenants_data(
     stack: Any, api: Api, tenant: Tenant, other_tenant: Tenant
 ) -> None:

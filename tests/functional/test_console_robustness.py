@@ -9,6 +9,8 @@ import re
 import urllib.parse
 from pathlib import Path
 
+import pytest
+
 from chalicelib.console import web
 from chalicelib.console.app import load_pages
 from tests.client import Tenant
@@ -35,6 +37,7 @@ def _known_values() -> set[str]:
     return found
 
 
+@pytest.mark.slow
 def test_no_console_page_fails_on_junk_in_its_address(tenant: Tenant) -> None:
     owner = owner_of(tenant)
     contact = tenant.contact(lastName="Robust")
@@ -72,6 +75,7 @@ def _form_names() -> set[str]:
     return found - {"csrf"}
 
 
+@pytest.mark.slow
 def test_no_console_form_fails_on_junk(tenant: Tenant) -> None:
     """Every form a signed-in owner can post, with junk in every field any page reads: a page
     with a message (or a redirect), never a 500. Sign-out routes are left for last."""

@@ -12,6 +12,8 @@ import time
 import urllib.request
 from typing import Any
 
+import pytest
+
 from tests.client import Tenant
 from tests.eventually import eventually
 from tests.uploads import (
@@ -138,6 +140,7 @@ def test_bad_metadata_or_a_missing_location_writes_nothing(tenant: Tenant) -> No
 # --- bulk ------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_batch_of_200_presigned_uploads_is_registered_and_listed_by_location(tenant: Tenant) -> None:
     building(tenant)
     unit = tenant.ok("units.create", {"unit": {"objectId": "haus", "number": "1.02", "type": "apartment"}})["unit"]

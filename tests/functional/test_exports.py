@@ -156,6 +156,7 @@ def test_one_export_of_a_tenant_runs_at_a_time(tenant: Tenant, api: Api, stack: 
     assert other.command("exports.create", {}).status == 200, "another tenant's export is its own"
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(600)
 def test_a_tenant_with_every_entity_type_is_reproduced_by_its_export_in_a_new_tenant(
     tenant: Tenant, api: Api, tmp_path: Path

@@ -267,6 +267,7 @@ def test_operation(fuzz: Fuzz, name: str) -> None:
     run()
 
 
+@pytest.mark.slow
 @pytest.mark.skipif(SCENARIOS == 0, reason="PM_FUZZ_STATEFUL=0")
 def test_stateful(fuzz: Fuzz) -> None:
     machine = fuzz.schema.as_state_machine()

@@ -718,6 +718,7 @@ def bystander(api: Api, stack: Any) -> Iterator[Bystander]:
         ("list", "audit.list", 0),
     ],
 )
+@pytest.mark.slow
 def test_a_tenant_never_reveals_or_changes_another_tenants_data(
     api: Api, stack: Any, bystander: Bystander, b_steps: list[tuple[Any, ...]], a_steps: list[tuple[Any, ...]]
 ) -> None:
@@ -845,6 +846,7 @@ def b_cannot_reach_through_mcp(bystander: Bystander, a: Actor) -> None:
     assert mcp.ok("meta.tools.search", {"query": "contact", "limit": 10}) == bystander.tools
 
 
+@pytest.mark.slow
 def test_every_reference_argument_refuses_the_other_tenants_ids(api: Api, stack: Any, bystander: Bystander) -> None:
     """Not drawn but walked: every attack of ATTACKS once by id and once by alias (where the
     argument takes one), and B's Idempotency-Key replayed by A; B's view is the same afterwards."""
@@ -899,6 +901,7 @@ def test_every_reference_argument_refuses_the_other_tenants_ids(api: Api, stack:
         (0, ("list", "contacts", 0)),
     ]
 )
+@pytest.mark.slow
 def test_integrations_of_one_tenant_share_entities_but_never_aliases(
     api: Api, stack: Any, steps: list[tuple[int, tuple[Any, ...]]]
 ) -> None:

@@ -7,6 +7,8 @@ import json
 import uuid
 from typing import Any
 
+import pytest
+
 from tests.client import Tenant
 from tests.eventually import eventually
 from tests.receiver import Receiver
@@ -251,6 +253,7 @@ SHOWS = {
 }
 
 
+@pytest.mark.slow
 def test_every_entity_of_b_answers_404_through_rest_and_mcp_and_as_through_both(api: Any, tenant: Tenant) -> None:
     from tests.mcp_client import McpSession, error_text
 
@@ -421,6 +424,7 @@ def test_a_world_of_every_type_in_b_is_invisible_to_a_key_limited_to_a(tenant: T
 REFUSED = {"validation_failed", "invalid_request", "outside_key_objects", "not_found"}
 
 
+@pytest.mark.slow
 def test_no_command_of_a_key_limited_to_a_creates_or_changes_anything_in_b(tenant: Tenant) -> None:
     """Every command of the registry, its example pointed at the world in B (by alias, then by id):
     refused (403) or not found (404), never done."""

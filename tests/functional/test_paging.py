@@ -54,6 +54,7 @@ def _pages(tenant: Tenant, limit: int) -> list[str]:
     return seen
 
 
+@pytest.mark.slow
 def test_total_is_exact_across_pages_of_more_than_the_largest_page(tenant: Tenant) -> None:
     created = _fill(tenant, TOTAL)
     assert _pages(tenant, 1000) == created  # creation order, every contact once: a full page, then the rest
@@ -86,6 +87,7 @@ def test_merged_contacts_leave_lists_and_totals(tenant: Tenant) -> None:
     assert [x["id"] for x in page["contacts"]] == [a["id"], c["id"]]
 
 
+@pytest.mark.slow
 def test_a_list_without_paging_arguments_says_when_more_than_1000_follow(tenant: Tenant) -> None:
     """`objects` takes no paging in the interface: past 1,000 it answers the first 1,000 and
     `pagination.nextOffset`, never a silent cut."""

@@ -57,6 +57,7 @@ def _first(api: Api, key: str, name: str, plural: str, offset: int = 0) -> dict[
     return dict(api.query(name, {"limit": 1, "offset": offset}, key=key).body[plural][0])
 
 
+@pytest.mark.slow
 def test_a_demo_sandbox_from_creation_through_reset_to_deletion(
     api: Api, tenant: Tenant, monkeypatch: pytest.MonkeyPatch
 ) -> None:
