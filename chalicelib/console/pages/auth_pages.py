@@ -4,7 +4,7 @@ is kept anywhere (docs/guides/console.md)."""
 
 from __future__ import annotations
 
-from chalicelib import addresses, config, mail, throttle
+from chalicelib import addresses, config, dispatch, mail, throttle
 from chalicelib import error_codes as codes
 from chalicelib.console import auth
 from chalicelib.console.operations import messages, run_anonymous
@@ -101,7 +101,7 @@ def signin(request: Request) -> Answer:
     if not is_email(email):
         return render(request, "signin.html", 400, email=email, errors=[translate(request.lang, "signin.failed")])
     try:
-        throttle.take_anonymous(request.source_ip, "console.signin")
+        dispatch.admit_anonymous("console.signin", request.source_ip)
         throttle.take_for_address(email, "signin", request.source_ip)
     except ApiError as error:
         return render(request, "signin.html", error.status, email=email, errors=messages(request, error))
@@ -115,7 +115,7 @@ def signin(request: Request) -> Answer:
 def signin_code(request: Request) -> Answer:
     email, code = request.arg("email"), request.arg("code")
     try:
-        throttle.take_anonymous(request.source_ip, "console.signin.code")
+        dispatch.admit_anonymous("console.signin.code", request.source_ip)
     except ApiError as error:
         return render(
             request,
