@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import replace
-from typing import Any, TypeVar, overload
+from typing import Any, TypeVar
 
 from chalicelib import account
 from chalicelib.auth import authorise
@@ -28,11 +28,6 @@ def anonymous(source_ip: str | None) -> CallContext:
     return replace(ANONYMOUS, source_ip=source_ip)
 
 
-@overload
-def serve(op: Operation, ctx: CallContext, arguments: Arguments, *, weight: int = 1) -> dict[str, Any]: ...
-
-
-@overload
 def serve(
     op: Operation,
     ctx: CallContext,
@@ -40,27 +35,17 @@ def serve(
     execute: Callable[[Operation, CallContext, dict[str, Any]], T],
     *,
     weight: int = 1,
-) -> T: ...
-
-
-def serve(
-    op: Operation,
-    ctx: CallContext,
-    arguments: Arguments,
-    execute: Callable[[Operation, CallContext, dict[str, Any]], Any] | None = None,
-    *,
-    weight: int = 1,
-) -> Any:
+) -> T:
     """The one way a face runs an operation for a caller. Admission comes first, before the
     arguments are read: `arguments()` parses a REST body or evaluates a pipeline step's
     expressions only once the call has counted (`weight`: the call with the JMESPath
-    expressions it evaluates). `execute` (default: `run`'s result) is how the face wraps the
-    run: REST answers JSON, or runs it under its Idempotency-Key."""
+    expressions it evaluates). `execute` runs the admitted call: `run` itself, or the face's
+    wrapping of it (REST answers JSON, or runs it under its Idempotency-Key)."""
     if op.authenticated:
         admit(ctx, op.name, weight=weight)
     elif op.kind == "command":  # the sign-up's steps
         admit_anonymous(op.name, ctx.source_ip)
-    return (execute or run)(op, ctx, arguments())
+    return execute(op, ctx, arguments())
 
 
 def admit(ctx: CallContext, name: str, *, weight: int = 1) -> None:

@@ -16,7 +16,7 @@ from chalicelib.errors import ApiError
 
 def run(request: Request, name: str, args: dict[str, Any] | None = None) -> dict[str, Any]:
     assert request.ctx is not None, "operations run for a signed-in person"
-    return dispatch.serve(registry.REGISTRY[name], request.ctx, lambda: args or {})
+    return dispatch.serve(registry.REGISTRY[name], request.ctx, lambda: args or {}, dispatch.run)
 
 
 def messages(request: Request, error: ApiError) -> list[str]:
@@ -35,4 +35,4 @@ def messages(request: Request, error: ApiError) -> list[str]:
 
 def run_anonymous(request: Request, name: str, args: dict[str, Any]) -> dict[str, Any]:
     """Sign-up's steps, as the REST face runs them: limited per source address first."""
-    return dispatch.serve(registry.REGISTRY[name], dispatch.anonymous(request.source_ip), lambda: args)
+    return dispatch.serve(registry.REGISTRY[name], dispatch.anonymous(request.source_ip), lambda: args, dispatch.run)

@@ -44,7 +44,7 @@ def serve(ctx: CallContext, op: Operation, arguments: Callable[[], Any], *, eval
         _an_object(computed)
         return computed  # type: ignore[no-any-return]
 
-    return transform.as_json(dispatch.serve(op, ctx, an_object, weight=1 + evaluations))  # type: ignore[no-any-return]
+    return transform.as_json(dispatch.serve(op, ctx, an_object, dispatch.run, weight=1 + evaluations))  # type: ignore[no-any-return]
 
 
 def _an_object(arguments: Any) -> None:

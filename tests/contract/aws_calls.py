@@ -177,10 +177,9 @@ OPENSEARCH: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
 
 # Where functions that are passed on (not called) at import time end up, by the call that
 # receives them: "api" (the registry of operations and routes: only the API function
-# dispatches them), "root" (the Lambda handlers themselves), "none" (nothing runs what it is
-# given: typing.overload's stubs), "field" (kept in an object under the keyword's name and
-# called where reached code reads that attribute), "all" (any function may call them). A
-# receiving call not named here fails the test: decide and add it.
+# dispatches them), "root" (the Lambda handlers themselves), "field" (kept in an object under
+# the keyword's name and called where reached code reads that attribute), "all" (any function
+# may call them). A receiving call not named here fails the test: decide and add it.
 DISPATCH = {
     "Operation": "api",  # registry.Operation(handler=...)
     "operation": "api",  # @registry.operation(...)
@@ -209,7 +208,6 @@ DISPATCH = {
     "functools.cache": "all",
     "cache": "all",  # `from functools import cache`
     "field": "all",
-    "overload": "none",  # typing.overload: a typed signature's stubs (dispatch.serve); whoever calls it reaches it
     "evictions.on_key_changed": "all",  # store/evictions.py: auth's and account's cache evictions,
     "evictions.on_tenant_changed": "all",  # run by whichever function changes a key or tenant
     "logging.setLogRecordFactory": "all",  # log.py: the redacting record factory, run by every log call

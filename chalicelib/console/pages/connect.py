@@ -47,7 +47,7 @@ def test_key(request: Request) -> Answer:
         )
     try:
         ctx = replace(auth.authenticate(f"Bearer {secret}", source_ip=request.source_ip), channel="rest")
-        found = dispatch.serve(registry.REGISTRY["info"], ctx, dict)
+        found = dispatch.serve(registry.REGISTRY["info"], ctx, dict, dispatch.run)
     except ApiError as error:
         refused = REFUSED.get(error.code)
         reasons = [translate(request.lang, refused)] if refused else messages(request, error)
