@@ -7,7 +7,10 @@ Only the transport changes: the request botocore signed is handed to the same ap
 moto's server runs (chalicelib/local/stack.py), with the same URL, headers and body, and its
 answer is parsed by botocore as any other. What lives outside the process (a browser or curl
 uploading to a presigned URL, `pmctl --local`, the tests' HTTP clients) still reaches the
-same moto through its server on the port: both serve the same in-memory backends."""
+same moto through its server on the port: both serve the same in-memory backends.
+
+DynamoDB's calls go further still: they skip the HTTP exchange altogether and reach moto's
+handler from botocore's `before-call` (chalicelib/local/moto_direct.py)."""
 
 from __future__ import annotations
 
@@ -17,9 +20,12 @@ from urllib.parse import urlsplit
 
 from botocore.awsrequest import AWSPreparedRequest, AWSResponse
 from botocore.handlers import BUILTIN_HANDLERS
+from botocore.model import OperationModel
 from moto.core.botocore_stubber import MockRawResponse
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
 from werkzeug.test import EnvironBuilder, run_wsgi_app
+
+from chalicelib.local import moto_direct
 
 _lock = threading.Lock()
 _endpoint: str | None = None
@@ -34,13 +40,15 @@ def install(endpoint: str) -> None:
         _endpoint = endpoint.rstrip("/")
         if _application is None:
             _application = DomainDispatcherApplication(create_backend_app)
-        if ("before-send", _send) not in BUILTIN_HANDLERS:
-            BUILTIN_HANDLERS.append(("before-send", _send))
+        for event, handler in _HANDLERS:
+            if (event, handler) not in BUILTIN_HANDLERS:
+                BUILTIN_HANDLERS.append((event, handler))
     import boto3  # cold start: boto3 loads with the local stack
 
     if boto3.DEFAULT_SESSION is not None:
-        boto3.DEFAULT_SESSION.events.unregister("before-send", _send)
-        boto3.DEFAULT_SESSION.events.register("before-send", _send)
+        for event, handler in _HANDLERS:
+            boto3.DEFAULT_SESSION.events.unregister(event, handler)
+            boto3.DEFAULT_SESSION.events.register(event, handler)
 
 
 def uninstall(endpoint: str) -> None:
@@ -49,6 +57,15 @@ def uninstall(endpoint: str) -> None:
     with _lock:
         if _endpoint == endpoint.rstrip("/"):
             _endpoint = None
+
+
+def _call(
+    model: OperationModel, params: dict[str, Any], context: dict[str, Any], **_: Any
+) -> tuple[AWSResponse, dict[str, Any]] | None:
+    endpoint = _endpoint
+    if endpoint is None or not params["url"].startswith(endpoint + "/"):
+        return None  # not ours: signed and sent, over HTTP or by _send
+    return moto_direct.answer(params["url"], model, params, context["client_region"])
 
 
 def _send(request: AWSPreparedRequest, **_: Any) -> AWSResponse | None:
@@ -78,3 +95,6 @@ def _send(request: AWSPreparedRequest, **_: Any) -> AWSResponse | None:
         if close is not None:
             close()
     return AWSResponse(request.url, int(status.split(" ", 1)[0]), dict(headers), MockRawResponse(content))
+
+
+_HANDLERS = (("before-call.dynamodb", _call), ("before-send", _send))
