@@ -9,8 +9,8 @@ answer is parsed by botocore as any other. What lives outside the process (a bro
 uploading to a presigned URL, `pmctl --local`, the tests' HTTP clients) still reaches the
 same moto through its server on the port: both serve the same in-memory backends.
 
-DynamoDB's calls go further still: they skip the HTTP exchange altogether and reach moto's
-handler from botocore's `before-call` (chalicelib/local/moto_direct.py)."""
+The calls to DynamoDB, its stream and SQS go further still: they skip the HTTP exchange
+altogether and reach moto's handler from botocore's `before-call` (chalicelib/local/moto_direct.py)."""
 
 from __future__ import annotations
 
@@ -97,4 +97,9 @@ def _send(request: AWSPreparedRequest, **_: Any) -> AWSResponse | None:
     return AWSResponse(request.url, int(status.split(" ", 1)[0]), dict(headers), MockRawResponse(content))
 
 
-_HANDLERS = (("before-call.dynamodb", _call), ("before-send", _send))
+_HANDLERS = (
+    ("before-call.dynamodb", _call),
+    ("before-call.dynamodb-streams", _call),
+    ("before-call.sqs", _call),
+    ("before-send", _send),
+)
