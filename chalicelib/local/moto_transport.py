@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from botocore.awsrequest import AWSPreparedRequest, AWSResponse
-from botocore.handlers import BUILTIN_HANDLERS
+from botocore.handlers import BUILTIN_HANDLERS, REGISTER_LAST
 from botocore.model import OperationModel
 from moto.core.botocore_stubber import MockRawResponse
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
@@ -40,15 +40,15 @@ def install(endpoint: str) -> None:
         _endpoint = endpoint.rstrip("/")
         if _application is None:
             _application = DomainDispatcherApplication(create_backend_app)
-        for event, handler in _HANDLERS:
-            if (event, handler) not in BUILTIN_HANDLERS:
-                BUILTIN_HANDLERS.append((event, handler))
+        for spec in _HANDLERS:
+            if spec not in BUILTIN_HANDLERS:
+                BUILTIN_HANDLERS.append(spec)
     import boto3  # cold start: boto3 loads with the local stack
 
     if boto3.DEFAULT_SESSION is not None:
-        for event, handler in _HANDLERS:
+        for event, handler, _last in _HANDLERS:
             boto3.DEFAULT_SESSION.events.unregister(event, handler)
-            boto3.DEFAULT_SESSION.events.register(event, handler)
+            boto3.DEFAULT_SESSION.events.register_last(event, handler)
 
 
 def uninstall(endpoint: str) -> None:
@@ -97,9 +97,11 @@ def _send(request: AWSPreparedRequest, **_: Any) -> AWSResponse | None:
     return AWSResponse(request.url, int(status.split(" ", 1)[0]), dict(headers), MockRawResponse(content))
 
 
+# Registered last, so a handler a client registers itself still comes first (the tests' fault
+# injector answers `before-call` with the error it injects).
 _HANDLERS = (
-    ("before-call.dynamodb", _call),
-    ("before-call.dynamodb-streams", _call),
-    ("before-call.sqs", _call),
-    ("before-send", _send),
+    ("before-call.dynamodb", _call, REGISTER_LAST),
+    ("before-call.dynamodb-streams", _call, REGISTER_LAST),
+    ("before-call.sqs", _call, REGISTER_LAST),
+    ("before-send", _send, REGISTER_LAST),
 )
