@@ -57,7 +57,10 @@ docs: $(STAMP)
 # Unit tests use moto's mock, whose backends are global to a process: they run in a pytest run
 # of their own, beside the run of the functional and contract tests; their report is printed
 # after the other's. The functional run has four workers on two cores: its workers wait on
-# receivers, queues and the stream much of the time. Six were tried (27 November): alone 13:18
+# receivers, queues and the stream much of the time. `--maxschedchunk 2` hands tests out two at a
+# time as workers finish: xdist's default sends each worker a first run of a quarter of its share
+# in collection order, so the tests marked slow, which go first, all went to one worker, which
+# ran them one after the other for five minutes while the other three had finished (28 November). Six were tried (27 November): alone 13:18
 # against 14:40, but with the unit tests beside them the same 14:45, and more load on the
 # timed tests. The tests marked `quiet` measure a delay that one tenant's traffic
 # must not cause another (2 s), or run on a 2-s clock, which two busy cores shared by six runs can
@@ -65,7 +68,7 @@ docs: $(STAMP)
 UNIT_LOG := $(VENV)/unit-tests.log
 test: $(STAMP) $(CHROMIUM)
 	@$(BIN)/python -m pytest -q tests/unit > $(UNIT_LOG) 2>&1 & unit=$$!; \
-	$(BIN)/python -m pytest -n 4 -q -m "not quiet" tests --ignore=tests/unit --ignore=tests/lambda_check; others=$$?; \
+	$(BIN)/python -m pytest -n 4 --maxschedchunk 2 -q -m "not quiet" tests --ignore=tests/unit --ignore=tests/lambda_check; others=$$?; \
 	wait $$unit; units=$$?; echo "--- unit tests (tests/unit), run beside the above:"; cat $(UNIT_LOG); \
 	echo "--- the delay measurements (marked quiet), run alone:"; \
 	$(BIN)/python -m pytest -q -m quiet tests --ignore=tests/unit --ignore=tests/lambda_check; quiet=$$?; \

@@ -42,9 +42,10 @@ from tests.receiver import Receiver  # noqa: E402
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The tests marked slow (half a minute to two each) first, the rest in their order: xdist hands
-    the first tests out one by one to each worker in turn, so the long ones start at once, on
-    different workers, instead of one of them starting last and running on alone at the end."""
+    """The tests marked slow (half a minute to two each) first, the rest in their order: with `make
+    test`'s `--maxschedchunk 2` xdist hands them out two at a time to whichever worker is free, so
+    the long ones start at once, on different workers, instead of one of them starting last and
+    running on alone at the end."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 

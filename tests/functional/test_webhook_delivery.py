@@ -78,8 +78,14 @@ def test_410_disables_the_webhook_and_says_why(tenant: Tenant, receiver: Receive
     tenant.contact(lastName="Weg")
     shown = eventually(lambda: _disabled(tenant, hook), timeout=15, message="the webhook to be disabled")
     assert shown["enabled"] is False and "410" in shown["disabledReason"]
-    log = tenant.get("webhooks.deliveries.list", {"webhook": hook["id"], "limit": 10, "offset": 0})["deliveries"]
-    assert log[0]["status"] == "failed" and log[0]["lastStatusCode"] == 410
+
+    def settled() -> dict[str, Any]:
+        # the worker disables the webhook first, then settles the delivery: a moment apart
+        log = tenant.get("webhooks.deliveries.list", {"webhook": hook["id"], "limit": 10, "offset": 0})["deliveries"]
+        assert log[0]["status"] == "failed", log[0]["status"]
+        return dict(log[0])
+
+    assert eventually(settled, timeout=5, message="the delivery to be settled as failed")["lastStatusCode"] == 410
 
 
 def test_delivery_log_and_manual_retry(tenant: Tenant, receiver: Receiver) -> None:
