@@ -40,13 +40,13 @@ def install(endpoint: str) -> None:
         _endpoint = endpoint.rstrip("/")
         if _application is None:
             _application = DomainDispatcherApplication(create_backend_app)
-        for spec in _HANDLERS:
-            if spec not in BUILTIN_HANDLERS:
-                BUILTIN_HANDLERS.append(spec)
+        for event, handler in _HANDLERS:
+            if (event, handler, REGISTER_LAST) not in BUILTIN_HANDLERS:
+                BUILTIN_HANDLERS.append((event, handler, REGISTER_LAST))
     import boto3  # cold start: boto3 loads with the local stack
 
     if boto3.DEFAULT_SESSION is not None:
-        for event, handler, _last in _HANDLERS:
+        for event, handler in _HANDLERS:
             boto3.DEFAULT_SESSION.events.unregister(event, handler)
             boto3.DEFAULT_SESSION.events.register_last(event, handler)
 
@@ -100,8 +100,8 @@ def _send(request: AWSPreparedRequest, **_: Any) -> AWSResponse | None:
 # Registered last, so a handler a client registers itself still comes first (the tests' fault
 # injector answers `before-call` with the error it injects).
 _HANDLERS = (
-    ("before-call.dynamodb", _call, REGISTER_LAST),
-    ("before-call.dynamodb-streams", _call, REGISTER_LAST),
-    ("before-call.sqs", _call, REGISTER_LAST),
-    ("before-send", _send, REGISTER_LAST),
+    ("before-call.dynamodb", _call),
+    ("before-call.dynamodb-streams", _call),
+    ("before-call.sqs", _call),
+    ("before-send", _send),
 )
