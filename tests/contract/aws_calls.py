@@ -305,6 +305,7 @@ class Program:
         self.assigned: dict[tuple[str, str], ast.expr] = {}
         self.dynamic_imports: list[str] = []
         self.library_names: dict[str, str] = {}  # AWS library name used -> first file:line
+        self._own_walks: dict[str, list[ast.AST]] = {}  # unit id -> its own nodes (_walk_own)
         for module, path in self.files.items():
             self._load(module, path)
         self.models = {
@@ -559,9 +560,13 @@ class Program:
                 has_return = True  # the client, or the cache entry holding it (not a result built from it)
         return ("client", made) if made and has_return else None
 
-    def _walk_own(self, unit: Unit) -> Iterator[ast.AST]:
-        for stmt in unit.body:
-            yield from self._own_nodes(stmt)
+    def _walk_own(self, unit: Unit) -> list[ast.AST]:
+        """The nodes of a unit's own body, listed once: the type inference walks every method of
+        a class for each attribute it looks up (three quarters of the analysis's 8 s, walked anew)."""
+        walked = self._own_walks.get(unit.id)
+        if walked is None:
+            walked = self._own_walks[unit.id] = [node for stmt in unit.body for node in self._own_nodes(stmt)]
+        return walked
 
     def _annotation_type(self, unit: Unit, annotation: Any) -> tuple[Any, ...] | None:
         if annotation is None:
@@ -725,7 +730,7 @@ class Program:
                 for n in stmt.decorator_list
             ]
         else:
-            nodes = list(self._walk_own(unit))
+            nodes = self._walk_own(unit)
         receivers: dict[int, tuple[str | None, str | None]] = {}
         callee_of: set[int] = set()
         for node in nodes:
