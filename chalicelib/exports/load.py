@@ -79,22 +79,24 @@ def run(
 ) -> Outcome:
     outcome = Outcome()
     batch: list[dict[str, Any]] = []
+    size = 0  # the batch's items as the call carries them: each line's data as JSON and its alias
     for line in lines:
-        if batch and (line["upsert"] != batch[0]["upsert"] or _full(batch, line)):
+        item_size = 0 if line["upsert"] is None else len(json.dumps(line["data"])) + len(line["alias"])
+        if batch and (
+            line["upsert"] != batch[0]["upsert"]
+            or len(batch) >= config.MAX_UPSERT_ITEMS
+            or size + item_size > MAX_BODY_BYTES
+        ):
             _send(api, batch, outcome, progress)
-            batch = []
+            batch, size = [], 0
         if line["upsert"] is None:
             _upload(api, line, files, outcome)
         else:
             batch.append(line)
+            size += item_size
     if batch:
         _send(api, batch, outcome, progress)
     return outcome
-
-
-def _full(batch: list[dict[str, Any]], line: dict[str, Any]) -> bool:
-    size = sum(len(json.dumps(b["data"])) + len(b["alias"]) for b in batch) + len(json.dumps(line["data"]))
-    return len(batch) >= config.MAX_UPSERT_ITEMS or size > MAX_BODY_BYTES
 
 
 def _send(api: Caller, batch: list[dict[str, Any]], outcome: Outcome, progress: Callable[[str], None]) -> None:
