@@ -20,10 +20,14 @@ $(BIN)/python:
 # process (each test worker, every `make serve` and pmctl a test starts) compiled moto, botocore
 # and the app again from source, 4.5 s each before the first test ran.
 unexport PYTHONDONTWRITEBYTECODE
+# uv installs (it does not compile either): the same versions as pip resolves (pip freeze
+# compared), in 8 s instead of pip's 42 s, a sixth of a fresh clone's `make test` target of 4 min.
+# pip stays in the venv, the newest below 26.3: chalice 1.34 packages through it and needs < 26.3.
+UV := $(BIN)/uv pip install --quiet --python $(BIN)/python
 $(STAMP): requirements.txt requirements-mcp.txt requirements-dev.txt pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet --upgrade "pip<26.3"  # chalice 1.34 packages through pip and needs < 26.3
-	$(BIN)/python -m pip install --quiet --no-compile -r requirements-dev.txt
-	$(BIN)/python -m pip install --quiet --no-compile --no-deps -e .
+	$(BIN)/python -m pip install --quiet uv==0.13.9
+	$(UV) --upgrade-package pip "pip<26.3" -r requirements-dev.txt
+	$(UV) --no-deps -e .
 	touch $(STAMP)
 
 install: $(STAMP)
