@@ -28,12 +28,13 @@ import json
 import string
 import threading
 import time
+from collections import deque
 from typing import Any
 
 import moto.core.responses as moto_responses
 from moto.core.responses import ActionResult
 from moto.core.utils import unix_time, unix_time_millis
-from moto.dynamodb.comparisons import OpDefault, get_filter_expression
+from moto.dynamodb.comparisons import ConditionExpressionParser, OpDefault, get_filter_expression
 from moto.dynamodb.exceptions import (
     ItemSizeTooLarge,
     MultipleTransactionsException,
@@ -45,6 +46,7 @@ from moto.dynamodb.models import DynamoDBBackend
 from moto.dynamodb.models.dynamo_type import DynamoType, Item, LimitedSizeDict
 from moto.dynamodb.models.table import RESULT_SIZE_LIMIT, Table
 from moto.dynamodb.models.utilities import bytesize
+from moto.dynamodb.parsing.expressions import UpdateExpressionParser  # type: ignore[attr-defined]
 from moto.dynamodb.responses import DynamoHandler, DynamoResult
 from moto.moto_api._internal.moto_random import MotoRandom
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication
@@ -174,6 +176,7 @@ def apply() -> None:
     _patch_bucket_listing()
     _patch_request_overhead()
     _patch_item_size()
+    _patch_expression_parses()
     _applied = True
 
 
@@ -226,6 +229,34 @@ def _value_size(self: Any) -> int:
     if isinstance(value, bool):
         return 1
     return bytesize(value)
+
+
+# Expressions whose parse is kept (more distinct texts than a process sends: pynamodb writes names
+# and values as placeholders, `SET #0 = :0, #1 = :1`).
+PARSES_KEPT = 1024
+
+
+def _patch_expression_parses() -> None:
+    """An update expression, and the tokens of a condition, parsed once per text: a process
+    sends the same few dozen texts over and over, and moto parsed each anew on every call
+    (UpdateItem's twice: handler and backend), a twentieth of a functional test's CPU. The
+    update's tree is only read (for the placeholders it names) or deep-copied by the validator
+    before any value is bound to it; a condition's tokens are tuples whose empty `children`
+    nothing fills, handed out in a deque of their own since the parser pops them."""
+    UpdateExpressionParser.make = staticmethod(functools.lru_cache(maxsize=PARSES_KEPT)(UpdateExpressionParser.make))
+    lex = ConditionExpressionParser._lex_condition_expression
+    lexed: dict[str, tuple[Any, ...]] = {}
+
+    def lex_once(self: ConditionExpressionParser) -> Any:
+        text = self.condition_expression or ""  # parse() lexes only a text
+        tokens = lexed.get(text)
+        if tokens is None:
+            tokens = tuple(lex(self))
+            if len(lexed) < PARSES_KEPT:
+                lexed[text] = tokens
+        return deque(tokens)
+
+    ConditionExpressionParser._lex_condition_expression = lex_once  # type: ignore[method-assign]
 
 
 def _patch_request_overhead() -> None:
