@@ -33,15 +33,19 @@ $(STAMP): requirements.txt requirements-mcp.txt requirements-dev.txt pyproject.t
 install: $(STAMP)
 
 # The browser tests (tests/browser) drive Debian's Chromium through Playwright (whose own browser
-# download cannot be fetched here). The target is the binary itself: apt runs only when it is
-# missing, `apt-get update` only when the install fails on missing or stale package lists. Only
-# `make test` needs it, not `make serve`.
+# download cannot be fetched here): its headless shell, the build Playwright runs headless by
+# default (a quarter less CPU than the full browser), and the full browser for the one test the
+# shell cannot take (tests/browser/conftest.py). The targets are the binaries themselves (one
+# rule makes both): apt runs only when one is missing, `apt-get update` only when the install
+# fails on missing or stale package lists. Only `make test` needs them, not `make serve`.
 CHROMIUM := /usr/bin/chromium
+HEADLESS_SHELL := /usr/bin/chromium-headless-shell
+BROWSER_PACKAGES := chromium chromium-headless-shell
 APT_GET = $(if $(filter 0,$(shell id -u)),,sudo) env DEBIAN_FRONTEND=noninteractive apt-get
-$(CHROMIUM):
-	$(APT_GET) install -y --no-install-recommends chromium \
-	  || { $(APT_GET) update && $(APT_GET) install -y --no-install-recommends chromium; }
-	test -x $(CHROMIUM)
+$(CHROMIUM) $(HEADLESS_SHELL) &:
+	$(APT_GET) install -y --no-install-recommends $(BROWSER_PACKAGES) \
+	  || { $(APT_GET) update && $(APT_GET) install -y --no-install-recommends $(BROWSER_PACKAGES); }
+	test -x $(CHROMIUM) -a -x $(HEADLESS_SHELL)
 
 serve: $(STAMP)
 	PM_PORT=$(PM_PORT) $(BIN)/python -m chalicelib.local.serve
@@ -72,7 +76,7 @@ docs: $(STAMP)
 UNIT_LOG := $(VENV)/unit-tests.log
 # Only the files that hold tests marked quiet are collected for their run (the whole tree took 10 s).
 QUIET_FILES := $(shell grep -rl --include='*.py' 'mark\.quiet' tests)
-test: $(STAMP) $(CHROMIUM)
+test: $(STAMP) $(CHROMIUM) $(HEADLESS_SHELL)
 	@$(BIN)/python -m pytest -q tests/unit > $(UNIT_LOG) 2>&1 & unit=$$!; \
 	$(BIN)/python -m pytest -n 4 --maxschedchunk 2 -q -m "not quiet" tests --ignore=tests/unit --ignore=tests/lambda_check; others=$$?; \
 	wait $$unit; units=$$?; echo "--- unit tests (tests/unit), run beside the above:"; cat $(UNIT_LOG); \

@@ -1,7 +1,9 @@
 """Browser tests: Playwright's sync API drives Debian's Chromium (`make test` installs it with apt
 when /usr/bin/chromium is missing; Playwright's own browser download cannot be fetched here).
 
-Fixtures: `browser` (one headless Chromium per test process), `page` (a new context per test,
+Fixtures: `browser` (one Chromium headless shell per test process: Debian's package of the build
+Playwright itself runs headless by default, a quarter less CPU than the full browser run headless;
+a test marked `full_chromium` gets the full browser instead), `page` (a new context per test,
 locale "en-US" unless a `@pytest.mark.locale("de-DE")` marker or an indirect parameter says
 otherwise, viewport 1280x900) and `page_for(locale)`, a factory for tests that need more pages or
 locales. The service runs at `api.base` (tests/conftest.py). Helpers: `check_accessibility(page)`
@@ -30,11 +32,12 @@ from playwright.sync_api import Browser, Page, Playwright, sync_playwright
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = "/usr/bin/chromium"
+HEADLESS_SHELL = "/usr/bin/chromium-headless-shell"
 SCREENSHOTS = ROOT / "docs" / "screenshots"
 FAILURES = ROOT / ".venv" / "browser-failures"
 DEFAULT_LOCALE = "en-US"
 VIEWPORT = {"width": 1280, "height": 900}
-BROWSER_FIXTURES = {"playwright", "browser", "page", "page_for"}
+BROWSER_FIXTURES = {"playwright", "browser", "full_browser", "page", "page_for"}
 
 PageFor = Callable[..., Page]
 _REPORTS = pytest.StashKey[dict[str, pytest.TestReport]]()
@@ -42,6 +45,9 @@ _REPORTS = pytest.StashKey[dict[str, pytest.TestReport]]()
 
 def pytest_configure(config: pytest.Config) -> None:
     config.addinivalue_line("markers", 'locale(tag): the `page` fixture\'s locale, e.g. "de-DE" (default en-US)')
+    config.addinivalue_line(
+        "markers", "full_chromium: the pages of this test open in the full Chromium, not in its headless shell"
+    )
 
 
 class _LoopMark:
@@ -86,10 +92,14 @@ def pytest_runtest_makereport(
     return report
 
 
+def _launch(playwright: Playwright, executable: str, package: str) -> Browser:
+    if not os.access(executable, os.X_OK):
+        pytest.fail(f"{executable} is missing: `make test` installs it (apt-get install {package})", pytrace=False)
+    return playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"], headless=True)
+
+
 @pytest.fixture(scope="session")
 def playwright() -> Iterator[Playwright]:
-    if not os.access(CHROMIUM, os.X_OK):
-        pytest.fail(f"{CHROMIUM} is missing: `make test` installs it (apt-get install chromium)", pytrace=False)
     manager = sync_playwright().start()
     _loop_mark.loop = asyncio._get_running_loop()
     yield manager
@@ -100,15 +110,27 @@ def playwright() -> Iterator[Playwright]:
 
 @pytest.fixture(scope="session")
 def browser(playwright: Playwright) -> Iterator[Browser]:
-    browser = playwright.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"], headless=True)
+    browser = _launch(playwright, HEADLESS_SHELL, "chromium-headless-shell")
+    yield browser
+    _loop_mark.restore()
+    browser.close()
+
+
+@pytest.fixture(scope="session")
+def full_browser(playwright: Playwright) -> Iterator[Browser]:
+    """The full Chromium, headless: in the shell, the OAuth test's consent redirect to the agent
+    host's callback (a route of the page) ends on an error page instead of reaching the route."""
+    browser = _launch(playwright, CHROMIUM, "chromium")
     yield browser
     _loop_mark.restore()
     browser.close()
 
 
 @pytest.fixture()
-def page_for(browser: Browser, request: pytest.FixtureRequest) -> Iterator[PageFor]:
+def page_for(request: pytest.FixtureRequest) -> Iterator[PageFor]:
     """`page_for(locale="en-US", base_url=None)`: a page in a context of its own."""
+    full = request.node.get_closest_marker("full_chromium") is not None
+    browser: Browser = request.getfixturevalue("full_browser" if full else "browser")
     pages: list[Page] = []
 
     def new_page(locale: str = DEFAULT_LOCALE, base_url: str | None = None) -> Page:

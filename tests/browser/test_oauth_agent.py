@@ -87,6 +87,7 @@ def _host(url: str, to_browser: queue.Queue[str], from_browser: queue.Queue[Auth
 
 
 @pytest.mark.timeout(180)
+@pytest.mark.full_chromium
 def test_the_sdk_oauth_client_connects_through_consent_in_the_browser(
     page: Page, api: Api, monkeypatch: pytest.MonkeyPatch
 ) -> None:
