@@ -42,6 +42,7 @@ os.environ.setdefault("PM_DEMO_SIZE", "small")
 # thousands of items of small objects each), which every older-generation pass walks, and the
 # default (700, 10, 10) passes very often. Three functional files: CPU 0.87-0.93x; peak memory the same.
 gc.set_threshold(20_000, 20, 100)
+
 from tests.client import Api, Tenant  # noqa: E402
 from tests.receiver import Receiver  # noqa: E402
 

@@ -1,5 +1,5 @@
-"""Browser tests: Playwright's sync API drives Debian's Chromium (`make test` installs it with apt
-when /usr/bin/chromium is missing; Playwright's own browser download cannot be fetched here).
+"""Browser tests: Playwright's sync API drives Debian's Chromium (`make test` installs it and its
+headless shell with apt when either is missing; Playwright's own browser download cannot be fetched here).
 
 Fixtures: `browser` (one Chromium headless shell per test process: Debian's package of the build
 Playwright itself runs headless by default, a quarter less CPU than the full browser run headless;
