@@ -68,9 +68,9 @@ docs: $(STAMP)
 # receivers, queues and the stream much of the time. `--maxschedchunk 2` hands tests out two at a
 # time as workers finish: xdist's default sends each worker a first run of a quarter of its share
 # in collection order, so the tests marked slow, which go first, all went to one worker, which
-# ran them one after the other for five minutes while the other three had finished (28 November). Six were tried (27 November): alone 13:18
-# against 14:40, but with the unit tests beside them the same 14:45, and more load on the
-# timed tests. The tests marked `quiet` measure a delay that one tenant's traffic
+# ran them one after the other for five minutes while the other three had finished (28 November).
+# Six workers were tried (27 November): alone 13:18 against 14:40, but with the unit tests beside
+# them the same 14:45, and more load on the timed tests. The tests marked `quiet` measure a delay that one tenant's traffic
 # must not cause another (2 s), or run on a 2-s clock, which two busy cores shared by six runs can
 # exceed on their own: they run last, alone. Any run failing fails the target.
 UNIT_LOG := $(VENV)/unit-tests.log

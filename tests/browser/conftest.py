@@ -92,10 +92,14 @@ def pytest_runtest_makereport(
     return report
 
 
-def _launch(playwright: Playwright, executable: str, package: str) -> Browser:
+def _launched(playwright: Playwright, executable: str, package: str) -> Iterator[Browser]:
+    """A session's browser: launched headless, closed at the session's end."""
     if not os.access(executable, os.X_OK):
         pytest.fail(f"{executable} is missing: `make test` installs it (apt-get install {package})", pytrace=False)
-    return playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"], headless=True)
+    browser = playwright.chromium.launch(executable_path=executable, args=["--no-sandbox"], headless=True)
+    yield browser
+    _loop_mark.restore()
+    browser.close()
 
 
 @pytest.fixture(scope="session")
@@ -110,20 +114,14 @@ def playwright() -> Iterator[Playwright]:
 
 @pytest.fixture(scope="session")
 def browser(playwright: Playwright) -> Iterator[Browser]:
-    browser = _launch(playwright, HEADLESS_SHELL, "chromium-headless-shell")
-    yield browser
-    _loop_mark.restore()
-    browser.close()
+    yield from _launched(playwright, HEADLESS_SHELL, "chromium-headless-shell")
 
 
 @pytest.fixture(scope="session")
 def full_browser(playwright: Playwright) -> Iterator[Browser]:
     """The full Chromium, headless: in the shell, the OAuth test's consent redirect to the agent
     host's callback (a route of the page) ends on an error page instead of reaching the route."""
-    browser = _launch(playwright, CHROMIUM, "chromium")
-    yield browser
-    _loop_mark.restore()
-    browser.close()
+    yield from _launched(playwright, CHROMIUM, "chromium")
 
 
 @pytest.fixture()
