@@ -22,7 +22,15 @@ compares them.
 
 The stream poller's reads and the queue pollers' receives (a third of a test process's CPU
 between them) take the same way. S3, whose requests carry more in their URL and headers
-than in a body, keeps the WSGI transport; so does anything outside this process."""
+than in a body, keeps the WSGI transport; so does anything outside this process.
+
+The parameters skip their JSON too (`call`, in botocore's `_make_api_call` stead): botocore
+validates them as for AWS and runs the same events (`provide-client-params`,
+`before-parameter-build`, `before-call`, `after-call`), but serialises them only if a
+`before-call` handler reads the body (the tests' fault injector does); moto's own request
+parser walks the values instead of the JSON (`_ValueRequestParser`). Serialising, resolving
+the endpoint and moto's parse were a sixth of a write-heavy test's CPU (py-spy, three
+functional files). Under CROSS_CHECK every request is parsed both ways and compared too."""
 
 from __future__ import annotations
 
@@ -32,13 +40,19 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from botocore.awsrequest import AWSResponse
+from botocore.client import BaseClient
 from botocore.endpoint import convert_to_response_dict
+from botocore.exceptions import ParamValidationError
 from botocore.model import OperationModel, Shape
 from botocore.parsers import JSONParser, create_parser
+from botocore.serialize import JSONSerializer as BotocoreJSONSerializer
+from botocore.serialize import create_serializer
+from botocore.validate import ParamValidator
 from moto.core import DEFAULT_ACCOUNT_ID
 from moto.core.botocore_stubber import MockRawResponse
 from moto.core.common_types import TYPE_RESPONSE
 from moto.core.parse import PROTOCOL_PARSERS
+from moto.core.parse import JSONParser as MotoJSONParser
 from moto.core.responses import ActionResult, BaseResponse
 from moto.core.serialize import JSONSerializer, TimestampSerializer
 from moto.core.utils import get_service_model
@@ -128,6 +142,123 @@ def _moto_parser(service: str, operation: str) -> Any:
     return PROTOCOL_PARSERS["json"](operation_model, map_type=HANDLERS[service].PROTOCOL_PARSER_MAP_TYPE)
 
 
+class _ValueRequestParser(MotoJSONParser):  # type: ignore[misc]
+    """Moto's JSON request parser, walking the parameters as botocore holds them before it
+    serialises them: what it makes of them is what it makes of their JSON (the members under
+    their own names, a blob as its bytes, a timestamp through the seconds botocore would send)."""
+
+    _seconds = BotocoreJSONSerializer()
+
+    def parse_values(self, params: dict[str, Any]) -> Any:
+        shape = self.operation_model.input_shape
+        return self.MAP_TYPE() if shape is None else self._parse_shape(shape, params)
+
+    def _parse_structure(self, shape: Shape, value: Any) -> Any:
+        if shape.is_document_type or value is None:
+            return value
+        parsed = self.MAP_TYPE()
+        for name, member in shape.members.items():
+            raw = value.get(name)
+            if raw is not None:
+                parsed[name] = self._parse_shape(member, raw)
+        return parsed
+
+    def _parse_blob(self, shape: Shape, value: Any) -> Any:
+        if isinstance(value, (bytes, bytearray)):
+            return bytes(value)
+        if isinstance(value, str):
+            return value.encode("utf-8")
+        return super()._parse_blob(shape, self._seconds._get_base64(value))
+
+    def _parse_timestamp(self, shape: Shape, value: Any) -> Any:
+        wire_format = shape.serialization.get("timestampFormat") or self._seconds.TIMESTAMP_FORMAT
+        return super()._parse_timestamp(shape, self._seconds._convert_timestamp_to_str(value, wire_format))
+
+
+@functools.cache
+def _value_parser_for(service: str, operation: str) -> _ValueRequestParser:
+    operation_model = get_service_model(service).operation_model(operation)
+    return _ValueRequestParser(operation_model, map_type=HANDLERS[service].PROTOCOL_PARSER_MAP_TYPE)
+
+
+_header_serializer = create_serializer("json", include_validation=False)
+
+
+@functools.cache
+def _json_headers(model: OperationModel) -> dict[str, str]:
+    """The headers botocore's JSON serialiser gives a request of the operation (its target, the
+    content type): they do not depend on the parameters."""
+    return dict(_header_serializer.serialize_to_request({}, model)["headers"])
+
+
+class Unserialised(dict[str, Any]):
+    """The request botocore's `before-call` hands its handlers, made without serialising the
+    parameters (`api_params`): the rest of a request (its body, path and query) is made from them
+    on first read, as botocore would have made it."""
+
+    def __init__(self, client: BaseClient, model: OperationModel, values: dict[str, Any], context: dict[str, Any]):
+        url = client.meta.endpoint_url
+        super().__init__(url=url + "/", method="POST", headers=dict(_json_headers(model)), context=context)
+        self.api_params, self._client, self._model, self._serialised = values, client, model, False
+
+    def _serialise(self) -> None:
+        if not self._serialised:
+            self._serialised = True
+            made = self._client._convert_to_request_dict(
+                self.api_params, self._model, self._client.meta.endpoint_url, self["context"]
+            )
+            made["headers"].update(self["headers"])
+            self.update(made)
+
+    def __missing__(self, key: str) -> Any:
+        self._serialise()
+        if key in self:
+            return self[key]
+        raise KeyError(key)
+
+    def get(self, key: str, default: Any = None) -> Any:  # type: ignore[override]
+        if key not in self:
+            self._serialise()
+        return super().get(key, default)
+
+
+def call(client: BaseClient, operation_name: str, api_params: dict[str, Any]) -> Any:
+    """botocore's `_make_api_call` for a client of our stack's JSON services, its parameters
+    handed on as values (see the module's doc)."""
+    model = client.meta.service_model.operation_model(operation_name)
+    context = {
+        "client_region": client.meta.region_name,
+        "client_config": client.meta.config,
+        "has_streaming_input": model.has_streaming_input,
+        "auth_type": model.resolved_auth_type,
+        "unsigned_payload": model.unsigned_payload,
+        "auth_options": client.meta.service_model.metadata.get("auth"),
+    }
+    api_params = client._emit_api_params(api_params=api_params, operation_model=model, context=context)
+    if client.meta.config.parameter_validation:
+        report = ParamValidator().validate(api_params, model.input_shape)
+        if report.has_errors():
+            raise ParamValidationError(report=report.generate_report())
+    service_id = client.meta.service_model.service_id.hyphenize()
+    request = Unserialised(client, model, api_params, context)
+    _, answered = client.meta.events.emit_until_response(
+        f"before-call.{service_id}.{operation_name}",
+        model=model,
+        params=request,
+        request_signer=client._request_signer,
+        context=context,
+    )
+    assert answered is not None, f"{operation_name}: no before-call handler answered (moto_transport installs one)"
+    http, parsed = answered
+    client.meta.events.emit(
+        f"after-call.{service_id}.{operation_name}", http_response=http, parsed=parsed, model=model, context=context
+    )
+    if http.status_code >= 300:
+        code = context.get("error_code_override") or parsed.get("Error", {}).get("Code")
+        raise client.exceptions.from_code(code)(parsed, operation_name)
+    return parsed
+
+
 def answer(url: str, model: OperationModel, request: dict[str, Any], region: str) -> tuple[AWSResponse, dict[str, Any]]:
     """What botocore's `before-call` wants for a call to our stack: the HTTP answer and its parse."""
     handler = _handler(url, model.service_model.service_name, model.name, request, region)
@@ -179,11 +310,14 @@ def _cross_check(model: OperationModel, handler: _Keeps, parsed: dict[str, Any])
 def _handler(url: str, service: str, operation: str, request: dict[str, Any], region: str) -> _Keeps:
     """Moto's handler set up as its `setup_class` sets it up for a request of this process's
     client (credentials of the stack's default account, the region in the URL's stead)."""
-    body = request["body"]
+    handler = HANDLERS[service]()
+    # a handler that parses its parameters (DynamoDB's, SQS's) reads no body: an unserialised
+    # request's is not made for it
+    unread = isinstance(request, Unserialised) and handler.automated_parameter_parsing
+    body = b"" if unread else request["body"]
     if isinstance(body, str):
         body = body.encode()
     headers = Headers({name: _text(value) for name, value in request["headers"].items()})
-    handler = HANDLERS[service]()
     handler.is_werkzeug_request = False
     handler.uri = url
     handler.path = handler.raw_path = urlsplit(url).path or "/"
@@ -199,10 +333,29 @@ def _handler(url: str, service: str, operation: str, request: dict[str, Any], re
     handler.access_key = "local"
     handler.current_account = DEFAULT_ACCOUNT_ID
     if handler.automated_parameter_parsing:  # the others read their parameters from the body
-        handler.params = _moto_parser(service, operation).parse(
-            {"method": "POST", "values": {}, "headers": headers, "body": body, "url_path": "/", "url_params": {}}
-        )
+        handler.params = _parsed_request(service, operation, request, headers)
     return handler
+
+
+def _parsed_request(service: str, operation: str, request: dict[str, Any], headers: Headers) -> Any:
+    """Moto's parse of the request: of its values when it comes unserialised (`call`), else of its body."""
+    if isinstance(request, Unserialised):
+        parsed = _value_parser_for(service, operation).parse_values(request.api_params)
+        if CROSS_CHECK is None:
+            return parsed
+        wire = _wire_request(service, operation, request["body"], headers)
+        difference = None if wire == parsed else f"from the JSON {wire!r}, from the values {parsed!r}"
+        CROSS_CHECK.append((f"{operation} request", difference))
+        return parsed
+    return _wire_request(service, operation, request["body"], headers)
+
+
+def _wire_request(service: str, operation: str, body: Any, headers: Headers) -> Any:
+    if isinstance(body, str):
+        body = body.encode()
+    return _moto_parser(service, operation).parse(
+        {"method": "POST", "values": {}, "headers": headers, "body": body, "url_path": "/", "url_params": {}}
+    )
 
 
 def _text(value: Any) -> str:

@@ -10,7 +10,8 @@ uploading to a presigned URL, `pmctl --local`, the tests' HTTP clients) still re
 same moto through its server on the port: both serve the same in-memory backends.
 
 The calls to DynamoDB, its stream and SQS go further still: they skip the HTTP exchange
-altogether and reach moto's handler from botocore's `before-call` (chalicelib/local/moto_direct.py)."""
+altogether and reach moto's handler from botocore's `before-call`, their parameters unserialised
+(`_make_api_call`, chalicelib/local/moto_direct.py)."""
 
 from __future__ import annotations
 
@@ -19,6 +20,7 @@ from typing import Any
 from urllib.parse import urlsplit
 
 from botocore.awsrequest import AWSPreparedRequest, AWSResponse
+from botocore.client import BaseClient
 from botocore.handlers import BUILTIN_HANDLERS, REGISTER_LAST
 from botocore.model import OperationModel
 from moto.core.botocore_stubber import MockRawResponse
@@ -43,6 +45,7 @@ def install(endpoint: str) -> None:
         for event, handler in _HANDLERS:
             if (event, handler, REGISTER_LAST) not in BUILTIN_HANDLERS:
                 BUILTIN_HANDLERS.append((event, handler, REGISTER_LAST))
+        BaseClient._make_api_call = _make_api_call  # type: ignore[method-assign]
     import boto3  # cold start: boto3 loads with the local stack
 
     if boto3.DEFAULT_SESSION is not None:
@@ -57,6 +60,22 @@ def uninstall(endpoint: str) -> None:
     with _lock:
         if _endpoint == endpoint.rstrip("/"):
             _endpoint = None
+
+
+_botocore_make_api_call = BaseClient._make_api_call
+
+
+def _make_api_call(client: BaseClient, operation_name: str, api_params: dict[str, Any]) -> Any:
+    """A call of a client of the stack's JSON services goes on with its parameters unserialised
+    (moto_direct.call); any other as botocore makes it."""
+    endpoint = _endpoint
+    if (
+        endpoint is not None
+        and (client.meta.endpoint_url or "").rstrip("/") == endpoint
+        and client.meta.service_model.service_name in moto_direct.HANDLERS
+    ):
+        return moto_direct.call(client, operation_name, api_params)
+    return _botocore_make_api_call(client, operation_name, api_params)
 
 
 def _call(
