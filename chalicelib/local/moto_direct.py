@@ -123,12 +123,33 @@ class _ValueParser(JSONParser):  # type: ignore[misc]
 
     def _handle_structure(self, shape: Shape, value: Any) -> Any:
         if shape.name == "AttributeValue" and isinstance(value, dict) and len(value) == 1:
-            # each value of every item: its one member looked up, instead of all ten tried
-            ((tag, inner),) = value.items()
-            member = shape.members.get(tag)
-            if member is not None:
-                return {} if inner is None else {tag: self._parse_shape(member, inner)}
+            return self._attribute_value(shape, value)
         return super()._handle_structure(shape, value)
+
+    def _attribute_value(self, shape: Shape, value: dict[str, Any]) -> Any:
+        """Each value of every item (a dict of one member): what the parser makes of it, made
+        directly for the kinds that hold only text, flags and more such values, which it would
+        copy as they are; its one member looked up for the others, instead of all ten tried."""
+        ((tag, inner),) = value.items()
+        if tag in _TEXT_OR_FLAG and inner is not None:
+            return {tag: inner}
+        if tag == "M" and type(inner) is dict and all(_one_member(v) for v in inner.values()):
+            return {"M": {key: self._attribute_value(shape, v) for key, v in inner.items()}}
+        if tag == "L" and type(inner) is list and all(_one_member(v) for v in inner):
+            return {"L": [self._attribute_value(shape, v) for v in inner]}
+        member = shape.members.get(tag)
+        if member is None:
+            return super()._handle_structure(shape, value)
+        return {} if inner is None else {tag: self._parse_shape(member, inner)}
+
+
+# The members of an AttributeValue that botocore's parser hands on as they are: text (a string,
+# a number's digits) and flags.
+_TEXT_OR_FLAG = frozenset({"S", "N", "BOOL", "NULL"})
+
+
+def _one_member(value: Any) -> bool:
+    return type(value) is dict and len(value) == 1
 
 
 _botocore_parser = create_parser("json")
