@@ -217,10 +217,10 @@ class Unserialised(dict[str, Any]):
     parameters (`api_params`): the rest of a request (its body, path and query) is made from them
     on first read, as botocore would have made it."""
 
-    def __init__(self, client: BaseClient, model: OperationModel, values: dict[str, Any], context: dict[str, Any]):
+    def __init__(self, client: BaseClient, model: OperationModel, api_params: dict[str, Any], context: dict[str, Any]):
         url = client.meta.endpoint_url
         super().__init__(url=url + "/", method="POST", headers=dict(_json_headers(model)), context=context)
-        self.api_params, self._client, self._model, self._serialised = values, client, model, False
+        self.api_params, self._client, self._model, self._serialised = api_params, client, model, False
 
     def _serialise(self) -> None:
         if not self._serialised:
