@@ -70,9 +70,10 @@ docs: $(STAMP)
 # in collection order, so the tests marked slow, which go first, all went to one worker, which
 # ran them one after the other for five minutes while the other three had finished (28 November).
 # Six workers were tried (27 November): alone 13:18 against 14:40, but with the unit tests beside
-# them the same 14:45, and more load on the timed tests. The tests marked `quiet` measure a delay that one tenant's traffic
-# must not cause another (2 s), or run on a 2-s clock, which two busy cores shared by six runs can
-# exceed on their own: they run last, alone. Any run failing fails the target.
+# them the same 14:45, and more load on the timed tests. The tests marked `quiet` measure a delay
+# that one tenant's traffic must not cause another (2 s), or run on a 2-s clock, which two busy
+# cores shared by six runs can exceed on their own: they run last, alone. Any run failing fails
+# the target.
 UNIT_LOG := $(VENV)/unit-tests.log
 # Only the files that hold tests marked quiet are collected for their run (the whole tree took 10 s).
 QUIET_FILES := $(shell grep -rl --include='*.py' 'mark\.quiet' tests)

@@ -168,7 +168,7 @@ class _ValueRequestParser(MotoJSONParser):  # type: ignore[misc]
     serialises them: what it makes of them is what it makes of their JSON (the members under
     their own names, a blob as its bytes, a timestamp through the seconds botocore would send)."""
 
-    _seconds = BotocoreJSONSerializer()
+    _botocore = BotocoreJSONSerializer()  # its conversions of a blob and a timestamp for the wire
 
     def parse_values(self, params: dict[str, Any]) -> Any:
         shape = self.operation_model.input_shape
@@ -189,11 +189,11 @@ class _ValueRequestParser(MotoJSONParser):  # type: ignore[misc]
             return bytes(value)
         if isinstance(value, str):
             return value.encode("utf-8")
-        return super()._parse_blob(shape, self._seconds._get_base64(value))
+        return super()._parse_blob(shape, self._botocore._get_base64(value))
 
     def _parse_timestamp(self, shape: Shape, value: Any) -> Any:
-        wire_format = shape.serialization.get("timestampFormat") or self._seconds.TIMESTAMP_FORMAT
-        return super()._parse_timestamp(shape, self._seconds._convert_timestamp_to_str(value, wire_format))
+        wire_format = shape.serialization.get("timestampFormat") or self._botocore.TIMESTAMP_FORMAT
+        return super()._parse_timestamp(shape, self._botocore._convert_timestamp_to_str(value, wire_format))
 
 
 @functools.cache
@@ -203,6 +203,7 @@ def _value_parser_for(service: str, operation: str) -> _ValueRequestParser:
 
 
 _header_serializer = create_serializer("json", include_validation=False)
+_validator = ParamValidator()  # holds nothing between calls
 
 
 @functools.cache
@@ -257,7 +258,7 @@ def call(client: BaseClient, operation_name: str, api_params: dict[str, Any]) ->
     }
     api_params = client._emit_api_params(api_params=api_params, operation_model=model, context=context)
     if client.meta.config.parameter_validation:
-        report = ParamValidator().validate(api_params, model.input_shape)
+        report = _validator.validate(api_params, model.input_shape)
         if report.has_errors():
             raise ParamValidationError(report=report.generate_report())
     service_id = client.meta.service_model.service_id.hyphenize()
@@ -335,9 +336,7 @@ def _handler(url: str, service: str, operation: str, request: dict[str, Any], re
     # a handler that parses its parameters (DynamoDB's, SQS's) reads no body: an unserialised
     # request's is not made for it
     unread = isinstance(request, Unserialised) and handler.automated_parameter_parsing
-    body = b"" if unread else request["body"]
-    if isinstance(body, str):
-        body = body.encode()
+    body = b"" if unread else _bytes(request["body"])
     headers = Headers({name: _text(value) for name, value in request["headers"].items()})
     handler.is_werkzeug_request = False
     handler.uri = url
@@ -354,29 +353,30 @@ def _handler(url: str, service: str, operation: str, request: dict[str, Any], re
     handler.access_key = "local"
     handler.current_account = DEFAULT_ACCOUNT_ID
     if handler.automated_parameter_parsing:  # the others read their parameters from the body
-        handler.params = _parsed_request(service, operation, request, headers)
+        handler.params = _parsed_request(service, operation, request, body, headers)
     return handler
 
 
-def _parsed_request(service: str, operation: str, request: dict[str, Any], headers: Headers) -> Any:
+def _parsed_request(service: str, operation: str, request: dict[str, Any], body: bytes, headers: Headers) -> Any:
     """Moto's parse of the request: of its values when it comes unserialised (`call`), else of its body."""
-    if isinstance(request, Unserialised):
-        parsed = _value_parser_for(service, operation).parse_values(request.api_params)
-        if CROSS_CHECK is None:
-            return parsed
-        wire = _wire_request(service, operation, request["body"], headers)
+    if not isinstance(request, Unserialised):
+        return _wire_request(service, operation, body, headers)
+    parsed = _value_parser_for(service, operation).parse_values(request.api_params)
+    if CROSS_CHECK is not None:
+        wire = _wire_request(service, operation, _bytes(request["body"]), headers)
         difference = None if wire == parsed else f"from the JSON {wire!r}, from the values {parsed!r}"
         CROSS_CHECK.append((f"{operation} request", difference))
-        return parsed
-    return _wire_request(service, operation, request["body"], headers)
+    return parsed
 
 
-def _wire_request(service: str, operation: str, body: Any, headers: Headers) -> Any:
-    if isinstance(body, str):
-        body = body.encode()
+def _wire_request(service: str, operation: str, body: bytes, headers: Headers) -> Any:
     return _moto_parser(service, operation).parse(
         {"method": "POST", "values": {}, "headers": headers, "body": body, "url_path": "/", "url_params": {}}
     )
+
+
+def _bytes(value: Any) -> bytes:
+    return value.encode() if isinstance(value, str) else bytes(value)
 
 
 def _text(value: Any) -> str:
