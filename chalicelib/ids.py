@@ -7,15 +7,34 @@ from __future__ import annotations
 
 import os
 import re
+import threading
 import time
 
 _CROCKFORD = "0123456789ABCDEFGHJKMNPQRSTVWXYZ"
 ID_PATTERN = re.compile(r"^([a-z]{2,5})_([0-9A-HJKMNP-TV-Z]{26})$")
 
 
+_RANDOM_SPAN = 1 << 80
+_last = [0, 0]  # the millisecond and the 80-bit remainder of this process's last ULID
+_last_lock = threading.Lock()
+
+
 def ulid() -> str:
-    """48 bits of milliseconds and 80 random bits, Crockford base32 (26 characters)."""
-    return ulid_from(int(time.time() * 1000), int.from_bytes(os.urandom(10), "big"))
+    """48 bits of milliseconds and 80 random bits, Crockford base32 (26 characters).
+
+    Monotonic within a process (the ULID spec's monotonic mode): a second id in the same
+    millisecond (or after the clock stepped back) takes the last one's remainder plus one, so
+    creation order is id order; two entities made in one millisecond sorted at random before,
+    and a list paged by id showed them out of the order they were made in."""
+    millis, rest = int(time.time() * 1000), int.from_bytes(os.urandom(10), "big")
+    with _last_lock:
+        last_millis, last_rest = _last
+        if millis <= last_millis:
+            millis, rest = last_millis, last_rest + 1
+            if rest >= _RANDOM_SPAN:  # 2^80 ids in one millisecond: borrow the next one
+                millis, rest = millis + 1, 0
+        _last[0], _last[1] = millis, rest
+    return ulid_from(millis, rest)
 
 
 def ulid_from(millis: int, rest: int) -> str:

@@ -14,6 +14,21 @@ def test_ids_carry_their_type_and_sort_by_creation() -> None:
     assert [m[:14] for m in made] == sorted(m[:14] for m in made)  # the time part never goes back
 
 
+def test_ids_made_in_one_millisecond_sort_in_the_order_made(monkeypatch: object) -> None:
+    """ULID's monotonic mode: the same millisecond (or a clock that steps back) counts up."""
+    import pytest
+
+    mp = pytest.MonkeyPatch()
+    clock = iter([1_800_000_000.0005] * 200 + [1_799_999_999.0] * 50)
+    mp.setattr(ids.time, "time", lambda: next(clock))
+    try:
+        made = [ids.new_id("con") for _ in range(250)]
+    finally:
+        mp.undo()
+    assert made == sorted(made) and len(set(made)) == 250
+    assert {m[4:14] for m in made} == {made[0][4:14]}  # all in the one millisecond
+
+
 def test_aliases_do_not_look_like_ids() -> None:
     assert ids.looks_like_id(ids.new_id("obj"))
     for alias in ("crm-4711", "con_", "CON_01K00000000000000000000000", "con_01K0000000000000000000000I"):
