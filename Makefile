@@ -9,7 +9,7 @@ PM_PORT ?= 8000
 STAGE ?= dev
 PACKAGE_DIR ?= build/package
 
-.PHONY: serve demo docs test check bench bench-smoke fuzz mutate install clean package lint-template lambda-check deploy
+.PHONY: serve demo docs test test-long test-all check bench bench-smoke fuzz mutate install clean package lint-template lambda-check deploy
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -37,7 +37,7 @@ install: $(STAMP)
 # default (a quarter less CPU than the full browser), and the full browser for the one test the
 # shell cannot take (tests/browser/conftest.py). The targets are the binaries themselves (one
 # rule makes both): apt runs only when one is missing, `apt-get update` only when the install
-# fails on missing or stale package lists. Only `make test` needs them, not `make serve`.
+# fails on missing or stale package lists. Only `make test-long` needs them, not `make serve` or `make test`.
 CHROMIUM := /usr/bin/chromium
 HEADLESS_SHELL := /usr/bin/chromium-headless-shell
 BROWSER_PACKAGES := chromium chromium-headless-shell
@@ -62,28 +62,45 @@ docs: $(STAMP)
 	$(BIN)/python -m docs_gen
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
-# Unit tests use moto's mock, whose backends are global to a process: they run in a pytest run
-# of their own, beside the run of the functional and contract tests; their report is printed
-# after the other's. The functional run has four workers on two cores: its workers wait on
-# receivers, queues and the stream much of the time. `--maxschedchunk 2` hands tests out two at a
-# time as workers finish: xdist's default sends each worker a first run of a quarter of its share
-# in collection order, so the tests marked slow, which go first, all went to one worker, which
-# ran them one after the other for five minutes while the other three had finished (28 November).
-# Six workers were tried (27 November): alone 13:18 against 14:40, but with the unit tests beside
-# them the same 14:45, and more load on the timed tests. The tests marked `quiet` measure a delay
-# that one tenant's traffic must not cause another (2 s), or run on a 2-s clock, which two busy
-# cores shared by six runs can exceed on their own: they run last, alone. Any run failing fails
-# the target.
+# The suite's tiers (tests/tiers.py, docs/getting-started.md "The suite's time"): `make test` is the
+# developer's run, which guards everything cheaply (every test marked none of browser, e2e, fuzz,
+# slow, quiet), on the Hypothesis profile `dev`; `make test-long` the rest, on `ci`; `make
+# test-all` both (CI). Unit tests use moto's mock, whose backends are global to a process: they run
+# in a pytest run of their own, beside the run of the functional and contract tests; their report
+# is printed after the other's. `--maxschedchunk 2` hands tests out two at a time as workers
+# finish: xdist's default sends each worker a first run of a quarter of its share in collection
+# order, so the tests marked slow, which go first, all went to one worker (28 November). Any run
+# failing fails the target.
+TIER_DEFAULT := $(shell $(PYTHON) -m tests.tiers default)
+TIER_LONG := $(shell $(PYTHON) -m tests.tiers long)
 UNIT_LOG := $(VENV)/unit-tests.log
-# Only the files that hold tests marked quiet are collected for their run (the whole tree took 10 s).
-QUIET_FILES := $(shell grep -rl --include='*.py' 'mark\.quiet' tests)
-test: $(STAMP) $(CHROMIUM) $(HEADLESS_SHELL)
-	@$(BIN)/python -m pytest -q tests/unit > $(UNIT_LOG) 2>&1 & unit=$$!; \
-	$(BIN)/python -m pytest -n 4 --maxschedchunk 2 -q -m "not quiet" tests --ignore=tests/unit --ignore=tests/lambda_check; others=$$?; \
+FUNCTIONAL := tests --ignore=tests/unit --ignore=tests/lambda_check
+TEST_WORKERS ?= 3
+test: $(STAMP)
+	@export HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-dev}; \
+	$(BIN)/python -m pytest -q -m "$(TIER_DEFAULT)" tests/unit > $(UNIT_LOG) 2>&1 & unit=$$!; \
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxschedchunk 2 -q -m "$(TIER_DEFAULT)" $(FUNCTIONAL); others=$$?; \
 	wait $$unit; units=$$?; echo "--- unit tests (tests/unit), run beside the above:"; cat $(UNIT_LOG); \
+	test $$others -eq 0 -a $$units -eq 0
+
+# The long tier: four workers on two cores, since its tests wait on browsers, spawned servers,
+# receivers and the stream much of the time. The tests marked `quiet` measure a delay that one
+# tenant's traffic must not cause another (2 s), or run on a 2-s clock, which two busy cores shared
+# by several runs can exceed on their own: they run last, alone (only the files that hold them are
+# collected for that run: the whole tree took 10 s). `pytest -m` picks no test of a file that has
+# none of the marks (exit 5, "no tests ran"), which counts as passed here for the unit tests.
+QUIET_FILES := $(shell grep -rl --include='*.py' 'mark\.quiet' tests)
+test-long: $(STAMP) $(CHROMIUM) $(HEADLESS_SHELL)
+	@export HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci}; \
+	$(BIN)/python -m pytest -q -m "($(TIER_LONG)) and not quiet" tests/unit > $(UNIT_LOG) 2>&1 & unit=$$!; \
+	$(BIN)/python -m pytest -n 4 --maxschedchunk 2 -q -m "($(TIER_LONG)) and not quiet" $(FUNCTIONAL); others=$$?; \
+	wait $$unit; units=$$?; test $$units -eq 5 && units=0; \
+	echo "--- unit tests (tests/unit), run beside the above:"; cat $(UNIT_LOG); \
 	echo "--- the delay measurements (marked quiet), run alone:"; \
 	$(BIN)/python -m pytest -q -m quiet $(QUIET_FILES); quiet=$$?; \
 	test $$others -eq 0 -a $$units -eq 0 -a $$quiet -eq 0
+
+test-all: test test-long
 
 check: $(STAMP)
 	$(BIN)/ruff check .
@@ -100,11 +117,11 @@ bench: $(STAMP)
 bench-smoke: $(STAMP)
 	$(BIN)/python -m bench --smoke $(BENCH)
 
-# Schema fuzzing at length: the test `make test` runs briefly (tests/functional/test_fuzz.py),
-# with 200 generated cases per operation and 100 stateful scenarios. Takes a while.
+# Random generation at length: the tests marked fuzz (schema fuzzing, the isolation properties) on
+# the Hypothesis profile `nightly` (200 generated cases per operation, 100 stateful scenarios, 30
+# drawn sequences per property; tests/profiles.py). Takes a while.
 fuzz: $(STAMP)
-	PM_FUZZ_EXAMPLES=$(or $(FUZZ_EXAMPLES),200) PM_FUZZ_STATEFUL=$(or $(FUZZ_STATEFUL),100) \
-	  $(BIN)/python -m pytest -n 2 -q tests/functional/test_fuzz.py
+	HYPOTHESIS_PROFILE=nightly $(BIN)/python -m pytest -n 2 -q -m fuzz tests/functional
 
 # Mutation testing of the guards (tenants, scopes, sessions, limits) with mutmut: each group of
 # modules against the test files about it (tests/mutation.py), fresh each run; prints killed /

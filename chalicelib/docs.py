@@ -8,6 +8,7 @@ import json
 from typing import Any
 
 from chalicelib import error_codes as codes
+from chalicelib import relative_time
 from chalicelib.entities import ref_types
 from chalicelib.registry import DocumentedError, Operation
 from chalicelib.schemas import label_of, value_label
@@ -111,6 +112,14 @@ def example_request(op: Operation) -> str:
     return f"```http\nPOST {op.path}\n{auth}Content-Type: application/json\n\n{body}\n```"
 
 
+def _relative_time_note(example: dict[str, Any]) -> list[str]:
+    """A time in words (`<1 day ago>`, chalicelib/relative_time.py) is read as such: the example
+    stays valid whenever it is run, where a fixed date fell out of a time window."""
+    if json.dumps(example) == json.dumps(relative_time.resolve(example)):
+        return []
+    return ["", "A time in angle brackets (`<1 day ago>`) stands for that time as ISO 8601 when you send it."]
+
+
 _SAMPLE_TIME = "2026-01-15T09:30:00.000Z"
 
 
@@ -180,6 +189,7 @@ def render(op: Operation) -> str:
             "## Example",
             "",
             example_request(op),
+            *_relative_time_note(op.example),
             "",
             "Answer (200, abridged to the fields the request names and the required ones):",
             "",

@@ -43,15 +43,23 @@ os.environ.setdefault("PM_DEMO_SIZE", "small")
 # default (700, 10, 10) passes very often. Three functional files: CPU 0.87-0.93x; peak memory the same.
 gc.set_threshold(20_000, 20, 100)
 
+import tests.profiles  # noqa: E402, F401 - the Hypothesis profiles, before any test module's settings
+from tests import tiers  # noqa: E402
 from tests.client import Api, Tenant  # noqa: E402
 from tests.receiver import Receiver  # noqa: E402
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
-    """The tests marked slow (half a minute to two each) first, the rest in their order: with `make
-    test`'s `--maxschedchunk 2` xdist hands them out two at a time to whichever worker is free, so
-    the long ones start at once, on different workers, instead of one of them starting last and
-    running on alone at the end."""
+    """The tiers' marks from a test's folder and from tests/mutation.py (tests/tiers.py); then the
+    tests marked slow (half a minute to two each) first, the rest in their order: with `--maxschedchunk
+    2` xdist hands them out two at a time to whichever worker is free, so the long ones start at
+    once, on different workers, instead of one of them starting last and running on alone at the end."""
+    guards = tiers.guard_entries()
+    for item in items:
+        for mark in tiers.tier_marks(item.nodeid, guards):
+            item.add_marker(mark)
+    if os.environ.get(tiers.DUMP):  # the tier contract test reads what was collected with which marks
+        tiers.dump(os.environ[tiers.DUMP], {item.nodeid: [m.name for m in item.iter_markers()] for item in items})
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
 
 

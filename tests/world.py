@@ -6,6 +6,7 @@ from __future__ import annotations
 import copy
 from typing import Any
 
+from chalicelib import relative_time
 from chalicelib.entities import ENTITY_TYPES, by_prefix, ref_types
 from chalicelib.ids import prefix_of
 from chalicelib.registry import REGISTRY, Operation
@@ -60,7 +61,7 @@ class World:
                     return self.ref(type_name)
             raise LookupError(f"{op.name}: no {x_ref} in the world yet ({path})")
 
-        filled: dict[str, Any] = map_refs(op.args, copy.deepcopy(op.example or {}), "", fill_ref)
+        filled: dict[str, Any] = map_refs(op.args, relative_time.resolve(copy.deepcopy(op.example or {})), "", fill_ref)
         return filled
 
     def create(self, op: Operation) -> str:

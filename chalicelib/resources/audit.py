@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from chalicelib import config
+from chalicelib import config, relative_time
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CHANNELS, CallContext
@@ -157,7 +157,7 @@ REVERT_OF_OBJECT_KEYS = "audit.revert is not open to keys limited to objects yet
     scope="read",
     idempotent=True,
     errors=(codes.INVALID_CURSOR,),
-    example={"agentName": "invoice-bot", "entityType": "contact", "from": "2026-01-01T00:00:00Z", "limit": 100},
+    example={"agentName": "invoice-bot", "entityType": "contact", "from": relative_time.ago(7), "limit": 100},
 )
 def list_records(ctx: CallContext, args: AuditListArgs) -> dict[str, Any]:
     wanted = args.get("entityType")

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from chalicelib import error_codes as codes
+from chalicelib import relative_time
 from chalicelib import schemas as s
 from chalicelib.context import CHANNELS, CallContext
 from chalicelib.entities import ENTITY_TYPES
@@ -93,7 +94,7 @@ with `admin` shows them)."""
     scope="read",
     idempotent=True,
     errors=(codes.INVALID_CURSOR, codes.SINCE_OUT_OF_RETENTION),
-    example={"since": "2026-11-01T00:00:00Z", "entityTypes": ["contact", "unit"], "limit": 100},
+    example={"since": relative_time.ago(1), "entityTypes": ["contact", "unit"], "limit": 100},
 )
 def list_changes(ctx: CallContext, args: ChangesListArgs) -> dict[str, Any]:
     if args.get("after") and args.get("since"):

@@ -9,7 +9,7 @@ import datetime as dt
 import json
 from typing import TYPE_CHECKING, Any
 
-from chalicelib import clock, config, ids
+from chalicelib import clock, config, ids, relative_time
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
@@ -512,7 +512,7 @@ Counts against the key's rate limit like every call.""",
     ),
     scope="write:webhooks",
     errors=(codes.WEBHOOK_DISABLED, codes.SINCE_OUT_OF_RETENTION),
-    example={"webhook": "<id or alias>", "since": "2026-11-20T08:00:00Z"},
+    example={"webhook": "<id or alias>", "since": relative_time.ago(2, "hour")},
 )
 def recover_deliveries(ctx: CallContext, args: WebhooksDeliveriesRecoverArgs) -> dict[str, Any]:
     hook = store.get_item(ctx, WEBHOOK, args["webhook"], path="webhook")

@@ -200,6 +200,7 @@ def test_every_aws_call_is_understood() -> None:
     assert dynamic == [], "dynamic imports the analysis cannot follow"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("entry", ["app", "mcp_app"])
 def test_nothing_calls_aws_while_an_entry_point_is_imported(entry: str) -> None:
     prog = program()

@@ -16,6 +16,7 @@ from chalicelib.store import keys, requests
 from infra.lambda_check.events import subscription_event
 from tests.client import Api, Tenant, inside_one_window
 from tests.mcp_client import MCP_PATH
+from tests.moments import clock_at
 
 
 @pytest.fixture()
@@ -223,39 +224,39 @@ def test_one_key_is_shown_by_its_id_without_its_secret(tenant: Tenant, other_ten
 
 
 def test_version_1_answers_like_version_2_with_deprecation_headers_until_2027(api: Api, tenant: Tenant) -> None:
-    made = api.request(
-        "POST",
-        "/propertymanagement/v1/command/contacts.create",
-        body=json.dumps({"contact": {"personType": "natural", "lastName": "Alt"}}).encode(),
-        headers={"Authorization": f"Bearer {tenant.key}", "Content-Type": "application/json"},
-    )
+    keys.set_plan(tenant.id, "enterprise", None)  # the trial's end is a date of its own
+    with clock_at(dt.datetime(2026, 12, 31, 23, 59, 59, tzinfo=dt.UTC)):  # the last second before the sunset
+        made = api.request(
+            "POST",
+            "/propertymanagement/v1/command/contacts.create",
+            body=json.dumps({"contact": {"personType": "natural", "lastName": "Alt"}}).encode(),
+            headers={"Authorization": f"Bearer {tenant.key}", "Content-Type": "application/json"},
+        )
+        read = api.request(
+            "GET",
+            f"/propertymanagement/v1/query/contacts.show?contact={made.body['contact']['id']}",
+            headers={"Authorization": f"Bearer {tenant.key}"},
+        )
+        shown = tenant.get("contacts.show", {"contact": made.body["contact"]["id"]})
+        unknown = api.request(
+            "GET", "/propertymanagement/v1/query/nothing.here", headers={"Authorization": f"Bearer {tenant.key}"}
+        )
     assert made.status == 200 and made.body["contact"]["lastName"] == "Alt"
     assert made.headers["deprecation"].startswith("@") and made.headers["sunset"] == "Fri, 01 Jan 2027 00:00:00 GMT"
     assert made.headers["link"] == '</propertymanagement/v2/command/contacts.create>; rel="successor-version"'
-    read = api.request(
-        "GET",
-        f"/propertymanagement/v1/query/contacts.show?contact={made.body['contact']['id']}",
-        headers={"Authorization": f"Bearer {tenant.key}"},
-    )
-    assert read.status == 200 and read.body == tenant.get("contacts.show", {"contact": made.body["contact"]["id"]})
-    unknown = api.request(
-        "GET", "/propertymanagement/v1/query/nothing.here", headers={"Authorization": f"Bearer {tenant.key}"}
-    )
+    assert read.status == 200 and read.body == shown
     assert unknown.status == 404 and unknown.headers["sunset"]
 
 
 def test_version_1_is_gone_from_2027(api: Api, tenant: Tenant) -> None:
     keys.set_plan(tenant.id, "enterprise", None)
-    clock.set_clock(lambda: dt.datetime(2027, 1, 1, 0, 0, 1, tzinfo=dt.UTC))
-    try:
+    with clock_at(dt.datetime(2027, 1, 1, 0, 0, 0, tzinfo=dt.UTC)):  # the first second without it
         gone = api.request(
             "GET",
             "/propertymanagement/v1/query/contacts?limit=1&offset=0",
             headers={"Authorization": f"Bearer {tenant.key}"},
         )
         still = tenant.query("contacts", {"limit": 1, "offset": 0})
-    finally:
-        clock.set_clock(None)
     assert gone.status == 410 and gone.content_type.startswith("application/problem+json")
     assert gone.body["code"] == "version_retired" and gone.body["successor"] == "/propertymanagement/v2/query/contacts"
     assert 'rel="successor-version"' in gone.headers["link"]

@@ -11,6 +11,9 @@ from chalicelib.local import docs_site
 from tests.client import Api
 from tests.functional.test_local_server import over_socket, port_of
 
+# Builds the docs site (mkdocs) in each worker that runs it, 10 s: in `make test-long`.
+pytestmark = pytest.mark.slow
+
 
 @pytest.fixture(scope="module")
 def site(http_api: Api) -> Api:

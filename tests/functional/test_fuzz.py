@@ -19,16 +19,16 @@ The stateful run follows OpenAPI links, added here to the downloaded document: f
 (and each delete) to every operation that takes the entity it answers, so sequences such as
 create -> update -> delete -> restore -> show run with ids the service itself handed out.
 
-PM_FUZZ_EXAMPLES: generated cases per operation, positive and negative mixed (5 by default).
-PM_FUZZ_STATEFUL: stateful scenarios of up to 10 steps each (5 by default; 0 skips the run).
-`make fuzz` raises both.
+How many: the Hypothesis profile (HYPOTHESIS_PROFILE, tests/profiles.py) sets the generated cases
+per operation, positive and negative mixed, and the stateful scenarios of up to 10 steps each: 5
+and 5 on `ci` (`make test-long`), 200 and 100 on `nightly` (`make fuzz`). Marked `fuzz`: not part of
+`make test`.
 """
 
 from __future__ import annotations
 
 import copy
 import json
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -55,10 +55,11 @@ from chalicelib.registry import Operation
 from chalicelib.schemas import map_refs
 from tests.client import Api, Tenant
 from tests.eventually import eventually
+from tests.profiles import PROFILE
 from tests.world import World, created_type, is_create
 
-EXAMPLES = int(os.environ.get("PM_FUZZ_EXAMPLES", "5"))
-SCENARIOS = int(os.environ.get("PM_FUZZ_STATEFUL", "5"))
+pytestmark = pytest.mark.fuzz
+SCENARIOS = PROFILE.scenarios
 SPEC = "/propertymanagement/v2/query/openapi.spec"
 
 # Every v2 operation: a signup key holds every scope, so its document lists them all (asserted below).
@@ -254,7 +255,7 @@ def test_operation(fuzz: Fuzz, name: str) -> None:
     target, headers = (fuzz.revert_target, fuzz.revert_auth) if name == "audit.revert" else (fuzz.target, None)
     cases = st.one_of(operation.as_strategy(GenerationMode.POSITIVE), operation.as_strategy(GenerationMode.NEGATIVE))
 
-    @settings(max_examples=EXAMPLES, **SETTINGS)
+    @settings(**SETTINGS)  # max_examples: the profile's
     @given(case=cases, how=st.sampled_from(["as generated", "id", "alias"]))
     def run(case: Case, how: str) -> None:
         # Negative cases stay as generated: validation runs before any lookup, so a live
@@ -268,7 +269,6 @@ def test_operation(fuzz: Fuzz, name: str) -> None:
 
 
 @pytest.mark.slow
-@pytest.mark.skipif(SCENARIOS == 0, reason="PM_FUZZ_STATEFUL=0")
 def test_stateful(fuzz: Fuzz) -> None:
     machine = fuzz.schema.as_state_machine()
     failures: list[str] = []

@@ -15,9 +15,10 @@ shared (each caller sees every one, with the same data); aliases are per (tenant
 each caller lists, resolves and sees on entities exactly its own, and another's answer 404.
 
 Each caller keeps a model of what it did (entities, its aliases), and the answers are checked
-against it as the steps run. Examples per property: PM_PROPERTY_EXAMPLES (default 3, plus one fixed);
-each run draws new sequences (a failure prints the seed: `pytest --hypothesis-seed=<seed>` repeats
-it), without an example database."""
+against it as the steps run. Examples per property, besides one fixed: the Hypothesis profile's
+(HYPOTHESIS_PROFILE, tests/profiles.py: 1 drawn on `dev`, 3 on `ci`, 30 on `nightly`); `ci` and
+`nightly` draw new sequences each run (a failure prints the seed: `pytest --hypothesis-seed=<seed>`
+repeats it), without an example database. Marked `fuzz`: not part of `make test`."""
 
 from __future__ import annotations
 
@@ -47,17 +48,18 @@ from tests.client import Answer, Api, Tenant
 from tests.eventually import eventually
 from tests.functional.test_pmctl import onboard
 from tests.mcp_client import McpSession
+from tests.profiles import PROFILE
 from tests.receiver import Receiver
 from tests.uploads import pdf, post_file
 from tests.world import OWN_TESTS, World, created_type, is_create
 
 load_all()
 
-EXAMPLES = int(os.environ.get("PM_PROPERTY_EXAMPLES", "3"))
+pytestmark = pytest.mark.fuzz
 PROPERTY = settings(
-    max_examples=EXAMPLES,
+    max_examples=PROFILE.properties,  # HYPOTHESIS_PROFILE (tests/profiles.py): 3 on ci, 30 on nightly
     deadline=None,
-    derandomize=False,  # a fixed draw would test the same 3 sequences forever
+    derandomize=PROFILE.derandomize,  # only dev's draw is fixed: ci's and nightly's test new sequences each run
     database=None,
     print_blob=True,
     # no shrinking: each example is dozens of HTTP calls, and a failure prints its steps as drawn

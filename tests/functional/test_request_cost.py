@@ -24,6 +24,9 @@ from chalicelib import config, registry
 from chalicelib.registry import Operation
 from tests.client import Answer, Api, Tenant
 
+# Half a minute of CPU over the catalogue: in `make test-long` (tests/tiers.py).
+pytestmark = pytest.mark.slow
+
 WITHIN = 1.0  # seconds per request (the bound)
 # An upsert checks each of up to 500 items against its entity's schema on its own (registry
 # ITEMS_CHECKED_ALONE): linear, but 500 times an entity's work; its worst case takes 0.45 s here alone

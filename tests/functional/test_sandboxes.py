@@ -120,6 +120,7 @@ def test_a_demo_sandbox_from_creation_through_reset_to_deletion(
     assert "No sandbox" in CliRunner().invoke(cli, ["sandbox", "reset", sandbox_id]).output
 
 
+@pytest.mark.slow
 def test_a_sandbox_reset_after_changes_is_unchanged_by_the_next_reset(api: Api) -> None:
     """A reset puts back what changed and leaves nothing for the next one to do (the small demo
     company; the full one's reset is the test above)."""

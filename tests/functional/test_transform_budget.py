@@ -51,6 +51,7 @@ def refused_over_budget(result: Any) -> str:
 COPIES = "to_string(@) | join('', [@, @, @, @]) | [" + ", ".join(["reverse(@)"] * 40) + "]"
 
 
+@pytest.mark.slow
 def test_copies_side_by_side_are_refused_within_the_budget(mcp: McpSession) -> None:
     baseline = traced(lambda: mcp.execute("openapi.spec", {}, _transform="length(to_string(@))"))[1]
     result, peak = traced(lambda: mcp.execute("openapi.spec", {}, _transform=COPIES))  # time: the evaluation clock
