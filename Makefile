@@ -75,7 +75,7 @@ TIER_DEFAULT := $(shell $(PYTHON) -m tests.tiers default)
 TIER_LONG := $(shell $(PYTHON) -m tests.tiers long)
 UNIT_LOG := $(VENV)/unit-tests.log
 FUNCTIONAL := tests --ignore=tests/unit --ignore=tests/lambda_check
-TEST_WORKERS ?= 3
+TEST_WORKERS ?= 2
 test: $(STAMP)
 	@export HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-dev}; \
 	$(BIN)/python -m pytest -q -m "$(TIER_DEFAULT)" tests/unit > $(UNIT_LOG) 2>&1 & unit=$$!; \

@@ -118,6 +118,7 @@ def test_the_rest_requirements_hold_none_of_the_mcp_functions() -> None:
     )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("entry", ["app", "mcp_app"])
 def test_importing_an_entry_point_leaves_heavy_modules_unloaded(entry: str) -> None:
     """Cold start: what only some requests need loads on their first use (the MCP SDK and the

@@ -382,6 +382,7 @@ def merged(stage: str) -> dict[str, Any]:
     return TemplateDeepMerger().merge(copy.deepcopy(render.template()), copy.deepcopy(chalice_template(stage)))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("stage", ["dev", "prod"])
 def test_chalice_makes_the_roles_the_policies_replace(stage: str) -> None:
     generated = chalice_template(stage)["Resources"]

@@ -8,6 +8,8 @@ import re
 import uuid
 from typing import Any
 
+import pytest
+
 from tests.client import Tenant
 from tests.console_client import invite, owner_of
 from tests.eventually import eventually
@@ -215,6 +217,7 @@ def test_another_tenants_change_is_not_found(tenant: Tenant, other_tenant: Tenan
     assert _record_links(owner.get(f"/activity?entityId={theirs['id']}").html) == []
 
 
+@pytest.mark.slow
 def test_the_trail_shows_the_newest_first_fifty_a_page(tenant: Tenant) -> None:
     bot = tenant.new_key(["read", "write"], agent="import-bot")
     made = [

@@ -220,6 +220,7 @@ def test_a_key_limited_to_objects_exports_only_what_lies_within_them(tenant: Ten
     assert sorted((line["type"], line["alias"]) for line in lines) == [("object", "haus-a"), ("unit", "we-a")]
 
 
+@pytest.mark.slow
 @pytest.mark.timeout(300)
 def test_documents_come_back_with_their_files_over_the_bulk_path_when_large(
     tenant: Tenant, api: Api, tmp_path: Path

@@ -732,6 +732,7 @@ def test_one_tenants_oversized_zip_is_refused_alone_and_another_tenants_pdf_in_t
     )
 
 
+@pytest.mark.slow
 def test_reservations_that_cannot_be_read_together_are_read_per_notice(
     tenant: Tenant, faults: Faults, paused_uploads: None
 ) -> None:

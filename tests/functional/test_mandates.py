@@ -316,6 +316,7 @@ def test_generatereference_stores_a_readable_reference_and_releases_the_old_one(
     assert _create(tenant, mandateReference=generated["mandateReference"]).status == 409
 
 
+@pytest.mark.slow
 def test_generatereference_never_repeats_within_a_tenant(tenant: Tenant) -> None:
     # 1,000 generations through the store: tests/unit/test_sepa.py; here a few through HTTP
     mandates = [_mandate(tenant)["id"] for _ in range(4)]

@@ -109,6 +109,7 @@ def test_search_finds_domain_tools_in_english_and_german_and_never_meta_tools(ap
     assert {t["kind"] for t in commands["tools"]} == {"command"}
 
 
+@pytest.mark.slow
 def test_search_pages_through_the_catalogue(api: Api, tenant: Tenant) -> None:
     with McpSession(api.base, tenant.key) as mcp:
         pages = [mcp.ok("meta.tools.search", {"limit": 40, "offset": offset}) for offset in (0, 40, 80, 120, 160)]

@@ -46,6 +46,7 @@ def checked() -> Iterator[list[tuple[str, str | None]]]:
         moto_direct.CROSS_CHECK = None
 
 
+@pytest.mark.slow
 def test_every_request_and_answer_parsed_from_values_is_what_its_json_gives(
     stack: Any, tenant: Tenant, receiver: Receiver, checked: list[tuple[str, str | None]]
 ) -> None:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import pytest
+
 from chalicelib.resources.objectgroups import MAX_OBJECTS
 from tests.client import Tenant
 from tests.lifecycle import Lifecycle, run_lifecycle
@@ -193,6 +195,7 @@ def test_object_group_rules(tenant: Tenant) -> None:
     assert cleared.status == 400 and cleared.body["errors"][0]["path"] == "objectGroup.name"
 
 
+@pytest.mark.slow
 def test_largest_object_group_can_be_created_replaced_deleted_and_restored(tenant: Tenant) -> None:
     first = [_object(tenant, f"A{i}")["id"] for i in range(MAX_OBJECTS)]
     second = [_object(tenant, f"B{i}")["id"] for i in range(MAX_OBJECTS)]

@@ -5,6 +5,7 @@ from __future__ import annotations
 import datetime as dt
 import json
 
+import pytest
 from openapi_spec_validator import validate
 
 from tests.client import Api, Tenant
@@ -54,6 +55,7 @@ def test_status_reports_table_and_queue(tenant: Tenant) -> None:
     assert status["checks"]["uploadQueue"]["ok"] is True
 
 
+@pytest.mark.slow
 def test_openapi_spec_is_valid_and_complete_for_a_full_key(tenant: Tenant) -> None:
     from chalicelib.registry import REGISTRY
 

@@ -48,6 +48,7 @@ def _record(tenant_id: str, action: str = lifecycle.PLANT, body: str | None = No
     return {"messageId": str(uuid.uuid4()), "body": text}
 
 
+@pytest.mark.slow
 def test_a_queued_demo_sandbox_is_planting_at_once_then_ready_with_the_demo_company(api: Api, tenant: Tenant) -> None:
     created, secret = _create(tenant, "demo", queued=True)
     assert created["sandboxState"] == lifecycle.PLANTING

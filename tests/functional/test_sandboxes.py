@@ -150,6 +150,7 @@ def test_an_empty_sandbox_is_empty_and_takes_no_sign_up_address(api: Api) -> Non
     assert api.platform("signup", signup).status == 200
 
 
+@pytest.mark.slow
 def test_two_sandboxes_of_one_seed_hold_the_same_aliases_under_ids_of_their_own(api: Api) -> None:
     """Any beginning of the seed's lines loads on its own (references point to earlier lines): the
     first 60 planted into two sandboxes name the same aliases, never the same ids."""

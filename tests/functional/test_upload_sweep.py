@@ -7,6 +7,7 @@ import datetime as dt
 from typing import Any
 
 import boto3
+import pytest
 
 from chalicelib.uploads import files
 from chalicelib.uploads.sweep import main, sweep
@@ -18,6 +19,7 @@ from tests.uploads import object_exists, pdf, post_file, wait_settled
 NOW = dt.timedelta(0)
 
 
+@pytest.mark.slow
 def test_the_sweep_reports_orphans_and_missing_files_and_leaves_the_rest(tenant: Tenant) -> None:
     building(tenant)
     kept = upload_json(tenant, pdf()).body["document"]
@@ -48,6 +50,7 @@ def test_the_sweep_reports_orphans_and_missing_files_and_leaves_the_rest(tenant:
     assert orphan not in sweep(grace=NOW).orphan_files
 
 
+@pytest.mark.slow
 def test_the_sweep_command_exits_nonzero_when_a_file_is_missing(tenant: Tenant, capsys: object) -> None:
     building(tenant)
     doc = upload_json(tenant, pdf()).body["document"]

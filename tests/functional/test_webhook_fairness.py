@@ -259,6 +259,7 @@ def test_an_attempt_that_raises_settles_as_a_failed_attempt(
 # --- bounds ---------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_a_tenant_holds_at_most_25_webhooks(tenant: Tenant) -> None:
     hooks = [_subscribe(tenant, "https://example.org/hook", f"h{n}") for n in range(25)]
     answer = tenant.command(
