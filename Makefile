@@ -9,7 +9,7 @@ PM_PORT ?= 8000
 STAGE ?= dev
 PACKAGE_DIR ?= build/package
 
-.PHONY: serve demo docs test test-long test-all check bench bench-smoke fuzz mutate install clean package lint-template lambda-check deploy
+.PHONY: serve demo docs generate test test-long test-all check bench bench-smoke fuzz mutate install clean package lint-template lambda-check deploy
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -54,12 +54,16 @@ serve: $(STAMP)
 demo: $(STAMP)
 	PM_DEMO=1 PM_PORT=$(PM_PORT) $(BIN)/python -m chalicelib.local.serve
 
-# The docs site (mkdocs.yml, Material theme) into build/site: the reference pages regenerated from
-# the code (docs_gen: operations, error codes, settings and limits; committed, and a contract test
-# holds them to the code), then a strict build, in which a warning (a broken link or anchor, a
-# page missing from the nav) fails. `make serve` serves the site at /docs.
-docs: $(STAMP)
-	$(BIN)/python -m docs_gen
+# Everything derived from the registry and the code that is committed (generate/: the argument
+# types, the reference pages, the merge template, the tool search's vectors): rewrites what is
+# stale. `make check` runs it in its check mode, which names each stale file and fails.
+generate: $(STAMP)
+	$(BIN)/python -m generate
+
+# The docs site (mkdocs.yml, Material theme) into build/site: the generated files brought up to
+# date (the reference pages among them), then a strict build, in which a warning (a broken link or
+# anchor, a page missing from the nav) fails. `make serve` serves the site at /docs.
+docs: generate
 	NO_MKDOCS_2_WARNING=1 $(BIN)/mkdocs build --strict
 
 # The suite's tiers (tests/tiers.py, docs/getting-started.md "The suite's time"): `make test` is the
@@ -103,6 +107,7 @@ test-long: $(STAMP) $(CHROMIUM) $(HEADLESS_SHELL)
 test-all: test test-long
 
 check: $(STAMP)
+	$(BIN)/python -m generate --check
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 	$(BIN)/mypy
@@ -139,8 +144,7 @@ mutate: $(MUTATE_STAMP)
 # The deployment artifacts (deployment.zip for the API and workers, mcp-deployment.zip for
 # the MCP function) and their SAM template (sam.json) in PACKAGE_DIR, with a size report; no
 # AWS account needed.
-package: $(STAMP)
-	$(BIN)/python -m infra.render
+package: generate
 	STAGE=$(STAGE) PACKAGE_DIR=$(PACKAGE_DIR) $(BIN)/python -m infra.package
 
 # cfn-lint on the packaged template: zero errors and warnings, or the target fails.

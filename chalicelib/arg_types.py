@@ -1,6 +1,6 @@
 """The arguments of every operation as TypedDicts, generated from the registry's JSON Schemas
-by `python -m codegen.arg_types` (do not edit; tests/contract/test_arg_types.py says when it is
-due). A handler annotates its arguments with its operation's type: `args: ContactsMergeArgs`."""
+by `make generate` (generate/arg_types.py; do not edit: `make check` says when it is due). A
+handler annotates its arguments with its operation's type: `args: ContactsMergeArgs`."""
 
 from __future__ import annotations
 

@@ -3,7 +3,7 @@
 Read on use, not at import, so tests and the local stack can set them first. Each environment
 variable is declared once as a `Setting` (name, default, meaning) and read through it, and each
 limit named in LIMITS with its meaning: the docs' configuration page is generated from both
-(docs_gen, docs/reference/configuration.md).
+(generate/reference, docs/reference/configuration.md).
 """
 
 from __future__ import annotations
@@ -562,7 +562,7 @@ def public_url() -> str:
     return (PUBLIC_URL.value() or f"http://127.0.0.1:{local_port()}").rstrip("/")
 
 
-# Every limit above with what it bounds, for the docs' configuration page (docs_gen): each
+# Every limit above with what it bounds, for the docs' configuration page (generate/reference): each
 # constant of this module that is a number is named here (tests/contract/test_docs_site.py checks).
 LIMITS: dict[str, str] = {
     "MAX_BODY_BYTES": "Largest JSON body a command accepts (bytes).",

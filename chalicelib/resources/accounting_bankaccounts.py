@@ -25,7 +25,7 @@ from chalicelib.resources.common import (
 )
 from chalicelib.store import entities as store
 
-if TYPE_CHECKING:  # the generated argument types (codegen/arg_types.py): for mypy only
+if TYPE_CHECKING:  # the generated argument types (generate/arg_types.py): for mypy only
     from chalicelib.arg_types import AccountingBankaccountinfosUpdateArgs
 
 ARG: Final = "bankAccountInfo"  # Final: a literal key of the arguments' TypedDict

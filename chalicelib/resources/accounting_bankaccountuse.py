@@ -14,7 +14,7 @@ from chalicelib.registry import Operation, register
 from chalicelib.resources.common import declare_create, declare_lifecycle, declare_show, declare_update, singular_result
 from chalicelib.store import entities as store
 
-if TYPE_CHECKING:  # the generated argument types (codegen/arg_types.py): for mypy only
+if TYPE_CHECKING:  # the generated argument types (generate/arg_types.py): for mypy only
     from chalicelib.arg_types import AccountingContractBankaccountuseFordateArgs
 
 ARG = "bankAccountUse"

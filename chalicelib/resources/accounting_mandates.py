@@ -29,7 +29,7 @@ from chalicelib.resources.accounting_bankaccounts import (
 from chalicelib.resources.common import declare_create, declare_lifecycle, declare_show, declare_update, singular_result
 from chalicelib.store import entities as store
 
-if TYPE_CHECKING:  # the generated argument types (codegen/arg_types.py): for mypy only
+if TYPE_CHECKING:  # the generated argument types (generate/arg_types.py): for mypy only
     from chalicelib.arg_types import AccountingDirectdebitmandateGeneratereferenceArgs
 
 ARG: Final = "directDebitMandate"  # Final: a literal key of the arguments' TypedDict

@@ -13,7 +13,7 @@ from chalicelib.errors import Invalid, not_found_at
 from chalicelib.registry import operation
 from chalicelib.store import aliases as store
 
-if TYPE_CHECKING:  # the generated argument types (codegen/arg_types.py): for mypy only
+if TYPE_CHECKING:  # the generated argument types (generate/arg_types.py): for mypy only
     from chalicelib.arg_types import AliasesListArgs, AliasesResolveArgs, AliasesUpsertArgs
 
 ALIAS = {

@@ -18,7 +18,7 @@ from chalicelib.scopes import KEY_SCOPES, holds
 from chalicelib.store import keys, requests
 from chalicelib.store.authors import UNTRUSTED_TEXT
 
-if TYPE_CHECKING:  # the generated argument types (codegen/arg_types.py): for mypy only
+if TYPE_CHECKING:  # the generated argument types (generate/arg_types.py): for mypy only
     from chalicelib.arg_types import (
         ApikeysCreateArgs,
         ApikeysDisableArgs,

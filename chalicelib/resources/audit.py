@@ -17,7 +17,7 @@ from chalicelib.events.revert import revert
 from chalicelib.registry import operation
 from chalicelib.store import audit_records
 
-if TYPE_CHECKING:  # the generated argument types (codegen/arg_types.py): for mypy only
+if TYPE_CHECKING:  # the generated argument types (generate/arg_types.py): for mypy only
     from chalicelib.arg_types import AuditListArgs, AuditRevertArgs, AuditShowArgs
 
 STATE = {

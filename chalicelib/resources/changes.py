@@ -14,7 +14,7 @@ from chalicelib.errors import invalid_at
 from chalicelib.events import feed
 from chalicelib.registry import operation
 
-if TYPE_CHECKING:  # the generated argument types (codegen/arg_types.py): for mypy only
+if TYPE_CHECKING:  # the generated argument types (generate/arg_types.py): for mypy only
     from chalicelib.arg_types import ChangesListArgs
 
 EVENT_DATA = {

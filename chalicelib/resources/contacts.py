@@ -16,7 +16,7 @@ from chalicelib.resources.fields import EMAIL, PHONE, POSTAL_ADDRESS
 from chalicelib.store import entities as store
 from chalicelib.store import merges
 
-if TYPE_CHECKING:  # the generated argument types (codegen/arg_types.py): for mypy only
+if TYPE_CHECKING:  # the generated argument types (generate/arg_types.py): for mypy only
     from chalicelib.arg_types import ContactsMergeArgs
 
 PERSON_TYPES = {"natural": ("Natürliche Person", "Natural person"), "legal": ("Juristische Person", "Legal person")}

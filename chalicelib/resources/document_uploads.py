@@ -19,7 +19,7 @@ from chalicelib.store import reach
 from chalicelib.store import uploads as upload_store
 from chalicelib.uploads import direct, files, sniff
 
-if TYPE_CHECKING:  # the generated argument types (codegen/arg_types.py): for mypy only
+if TYPE_CHECKING:  # the generated argument types (generate/arg_types.py): for mypy only
     from chalicelib.arg_types import DocumentsUploadArgs, DocumentsUploadsCreateArgs, DocumentsUploadsProgressArgs
 
 MAX_BATCH = 1000

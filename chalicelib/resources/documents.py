@@ -18,7 +18,7 @@ from chalicelib.resources.fields import VISIBILITY
 from chalicelib.store.entities import StoredEntity
 from chalicelib.uploads import direct
 
-if TYPE_CHECKING:  # the generated argument types (codegen/arg_types.py): for mypy only
+if TYPE_CHECKING:  # the generated argument types (generate/arg_types.py): for mypy only
     from chalicelib.arg_types import DocumentsTypemappingsArgs
 
 LOCATION_TYPES = list(NODE_TYPES)

@@ -19,7 +19,7 @@ from chalicelib.scopes import SCOPE_READ, SCOPE_WRITE, area_scope
 from chalicelib.store import exports as store
 from chalicelib.uploads import files
 
-if TYPE_CHECKING:  # the generated argument types (codegen/arg_types.py): for mypy only
+if TYPE_CHECKING:  # the generated argument types (generate/arg_types.py): for mypy only
     from chalicelib.arg_types import ExportsCreateArgs, ExportsShowArgs
 
 EXPORT_PREFIX = "exp"

@@ -15,7 +15,7 @@ from chalicelib.resources.apikeys import AGENT_NAME, KEY_OUT
 from chalicelib.scopes import SCOPE_ADMIN, holds
 from chalicelib.store import deadletters, entities, integrations, keys, signups
 
-if TYPE_CHECKING:  # the generated argument types (codegen/arg_types.py): for mypy only
+if TYPE_CHECKING:  # the generated argument types (generate/arg_types.py): for mypy only
     from chalicelib.arg_types import (
         InfoArgs,
         OpenapiSpecArgs,

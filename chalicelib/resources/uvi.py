@@ -17,7 +17,7 @@ from chalicelib.resources.common import declare_lifecycle, declare_list, declare
 from chalicelib.resources.fields import VISIBILITY
 from chalicelib.uploads import direct
 
-if TYPE_CHECKING:  # the generated argument types (codegen/arg_types.py): for mypy only
+if TYPE_CHECKING:  # the generated argument types (generate/arg_types.py): for mypy only
     from chalicelib.arg_types import UviUploadArgs
 
 # Consumption category code -> (German, English).

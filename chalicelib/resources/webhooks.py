@@ -27,7 +27,7 @@ from chalicelib.resources.common import (
 from chalicelib.store import entities as store
 from chalicelib.store import webhooks as webhook_store
 
-if TYPE_CHECKING:  # the generated argument types (codegen/arg_types.py): for mypy only
+if TYPE_CHECKING:  # the generated argument types (generate/arg_types.py): for mypy only
     from chalicelib.arg_types import (
         WebhooksCreateArgs,
         WebhooksDeliveriesListArgs,

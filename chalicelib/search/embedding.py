@@ -10,7 +10,7 @@ both backends rank by) is a weighted sum of the two models' cosines. The shares 
 query side are per language: German reads better with WordLlama's half, English with the
 sentence encoder alone (measured on the development half of tests/search_queries.json).
 
-Texts of the catalogue are embedded at build time (`python -m chalicelib.search.build`) and
+Texts of the catalogue are embedded at build time (`make generate`, generate/vectors.py) and
 shipped in data/vectors.npz, keyed by a hash of each text; at run time only the query is
 embedded. A text whose vector is not shipped (a summary changed without a rebuild) is
 embedded on first use, and a contract test fails until the vectors are rebuilt. No model

@@ -8,11 +8,11 @@ import inspect
 
 import chalicelib.resources  # noqa: F401 - registers every operation
 from chalicelib.registry import REGISTRY
-from codegen import arg_types
+from generate import arg_types
 
 
 def test_the_committed_types_match_the_registry() -> None:
-    assert arg_types.TARGET.read_text() == arg_types.render(), "run: .venv/bin/python -m codegen.arg_types"
+    assert arg_types.TARGET.read_text() == arg_types.render(), "run: make generate"
 
 
 def test_every_operation_has_its_type() -> None:

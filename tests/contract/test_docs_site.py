@@ -1,4 +1,4 @@
-"""The docs site's generated pages (docs/reference/, written by `python -m docs_gen`) say what the
+"""The docs site's generated pages (docs/reference/, written by `make generate`) say what the
 code says: rendered again here, they equal the committed files, as infra/merge-template.json
 equals its rendering. And every operation has its entry, every setting and limit of config.py
 its row."""
@@ -11,10 +11,10 @@ from pathlib import Path
 
 from chalicelib import config
 from chalicelib.resources import load_all
-from docs_gen import operations, pages
+from generate.reference import operations, pages
 
 ROOT = Path(__file__).resolve().parents[2]
-RUN = "run: .venv/bin/python -m docs_gen"
+RUN = "run: make generate"
 
 
 def test_the_reference_pages_match_the_code() -> None:

@@ -17,7 +17,8 @@ from typing import Any
 
 import pytest
 
-from infra import policies, render
+from generate import template as render
+from infra import policies
 from tests.contract.aws_calls import DISPATCH, ROOT, Need, Program
 
 API = "APIHandler"

@@ -13,7 +13,8 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-from infra import package, render, resources
+from generate import template as render
+from infra import package, resources
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -11,7 +11,8 @@ from typing import Any
 
 import pytest
 
-from infra import after_deploy, policies, render, resources
+from generate import template as render
+from infra import after_deploy, policies, resources
 from tests.contract.test_iam_policy import granted, handlers, needs_of
 
 TEMPLATE = render.template()

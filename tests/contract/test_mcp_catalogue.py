@@ -12,7 +12,8 @@ from chalicelib.context import CallContext
 from chalicelib.mcp import catalogue, meta
 from chalicelib.registry import Operation
 from chalicelib.scopes import SCOPE_DESTRUCTIVE
-from chalicelib.search import build, embedding
+from chalicelib.search import embedding
+from generate import vectors as build
 
 resources.load_all()
 TOOLS = registry.domain_operations()
@@ -61,5 +62,5 @@ def test_a_key_sees_the_tools_of_its_scopes() -> None:
 
 
 def test_search_vectors_are_shipped() -> None:
-    """Fails when a summary or gloss changed without `python -m chalicelib.search.build`."""
+    """Fails when a summary or gloss changed without `make generate`."""
     assert embedding.missing(build.texts_to_embed()) == []

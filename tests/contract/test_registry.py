@@ -90,6 +90,6 @@ def test_foundation_operations_are_registered() -> None:
 
 
 def test_infra_template_matches_the_table_model() -> None:
-    from infra import render
+    from generate import template as render
 
-    assert render.TARGET.read_text() == render.render(), "run: .venv/bin/python -m infra.render"
+    assert render.TARGET.read_text() == render.render(), "run: make generate"

@@ -1,9 +1,7 @@
-"""Render infra/merge-template.json, the CloudFormation merge template for
-`chalice package --merge-template`, from the table model (chalicelib/store/model.py), so
-the deployed table's keys and indexes cannot drift from the code. A contract test
-checks the committed file equals this rendering.
-
-    .venv/bin/python -m infra.render     (rewrites the file)
+"""infra/merge-template.json (`make generate`), the CloudFormation merge template for
+`chalice package --merge-template`, rendered from the table model (chalicelib/store/model.py), so
+the deployed table's keys and indexes cannot drift from the code. `make check` and a contract
+test check the committed file equals this rendering.
 
 The other resources (bucket, queues, OpenSearch, alarms, the functions' wiring) come from
 infra/resources.py, the per-function IAM policies from infra/policies.py."""
@@ -15,9 +13,10 @@ from pathlib import Path
 from typing import Any
 
 from chalicelib.store.model import Item
+from generate import ROOT, stale_files, write_files
 from infra import policies, resources
 
-TARGET = Path(__file__).with_name("merge-template.json")
+TARGET = ROOT / "infra" / "merge-template.json"
 
 
 def table_resource() -> dict[str, Any]:
@@ -70,6 +69,9 @@ def render() -> str:
     return json.dumps(template(), indent=2) + "\n"
 
 
-if __name__ == "__main__":
-    TARGET.write_text(render())
-    print(f"wrote {TARGET}")
+def stale() -> list[Path]:
+    return stale_files({TARGET: render()})
+
+
+def write() -> list[Path]:
+    return write_files({TARGET: render()})

@@ -1,7 +1,7 @@
-"""`python -m codegen.arg_types`: writes chalicelib/arg_types.py, a TypedDict of every
-operation's arguments generated from its JSON Schema in the registry, so that mypy checks
-what a handler reads (`args["contact"]["lastName"]`) against what the operation declares.
-The file is committed; tests/contract/test_arg_types.py holds it to the registry."""
+"""chalicelib/arg_types.py (`make generate`): a TypedDict of every operation's arguments generated
+from its JSON Schema in the registry, so that mypy checks what a handler reads
+(`args["contact"]["lastName"]`) against what the operation declares. The file is committed;
+`make check` and tests/contract/test_arg_types.py hold it to the registry."""
 
 from __future__ import annotations
 
@@ -11,11 +11,13 @@ import re
 from pathlib import Path
 from typing import Any
 
+from generate import stale_files, write_files
+
 TARGET = Path(__file__).resolve().parents[1] / "chalicelib" / "arg_types.py"
 
 HEADER = '''"""The arguments of every operation as TypedDicts, generated from the registry's JSON Schemas
-by `python -m codegen.arg_types` (do not edit; tests/contract/test_arg_types.py says when it is
-due). A handler annotates its arguments with its operation's type: `args: ContactsMergeArgs`."""
+by `make generate` (generate/arg_types.py; do not edit: `make check` says when it is due). A
+handler annotates its arguments with its operation's type: `args: ContactsMergeArgs`."""
 
 from __future__ import annotations
 
@@ -77,10 +79,9 @@ def render() -> str:
     return HEADER + "\n\n" + "\n\n".join(writer.classes)
 
 
-def write() -> Path:
-    TARGET.write_text(render())
-    return TARGET
+def stale() -> list[Path]:
+    return stale_files({TARGET: render()})
 
 
-if __name__ == "__main__":
-    print(write())
+def write() -> list[Path]:
+    return write_files({TARGET: render()})

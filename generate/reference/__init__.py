@@ -3,7 +3,11 @@ from it: the operation reference from the registry (one page per area, each oper
 chalicelib/docs.py renders it, with the search examples' "Ask it like" requests), the error codes
 from chalicelib/error_codes.py, the settings and limits from chalicelib/config.py.
 
-    .venv/bin/python -m docs_gen      (rewrites docs/reference/; `make docs` then builds the site)
+    make generate      (rewrites docs/reference/ with the other generated files; `make docs` builds the site)
 
-The files are committed; tests/contract/test_docs_site.py renders them again and compares. The
-package lives beside chalicelib, not in it: no Lambda bundle carries it."""
+The files are committed; `make check` and tests/contract/test_docs_site.py render them again and
+compare."""
+
+from generate.reference.pages import stale, write
+
+__all__ = ["stale", "write"]

@@ -7,7 +7,7 @@ import importlib
 import re
 
 from chalicelib import config, error_codes
-from docs_gen.operations import GENERATED
+from generate.reference.operations import GENERATED
 
 
 def _cell(text: str) -> str:

@@ -5,13 +5,14 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from docs_gen import operations, tables
+from generate import stale_files, write_files
+from generate.reference import operations, tables
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 REFERENCE = ROOT / "docs" / "reference"
 MKDOCS = ROOT / "mkdocs.yml"
-# The nav's Reference section sits between these lines of mkdocs.yml, written by `python -m docs_gen`.
-NAV_START = "  # reference: written by `python -m docs_gen`"
+# The nav's Reference section sits between these lines of mkdocs.yml, written by `make generate`.
+NAV_START = "  # reference: written by `make generate`"
 NAV_END = "  # end of reference"
 
 
@@ -45,22 +46,25 @@ def mkdocs_yml(text: str) -> str:
     return pattern.sub(lambda _: "\n".join(nav()), text)
 
 
+def expected() -> dict[Path, str]:
+    """Every generated page and mkdocs.yml, as the code gives them."""
+    wanted = {REFERENCE / name: text for name, text in pages().items()}
+    wanted[MKDOCS] = mkdocs_yml(MKDOCS.read_text(encoding="utf-8"))
+    return wanted
+
+
+def _not_generated(wanted: dict[Path, str]) -> list[Path]:
+    """Pages in docs/reference/ that nothing generates any more (removed by `write`)."""
+    return sorted(path for path in REFERENCE.glob("*.md") if path not in wanted)
+
+
+def stale() -> list[Path]:
+    wanted = expected()
+    return stale_files(wanted, extra=_not_generated(wanted))
+
+
 def write() -> list[Path]:
     """Writes docs/reference/ (removing pages no longer generated) and mkdocs.yml's reference nav;
     returns the files changed."""
-    REFERENCE.mkdir(parents=True, exist_ok=True)
-    wanted = pages()
-    changed = []
-    for stale in sorted(set(p.name for p in REFERENCE.glob("*.md")) - set(wanted)):
-        (REFERENCE / stale).unlink()
-        changed.append(REFERENCE / stale)
-    for name, text in wanted.items():
-        path = REFERENCE / name
-        if not path.exists() or path.read_text(encoding="utf-8") != text:
-            path.write_text(text, encoding="utf-8")
-            changed.append(path)
-    current = MKDOCS.read_text(encoding="utf-8")
-    if mkdocs_yml(current) != current:
-        MKDOCS.write_text(mkdocs_yml(current), encoding="utf-8")
-        changed.append(MKDOCS)
-    return changed
+    wanted = expected()
+    return write_files(wanted, extra=_not_generated(wanted))
