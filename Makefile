@@ -9,7 +9,7 @@ PM_PORT ?= 8000
 STAGE ?= dev
 PACKAGE_DIR ?= build/package
 
-.PHONY: serve demo docs generate test test-long test-all check bench bench-smoke fuzz mutate install clean package lint-template lambda-check deploy
+.PHONY: serve demo docs generate lock test test-long test-all check bench bench-smoke fuzz mutate install clean package lint-template lambda-check deploy
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -24,13 +24,22 @@ unexport PYTHONDONTWRITEBYTECODE
 # compared), in 8 s instead of pip's 42 s, a sixth of a fresh clone's `make test` target of 4 min.
 # pip stays in the venv, the newest below 26.3: chalice 1.34 packages through it and needs < 26.3.
 UV := $(BIN)/uv pip install --quiet --python $(BIN)/python
-$(STAMP): requirements.txt requirements-mcp.txt requirements-dev.txt pyproject.toml | $(BIN)/python
+# What is installed is requirements.lock, the whole dependency set at exact versions; the
+# requirements files name what the project asks for, and `make lock` compiles the lock from them
+# (the versions installed now kept where they still fit: `-c` the venv's own freeze).
+$(STAMP): requirements.lock pyproject.toml | $(BIN)/python
 	$(BIN)/python -m pip install --quiet uv==0.13.9
-	$(UV) --upgrade-package pip "pip<26.3" -r requirements-dev.txt
+	$(UV) --upgrade-package pip "pip<26.3" -r requirements.lock
 	$(UV) --no-deps -e .
 	touch $(STAMP)
 
 install: $(STAMP)
+
+LOCK_HEAD := \# The whole dependency set, exact (make install installs it; `make lock` compiles it anew from the\n\# requirements files after one of them changed). setuptools is left to the venv (chalice packages with it).
+lock: $(STAMP)
+	$(BIN)/uv pip freeze --python $(BIN)/python | grep -v '^-e\|^uv=\|^setuptools=' > $(VENV)/installed.txt
+	{ printf '$(LOCK_HEAD)\n'; $(BIN)/uv pip compile --python $(BIN)/python --python-version 3.11.7 \
+	  requirements-dev.txt -c $(VENV)/installed.txt --no-header --no-annotate --no-emit-package setuptools; } > requirements.lock
 
 # The browser tests (tests/browser) drive Debian's Chromium through Playwright (whose own browser
 # download cannot be fetched here): its headless shell, the build Playwright runs headless by

@@ -53,7 +53,7 @@ from moto.moto_server.werkzeug_app import DomainDispatcherApplication
 from moto.s3.utils import _VersionedKeyStore
 from moto.sqs.models import Message, Queue, SQSBackend
 
-from chalicelib.local import moto_index
+from chalicelib.local import moto_index, pinned
 
 _applied = False
 WRITE_LOCK = threading.RLock()
@@ -89,6 +89,7 @@ def apply() -> None:
     global _applied
     if _applied:
         return
+    pinned.check()  # on another moto or botocore these patches may silently not apply
 
     def transact_write_items(self: Any, transact_items: list[dict[str, Any]]) -> None:
         if len(transact_items) > 100:
