@@ -102,6 +102,9 @@ test: $(STAMP)
 # by several runs can exceed on their own: they run last, alone (only the files that hold them are
 # collected for that run: the whole tree took 10 s). `pytest -m` picks no test of a file that has
 # none of the marks (exit 5, "no tests ran"), which counts as passed here for the unit tests.
+# The direct path (chalicelib/local/moto_direct.py) must answer as moto's own parse does: the cross-check
+# compares the two on every run, and these run with the path off, on moto's HTTP parse alone.
+WSGI_FILES := tests/functional/test_audit.py tests/functional/test_upserts.py
 QUIET_FILES := $(shell grep -rl --include='*.py' 'mark\.quiet' tests)
 test-long: $(STAMP) $(CHROMIUM) $(HEADLESS_SHELL)
 	@export HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci}; \
@@ -111,7 +114,9 @@ test-long: $(STAMP) $(CHROMIUM) $(HEADLESS_SHELL)
 	echo "--- unit tests (tests/unit), run beside the above:"; cat $(UNIT_LOG); \
 	echo "--- the delay measurements (marked quiet), run alone:"; \
 	$(BIN)/python -m pytest -q -m quiet $(QUIET_FILES); quiet=$$?; \
-	test $$others -eq 0 -a $$units -eq 0 -a $$quiet -eq 0
+	echo "--- a write-heavy file with the local stack's direct path to moto off (PM_LOCAL_TRANSPORT=wsgi):"; \
+	PM_LOCAL_TRANSPORT=wsgi $(BIN)/python -m pytest -n 2 -q $(WSGI_FILES); wsgi=$$?; \
+	test $$others -eq 0 -a $$units -eq 0 -a $$quiet -eq 0 -a $$wsgi -eq 0
 
 test-all: test test-long
 

@@ -882,7 +882,7 @@ class DocumentsTypemappingsArgs(TypedDict):
 
 class DocumentsUpdateArgsDocument(TypedDict):
     id: str
-    locationId: NotRequired[str | None]
+    locationId: NotRequired[str]
     title: NotRequired[str | None]
     documentType: NotRequired[str | None]
     category: NotRequired[str | None]
@@ -1462,8 +1462,8 @@ class ResponsibilitiesShowArgs(TypedDict):
 
 class ResponsibilitiesUpdateArgsResponsibility(TypedDict):
     id: str
-    contactId: NotRequired[str | None]
-    objectId: NotRequired[str | None]
+    contactId: NotRequired[str]
+    objectId: NotRequired[str]
     categoryId: NotRequired[Literal["propertyManager", "accountant", "caretaker", "technician", "cleaning", "winterService", "gardening", "elevator", "heating", "insurance", "other"]]
     validFrom: NotRequired[str | None]
     validTo: NotRequired[str | None]
@@ -1719,9 +1719,9 @@ class UviShowArgs(TypedDict):
 
 class UviUpdateArgsUviDocument(TypedDict):
     id: str
-    categories: NotRequired[list[Literal["heating", "hotWater", "coldWater"]] | None]
-    periodStart: NotRequired[str | None]
-    periodEnd: NotRequired[str | None]
+    categories: NotRequired[list[Literal["heating", "hotWater", "coldWater"]]]
+    periodStart: NotRequired[str]
+    periodEnd: NotRequired[str]
     title: NotRequired[str | None]
     visibility: NotRequired[Literal["internal", "portal"] | None]
     version: NotRequired[int]

@@ -397,6 +397,13 @@ UPLOAD_QUEUE_ARN = _setting(
 )
 PORT = _setting("PM_PORT", "The port of `make serve`.", "8000")
 DEMO = _setting("PM_DEMO", "`1`: `make serve` with a sandbox of the demo company (`make demo`).")
+LOCAL_TRANSPORT = _setting(
+    "PM_LOCAL_TRANSPORT",
+    "How the local stack's own AWS calls reach moto: `direct` (DynamoDB, its stream and SQS handed to moto's "
+    "handler unserialised, the rest through moto's WSGI application) or `wsgi` (every call serialised and "
+    "parsed by moto as over HTTP, the direct path off; CI runs the cross-check on it).",
+    "direct",
+)
 DEMO_SIZE = _setting(
     "PM_DEMO_SIZE",
     "How much demo company a sandbox is planted with (`make demo`, the console, `pmctl sandbox create` and "
@@ -512,6 +519,17 @@ def local_port() -> int:
 def local_demo() -> bool:
     """`make demo` (PM_DEMO=1): `make serve` with a sandbox of the demo company (chalicelib/local/demo.py)."""
     return DEMO.value() == "1"
+
+
+LOCAL_TRANSPORTS = ("direct", "wsgi")
+
+
+def local_transport() -> str:
+    """`direct` unless PM_LOCAL_TRANSPORT says `wsgi` (chalicelib/local/moto_transport.py)."""
+    transport = LOCAL_TRANSPORT.value().strip().lower() or LOCAL_TRANSPORT.default
+    if transport not in LOCAL_TRANSPORTS:
+        raise ValueError(f"PM_LOCAL_TRANSPORT is {transport!r}: one of {', '.join(LOCAL_TRANSPORTS)}")
+    return transport
 
 
 DEMO_SIZES = ("full", "small")

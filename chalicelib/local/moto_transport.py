@@ -11,7 +11,9 @@ same moto through its server on the port: both serve the same in-memory backends
 
 The calls to DynamoDB, its stream and SQS go further still: they skip the HTTP exchange
 altogether and reach moto's handler from botocore's `before-call`, their parameters unserialised
-(`_make_api_call`, chalicelib/local/moto_direct.py)."""
+(`_make_api_call`, chalicelib/local/moto_direct.py). PM_LOCAL_TRANSPORT=wsgi turns that path off:
+every call is then serialised by botocore and parsed by moto as over HTTP, which is what the direct
+path must answer like (CI runs the cross-check test and a write-heavy file so)."""
 
 from __future__ import annotations
 
@@ -27,6 +29,7 @@ from moto.core.botocore_stubber import MockRawResponse
 from moto.moto_server.werkzeug_app import DomainDispatcherApplication, create_backend_app
 from werkzeug.test import EnvironBuilder, run_wsgi_app
 
+from chalicelib import config
 from chalicelib.local import moto_direct
 
 _lock = threading.Lock()
@@ -42,14 +45,16 @@ def install(endpoint: str) -> None:
         _endpoint = endpoint.rstrip("/")
         if _application is None:
             _application = DomainDispatcherApplication(create_backend_app)
-        for event, handler in _HANDLERS:
+        handlers = _handlers()
+        for event, handler in handlers:
             if (event, handler, REGISTER_LAST) not in BUILTIN_HANDLERS:
                 BUILTIN_HANDLERS.append((event, handler, REGISTER_LAST))
-        BaseClient._make_api_call = _make_api_call  # type: ignore[method-assign]
+        if config.local_transport() == "direct":
+            BaseClient._make_api_call = _make_api_call  # type: ignore[method-assign]
     import boto3  # cold start: boto3 loads with the local stack
 
     if boto3.DEFAULT_SESSION is not None:
-        for event, handler in _HANDLERS:
+        for event, handler in handlers:
             boto3.DEFAULT_SESSION.events.unregister(event, handler)
             boto3.DEFAULT_SESSION.events.register_last(event, handler)
 
@@ -118,9 +123,14 @@ def _send(request: AWSPreparedRequest, **_: Any) -> AWSResponse | None:
 
 # Registered last, so a handler a client registers itself still comes first (the tests' fault
 # injector answers `before-call` with the error it injects).
-_HANDLERS = (
+_DIRECT = (
     ("before-call.dynamodb", _call),
     ("before-call.dynamodb-streams", _call),
     ("before-call.sqs", _call),
-    ("before-send", _send),
 )
+_WSGI = (("before-send", _send),)
+
+
+def _handlers() -> tuple[tuple[str, Any], ...]:
+    """The direct path's handlers and the WSGI one, or (PM_LOCAL_TRANSPORT=wsgi) the WSGI one alone."""
+    return (*_DIRECT, *_WSGI) if config.local_transport() == "direct" else _WSGI

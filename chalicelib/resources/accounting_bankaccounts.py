@@ -8,12 +8,9 @@ from typing import TYPE_CHECKING, Any, Final
 
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
+from chalicelib import sepa
 from chalicelib.context import CallContext
-from chalicelib.entities import EntityType, declare
-from chalicelib.errors import invalid_at
-from chalicelib.registry import DocumentedError, Operation, register
-from chalicelib.resources import sepa
-from chalicelib.resources.common import (
+from chalicelib.declare import (
     UPDATE_NOTE,
     declare_create,
     declare_lifecycle,
@@ -23,6 +20,9 @@ from chalicelib.resources.common import (
     singular_result,
     update_mode_payload,
 )
+from chalicelib.entities import EntityType, declare
+from chalicelib.errors import invalid_at
+from chalicelib.registry import DocumentedError, Operation, register
 from chalicelib.store import entities as store
 
 if TYPE_CHECKING:  # the generated argument types (generate/arg_types.py): for mypy only

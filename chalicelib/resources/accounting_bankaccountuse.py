@@ -8,10 +8,10 @@ from typing import TYPE_CHECKING, Any
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
+from chalicelib.declare import declare_create, declare_lifecycle, declare_show, declare_update, singular_result
 from chalicelib.entities import ENTITY_TYPES, EntityType, Period, declare
 from chalicelib.errors import NotFound
 from chalicelib.registry import Operation, register
-from chalicelib.resources.common import declare_create, declare_lifecycle, declare_show, declare_update, singular_result
 from chalicelib.store import entities as store
 
 if TYPE_CHECKING:  # the generated argument types (generate/arg_types.py): for mypy only

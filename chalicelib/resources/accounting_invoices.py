@@ -8,9 +8,9 @@ from typing import Any
 
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
+from chalicelib.declare import declare_create, declare_lifecycle, declare_list, declare_show, declare_update
 from chalicelib.entities import ENTITY_TYPES, EntityType, Period, declare
 from chalicelib.errors import invalid_at
-from chalicelib.resources.common import declare_create, declare_lifecycle, declare_list, declare_show, declare_update
 from chalicelib.store import entities as store
 
 ARG = "inboundInvoice"

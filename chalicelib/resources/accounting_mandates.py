@@ -11,14 +11,14 @@ from __future__ import annotations
 import datetime as dt
 from typing import TYPE_CHECKING, Any, Final
 
-from chalicelib import clock
+from chalicelib import clock, sepa
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
+from chalicelib.declare import declare_create, declare_lifecycle, declare_show, declare_update, singular_result
 from chalicelib.entities import EntityType, Period, declare
 from chalicelib.errors import Conflict, invalid_at
 from chalicelib.registry import Operation, register
-from chalicelib.resources import sepa
 from chalicelib.resources.accounting_bankaccounts import (
     ACCOUNT_HOLDER_FIELD,
     BIC_FIELD,
@@ -26,7 +26,6 @@ from chalicelib.resources.accounting_bankaccounts import (
     apply_iban,
     declare_owner_list,
 )
-from chalicelib.resources.common import declare_create, declare_lifecycle, declare_show, declare_update, singular_result
 from chalicelib.store import entities as store
 
 if TYPE_CHECKING:  # the generated argument types (generate/arg_types.py): for mypy only

@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import schemas as s
-from chalicelib.entities import EntityType, Period, declare
-from chalicelib.resources.common import (
+from chalicelib.declare import (
     declare_create,
     declare_delete,
     declare_list,
@@ -14,6 +13,7 @@ from chalicelib.resources.common import (
     declare_show,
     declare_update,
 )
+from chalicelib.entities import EntityType, Period, declare
 
 ROLES = {
     "advisoryBoardChair": ("Vorsitz des Verwaltungsbeirats", "Chair of the advisory board"),

@@ -8,11 +8,11 @@ from typing import TYPE_CHECKING, Any
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
+from chalicelib.declare import declare_create, declare_lifecycle, declare_list, declare_show, declare_update
 from chalicelib.entities import EntityType, declare
 from chalicelib.errors import Conflict, invalid_at
+from chalicelib.field_groups import EMAIL, PHONE, POSTAL_ADDRESS
 from chalicelib.registry import Operation, register
-from chalicelib.resources.common import declare_create, declare_lifecycle, declare_list, declare_show, declare_update
-from chalicelib.resources.fields import EMAIL, PHONE, POSTAL_ADDRESS
 from chalicelib.store import entities as store
 from chalicelib.store import merges
 

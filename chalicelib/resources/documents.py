@@ -9,12 +9,12 @@ from typing import TYPE_CHECKING, Any
 from chalicelib import ids
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
+from chalicelib.declare import declare_lifecycle, declare_list, declare_show, declare_update
+from chalicelib.document_types import BY_CODE, CATEGORIES, DOCUMENT_TYPES, NODE_TYPES, active_types
 from chalicelib.entities import EntityType, by_prefix, declare
 from chalicelib.errors import invalid_at
+from chalicelib.field_groups import VISIBILITY
 from chalicelib.registry import operation
-from chalicelib.resources.common import declare_lifecycle, declare_list, declare_show, declare_update
-from chalicelib.resources.document_types import BY_CODE, CATEGORIES, DOCUMENT_TYPES, NODE_TYPES, active_types
-from chalicelib.resources.fields import VISIBILITY
 from chalicelib.store.entities import StoredEntity
 from chalicelib.uploads import direct
 

@@ -6,9 +6,9 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import schemas as s
+from chalicelib.declare import declare_create, declare_lifecycle, declare_list, declare_show, declare_update
 from chalicelib.entities import EntityType, declare
-from chalicelib.resources.common import declare_create, declare_lifecycle, declare_list, declare_show, declare_update
-from chalicelib.resources.fields import POSTAL_ADDRESS
+from chalicelib.field_groups import POSTAL_ADDRESS
 
 FIELDS: dict[str, Any] = {
     "objectId": s.ref("object", "The object the address belongs to. Fixed after creation."),

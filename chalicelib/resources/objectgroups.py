@@ -5,8 +5,8 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import schemas as s
+from chalicelib.declare import declare_create, declare_lifecycle, declare_show, declare_update
 from chalicelib.entities import EntityType, declare
-from chalicelib.resources.common import declare_create, declare_lifecycle, declare_show, declare_update
 
 # Every member is a reference: the store writes one edge per member, plus a liveness check
 # per newly added member, in the single transaction of the write (at most 100 items). An

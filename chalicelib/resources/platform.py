@@ -5,12 +5,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from chalicelib import __version__, config, mail, openapi, paths, throttle
+from chalicelib import __version__, config, mail, mail_texts, openapi, paths, throttle
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.registry import operation
-from chalicelib.resources import mail_texts
 from chalicelib.resources.apikeys import AGENT_NAME, KEY_OUT
 from chalicelib.scopes import SCOPE_ADMIN, holds
 from chalicelib.store import deadletters, entities, integrations, keys, signups

@@ -9,10 +9,10 @@ from chalicelib import clock
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
+from chalicelib.declare import declare_create, declare_lifecycle, declare_list, declare_show, declare_update
 from chalicelib.entities import ENTITY_TYPES, EntityType, declare
 from chalicelib.errors import Conflict, NotFound, invalid_at
-from chalicelib.resources.common import declare_create, declare_lifecycle, declare_list, declare_show, declare_update
-from chalicelib.resources.fields import VISIBILITY
+from chalicelib.field_groups import VISIBILITY
 from chalicelib.store import entities as store
 
 # --- processes --------------------------------------------------------------------------

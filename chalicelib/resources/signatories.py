@@ -6,8 +6,8 @@ from __future__ import annotations
 from typing import Any
 
 from chalicelib import schemas as s
+from chalicelib.declare import declare_create, declare_lifecycle, declare_show, declare_update
 from chalicelib.entities import EntityType, Period, declare
-from chalicelib.resources.common import declare_create, declare_lifecycle, declare_show, declare_update
 
 ROLES = {
     "managingDirector": ("Geschäftsführer", "Managing director"),

@@ -8,9 +8,9 @@ from typing import Any
 
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
+from chalicelib.declare import declare_create, declare_lifecycle, declare_list, declare_show, declare_update
 from chalicelib.entities import EntityType, declare
 from chalicelib.errors import invalid_at
-from chalicelib.resources.common import declare_create, declare_lifecycle, declare_list, declare_show, declare_update
 from chalicelib.resources.unitgroups import UNIT_GROUP
 from chalicelib.store import entities as store
 

@@ -1,5 +1,5 @@
 """Upsert by alias (issue 34): `<list>.upsert` for every entity type with a create command, derived
-from that command and the type's update command (resources/common.py records both), so nothing
+from that command and the type's update command (declare.py records both), so nothing
 about an entity's fields is written here.
 
 Each item is the create's payload, flat (a parent argument such as processes.create's `object` is
@@ -30,12 +30,12 @@ from chalicelib import clock, config, ids
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
+from chalicelib.declare import CREATIONS, UPDATINGS, Creation, Updating
 from chalicelib.entities import ENTITY_TYPES, EntityType, ref_types, type_of_id
 from chalicelib.errors import ApiError, Conflict, Invalid, NotFound, not_found_at
 from chalicelib.jsontext import plain
 from chalicelib.registry import ITEMS_CHECKED_ALONE, Operation, register
 from chalicelib.resources.aliases import ALIAS
-from chalicelib.resources.common import CREATIONS, UPDATINGS, Creation, Updating
 from chalicelib.schemas import map_refs
 from chalicelib.scopes import SCOPE_WRITE, area_scope
 from chalicelib.store import aliases

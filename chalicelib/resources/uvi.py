@@ -10,11 +10,11 @@ from typing import TYPE_CHECKING, Any
 
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
+from chalicelib.declare import declare_lifecycle, declare_list, declare_show, declare_update
 from chalicelib.entities import EntityType, declare
 from chalicelib.errors import invalid_at
+from chalicelib.field_groups import VISIBILITY
 from chalicelib.registry import operation
-from chalicelib.resources.common import declare_lifecycle, declare_list, declare_show, declare_update
-from chalicelib.resources.fields import VISIBILITY
 from chalicelib.uploads import direct
 
 if TYPE_CHECKING:  # the generated argument types (generate/arg_types.py): for mypy only

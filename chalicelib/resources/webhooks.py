@@ -13,17 +13,16 @@ from chalicelib import clock, config, ids, relative_time
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
-from chalicelib.entities import ENTITY_TYPES, EntityType, declare
-from chalicelib.errors import Conflict, NotFound, invalid_at
-from chalicelib.events import deliveries, feed, recover, sender, subscriptions, targets
-from chalicelib.registry import operation
-from chalicelib.resources.common import (
-    create_mode_required,
+from chalicelib.declare import (
     declare_lifecycle,
     declare_list,
     declare_show,
     declare_update,
 )
+from chalicelib.entities import ENTITY_TYPES, EntityType, declare
+from chalicelib.errors import Conflict, NotFound, invalid_at
+from chalicelib.events import deliveries, feed, recover, sender, subscriptions, targets
+from chalicelib.registry import operation
 from chalicelib.store import entities as store
 from chalicelib.store import webhooks as webhook_store
 
@@ -219,7 +218,7 @@ AUTH_HEADER = s.string(
             "description": FIELDS["description"],
             "skipOwnChanges": FIELDS["skipOwnChanges"],
         },
-        required=create_mode_required(WEBHOOK, list(WEBHOOK.required)),
+        required=list(WEBHOOK.required),
     ),
     result=s.obj(
         {

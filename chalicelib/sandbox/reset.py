@@ -11,10 +11,10 @@ from collections.abc import Callable
 from typing import Any
 
 from chalicelib.context import CallContext
+from chalicelib.declare import UPDATINGS
 from chalicelib.exports import lines
 from chalicelib.exports.load import ImportRefused
 from chalicelib.registry import lifecycle_operation
-from chalicelib.resources.common import UPDATINGS
 from chalicelib.sandbox import seed as seeding
 from chalicelib.store import aliases
 

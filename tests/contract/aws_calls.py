@@ -184,7 +184,7 @@ DISPATCH = {
     "Operation": "api",  # registry.Operation(handler=...)
     "operation": "api",  # @registry.operation(...)
     "app.route": "api",
-    "declare_show": "api",  # resources/common.py: extra fields of the show answer, and the
+    "declare_show": "api",  # declare.py: extra fields of the show answer, and the
     "declare_list": "api",  # list's normalisers and the update's guard run inside the
     "declare_update": "api",  # operation handler these declare, as the restore's guard
     "declare_lifecycle": "api",  # (webhooks: the limit) runs inside restore's handler

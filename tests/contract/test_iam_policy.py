@@ -79,10 +79,10 @@ def sandbox_operations() -> frozenset[str]:
     a job, sandbox/lifecycle.py run_job, runs nothing else) spell out
     (aliases.upsert, documents.upload, documents.show, the bulk upload's), every upsert (a line's
     `upsert`), and every type's delete, restore and update command the reset picks
-    (registry.lifecycle_operation, resources.common.UPDATINGS)."""
+    (registry.lifecycle_operation, declare.UPDATINGS)."""
     from chalicelib import registry, resources
+    from chalicelib.declare import UPDATINGS
     from chalicelib.exports import lines
-    from chalicelib.resources.common import UPDATINGS
 
     resources.load_all()
     found = {op.name for op in registry.REGISTRY.values() if op.upserts}

@@ -93,3 +93,14 @@ def test_infra_template_matches_the_table_model() -> None:
     from generate import template as render
 
     assert render.TARGET.read_text() == render.render(), "run: make generate"
+
+
+def test_the_resource_modules_are_listed() -> None:
+    """chalicelib/resources/__init__.py lists its modules (as the console lists its pages): a file
+    left out of the list would declare nothing."""
+    import pkgutil
+
+    from chalicelib import resources
+
+    files = {module.name for module in pkgutil.iter_modules(resources.__path__)}
+    assert files == {*resources.MODULES, *resources.LATE}

@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 
 from chalicelib.context import CallContext
+from chalicelib.document_types import BY_CODE, DOCUMENT_TYPES
 from chalicelib.errors import Invalid
-from chalicelib.resources.document_types import BY_CODE, DOCUMENT_TYPES
 from chalicelib.resources.documents import DOCUMENT
 from chalicelib.store import entities
 from tests.client import Tenant

@@ -36,6 +36,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, example, given, settings
 from hypothesis import strategies as st
 
+from chalicelib import relative_time
 from chalicelib.entities import ENTITY_TYPES, by_prefix, ref_types
 from chalicelib.events.audit import decode_cursor as audit_cursor
 from chalicelib.events.changes import ACCOUNT_TYPES
@@ -301,7 +302,7 @@ class Actor:
         def one(path: str, x_ref: Any, value: str) -> str:
             return self.ref(self.ensure(ref_types(x_ref), n), n)
 
-        filled: dict[str, Any] = map_refs(op.args, copy.deepcopy(op.example or {}), "", one)
+        filled: dict[str, Any] = map_refs(op.args, relative_time.resolve(copy.deepcopy(op.example or {})), "", one)
         return filled
 
     # --- steps ---

@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib.resources import sepa
+from chalicelib import sepa
 from tests.client import Tenant
 from tests.lifecycle import Lifecycle, run_lifecycle
 

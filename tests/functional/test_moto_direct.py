@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from chalicelib import config
 from chalicelib.local import moto_direct
 from chalicelib.registry import REGISTRY
 from tests.client import Tenant
@@ -35,6 +36,9 @@ MUST_BE_CHECKED = {
 # The requests moto parses from their values (the stream's reads are parsed from their JSON: its
 # handler reads the body itself): items, conditions, updates, transactions, key conditions, batches.
 REQUESTS_MUST_BE_CHECKED = {f"{name} request" for name in MUST_BE_CHECKED - {"GetRecords"}}
+pytestmark = pytest.mark.skipif(
+    config.local_transport() != "direct", reason="PM_LOCAL_TRANSPORT=wsgi: no direct path to compare"
+)
 
 
 @pytest.fixture()

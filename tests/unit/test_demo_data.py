@@ -16,12 +16,11 @@ import pytest
 from schwifty import IBAN
 
 import chalicelib.resources  # noqa: F401 - fills the registry the export derives its kinds from
-from chalicelib import ids
+from chalicelib import ids, sepa
+from chalicelib.document_types import BY_CODE
 from chalicelib.entities import ENTITY_TYPES, ref_types
 from chalicelib.exports.lines import Kind, kinds
-from chalicelib.resources import sepa
 from chalicelib.resources.aliases import ALIAS
-from chalicelib.resources.document_types import BY_CODE
 from chalicelib.sandbox.demo import DEMO_TOTALS, SMALL_TOTALS, TOTALS, demo_files, demo_lines
 from chalicelib.schemas import map_refs
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from chalicelib.resources import sepa
+from chalicelib import sepa
 
 IBAN = "DE89370400440532013000"
 

@@ -4,7 +4,7 @@ is kept anywhere (docs/guides/console.md)."""
 
 from __future__ import annotations
 
-from chalicelib import addresses, config, dispatch, mail, throttle
+from chalicelib import addresses, config, dispatch, mail, mail_texts, throttle
 from chalicelib import error_codes as codes
 from chalicelib.console import auth
 from chalicelib.console.operations import messages, run_anonymous
@@ -13,7 +13,6 @@ from chalicelib.console.render import render
 from chalicelib.console.texts import translate
 from chalicelib.console.web import SESSION_COOKIE, Answer, Request, is_email, page, redirect
 from chalicelib.errors import ApiError
-from chalicelib.resources import mail_texts
 from chalicelib.store import members, sessions
 
 

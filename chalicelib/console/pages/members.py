@@ -12,14 +12,13 @@ from __future__ import annotations
 import unicodedata
 
 from chalicelib import error_codes as codes
-from chalicelib import mail, throttle
+from chalicelib import mail, mail_texts, throttle
 from chalicelib.console.operations import messages, run
 from chalicelib.console.pages import member_keys
 from chalicelib.console.render import render
 from chalicelib.console.texts import translate
 from chalicelib.console.web import Answer, Request, is_email, page, redirect
 from chalicelib.errors import ApiError
-from chalicelib.resources import mail_texts
 from chalicelib.store import keys, members
 
 

@@ -148,20 +148,10 @@ PAGING_NOTE = (
 )
 
 
-# Create mode's required fields per entity type, as its create operation declares them: its
-# Update mode may not clear them (null), or a stored entity would lack what every one has.
-_CREATE_REQUIRED: dict[str, tuple[str, ...]] = {}
-
-
-def create_mode_required(etype: EntityType, required: list[str]) -> list[str]:
-    """Record (and answer) the fields a create of `etype` requires; its update reads them."""
-    _CREATE_REQUIRED[etype.name] = tuple(required)
-    return required
-
-
 def update_mode_payload(etype: EntityType, fields: dict[str, Any]) -> dict[str, Any]:
-    """The Update-mode payload of `etype`: its create's required fields cannot be cleared."""
-    return s.update_payload(fields, etype.name, "The changes (Update mode).", _CREATE_REQUIRED.get(etype.name, ()))
+    """The Update-mode payload of `etype`: the fields its records always hold (EntityType.required)
+    cannot be cleared (null), or a stored entity would lack what every one has."""
+    return s.update_payload(fields, etype.name, "The changes (Update mode).", etype.required)
 
 
 @dataclass(frozen=True)
@@ -231,7 +221,7 @@ def declare_create(
 
     payload = s.obj(
         fields,
-        required=create_mode_required(etype, required),
+        required=required,
         description=f"The new {etype.name} (Create mode: no id).",
     )
     created = register(
