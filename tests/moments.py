@@ -5,6 +5,7 @@ its boundary, whatever day the suite runs on."""
 from __future__ import annotations
 
 import datetime as dt
+import re
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -20,3 +21,13 @@ def clock_at(moment: dt.datetime, *, running: bool = False) -> Iterator[None]:
         yield
     finally:
         clock.set_clock(None)
+
+
+def shifted(text: str, now: dt.datetime) -> dt.datetime:
+    """PM_TEST_CLOCK_SHIFT's moment: `+30d`, `-1y`, `+12h` from `now`, or an ISO 8601 time."""
+    match = re.fullmatch(r"([+-])(\d+)([hdy])", text.strip())
+    if not match:
+        return dt.datetime.fromisoformat(text.strip().replace("Z", "+00:00"))
+    sign, count, unit = match.groups()
+    offset = {"h": dt.timedelta(hours=1), "d": dt.timedelta(days=1), "y": dt.timedelta(days=365)}[unit] * int(count)
+    return now + offset if sign == "+" else now - offset
