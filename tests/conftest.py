@@ -39,19 +39,24 @@ os.environ.setdefault("PM_WEBHOOK_RETRY_SCALE", "0.001")  # 5 s, 5 min, 30 min b
 os.environ.setdefault("PM_DEMO_SIZE", "small")
 
 # The whole suite on a moved clock: PM_TEST_CLOCK_SHIFT=+30d (or -30d, +1y, an ISO time) moves the
-# wall clock of every test process from its start on (time-machine: time.time, datetime.now and the
+# wall clock of every test process and of every Python process they start, from its start on, by
+# one offset (time-machine, in tests/clock_shift/sitecustomize.py: time.time, datetime.now and the
 # like; the monotonic clocks, which waits and sleeps use, stay), so a test that holds only today
-# fails there. libfaketime cannot do this for Python 3.11: with its monotonic clock faked a
-# timed wait never ends, with it left alone time.sleep fails (EINVAL).
-if os.environ.get("PM_TEST_CLOCK_SHIFT"):
+# fails there. libfaketime cannot do this for Python 3.11: with its monotonic clock faked a timed
+# wait never ends, with it left alone time.sleep fails (EINVAL).
+if os.environ.get("PM_TEST_CLOCK_SHIFT") and not os.environ.get("PM_TEST_CLOCK_OFFSET"):
     import datetime as _dt
-
-    import time_machine
 
     from tests.moments import shifted
 
-    _moment = shifted(os.environ["PM_TEST_CLOCK_SHIFT"], _dt.datetime.now(_dt.UTC))
-    time_machine.travel(_moment, tick=True).start()
+    _real = _dt.datetime.now(_dt.UTC)
+    os.environ["PM_TEST_CLOCK_OFFSET"] = str(
+        (shifted(os.environ["PM_TEST_CLOCK_SHIFT"], _real) - _real).total_seconds()
+    )
+    _site = str(ROOT / "tests" / "clock_shift")
+    os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (_site, os.environ.get("PYTHONPATH")) if p)
+    sys.path.insert(0, _site)
+    import sitecustomize  # noqa: F401 - this process too (it started before the variable was set)
 
 # The cyclic collector less often: a test process holds the whole embedded stack (moto's tables,
 # thousands of items of small objects each), which every older-generation pass walks, and the

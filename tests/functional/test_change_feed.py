@@ -5,6 +5,7 @@ are checked."""
 
 from __future__ import annotations
 
+import datetime as dt
 import itertools
 import json
 import os
@@ -15,8 +16,11 @@ from typing import Any
 
 import pytest
 
+from chalicelib import clock
+from chalicelib.events import feed
 from tests.client import Tenant
 from tests.eventually import eventually
+from tests.moments import clock_at
 from tests.receiver import Receiver
 
 WRITERS = 4
@@ -175,6 +179,16 @@ def test_cursors_and_since_are_checked(tenant: Tenant) -> None:
     cursor = tenant.get("changes.list", {"limit": 1})["next"]
     both = tenant.query("changes.list", {"after": cursor, "since": _since_now(), "limit": 10})
     assert both.status == 400 and both.body["errors"][0]["path"] == "since"
+
+
+def test_the_feeds_window_is_30_days_to_the_millisecond_at_a_set_clock(tenant: Tenant) -> None:
+    moment = (clock.now() + dt.timedelta(days=5)).replace(microsecond=0)  # frozen: within the key and the trial
+    edge = moment - dt.timedelta(days=feed.RETENTION_DAYS)
+    with clock_at(moment):
+        inside = tenant.query("changes.list", {"since": clock.iso(edge), "limit": 1})
+        outside = tenant.query("changes.list", {"since": clock.iso(edge - dt.timedelta(milliseconds=1)), "limit": 1})
+    assert inside.status == 200, inside.body
+    assert (outside.status, outside.body["code"]) == (400, "since_out_of_retention")
 
 
 @pytest.mark.parametrize("plural", ["contacts", "units", "contracts"])

@@ -5,9 +5,12 @@ person names the contact, a delivery names its entity; no page keeps a time form
 
 from __future__ import annotations
 
+import datetime as dt
 import re
 from typing import Any
+from zoneinfo import ZoneInfo
 
+from chalicelib import clock
 from tests.client import Tenant
 from tests.console_client import owner_of
 from tests.eventually import eventually
@@ -28,7 +31,9 @@ def test_the_key_pages_name_the_person_and_show_local_times(tenant: Tenant) -> N
     person = tenant.contact(firstName="Erika", lastName="Mustermann")
     owner = owner_of(tenant)
     body: dict[str, Any] = {"agentName": "erika-assistant", "scopes": ["read"], "person": person["id"]}
-    key = tenant.ok("apikeys.create", {"apiKey": {**body, "expiresAt": "2027-01-01T00:00:00Z"}})["apiKey"]
+    # an expiry at midnight UTC a month or more ahead, whatever day the test runs
+    expires = (clock.now() + dt.timedelta(days=40)).replace(hour=0, minute=0, second=0, microsecond=0)
+    key = tenant.ok("apikeys.create", {"apiKey": {**body, "expiresAt": clock.iso(expires)}})["apiKey"]
     assert tenant.query("info", key=key["key"]).status == 200
 
     def logged() -> bool:
@@ -41,7 +46,9 @@ def test_the_key_pages_name_the_person_and_show_local_times(tenant: Tenant) -> N
     assert detail.status == 200
     assert "Erika Mustermann" in detail.text() and person["id"] in detail.text()
     assert len(GERMAN_TIME.findall(detail.html)) >= 4  # created, last used, expires, the log's call
-    assert "01.01.2027, 01:00" in detail.text()  # midnight UTC is one o'clock in Berlin
+    # midnight UTC is one o'clock in Berlin (two in summer time)
+    berlin = expires.astimezone(ZoneInfo("Europe/Berlin"))
+    assert berlin.strftime("%d.%m.%Y, %H:%M") in detail.text()
     _no_old_format(detail.html)
     listing = owner.get("/keys")
     assert GERMAN_TIME.search(listing.html) and "Erika Mustermann" in listing.text()
@@ -49,7 +56,7 @@ def test_the_key_pages_name_the_person_and_show_local_times(tenant: Tenant) -> N
 
     owner.lang = "en"
     english = owner.get(f"/keys/{key['id']}")
-    assert ENGLISH_TIME.search(english.html) and "1 Jan 2027, 01:00" in english.text()
+    assert ENGLISH_TIME.search(english.html) and f"{berlin.day} {berlin:%b %Y, %H:%M}" in english.text()
     assert "Erika Mustermann" in english.text()
 
 

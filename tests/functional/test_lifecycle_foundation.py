@@ -1,50 +1,8 @@
-"""Lifecycle, delete guard and restore rules for contacts and objects."""
+"""Delete guard and restore rules for contacts and objects (their lifecycle: test_lifecycles.py)."""
 
 from __future__ import annotations
 
 from tests.client import Tenant
-from tests.lifecycle import Lifecycle, run_lifecycle
-
-
-def test_contact_lifecycle(tenant: Tenant) -> None:
-    company = tenant.contact(personType="legal", companyName="Firma GmbH")
-    run_lifecycle(
-        tenant,
-        Lifecycle(
-            type="contact",
-            arg="contact",
-            create="contacts.create",
-            payload={"personType": "natural", "lastName": "Zyklus", "companyId": company["id"]},
-            show="contacts.show",
-            list="contacts",
-            plural="contacts",
-            list_params={"companyId": company["id"], "personType": "natural"},
-            update="contacts.update",
-            changes={"firstName": "Lena"},
-            delete="contacts.delete",
-            restore="contacts.restore",
-        ),
-    )
-
-
-def test_object_lifecycle(tenant: Tenant) -> None:
-    run_lifecycle(
-        tenant,
-        Lifecycle(
-            type="object",
-            arg="object",
-            create="objects.create",
-            payload={"name": "Haus am See", "type": "rental"},
-            show="objects.show",
-            list="objects",
-            plural="objects",
-            update="objects.update",
-            changes={"constructionYear": 1965},
-            delete="objects.delete",
-            restore="objects.restore",
-            paged=False,
-        ),
-    )
 
 
 def test_a_referenced_contact_cannot_be_deleted(tenant: Tenant) -> None:
