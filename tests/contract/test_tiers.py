@@ -20,6 +20,7 @@ from tests import tiers
 
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGUE = "tests/functional/test_catalogue.py"
+LIFECYCLES = "tests/functional/test_lifecycles.py"  # every type's lifecycle, its operations found in the registry
 FOLDERS = ("tests/functional", "tests/contract", "tests/unit")
 
 
@@ -48,7 +49,8 @@ def guards_run_in_the_default_run_but_for_the_short_list(collected: dict[str, se
 
 def every_operation_is_reached_by_a_default_run_test(collected: dict[str, set[str]]) -> None:
     """Reached: the catalogue test runs its example (its parameter, or as a create of the world it
-    builds), or its name is written, quoted, in a test file that has a default-run test."""
+    builds), the lifecycle sweep runs it for a type, or its name is written, quoted, in a test file
+    that has a default-run test."""
     load_all()
     default = [nodeid for nodeid, marks in collected.items() if tiers.in_default_run(marks)]
     by_catalogue = {n.split("[", 1)[1][:-1] for n in default if n.startswith(CATALOGUE + "::") and "[" in n}
@@ -56,6 +58,11 @@ def every_operation_is_reached_by_a_default_run_test(collected: dict[str, set[st
         from tests.world import OWN_TESTS, is_create
 
         by_catalogue |= {name for name, op in REGISTRY.items() if is_create(op) and name not in OWN_TESTS}
+    sweep = [n.split("[", 1)[1][:-1] for n in default if n.startswith(LIFECYCLES + "::") and "[" in n]
+    if sweep:
+        from tests.functional.test_lifecycles import lifecycle_of
+
+        by_catalogue |= {op.name for name in sweep for op in lifecycle_of(name).values() if op is not None}
     files = {nodeid.split("::", 1)[0] for nodeid in default}
     text = "\n".join((ROOT / name).read_text(encoding="utf-8") for name in sorted(files))
     unreached = [
