@@ -86,13 +86,14 @@ docs: generate
 # failing fails the target.
 TIER_DEFAULT := $(shell $(PYTHON) -m tests.tiers default)
 TIER_LONG := $(shell $(PYTHON) -m tests.tiers long)
+TIER_FOLDERS := $(shell $(PYTHON) -m tests.tiers folders)
 UNIT_LOG := $(VENV)/unit-tests.log
 FUNCTIONAL := tests --ignore=tests/unit --ignore=tests/lambda_check
 TEST_WORKERS ?= 2
 test: $(STAMP)
 	@export HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-dev}; \
 	$(BIN)/python -m pytest -q -m "$(TIER_DEFAULT)" tests/unit > $(UNIT_LOG) 2>&1 & unit=$$!; \
-	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxschedchunk 2 -q -m "$(TIER_DEFAULT)" $(FUNCTIONAL); others=$$?; \
+	$(BIN)/python -m pytest -n $(TEST_WORKERS) --maxschedchunk 2 -q -m "$(TIER_DEFAULT)" $(TIER_FOLDERS); others=$$?; \
 	wait $$unit; units=$$?; echo "--- unit tests (tests/unit), run beside the above:"; cat $(UNIT_LOG); \
 	test $$others -eq 0 -a $$units -eq 0
 

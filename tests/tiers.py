@@ -8,7 +8,8 @@ file. `guard` marks the tests that kill the mutants of the guards (tests/mutatio
 a guard stays in the default run unless it is on SLOW_GUARDS (tests/contract/test_tiers.py).
 
     python -m tests.tiers default   # the marker expression of the default run (the Makefile's)
-    python -m tests.tiers long      # ... of the long run"""
+    python -m tests.tiers long      # ... of the long run
+    python -m tests.tiers folders   # the folders `make test` collects beside tests/unit"""
 
 from __future__ import annotations
 
@@ -21,6 +22,9 @@ LONG = ("browser", "e2e", "fuzz", "slow", "quiet")
 DEFAULT_RUN = "not (" + " or ".join(LONG) + ")"
 LONG_RUN = " or ".join(LONG)
 BY_FOLDER = {"browser": "tests/browser/", "e2e": "tests/e2e/"}
+# Where the default run's tests live: the folders above are long entirely, so `make test` does not
+# even collect them (each worker imported Playwright and the e2e helpers for nothing).
+DEFAULT_FOLDERS = ("tests/functional", "tests/contract")
 
 # Guards whose whole-world scenario takes half a minute or more: they run in the long tier, and
 # each has a cheaper sibling in the default run that reaches the same guard (named beside it).
@@ -64,4 +68,4 @@ def in_default_run(marks: set[str]) -> bool:
 
 
 if __name__ == "__main__":
-    print({"default": DEFAULT_RUN, "long": LONG_RUN}[sys.argv[1]])
+    print({"default": DEFAULT_RUN, "long": LONG_RUN, "folders": " ".join(DEFAULT_FOLDERS)}[sys.argv[1]])

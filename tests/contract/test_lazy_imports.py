@@ -10,6 +10,8 @@ import ast
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = [*sorted(ROOT.glob("chalicelib/**/*.py")), ROOT / "app.py", ROOT / "mcp_app.py"]
 MARK = re.compile(r"#\s*(cold start\b|cycle:)")
@@ -52,6 +54,7 @@ def unmarked(source: str) -> list[tuple[int, str]]:
     ]
 
 
+@pytest.mark.slow
 def test_every_lazy_import_says_why() -> None:
     found = [
         f"{path.relative_to(ROOT)}:{line}: {text}" for path in SOURCES for line, text in unmarked(path.read_text())

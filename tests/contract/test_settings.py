@@ -8,6 +8,8 @@ from __future__ import annotations
 import ast
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parents[2]
 SOURCES = [ROOT / "app.py", ROOT / "mcp_app.py", *sorted((ROOT / "chalicelib").rglob("*.py"))]
 READER = ROOT / "chalicelib" / "config.py"
@@ -43,6 +45,7 @@ def reads_of_the_environment(path: Path) -> list[str]:
     return found
 
 
+@pytest.mark.slow
 def test_only_config_reads_the_environment() -> None:
     found = [read for path in SOURCES if path != READER for read in reads_of_the_environment(path)]
     assert found == [], "read settings through chalicelib/config.py"

@@ -21,7 +21,7 @@ from tests import tiers
 ROOT = Path(__file__).resolve().parents[2]
 CATALOGUE = "tests/functional/test_catalogue.py"
 LIFECYCLES = "tests/functional/test_lifecycles.py"  # every type's lifecycle, its operations found in the registry
-FOLDERS = ("tests/functional", "tests/contract", "tests/unit")
+FOLDERS = (*tiers.DEFAULT_FOLDERS, "tests/unit")
 
 
 def test_the_default_run_keeps_every_guard_and_reaches_every_operation(tmp_path: Path) -> None:
@@ -78,3 +78,8 @@ def test_the_long_marks_are_the_makefiles() -> None:
     makefile = (ROOT / "Makefile").read_text(encoding="utf-8")
     assert "-m tests.tiers default" in makefile and "-m tests.tiers long" in makefile
     assert tiers.DEFAULT_RUN == "not (" + " or ".join(tiers.LONG) + ")"
+    assert "-m tests.tiers folders" in makefile
+    # a new folder of tests is in make test's folders or long by folder, never in neither
+    folders = {f"tests/{p.name}" for p in (ROOT / "tests").iterdir() if p.is_dir() and any(p.glob("test_*.py"))}
+    placed = {*tiers.DEFAULT_FOLDERS, *(f.rstrip("/") for f in tiers.BY_FOLDER.values()), "tests/unit"}
+    assert folders - {"tests/lambda_check"} == placed

@@ -277,6 +277,7 @@ def test_a_handler_crash_mid_batch_loses_and_duplicates_nothing(
     assert sorted(c["entityId"] for c in changes) == sorted(p["id"] for p in people)
 
 
+@pytest.mark.slow
 def test_a_record_that_keeps_failing_is_dead_lettered_and_replayable(
     tenant: Tenant, settle: Any, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -62,6 +62,7 @@ def test_a_receiver_down_for_three_attempts_still_gets_every_event_once_per_id(
     assert len(receiver.requests) == 6  # three refused attempts, then three deliveries
 
 
+@pytest.mark.slow
 def test_events_of_one_entity_stay_in_order_through_retries(tenant: Tenant, receiver: Receiver) -> None:
     receiver.fail_first = 2
     _hook(tenant, receiver)
@@ -88,6 +89,7 @@ def test_410_disables_the_webhook_and_says_why(tenant: Tenant, receiver: Receive
     assert eventually(settled, timeout=5, message="the delivery to be settled as failed")["lastStatusCode"] == 410
 
 
+@pytest.mark.slow
 def test_delivery_log_and_manual_retry(tenant: Tenant, receiver: Receiver) -> None:
     receiver.always = 500
     hook = _hook(tenant, receiver)

@@ -50,6 +50,7 @@ def by_type() -> dict[str, Kind]:
     return {kind.etype.name: kind for kind in kinds()}
 
 
+@pytest.mark.slow
 def test_the_same_seed_gives_the_same_data_and_another_seed_other_data() -> None:
     assert demo_lines("demo") == lines_of("demo")
     assert demo_files("demo") == files_of("demo")

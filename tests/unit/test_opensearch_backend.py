@@ -572,6 +572,7 @@ def test_importing_the_backend_loads_neither_opensearchpy_nor_boto3() -> None:
     assert loaded == "[]"
 
 
+@pytest.mark.slow
 def test_deployment_indexes_the_whole_catalogue_with_its_vectors() -> None:
     from chalicelib import registry
     from chalicelib.search import corpus, embedding

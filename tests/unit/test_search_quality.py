@@ -28,6 +28,7 @@ def held_out() -> dict[str, quality.Score]:
     return quality.evaluate(search, quality.load_queries(half="heldout"))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("language", ["en", "de"])
 def test_recall_and_mrr_on_the_held_out_half(held_out: dict[str, quality.Score], language: str) -> None:
     score = held_out[language]

@@ -132,6 +132,7 @@ def test_schwifty_is_not_imported_with_the_app() -> None:
 # --- through the store ---------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_generated_references_of_a_tenant_are_distinct_and_each_replaced_one_is_released(memory_table: None) -> None:
     """Through the store: 25 references per mandate, each replacing the last. (The generator's
     own spread is test_generated_references_are_readable_and_valid's, on 1,000 references; this

@@ -5,6 +5,7 @@ every labelled query, and the same vectors as WordLlama's inference."""
 from __future__ import annotations
 
 import numpy as np
+import pytest
 import tokenizers  # a development dependency (wordllama's)
 
 from chalicelib import registry, resources
@@ -19,6 +20,7 @@ def _texts() -> list[str]:
     return indexed + [q["query"] for q in quality.load_queries()] + ODD
 
 
+@pytest.mark.slow
 def test_token_ids_are_the_tokenizers_library_s() -> None:
     reference = tokenizers.Tokenizer.from_file(str(wordllama_model.data_dir() / wordllama_model.TOKENIZER))
     texts = _texts()
