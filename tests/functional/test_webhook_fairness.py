@@ -225,6 +225,7 @@ def test_the_ping_of_a_blocked_address_names_a_coarse_reason_only(
     assert "10.0.0.7" not in str(ping)
 
 
+@pytest.mark.slow
 def test_an_attempt_that_raises_settles_as_a_failed_attempt(
     tenant: Tenant, stack: Any, victim_receiver: Receiver, monkeypatch: pytest.MonkeyPatch
 ) -> None:

@@ -9,6 +9,8 @@ Only table references count; a string literal in any of those places fails."""
 
 from __future__ import annotations
 
+import pytest
+
 import ast
 import re
 from dataclasses import dataclass, field
@@ -175,6 +177,7 @@ def documented() -> dict[str, list[tuple[str, int]]]:
 # --- (a) every code raised is an entry -----------------------------------------------------
 
 
+@pytest.mark.slow
 def test_every_raised_code_is_a_table_entry() -> None:
     assert scan_sources().problems == []
 
@@ -235,6 +238,7 @@ def test_operations_document_table_entries() -> None:
 # --- (c) every entry is used ---------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_every_entry_is_raised_or_documented() -> None:
     used = scan_sources().used | set(documented())
     assert sorted(set(TABLE) - used) == []
