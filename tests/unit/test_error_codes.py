@@ -9,12 +9,12 @@ Only table references count; a string literal in any of those places fails."""
 
 from __future__ import annotations
 
-import pytest
-
 import ast
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import pytest
 
 from chalicelib import docs, error_codes, errors, registry, resources
 from chalicelib.error_codes import TABLE, ErrorCode
