@@ -36,7 +36,8 @@ def _placeholder(count: int, unit: str, direction: str) -> str:
 
 def resolve(value: Any, now: dt.datetime | None = None) -> Any:
     """The value with every placeholder replaced by its ISO 8601 time (`clock.iso`) at `now`
-    (the service's clock when not given), in lists and objects at any depth."""
+    (the service's clock when not given), in lists and objects at any depth: new lists and
+    objects throughout, so the registry's own example is never changed by what fills the copy."""
     moment = now or clock.now()
     if isinstance(value, dict):
         return {key: resolve(item, moment) for key, item in value.items()}

@@ -23,7 +23,8 @@ def stale() -> list[Path]:
 
 
 def write() -> list[Path]:
-    changed = stale()
-    if changed:
-        embedding.write(texts_to_embed())
-    return changed
+    texts = texts_to_embed()
+    if not embedding.missing(texts):
+        return []
+    embedding.write(texts)
+    return [embedding.VECTORS]

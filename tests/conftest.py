@@ -55,8 +55,9 @@ if os.environ.get("PM_TEST_CLOCK_SHIFT") and not os.environ.get("PM_TEST_CLOCK_O
     )
     _site = str(ROOT / "tests" / "clock_shift")
     os.environ["PYTHONPATH"] = os.pathsep.join(p for p in (_site, os.environ.get("PYTHONPATH")) if p)
-    sys.path.insert(0, _site)
-    import sitecustomize  # noqa: F401 - this process too (it started before the variable was set)
+    import runpy
+
+    runpy.run_path(f"{_site}/sitecustomize.py")  # this process too: it started before the variable was set
 
 # The cyclic collector less often: a test process holds the whole embedded stack (moto's tables,
 # thousands of items of small objects each), which every older-generation pass walks, and the

@@ -13,10 +13,9 @@ from chalicelib import clock
 
 
 @contextmanager
-def clock_at(moment: dt.datetime, *, running: bool = False) -> Iterator[None]:
-    """The service reads `moment` as now (`running`: from `moment` on, as the real clock advances)."""
-    started = dt.datetime.now(dt.UTC)
-    clock.set_clock((lambda: moment + (dt.datetime.now(dt.UTC) - started)) if running else (lambda: moment))
+def clock_at(moment: dt.datetime) -> Iterator[None]:
+    """The service reads `moment` as now, for the block."""
+    clock.set_clock(lambda: moment)
     try:
         yield
     finally:

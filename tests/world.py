@@ -3,7 +3,6 @@ own documented examples (the catalogue test and the catalogue benchmark use it).
 
 from __future__ import annotations
 
-import copy
 from typing import Any
 
 from chalicelib import relative_time
@@ -61,7 +60,7 @@ class World:
                     return self.ref(type_name)
             raise LookupError(f"{op.name}: no {x_ref} in the world yet ({path})")
 
-        filled: dict[str, Any] = map_refs(op.args, relative_time.resolve(copy.deepcopy(op.example or {})), "", fill_ref)
+        filled: dict[str, Any] = map_refs(op.args, relative_time.resolve(op.example or {}), "", fill_ref)
         return filled
 
     def create(self, op: Operation) -> str:
