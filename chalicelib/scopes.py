@@ -54,3 +54,20 @@ def readable_areas(scopes: frozenset[str]) -> frozenset[str]:
     if SCOPE_READ in scopes:
         return frozenset(AREAS)
     return frozenset(area for area in AREAS if f"{SCOPE_READ}:{area}" in scopes)
+
+
+# The area whose records are the account's own (webhooks with their URLs): their events are heard
+# by an admin key's webhook only, though `read:webhooks` lists them.
+ACCOUNT_AREA = "webhooks"
+
+
+def hearable_areas(scopes: frozenset[str]) -> frozenset[str]:
+    """The areas whose events a webhook made by a key of these scopes hears: those it reads,
+    the account's own records only with `admin`."""
+    areas = readable_areas(scopes)
+    return areas if SCOPE_ADMIN in scopes else areas - {ACCOUNT_AREA}
+
+
+def scope_to_hear(area: str) -> str:
+    """The scope a key lacks to hear an area's events."""
+    return SCOPE_ADMIN if area == ACCOUNT_AREA else area_scope(SCOPE_READ, area)

@@ -115,6 +115,8 @@ GROUPS = {
         ("chalicelib/store/reach.py",),
         (F + "test_object_keys.py", "tests/unit/test_reach.py"),
     ),
+    # what a webhook hears by the areas of the key that made it (issue 51)
+    "hearing": Group(("chalicelib/events/hearing.py",), (F + "test_webhook_areas.py",)),
 }
 
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from chalicelib import clock, config, observability
 from chalicelib.context import CallContext
-from chalicelib.events import delivery_queue, subscriptions
+from chalicelib.events import delivery_queue, hearing, subscriptions
 from chalicelib.events.audit import changed_fields
 from chalicelib.events.changes import Change
 from chalicelib.events.delivery_queue import Delivery
@@ -67,10 +67,12 @@ def event_body(change: Change) -> dict[str, Any]:
 
 def hears(hook: dict[str, Any], body: dict[str, Any]) -> bool:
     """Whether a webhook (subscriptions.subscribers) gets an event body: it subscribes to its type,
-    the entity is within its objects, and, skipping its own changes, another side made it."""
+    the type is of an area its key may read (events/hearing.py), the entity is within its objects,
+    and, skipping its own changes, another side made it."""
     entity_type = body["type"].rsplit(".", 1)[0]
     return (
         bool({"*", body["type"]} & hook["events"])
+        and hearing.hears_type(hook["areas"], body["type"])
         and _within(hook["objects"], body["tenantId"], entity_type, body["data"])
         and not _own(hook, body["actor"])
     )

@@ -27,14 +27,20 @@ def forget(tenant_id: str) -> None:
 
 
 def subscribers(tenant_id: str) -> list[dict[str, Any]]:
-    """The tenant's enabled webhooks: id, subscribed events and the objects their events are
-    limited to (None: every object)."""
+    """The tenant's enabled webhooks: id, subscribed events, the areas and the objects their events
+    are limited to (None: a webhook of before areas, events/hearing.py; every object)."""
     with _lock:
         cached = _subscribers.get(tenant_id)
     if cached and time.monotonic() - cached[0] < CACHE_SECONDS:
         return cached[1]
     hooks = [
-        {"id": h.id or "", "events": set(data.get("events", [])), "objects": _objects(data), "skipOwn": _own(data)}
+        {
+            "id": h.id or "",
+            "events": set(data.get("events", [])),
+            "areas": frozenset(data["areas"]) if data.get("areas") is not None else None,
+            "objects": _objects(data),
+            "skipOwn": _own(data),
+        }
         for h in fetch_entities(webhook_store.live_webhook_keys(tenant_id))
         if (data := h.data_dict()).get("enabled", True)
     ]

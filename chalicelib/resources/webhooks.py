@@ -21,8 +21,9 @@ from chalicelib.declare import (
 )
 from chalicelib.entities import ENTITY_TYPES, EntityType, declare
 from chalicelib.errors import Conflict, NotFound, invalid_at
-from chalicelib.events import deliveries, feed, recover, sender, subscriptions, targets
+from chalicelib.events import deliveries, feed, hearing, recover, sender, subscriptions, targets
 from chalicelib.registry import operation
+from chalicelib.scopes import hearable_areas
 from chalicelib.store import entities as store
 from chalicelib.store import webhooks as webhook_store
 
@@ -100,6 +101,15 @@ FIELDS: dict[str, Any] = {
         ),
         "nullable": True,
     },
+    "areas": {
+        **s.array(
+            s.checked(s.string("An area (`contacts`, `units`, ...).")),  # set from the key: no one's words
+            "The areas whose events this webhook hears: those the key that created it may read (`webhooks`, the "
+            "account's own records, only for an admin key). `*` subscribes to every event type of these areas.",
+            max_items=50,
+        ),
+        "nullable": True,
+    },
     "objects": {
         **s.array(
             s.checked(s.string("Object id.")),  # ids the service set from the key: no one's words
@@ -128,6 +138,7 @@ FIELDS = s.labelled(
         "integrationId": ("Integration", "Integration"),
         "keyId": ("API-Schlüssel", "API key"),
         "objects": ("Objekte", "Objects"),
+        "areas": ("Bereiche", "Areas"),
     },
 )
 
@@ -174,6 +185,7 @@ WEBHOOK = declare(
             "authorizationHeaderSet",
             "disabledReason",
             "disabledAt",
+            "areas",
             "objects",
             "ownChangesOf",
             "secretRotatedAt",
@@ -244,6 +256,9 @@ AUTH_HEADER = s.string(
 def create(ctx: CallContext, args: WebhooksCreateArgs) -> dict[str, Any]:
     data = {k: v for k, v in args.items() if k != "authorizationHeader"}
     data["authorizationHeaderSet"] = bool(args.get("authorizationHeader"))
+    areas = hearable_areas(ctx.scopes)  # it hears what its key may read (events/hearing.py)
+    hearing.refuse_unheard(args.get("events", []), areas)
+    data["areas"] = sorted(areas)
     if ctx.objects is not None:  # a key limited to objects subscribes to the events of its objects only
         data["objects"] = sorted(ctx.objects)
     # whose changes are its own (skipOwnChanges): its integration's, else the creating key's
@@ -260,8 +275,16 @@ def create(ctx: CallContext, args: WebhooksCreateArgs) -> dict[str, Any]:
 
 
 def _update_guard(ctx: CallContext, item: store.StoredEntity, payload: dict[str, Any]) -> None:
-    """Moves a new Authorization header into the secret item before the entity changes."""
+    """Keeps what the webhook hears within the areas of the key that made it and of the key that
+    changes it (neither widens it: a wider webhook is a new one); moves a new Authorization header
+    into the secret item before the entity changes."""
     subscriptions.forget(ctx.tenant_id)
+    if "events" in payload:
+        stored = item.data_dict().get("areas")
+        areas = hearable_areas(ctx.scopes) & (hearing.LEGACY_AREAS if stored is None else frozenset(stored))
+        hearing.refuse_unheard(payload["events"] or [], areas)
+        if stored is None:  # a webhook of before areas: from now on those it was last confirmed with
+            payload["areas"] = sorted(areas)
     if "authorizationHeader" not in payload:
         return
     header = payload.pop("authorizationHeader")
