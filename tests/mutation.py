@@ -117,6 +117,11 @@ GROUPS = {
     ),
     # what a webhook hears by the areas of the key that made it (issue 51)
     "hearing": Group(("chalicelib/events/hearing.py",), (F + "test_webhook_areas.py",)),
+    # how long an OAuth grant lives and what ends with it (issue 51)
+    "grants": Group(
+        ("chalicelib/store/grant_reach.py",),
+        (F + "test_oauth_grant_lifetime.py", F + "test_oauth.py"),
+    ),
 }
 
 

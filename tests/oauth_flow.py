@@ -50,11 +50,18 @@ def token(api: Api, **form: str) -> Any:
 
 
 def approve(
-    api: Api, tenant: Tenant, person: Person, scopes: list[str], verifier: str = "v" * 50, agent: str = "Claude Desktop"
+    api: Api,
+    tenant: Tenant,
+    person: Person,
+    scopes: list[str],
+    verifier: str = "v" * 50,
+    agent: str = "Claude Desktop",
+    asked: str | None = None,
 ) -> dict[str, Any]:
-    """Registration, authorize, consent by the signed-in person: the code's redirect's parameters."""
+    """Registration, authorize (asking for `asked`, else the scopes chosen), consent by the
+    signed-in person: the code's redirect's parameters."""
     client_id = register(api).body["client_id"]
-    sent = authorize(api, client_id, code_challenge=challenge(verifier))
+    sent = authorize(api, client_id, code_challenge=challenge(verifier), scope=asked or " ".join(scopes))
     consent_path = urllib.parse.urlsplit(sent.headers["location"])
     page = person.get(f"{consent_path.path.removeprefix('/console')}?{consent_path.query}")
     assert page.status == 200, page.text()

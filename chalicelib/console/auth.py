@@ -9,10 +9,9 @@ from urllib.parse import quote, urlencode
 
 from chalicelib.console import web
 from chalicelib.context import CallContext
-from chalicelib.scopes import ALL_SCOPES, SCOPE_READ
 from chalicelib.store import members, sessions
+from chalicelib.store.members import ROLE_SCOPES
 
-ROLE_SCOPES = {"owner": frozenset(ALL_SCOPES), "admin": frozenset(ALL_SCOPES), "viewer": frozenset({SCOPE_READ})}
 SESSION_SECONDS = sessions.ABSOLUTE_HOURS * 3600
 RETURN_SECONDS = 1800  # a sign-in within this long returns to the page that asked for it
 

@@ -31,7 +31,7 @@ from chalicelib.context import CallContext
 from chalicelib.errors import Conflict, NotFound
 from chalicelib.mcp import client_documents
 from chalicelib.scopes import KEY_SCOPES
-from chalicelib.store import keys
+from chalicelib.store import grant_reach, keys
 from chalicelib.store import oauth as store
 
 # The token request's RFC 8707 `resource` (set by mcp/oauth_routes.py: the SDK does not pass it on)
@@ -133,13 +133,12 @@ class Provider:
         if granted is None or not store.redeem_code(authorization_code.code):
             raise TokenError("invalid_grant", "the authorization code was used already or has expired")
         tenant_id, grant_id = str(granted["tenantId"]), str(granted["grantId"])
-        grant = store.grant(tenant_id, grant_id)
-        if grant is None or grant.get("revokedAt"):
-            raise TokenError("invalid_grant", "the grant was revoked")
-        secret = _new_access_key(tenant_id, grant_id, grant)
-        facts = {"client_id": str(client.client_id), "scopes": grant["scopes"], "resource": grant.get("resource")}
+        grant = _live_grant(tenant_id, grant_id)
+        scopes = grant["scopes"]
+        secret = _new_access_key(tenant_id, grant_id, grant, scopes)
+        facts = {"client_id": str(client.client_id), "scopes": scopes, "resource": grant.get("resource")}
         refresh = store.new_refresh(tenant_id, grant_id, facts)
-        return _token(secret, grant["scopes"], refresh)
+        return _token(secret, scopes, refresh)
 
     async def load_refresh_token(self, client: OAuthClientInformationFull, refresh_token: str) -> RefreshToken | None:
         found = store.refresh(refresh_token)
@@ -158,7 +157,9 @@ class Provider:
         self, client: OAuthClientInformationFull, refresh_token: RefreshToken, scopes: list[str]
     ) -> OAuthToken:
         """Rotates the refresh token and the access key; a spent refresh token presented again
-        revokes the grant (its access key disabled): a stolen token's replay ends it for both."""
+        revokes the grant (its access key disabled): a stolen token's replay ends it for both. The
+        new key holds what the grant's approver may give now (_live_grant), narrowed to the
+        request's `scope` when it names fewer (RFC 6749, 6)."""
         found = store.refresh(refresh_token.token)
         if found is None:
             raise TokenError("invalid_grant", "unknown refresh token")
@@ -169,14 +170,15 @@ class Provider:
         if outcome == "reused" or successor is None:
             _revoke(found.tenant_id, found.grant_id, "a spent refresh token was presented again")
             raise TokenError("invalid_grant", "the refresh token was used already; the grant is revoked")
-        grant = store.grant(found.tenant_id, found.grant_id)
-        if grant is None or grant.get("revokedAt"):
-            raise TokenError("invalid_grant", "the grant was revoked")
+        grant = _live_grant(found.tenant_id, found.grant_id)
+        minted = [scope for scope in grant["scopes"] if not scopes or scope in scopes]
+        if not minted:
+            raise TokenError("invalid_scope", "the grant holds none of the scopes asked for")
         previous = grant.get("accessKeyId")
-        secret = _new_access_key(found.tenant_id, found.grant_id, grant)
+        secret = _new_access_key(found.tenant_id, found.grant_id, grant, minted)
         if previous:
             _disable(found.tenant_id, str(previous))
-        return _token(secret, list(found.data.get("scopes", [])), successor)
+        return _token(secret, minted, successor)
 
     async def exchange_identity_assertion(self, client: OAuthClientInformationFull, params: Any) -> OAuthToken:
         raise TokenError("unsupported_grant_type", "identity assertion grants are not supported")
@@ -204,30 +206,47 @@ def _token(secret: str, scopes: list[str], refresh: str) -> OAuthToken:
     return OAuthToken(access_token=secret, expires_in=ACCESS_SECONDS, scope=" ".join(scopes), refresh_token=refresh)
 
 
-def _approver(tenant_id: str, grant: dict[str, Any]) -> CallContext:
+def _approver(tenant_id: str, grant: dict[str, Any], scopes: list[str]) -> CallContext:
     """The person who approved, as the author of the grant's keys (the audit trail's actor)."""
     by = grant.get("approvedBy") or {}
     return CallContext(
         tenant_id=tenant_id,
         key_id=str(by.get("keyId") or ""),
         agent_name=str(by.get("agentName") or "console"),
-        scopes=frozenset(grant["scopes"]),
+        scopes=frozenset(scopes),
         channel="console",
         operation="oauth.token",
     )
 
 
-def _new_access_key(tenant_id: str, grant_id: str, grant: dict[str, Any]) -> str:
+def _live_grant(tenant_id: str, grant_id: str) -> dict[str, Any]:
+    """The grant, live, holding what its approver may give now: narrowed (and audited so) when
+    their role allows less, revoked with what was made through it when they are no longer an
+    active member (store/grant_reach.py); else invalid_grant."""
+    grant = store.grant(tenant_id, grant_id)
+    if grant is None or grant.get("revokedAt"):
+        raise TokenError("invalid_grant", "the grant was revoked")
+    allowed = grant_reach.approver_scopes(tenant_id, grant)
+    if not allowed:
+        grant_reach.end(_server(tenant_id), grant_id, "its approver is no longer a member of the company")
+        raise TokenError("invalid_grant", "the person who approved this grant is no longer a member; approve again")
+    if allowed != list(grant["scopes"]):
+        grant_reach.narrow(_server(tenant_id), grant, allowed)
+        grant = {**grant, "scopes": allowed, "accessKeyId": None}  # the wider key was disabled with it
+    return grant
+
+
+def _new_access_key(tenant_id: str, grant_id: str, grant: dict[str, Any], scopes: list[str]) -> str:
     spec = keys.KeySpec(
         agent_name=str(grant["agentName"]),
-        scopes=list(grant["scopes"]),
+        scopes=list(scopes),
         expires_at=clock.iso_in(ACCESS_SECONDS),
         oauth_grant_id=grant_id,
         # an hourly refresh would pile up a key an hour in the list: each goes a week after its expiry
         forget_at=clock.now() + dt.timedelta(seconds=ACCESS_SECONDS, days=FORGET_DAYS),
     )
     try:
-        record, secret = keys.create_key(_approver(tenant_id, grant), spec)
+        record, secret = keys.create_key(_approver(tenant_id, grant, scopes), spec)
     except Conflict as refused:  # the agent's name got a key of its own since the consent, or the key limit
         # (the detail names the company's keys: not the client's business)
         raise TokenError(
@@ -262,6 +281,4 @@ def _disable(tenant_id: str, key_id: str) -> None:
 
 
 def _revoke(tenant_id: str, grant_id: str, reason: str) -> None:
-    revoked = store.revoke_grant(tenant_id, grant_id, _server(tenant_id).stamp(), reason)
-    if revoked is not None and revoked.get("accessKeyId"):
-        _disable(tenant_id, str(revoked["accessKeyId"]))
+    grant_reach.end(_server(tenant_id), grant_id, reason)

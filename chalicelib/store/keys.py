@@ -13,6 +13,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from pynamodb.exceptions import PutError
+from pynamodb.expressions.condition import size
+
 from chalicelib import clock, config, ids
 from chalicelib import error_codes as codes
 from chalicelib.addresses import address_hash
@@ -303,12 +306,17 @@ def expiry(requested: str | None) -> str:
 # --- a tenant's live keys, capped (store/live_keys.py) ----------------------------------------
 
 
+def key_records(tenant_id: str) -> list[dict[str, Any]]:
+    """The data of every key record of the tenant, disabled ones included (the index, then a
+    BatchGetItem per 100)."""
+    pks = [hit.pk for hit in INDEXES[1].query(list_pk(tenant_id, API_KEY.name), attributes_to_get=["PK"])]
+    return [item.data_dict() for item in fetch_entities(pks)]
+
+
 def _live_key_records(tenant_id: str) -> dict[str, str]:
     """Every key of the tenant that is not disabled, with its expiry ("" for none): the count
     of a tenant whose keys predate its register of live keys."""
-    pks = [hit.pk for hit in INDEXES[1].query(list_pk(tenant_id, API_KEY.name), attributes_to_get=["PK"])]
-    records = (item.data_dict() for item in fetch_entities(pks))
-    return {data["keyId"]: data.get("expiresAt") or "" for data in records if not data.get("disabled")}
+    return {data["keyId"]: data.get("expiresAt") or "" for data in key_records(tenant_id) if not data.get("disabled")}
 
 
 def live_key_count(tenant_id: str) -> int:
@@ -531,25 +539,90 @@ def sandboxes_of(parent_tenant_id: str) -> list[dict[str, Any]]:
     )
 
 
-def close_sandbox(tenant_id: str, changed_by: dict[str, Any]) -> None:
-    """A deleted sandbox: marked deleted and off the operator's list (its keys, members and
-    webhooks are ended by the caller: sandbox/lifecycle.py)."""
-    sandbox_seed(tenant_id)
-    stamp = Item.changedBy.set(changed_by)
-    get_tenant(tenant_id).update(
-        actions=[
-            Item.deletedAt.set(clock.now_iso()),
-            Item.updatedAt.set(clock.now_iso()),
-            Item.gsi1pk.remove(),
-            Item.gsi1sk.remove(),
-            Item.gsi2pk.remove(),
-            Item.gsi2sk.remove(),
-            Item.version.add(1),
-            stamp,
-        ],
-        condition=Item.pk.exists() & Item.deletedAt.does_not_exist(),
+# The cap on a company's sandboxes: one register item per company lists its live sandboxes
+# ({tenantId: createdAt}); a sandbox is added in the transaction that creates it, on the condition
+# that the register holds fewer than the cap (so concurrent creates cannot pass it between them),
+# and removed in the one that closes it. A company whose sandboxes predate the register gets one,
+# counted from its listed sandboxes, when it next creates one.
+SANDBOX_REGISTER_SK = "sandboxes"
+SANDBOX_CAP = "sandboxcap"  # the transaction's label of the register's condition
+
+
+def _sandbox_register_pk(parent_tenant_id: str) -> str:
+    return f"{parent_tenant_id}#sandboxregister"
+
+
+def sandbox_count(parent_tenant_id: str) -> int:
+    """How many live sandboxes the company holds, from its register (made first where it has none)."""
+    pk = _sandbox_register_pk(parent_tenant_id)
+    try:
+        return len(Item.get(pk, SANDBOX_REGISTER_SK, consistent_read=True).data_dict().get("sandboxes") or {})
+    except Item.DoesNotExist:
+        pass
+    live = {sandbox["id"]: sandbox["createdAt"] for sandbox in sandboxes_of(parent_tenant_id)}
+    register = Item(
+        pk,
+        SANDBOX_REGISTER_SK,
+        type="sandboxRegister",
+        tenantId=parent_tenant_id,
+        data={"sandboxes": live},
+        createdAt=clock.now_iso(),
     )
+    try:
+        register.save(condition=Item.pk.does_not_exist())
+    except PutError:
+        return sandbox_count(parent_tenant_id)  # another request made it first
+    return len(live)
+
+
+def hold_sandbox(tx: Transaction, parent_tenant_id: str, tenant_id: str, cap: int) -> None:
+    """Adds the new sandbox to its company's register inside `tx` (sandbox_count made it), on the
+    condition that it holds fewer than `cap` (refused under SANDBOX_CAP)."""
+    tx.update(
+        Item(_sandbox_register_pk(parent_tenant_id), SANDBOX_REGISTER_SK),
+        actions=[Item.data["sandboxes"][tenant_id].set(clock.now_iso())],
+        condition=Item.pk.exists() & (size(Item.data["sandboxes"]) < cap),
+        label=SANDBOX_CAP,
+    )
+
+
+def close_sandbox(tenant_id: str, changed_by: dict[str, Any]) -> None:
+    """A deleted sandbox: marked deleted, off the operator's list and off its company's register
+    (its keys, members and webhooks are ended by the caller: sandbox/lifecycle.py)."""
+    sandbox_seed(tenant_id)
+    tenant = get_tenant(tenant_id)
+    parent = tenant.data_dict().get("parentTenantId")
+    stamp = Item.changedBy.set(changed_by)
+    with Transaction() as tx:
+        tx.update(
+            tenant,
+            actions=[
+                Item.deletedAt.set(clock.now_iso()),
+                Item.updatedAt.set(clock.now_iso()),
+                Item.gsi1pk.remove(),
+                Item.gsi1sk.remove(),
+                Item.gsi2pk.remove(),
+                Item.gsi2sk.remove(),
+                Item.version.add(1),
+                stamp,
+            ],
+            condition=Item.pk.exists() & Item.deletedAt.does_not_exist(),
+        )
+        if parent and _has_register(parent):
+            tx.update(
+                Item(_sandbox_register_pk(parent), SANDBOX_REGISTER_SK),
+                actions=[Item.data["sandboxes"][tenant_id].remove()],
+                condition=Item.pk.exists(),
+            )
     evictions.tenant_changed(tenant_id)
+
+
+def _has_register(parent_tenant_id: str) -> bool:
+    try:
+        Item.get(_sandbox_register_pk(parent_tenant_id), SANDBOX_REGISTER_SK, consistent_read=True)
+    except Item.DoesNotExist:
+        return False
+    return True
 
 
 def set_throttle(tenant_id: str, throttle: dict[str, Any] | None) -> dict[str, Any]:

@@ -16,9 +16,13 @@ from chalicelib import clock, ids
 from chalicelib import error_codes as codes
 from chalicelib.addresses import address_hash
 from chalicelib.errors import Conflict, Forbidden
+from chalicelib.scopes import ALL_SCOPES, SCOPE_READ
 from chalicelib.store.model import Item, Transaction, TransactionCancelled
 
 ROLES = ("owner", "admin", "viewer")
+# What each role may do, and so give: the console's pages run with these, a person's OAuth grants hold
+# at most these (store/grant_reach.py)
+ROLE_SCOPES = {"owner": frozenset(ALL_SCOPES), "admin": frozenset(ALL_SCOPES), "viewer": frozenset({SCOPE_READ})}
 TYPE = "member"
 ID_PREFIX = "mem"  # a member's id: mem_<ulid> (the audit trail tells its records apart by it)
 
@@ -72,13 +76,22 @@ def wire(item: Item) -> dict[str, Any]:
     }
 
 
-def get(email: str, tenant_id: str) -> Item | None:
-    """The member, unless removed."""
+def get(email: str, tenant_id: str, *, by_pk: bool = False) -> Item | None:
+    """The member, unless removed (`by_pk`: `email` is the item's partition key already)."""
     try:
-        item = Item.get(_pk(email), tenant_id, consistent_read=True)
+        item = Item.get(email if by_pk else _pk(email), tenant_id, consistent_read=True)
     except Item.DoesNotExist:
         return None
     return None if item.deletedAt else item
+
+
+def by_id(tenant_id: str, member_id: str) -> Item | None:
+    """The tenant's member of this id, unless removed (a removed member leaves the index): one
+    index Query and one GetItem."""
+    if not member_id:
+        return None
+    hits = list(Item.gsi1.query(_list_pk(tenant_id), Item.gsi1sk == member_id, limit=1))
+    return get(str(hits[0].pk), tenant_id, by_pk=True) if hits else None
 
 
 def memberships(email: str) -> list[Item]:

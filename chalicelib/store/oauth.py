@@ -286,6 +286,33 @@ def revoke_grant(tenant_id: str, grant_id: str, changed_by: dict[str, Any], reas
     return item.data_dict()
 
 
+def narrow_grant(tenant_id: str, grant_id: str, scopes: list[str], changed_by: dict[str, Any]) -> bool:
+    """The live grant holds only `scopes` from now on (its approver's role allows no more: an
+    audited change by `changed_by`); False when it was revoked meanwhile."""
+    data: Any = Item.data
+    now = clock.now_iso()
+    try:
+        Item(*_grant_key(tenant_id, grant_id)).update(
+            actions=[data["scopes"].set(scopes), Item.updatedAt.set(now), Item.changedBy.set(changed_by)],
+            condition=Item.pk.exists() & data["revokedAt"].does_not_exist(),
+        )
+    except UpdateError as err:
+        if getattr(err, "cause_response_code", None) == "ConditionalCheckFailedException":
+            return False
+        raise
+    return True
+
+
+def live_grants(tenant_id: str) -> list[dict[str, Any]]:
+    """Every live grant of the tenant (the index's every page, a BatchGetItem per 100)."""
+    keys = [(hit.pk, GRANT_SK) for hit in Item.gsi1.query(f"{tenant_id}#oauthgrants")]
+    return [
+        {**item.data_dict(), "id": item.id, "createdAt": item.createdAt}
+        for item in fetch_many(keys)
+        if item.id and not item.data_dict().get("revokedAt")
+    ]
+
+
 def grants(tenant_id: str, limit: int = 200) -> list[dict[str, Any]]:
     """The tenant's grants, newest first (the console's list): the index names them, one
     BatchGetItem reads them."""

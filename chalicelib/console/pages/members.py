@@ -12,14 +12,14 @@ from __future__ import annotations
 import unicodedata
 
 from chalicelib import error_codes as codes
-from chalicelib import mail, mail_texts, throttle
+from chalicelib import account, mail, mail_texts, throttle
 from chalicelib.console.operations import messages, run
 from chalicelib.console.pages import member_keys
 from chalicelib.console.render import render
 from chalicelib.console.texts import translate
 from chalicelib.console.web import Answer, Request, is_email, page, redirect
 from chalicelib.errors import ApiError
-from chalicelib.store import keys, members
+from chalicelib.store import grant_reach, keys, members
 
 
 def _stamp(request: Request, action: str) -> dict[str, object]:
@@ -74,8 +74,9 @@ def invite(request: Request) -> Answer:
     if not is_email(email) or role not in members.ROLES:
         return _page(request, 400, errors=[translate(request.lang, "members.bad_email")])
     try:
-        throttle.take_invitation(request.ctx.tenant_id)
-        throttle.take_for_address(email, "invite", throttle.company_source(request.ctx.tenant_id))
+        company = account.accountable(request.ctx.tenant_id)  # a sandbox's invitations are its company's
+        throttle.take_invitation(company)
+        throttle.take_for_address(email, "invite", throttle.company_source(company))
         members.invite(request.ctx.tenant_id, email, name, role, _stamp(request, "invite"))
     except ApiError as error:
         known = {codes.MEMBER_EXISTS.code: "members.exists", codes.MEMBER_LIMIT_REACHED.code: "members.limit"}
@@ -106,6 +107,7 @@ def _owners(request: Request) -> int:
 @page("POST", "/members/{member}/role", role="owner")
 def change_role(request: Request) -> Answer:
     item, role = _member(request), request.arg("role")
+    assert request.ctx is not None
     if item is None or role not in members.ROLES:
         return _page(request, 404, errors=[translate(request.lang, "error.not_found")])
     email = item.data_dict()["email"]
@@ -114,18 +116,21 @@ def change_role(request: Request) -> Answer:
     members.set_role(
         item, role, _stamp(request, "role")
     )  # raises the epoch: the person's sessions end, they sign in with the new role
+    grant_reach.follow_member(request.ctx.for_operation("console.members.role"), item.id or "")  # their grants narrow
     return redirect("/members", done="role_changed", email=email, role=role)
 
 
 @page("POST", "/members/{member}/remove", role="owner")
 def remove(request: Request) -> Answer:
     item = _member(request)
+    assert request.ctx is not None
     if item is None:
         return _page(request, 404, errors=[translate(request.lang, "error.not_found")])
     email = item.data_dict()["email"]
     if item.data_dict()["role"] == "owner" and _owners(request) <= 1:
         return _page(request, 409, errors=[translate(request.lang, "members.last_owner")])
     members.remove(item, _stamp(request, "remove"))  # their sessions find no member any more and end
+    grant_reach.follow_member(request.ctx.for_operation("console.members.remove"), item.id or "")  # their grants end
     if any(key["state"] == "active" for key in member_keys.created_by(request, item.id)):
         # their keys keep every scope they were given: offer to disable them in one step
         return redirect(f"/members/{item.id}/keys", done="removed", email=email)
