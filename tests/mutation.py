@@ -122,6 +122,11 @@ GROUPS = {
         ("chalicelib/store/grant_reach.py",),
         (F + "test_oauth_grant_lifetime.py", F + "test_oauth.py"),
     ),
+    # an upsert compares only what its key may read (issue 51)
+    "upserts": Group(
+        ("chalicelib/resources/upserts.py",),
+        (F + "test_upsert_reach.py", F + "test_upserts.py", F + "test_process_update_upserts.py"),
+    ),
 }
 
 

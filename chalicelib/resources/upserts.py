@@ -32,13 +32,13 @@ from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.declare import CREATIONS, UPDATINGS, Creation, Updating
 from chalicelib.entities import ENTITY_TYPES, EntityType, ref_types, type_of_id
-from chalicelib.errors import ApiError, Conflict, Invalid, NotFound, not_found_at
+from chalicelib.errors import ApiError, Conflict, Forbidden, Invalid, NotFound, not_found_at
 from chalicelib.jsontext import plain
 from chalicelib.registry import ITEMS_CHECKED_ALONE, Operation, register
 from chalicelib.resources.aliases import ALIAS
 from chalicelib.schemas import map_refs
-from chalicelib.scopes import SCOPE_WRITE, area_scope
-from chalicelib.store import aliases
+from chalicelib.scopes import SCOPE_READ, SCOPE_WRITE, area_scope, meets
+from chalicelib.store import aliases, reach
 from chalicelib.store import entities as store
 from chalicelib.store.entity_reads import entity_pk, fetch_entities
 from chalicelib.validation import find_errors, validate
@@ -117,7 +117,10 @@ def _operation(etype: EntityType, creations: list[Creation], updating: Updating)
 each item is what {creates} takes, flat (a parent argument is its field), plus `alias`. An unknown alias
 creates the {etype.label} and maps the alias to it (one transaction); a known one updates only the fields
 that differ (as `{updating.op.name}` does, with its rules: a field it cannot change fails the item); when
-none differs the item is `unchanged` and nothing is written, audited or sent to webhooks. References may be
+none differs the item is `unchanged` and nothing is written, audited or sent to webhooks. Comparing reads
+the stored {etype.label}: a known alias needs `read:{etype.area}` too (else the item fails `missing_scope`),
+and for a key limited to objects an alias or id of a {etype.label} outside them fails `not_found` before any
+field is compared, as every read of the key finds nothing there. References may be
 ids or aliases, also aliases created by earlier items of the same call. Items run in order, each on its
 own: a refused item is `failed` with its code and errors (paths within `items[i]`) and the others go on.
 The answer lists every item's outcome in input order, and the counts. With `Idempotency-Key` a repeated
@@ -163,6 +166,7 @@ class Upsert:
         self.schema, self.name = schema, name
         self.known: dict[str, tuple[str, str]] = {}  # alias -> (id, type): read first, then as created
         self.stored: dict[str, Any] = {}  # entity id -> its item, read first
+        self.unreached: set[str] = set()  # aliases and ids of entities outside an object-limited key's objects
 
     def run(self, items: list[dict[str, Any]]) -> list[dict[str, Any]]:
         self._read_ahead(items)
@@ -181,12 +185,21 @@ class Upsert:
             if isinstance(item.get("alias"), str):
                 names.append(item["alias"])
             map_refs(self.schema, item, "", named)
-        self.known = aliases.lookup_many(self.ctx, names)
+        self.known = aliases.lookup_many(self.ctx, names, reached_only=False)
         own = {i for i, kind in self.known.values() if kind == self.etype.name}
         by_id = {n for n in names if ids.prefix_of(n) == self.etype.prefix and n not in self.known}
         self.stored = {
             item.id: item for item in fetch_entities([entity_pk(self.ctx.tenant_id, i) for i in own | by_id])
         }
+        if reach.limited(self.ctx):  # what lies outside the key's objects is missing to it (_unreached)
+            reached = reach.within(self.ctx, [entity_id for entity_id, _ in self.known.values()])
+            self.unreached = {alias for alias, (entity_id, _) in self.known.items() if entity_id not in reached}
+            self.known = {alias: hit for alias, hit in self.known.items() if alias not in self.unreached}
+            self.unreached |= {
+                entity_id
+                for entity_id, item in self.stored.items()
+                if not reach.item_within(self.ctx, self.etype.name, entity_id, item.data_dict())
+            }
 
     def _one(self, index: int, item: dict[str, Any]) -> dict[str, Any]:
         path = f"items[{index}]"
@@ -196,6 +209,8 @@ class Upsert:
             problems = find_errors(f"{self.name}#item", self.schema, item, limit=ERRORS_PER_ITEM)
             if problems:
                 raise Invalid(f"{path}: invalid item", code=codes.VALIDATION_FAILED, errors=problems)
+            if alias in self.unreached:
+                raise _unreached(path, self.etype, alias)
             data = map_refs(self.schema, {k: v for k, v in item.items() if k != "alias"}, path, self._resolve)
             if ids.looks_like_id(alias):
                 if ids.prefix_of(alias) != self.etype.prefix:
@@ -275,6 +290,15 @@ class Upsert:
         )
 
     def _update(self, path: str, entity_id: str, data: dict[str, Any]) -> str:
+        """The differing fields updated, after the key showed it may read the entity: comparing
+        tells what is stored (issue 51: a match answered `unchanged`, a miss otherwise)."""
+        read = area_scope(SCOPE_READ, self.etype.area)
+        if not meets(self.ctx.scopes, read):
+            raise Forbidden(
+                f"{path}: updating by an upsert compares with what is stored, which needs {read}.",
+                code=codes.MISSING_SCOPE,
+                extra={"requiredScopes": [read]},
+            )
         stored = self.stored.get(entity_id)
         if stored is None:  # created earlier in this call, or deleted
             try:
@@ -300,6 +324,15 @@ class Upsert:
         self.updating.op.handler(self.ctx, args)
         self.stored[entity_id] = store.get_item(self.ctx, self.etype, entity_id, path="alias")
         return "updated"
+
+
+def _unreached(path: str, etype: EntityType, alias: str) -> NotFound:
+    """An item naming an entity outside the key's objects: missing, as to every read of the key,
+    before any field is compared."""
+    return NotFound(
+        f"{path}.alias: no {etype.label} {alias!r} within this key's objects.",
+        errors=[{"path": "alias", "message": f"names no {etype.name} within this key's objects"}],
+    )
 
 
 def _differing(ctx: CallContext, etype: EntityType, before: dict[str, Any], data: dict[str, Any]) -> list[str]:

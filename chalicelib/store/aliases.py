@@ -47,12 +47,13 @@ def resolve(ctx: CallContext, alias: str) -> tuple[str, str] | None:
     return data["id"], data["type"]
 
 
-def lookup_many(ctx: CallContext, names: list[str]) -> dict[str, tuple[str, str]]:
+def lookup_many(ctx: CallContext, names: list[str], *, reached_only: bool = True) -> dict[str, tuple[str, str]]:
     """resolve() for many aliases at once (BatchGetItem, 100 a call): alias -> (id, entity type)
-    for those that name something (within an object-limited key's reach)."""
+    for those that name something (within an object-limited key's reach, unless not `reached_only`:
+    the caller then judges the reach itself)."""
     items = fetch_many([(alias_pk(ctx, name), ALIAS_SK) for name in dict.fromkeys(names)])
     found = {entry["alias"]: (entry["id"], entry["type"]) for entry in map(_entry, items)}
-    if reach.limited(ctx):
+    if reached_only and reach.limited(ctx):
         reached = reach.within(ctx, [entity_id for entity_id, _ in found.values()])
         found = {name: hit for name, hit in found.items() if hit[0] in reached}
     return found
