@@ -49,18 +49,16 @@ def forget_tenant(tenant_id: str) -> None:
 evictions.on_tenant_changed(forget_tenant)
 
 
-def admit(ctx: CallContext, operation: str, *, weight: int = 1) -> None:
-    """Refuse the call when the key's integration is disabled (401), the trial has ended (403
-    `trial_ended`) or the key, or its tenant's keys together, are over their safety throttle
-    (429); the data stays untouched. A call of `weight` counts as that many calls: a domain tool
-    run through MCP (each step of a pipeline) counts as a call of its own, as over REST (the MCP
-    request that runs it counted once already), and each JMESPath expression evaluated with it
-    (its `$expr`s, its `transform` or `_transform`) as one more."""
-    if ctx.integration_id and _integration_facts(ctx.integration_id).get("disabled"):
-        # disabling an integration disables its keys one by one; this closes the window
-        # in which one of them (or one it was minting just then) could still be used
-        raise Unauthorized("The integration this key belongs to has been disabled.", code=codes.INTEGRATION_DISABLED)
-    facts = tenant_facts(ctx.tenant_id)
+def accountable(tenant_id: str) -> str:
+    """The tenant whose trial and limits a tenant's calls and invitations count against: for a
+    sandbox made in a company's console, that company (its parent); else the tenant itself. A
+    sandbox is a full tenant: counted on its own, each would be one more tenant's quota."""
+    return str(tenant_facts(tenant_id).get("parentTenantId") or tenant_id)
+
+
+def refuse_ended_trial(tenant_id: str) -> None:
+    """403 `trial_ended` when the free trial of the tenant (of a sandbox: of its company) is over."""
+    facts = tenant_facts(accountable(tenant_id))
     trial_end = facts.get("trialEndsAt")
     if trial_end and clock.now_iso() >= trial_end:
         raise Forbidden(
@@ -71,7 +69,35 @@ def admit(ctx: CallContext, operation: str, *, weight: int = 1) -> None:
             code=codes.TRIAL_ENDED,
             extra={"trialEndsAt": trial_end},
         )
-    throttle.take(ctx.tenant_id, ctx.key_id, operation, facts.get("throttle"), weight=weight)
+
+
+def _throttle_of(tenant_id: str, company_id: str) -> dict[str, Any] | None:
+    """The throttle settings a call counts against: the tenant's own; for a sandbox its company's,
+    where the sandbox's own per-key and per-operation settings (the operator's) take precedence."""
+    own = tenant_facts(tenant_id).get("throttle")
+    if company_id == tenant_id:
+        return own if isinstance(own, dict) else None
+    company = tenant_facts(company_id).get("throttle")
+    merged = {**(company if isinstance(company, dict) else {})}
+    merged |= {name: spec for name, spec in (own if isinstance(own, dict) else {}).items() if name != "perTenant"}
+    return merged or None
+
+
+def admit(ctx: CallContext, operation: str, *, weight: int = 1) -> None:
+    """Refuse the call when the key's integration is disabled (401), the trial has ended (403
+    `trial_ended`) or the key, or its tenant's keys together, are over their safety throttle
+    (429); the data stays untouched. A sandbox made in a company's console is held to that
+    company's trial and tenant-wide limit (accountable). A call of `weight` counts as that many calls: a domain tool
+    run through MCP (each step of a pipeline) counts as a call of its own, as over REST (the MCP
+    request that runs it counted once already), and each JMESPath expression evaluated with it
+    (its `$expr`s, its `transform` or `_transform`) as one more."""
+    if ctx.integration_id and _integration_facts(ctx.integration_id).get("disabled"):
+        # disabling an integration disables its keys one by one; this closes the window
+        # in which one of them (or one it was minting just then) could still be used
+        raise Unauthorized("The integration this key belongs to has been disabled.", code=codes.INTEGRATION_DISABLED)
+    refuse_ended_trial(ctx.tenant_id)
+    company = accountable(ctx.tenant_id)  # a sandbox's calls count against its company's limits
+    throttle.take(company, ctx.key_id, operation, _throttle_of(ctx.tenant_id, company), weight=weight)
 
 
 def admit_anonymous(operation: str, source_ip: str | None) -> None:

@@ -332,6 +332,35 @@ def invite_limit() -> tuple[int, int]:
     return _per_window(INVITE_LIMIT_SETTING, INVITE_LIMIT, INVITE_WINDOW_SECONDS)
 
 
+# Sandboxes a company's owners make in the console (sandbox/lifecycle.py): each is a tenant of its
+# own, so a company holds at most MAX_SANDBOXES (PM_SANDBOXES_PER_COMPANY) at once and creates or
+# resets them at most SANDBOX_CHANGE_LIMIT times per SANDBOX_CHANGE_WINDOW_SECONDS
+# (PM_SANDBOX_CHANGE_LIMIT "<count>/<seconds>"); its calls and invitations count against the
+# company's own limits (account.accountable).
+MAX_SANDBOXES = 3
+SANDBOX_CHANGE_LIMIT = 10
+SANDBOX_CHANGE_WINDOW_SECONDS = 24 * 3600
+SANDBOXES_PER_COMPANY = _setting(
+    "PM_SANDBOXES_PER_COMPANY",
+    "Sandboxes a company holds at once (deleted ones do not count).",
+    str(MAX_SANDBOXES),
+)
+SANDBOX_CHANGE_LIMIT_SETTING = _setting(
+    "PM_SANDBOX_CHANGE_LIMIT",
+    "Sandbox creations and resets a company makes, `<count>/<seconds>` (`0/1`: off).",
+    shown=f"{SANDBOX_CHANGE_LIMIT}/{SANDBOX_CHANGE_WINDOW_SECONDS}",
+)
+
+
+def max_sandboxes() -> int:
+    """Sandboxes a company holds at once (PM_SANDBOXES_PER_COMPANY, default MAX_SANDBOXES; 0: none)."""
+    return max(0, int(SANDBOXES_PER_COMPANY.value()))
+
+
+def sandbox_change_limit() -> tuple[int, int]:
+    return _per_window(SANDBOX_CHANGE_LIMIT_SETTING, SANDBOX_CHANGE_LIMIT, SANDBOX_CHANGE_WINDOW_SECONDS)
+
+
 # Where the rest of the settings come from (each read here only: no other module reads the
 # environment; tests/contract/test_settings.py checks).
 UPLOAD_BUCKET = _setting("PM_UPLOAD_BUCKET", "The S3 bucket of documents, uploads and exports.", "pm-local-uploads")
@@ -616,4 +645,7 @@ LIMITS: dict[str, str] = {
     "ADDRESS_WINDOW_SECONDS": "The window of the address limits (seconds).",
     "INVITE_LIMIT": "Invitations a company sends per window.",
     "INVITE_WINDOW_SECONDS": "The invitation limit's window (seconds).",
+    "MAX_SANDBOXES": "Sandboxes a company holds at once (PM_SANDBOXES_PER_COMPANY).",
+    "SANDBOX_CHANGE_LIMIT": "Sandbox creations and resets a company makes per window (PM_SANDBOX_CHANGE_LIMIT).",
+    "SANDBOX_CHANGE_WINDOW_SECONDS": "The sandbox change limit's window (seconds).",
 }

@@ -157,6 +157,16 @@ SANDBOX_NOT_LIVE = ErrorCode(
 KEY_LIMIT_REACHED = ErrorCode(
     "key_limit_reached", 409, "the tenant holds as many live keys as it may; disable one it no longer needs first."
 )
+SANDBOX_LIMIT_REACHED = ErrorCode(
+    "sandbox_limit_reached",
+    409,
+    "the company holds as many sandboxes as it may (`maxSandboxes`); delete one it no longer needs first.",
+)
+SANDBOX_CHANGES_THROTTLED = ErrorCode(
+    "sandbox_changes_throttled",
+    429,
+    "the company has created and reset as many sandboxes as it may in a day; retry after `Retry-After` seconds.",
+)
 
 # --- integrations, managed by the operator (store/integrations.py through pmctl) ------------
 

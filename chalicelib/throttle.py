@@ -87,7 +87,9 @@ def limits(tenant_config: dict[str, Any] | None, operation: str) -> list[Limit]:
 
 
 def take(tenant_id: str, key_id: str, operation: str, tenant_config: dict[str, Any] | None, *, weight: int = 1) -> None:
-    """Count a call of the key against every applicable limit, or refuse with 429. The
+    """Count a call of the key against every applicable limit, or refuse with 429: the
+    tenant-wide one on `tenant_id`'s counter (a sandbox's calls on its company's:
+    account.accountable). The
     narrower limits are counted first: a call refused by the key's overall limit has still used
     its operation's budget, one refused by the tenant's has used the key's. A call of `weight`
     counts as that many calls (an MCP tool call and the JMESPath expressions it evaluates), in
@@ -138,8 +140,21 @@ def take_for_address(email: str, purpose: str, source: str | None) -> None:
 
 
 def take_invitation(tenant_id: str) -> None:
-    """Count an invitation the company sends against its own limit (config.invite_limit)."""
+    """Count an invitation the company sends against its own limit (config.invite_limit); a
+    sandbox's invitations are its company's (pass account.accountable's tenant)."""
     _spend_per_window(f"tenant#{tenant_id}#invite", "invitations", config.invite_limit(), "this company's invitations")
+
+
+def take_sandbox_change(tenant_id: str) -> None:
+    """Count a sandbox the company creates or resets against its limit per day
+    (config.sandbox_change_limit): each plants a company of data through the operations."""
+    _spend_per_window(
+        f"tenant#{tenant_id}#sandboxes",
+        "sandboxes",
+        config.sandbox_change_limit(),
+        "this company's sandbox creations and resets",
+        code=codes.SANDBOX_CHANGES_THROTTLED,
+    )
 
 
 def remember_confirmed(email: str, source: str | None) -> None:
@@ -166,11 +181,13 @@ def source_of(source: str | None) -> str:
     return str(ip)
 
 
-def _spend_per_window(subject: str, name: str, setting: tuple[int, int], what: str) -> None:
+def _spend_per_window(
+    subject: str, name: str, setting: tuple[int, int], what: str, *, code: codes.ErrorCode = codes.THROTTLED
+) -> None:
     """A limit set as (count, window seconds); a count of 0 is off."""
     quota, window = setting
     if quota > 0:
-        _spend(subject, Limit(name, quota / window, quota, window), what=what)
+        _spend(subject, Limit(name, quota / window, quota, window), what=what, code=code)
 
 
 def _spend(subject: str, limit: Limit, *, what: str, code: codes.ErrorCode = codes.THROTTLED, weight: int = 1) -> None:

@@ -7,8 +7,10 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from chalicelib import dispatch, registry
+from chalicelib import account, config, dispatch, registry, throttle
+from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
+from chalicelib.errors import Conflict
 from chalicelib.sandbox import jobs
 from chalicelib.sandbox import reset as resetting
 from chalicelib.sandbox import seed as seeding
@@ -36,11 +38,22 @@ def create(
     """A new sandbox owned by `email` (a console member, owner), its first key (every scope) and that
     key's secret (shown once), planted with the demo company of `seed` (nothing for `empty`): here and
     now (the operator's CLI), or `queued` for the sandbox worker (the console: planting outlasts a
-    request). `parent_tenant_id` lists it among that tenant's sandboxes in the console."""
+    request). `parent_tenant_id` lists it among that company's sandboxes in the console and holds it
+    to the company's account: its trial (403 `trial_ended`), its cap of sandboxes (409
+    `sandbox_limit_reached`) and its sandbox changes per day (429 `sandbox_changes_throttled`)."""
     tenant_id = keys.new_tenant_id()
+    cap = config.max_sandboxes()
+    if parent_tenant_id:
+        account.refuse_ended_trial(parent_tenant_id)
+        held = keys.sandbox_count(parent_tenant_id)
+        if held >= cap:
+            raise _sandbox_limit(cap, held)
+        throttle.take_sandbox_change(parent_tenant_id)
 
     def owner(tx: Transaction, changed_by: dict[str, Any]) -> None:
         members.add_owner(tx, tenant_id, email, owner_name, changed_by)
+        if parent_tenant_id:
+            keys.hold_sandbox(tx, parent_tenant_id, tenant_id, cap)
 
     tenant, key, secret = keys.create_tenant(
         company,
@@ -49,7 +62,7 @@ def create(
         dt.timedelta(0),
         tenant_id=tenant_id,
         also=owner,
-        refused_by={},
+        refused_by={keys.SANDBOX_CAP: lambda: _sandbox_limit(cap, cap)},  # another create took the last place
         sandbox_seed=seed,
         sandbox_parent=parent_tenant_id,
         sandbox_state=PLANTING,
@@ -60,6 +73,15 @@ def create(
     else:
         run_job(tenant_id, PLANT, seeder.stamp())
     return {**tenant, "sandboxState": keys.get_tenant(tenant_id).data_dict().get("sandboxState")}, key, secret
+
+
+def _sandbox_limit(cap: int, held: int) -> Conflict:
+    return Conflict(
+        f"The company holds {held} sandboxes; a company may hold at most {cap}. Delete a sandbox it no longer "
+        "needs, then create the new one.",
+        code=codes.SANDBOX_LIMIT_REACHED,
+        extra={"maxSandboxes": cap, "sandboxes": held},
+    )
 
 
 def run_job(tenant_id: str, action: str, stamp: dict[str, Any]) -> dict[str, int]:
@@ -85,10 +107,15 @@ def run_job(tenant_id: str, action: str, stamp: dict[str, Any]) -> dict[str, int
     return done
 
 
-def reset(ctx: CallContext, *, queued: bool = False) -> dict[str, int]:
+def reset(ctx: CallContext, *, queued: bool = False, parent_tenant_id: str | None = None) -> dict[str, int]:
     """The sandbox of `ctx` (a person of its console, or the operator) back to its seed: here and now,
-    or `queued` for the worker (then the counts are empty and the state says `resetting`)."""
+    or `queued` for the worker (then the counts are empty and the state says `resetting`). Asked for
+    by the people of `parent_tenant_id` (the console), it is held to that company's trial and counts
+    against its sandbox changes per day, as a creation does."""
     keys.sandbox_seed(ctx.tenant_id)  # 404 unless a live sandbox
+    if parent_tenant_id:
+        account.refuse_ended_trial(parent_tenant_id)
+        throttle.take_sandbox_change(parent_tenant_id)
     keys.set_sandbox_state(ctx.tenant_id, RESETTING)
     if queued:
         jobs.enqueue(ctx.tenant_id, RESET, ctx.stamp())

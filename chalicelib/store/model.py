@@ -17,6 +17,8 @@ imports this module (import-linter's "table layout" contract in pyproject.toml):
   created by key PK = <tenant>#<keyId>                    SK = "created#<contactId>"  reach.py (a contact an
                 object-limited key created: within its reach; written in the contact's transaction)
   agent guard   PK = <tenant>#agent#<integration>#<agent> SK = "agent"            keys.py
+  sandbox register PK = <tenant>#sandboxregister        SK = "sandboxes"        keys.py (the cap on a
+                company's sandboxes: {tenantId: createdAt}, written in the sandbox's own transaction)
   live keys     PK = <tenant>#livekeys                    SK = "livekeys"         live_keys.py (the cap on a
                 tenant's live keys: {keyId: expiresAt}, written in the key's own transaction)
   alias         PK = <tenant>#alias#<integration>#<alias> SK = "alias"            aliases.py

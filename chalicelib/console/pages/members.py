@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import unicodedata
 
-from chalicelib import error_codes as codes
 from chalicelib import account, mail, mail_texts, throttle
+from chalicelib import error_codes as codes
 from chalicelib.console.operations import messages, run
 from chalicelib.console.pages import member_keys
 from chalicelib.console.render import render

@@ -5,14 +5,18 @@ the page says so and leads back; every page of a sandbox carries the banner (tem
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
-from chalicelib import account
+from chalicelib import account, config
+from chalicelib import error_codes as codes
 from chalicelib.console import times
+from chalicelib.console.operations import messages
 from chalicelib.console.render import render
 from chalicelib.console.texts import translate
 from chalicelib.console.web import Answer, Request, page, redirect
 from chalicelib.context import CallContext
+from chalicelib.errors import ApiError
 from chalicelib.sandbox import lifecycle
 from chalicelib.scopes import ALL_SCOPES
 from chalicelib.store import keys
@@ -41,6 +45,7 @@ def _page(request: Request, status: int = 200, errors: list[str] | None = None, 
         name=name or translate(request.lang, "sandbox.new.default_name", company=facts.get("companyName", "")),
         notice=translate(request.lang, f"sandbox.done.{done}") if done in DONE else None,
         errors=errors or [],
+        cap=config.max_sandboxes(),
     )
 
 
@@ -59,16 +64,29 @@ def create(request: Request) -> Answer:
     # the form always says which; anything else (a form posted by hand) plants nothing rather than
     # a minute's work
     seed = lifecycle.DEFAULT_SEED if request.arg("seed") == lifecycle.DEFAULT_SEED else lifecycle.EMPTY
-    lifecycle.create(
-        name,
-        request.member["email"],
-        seed,
-        owner_name=request.member.get("name") or "",
-        channel="console",
-        parent_tenant_id=request.ctx.tenant_id,
-        queued=True,
-    )
+    try:  # held to the company's trial, its cap of sandboxes and its sandbox changes per day
+        lifecycle.create(
+            name,
+            request.member["email"],
+            seed,
+            owner_name=request.member.get("name") or "",
+            channel="console",
+            parent_tenant_id=request.ctx.tenant_id,
+            queued=True,
+        )
+    except ApiError as error:
+        return _page(request, error.status, _refusal(request, error), name=name)
     return redirect("/sandboxes", done="created")
+
+
+def _refusal(request: Request, error: ApiError) -> list[str]:
+    """What a person reads when the company may not create or reset a sandbox now."""
+    if error.code == codes.SANDBOX_LIMIT_REACHED.code:
+        return [translate(request.lang, "sandbox.error.limit", cap=error.extra.get("maxSandboxes", ""))]
+    if error.code == codes.SANDBOX_CHANGES_THROTTLED.code:
+        hours = max(1, math.ceil(int(error.headers.get("Retry-After", "3600")) / 3600))
+        return [translate(request.lang, "sandbox.error.changes", hours=hours)]
+    return messages(request, error)
 
 
 def _own(request: Request) -> CallContext | None:
@@ -91,7 +109,11 @@ def reset(request: Request) -> Answer:
     ctx = _own(request)
     if ctx is None:
         return render(request, "error.html", 404, errors=[translate(request.lang, "error.not_found")])
-    lifecycle.reset(ctx, queued=True)
+    assert request.ctx is not None
+    try:
+        lifecycle.reset(ctx, queued=True, parent_tenant_id=request.ctx.tenant_id)
+    except ApiError as error:
+        return _page(request, error.status, _refusal(request, error))
     return redirect("/sandboxes", done="reset")
 
 

@@ -12,11 +12,13 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Eine Sandbox ist eine eigene Firma mit erfundenen, aber echt wirkenden Daten einer Hausverwaltung: "
         "5 Objekte, 200 Einheiten, Eigentümer, Mieter, Verträge, Bankverbindungen, Vorgänge und Dokumente. "
         "Probieren Sie dort Agenten, Webhooks und Integrationen aus, ohne Ihre echten Daten zu berühren. "
-        "Eine Sandbox läuft nicht ab und kann jederzeit auf ihren Ausgangsstand zurückgesetzt werden.",
+        "Eine Sandbox gilt, solange Ihre Firma Zugang hat, und kann auf ihren Ausgangsstand zurückgesetzt "
+        "werden. Eine Firma hat bis zu {cap} Sandboxes; sie zählen gegen die Limits der Firma.",
         "A sandbox is a company of its own with made-up but real-looking data of a property manager: 5 "
         "objects, 200 units, owners, tenants, contracts, bank accounts, processes and documents. Try agents, "
-        "webhooks and integrations there without touching your live data. A sandbox never expires and can be "
-        "reset to its starting point at any time.",
+        "webhooks and integrations there without touching your live data. A sandbox lasts as long as your "
+        "company's access and can be reset to its starting point. A company has up to {cap} sandboxes; they "
+        "count against the company's limits.",
     ),
     "sandbox.none": ("Noch keine Sandbox.", "No sandbox yet."),
     "sandbox.name": ("Name", "Name"),
@@ -46,6 +48,17 @@ TEXTS: dict[str, tuple[str, str]] = {
     "sandbox.new.submit": ("Sandbox anlegen", "Create sandbox"),
     "sandbox.new.default_name": ("{company} (Sandbox)", "{company} (sandbox)"),
     "sandbox.error.name": ("Bitte einen Namen mit 1 bis 200 Zeichen angeben.", "Give a name of 1 to 200 characters."),
+    "sandbox.error.limit": (
+        "Ihre Firma hat bereits {cap} Sandboxes, so viele wie erlaubt. Löschen Sie eine, die Sie nicht mehr "
+        "brauchen, und legen Sie dann die neue an.",
+        "Your company has {cap} sandboxes already, as many as it may. Delete one it no longer needs, then "
+        "create the new one.",
+    ),
+    "sandbox.error.changes": (
+        "Ihre Firma hat heute so viele Sandboxes angelegt und zurückgesetzt wie erlaubt. Versuchen Sie es in "
+        "{hours} Stunde(n) wieder.",
+        "Your company has created and reset as many sandboxes today as it may. Try again in {hours} hour(s).",
+    ),
     "sandbox.done.created": (
         "Die Sandbox ist angelegt und wird mit Beispieldaten gefüllt; das dauert etwa eine Minute.",
         "The sandbox is created and being filled with demo data; this takes about a minute.",
