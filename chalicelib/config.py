@@ -185,6 +185,9 @@ WEBHOOK_RESPONSE_BYTES = 2048
 WEBHOOK_ATTEMPTS_KEPT = 10
 # The health badge: the success rate of a webhook's last WEBHOOK_HEALTH_WINDOW settled deliveries.
 WEBHOOK_HEALTH_WINDOW = 50
+# webhooks.deliveries.recover sends a webhook its events again: one recovery of a webhook runs at a
+# time (until its redeliveries are settled), and a webhook is recovered at most this often a day.
+RECOVERIES_PER_DAY = 10
 
 
 DELIVERY_QUEUE_URL = _setting("PM_DELIVERY_QUEUE_URL", "The FIFO queue of webhook deliveries.")
@@ -302,6 +305,24 @@ ADDRESS_LIMIT_SETTING = _setting(
     "Mail requests to one address per requester (sign-up and sign-in codes, invitations), `<count>/<seconds>`.",
     shown=f"{ADDRESS_LIMIT}/{ADDRESS_WINDOW_SECONDS}",
 )
+# The OAuth authorization server's anonymous endpoints that keep or read records (an authorize
+# request is stored until it expires, a token request reads and writes grants and keys): each
+# OAUTH_LIMIT per OAUTH_WINDOW_SECONDS per source address, on a budget of its own, unless
+# PM_OAUTH_LIMIT reads "<count>/<seconds>" ("0/1": off). Wider than the sign-up limit: the agents
+# of one office behind one address each renew their token hourly. Registration counts as a sign-up.
+OAUTH_LIMIT = 60
+OAUTH_WINDOW_SECONDS = 600
+OAUTH_LIMIT_SETTING = _setting(
+    "PM_OAUTH_LIMIT",
+    "OAuth authorize and token requests (each on its own) per source address, `<count>/<seconds>` (`0/1`: off).",
+    shown=f"{OAUTH_LIMIT}/{OAUTH_WINDOW_SECONDS}",
+)
+
+
+def oauth_limit() -> tuple[int, int]:
+    return _per_window(OAUTH_LIMIT_SETTING, OAUTH_LIMIT, OAUTH_WINDOW_SECONDS)
+
+
 ADDRESS_TOTAL_LIMIT_SETTING = _setting(
     "PM_ADDRESS_TOTAL_LIMIT",
     "Mail requests to one address across requesters, `<count>/<seconds>`.",
@@ -635,6 +656,7 @@ LIMITS: dict[str, str] = {
     "WEBHOOK_RESPONSE_BYTES": "Bytes of a receiver's answer the delivery log keeps per attempt.",
     "WEBHOOK_ATTEMPTS_KEPT": "Attempts a delivery's log keeps (the last ones).",
     "WEBHOOK_HEALTH_WINDOW": "Settled deliveries the health badge's success rate is taken over.",
+    "RECOVERIES_PER_DAY": "Recoveries (webhooks.deliveries.recover) of one webhook per day (UTC).",
     "SIGNUP_LIMIT": "Sign-ups (and other anonymous commands) per source address and window.",
     "SIGNUP_WINDOW_SECONDS": "The sign-up limit's window (seconds).",
     "SIGNUP_CODE_MINUTES": "Minutes the code of a sign-up's confirmation mail lasts.",
@@ -649,3 +671,5 @@ LIMITS: dict[str, str] = {
     "SANDBOX_CHANGE_LIMIT": "Sandbox creations and resets a company makes per window (PM_SANDBOX_CHANGE_LIMIT).",
     "SANDBOX_CHANGE_WINDOW_SECONDS": "The sandbox change limit's window (seconds).",
 }
+    "OAUTH_LIMIT": "OAuth authorize and token requests (each on its own) per source address and window.",
+    "OAUTH_WINDOW_SECONDS": "The OAuth limit's window (seconds).",

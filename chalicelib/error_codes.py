@@ -225,6 +225,15 @@ FILTER_TOO_BROAD = ErrorCode(
 WEBHOOK_DISABLED = ErrorCode(
     "webhook_disabled", 409, "the webhook is disabled: enable it (webhooks.update) before recovering its events."
 )
+RECOVERY_RUNNING = ErrorCode(
+    "recovery_running",
+    409,
+    "a recovery of this webhook is still sending; wait until its events are delivered (webhooks.deliveries.list), "
+    "then recover from its `until`.",
+)
+RECOVERY_LIMIT_REACHED = ErrorCode(
+    "recovery_limit_reached", 429, "the webhook was recovered as often as it may be today; retry after the time given."
+)
 EXPORT_RUNNING = ErrorCode(
     "export_running",
     409,

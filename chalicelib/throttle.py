@@ -112,11 +112,20 @@ def take(tenant_id: str, key_id: str, operation: str, tenant_config: dict[str, A
             )
 
 
+# The OAuth authorization server's requests admitted per source address on their own limit
+# (config.oauth_limit); every other anonymous command (sign-up, an OAuth client's registration) on
+# the sign-up limit.
+OAUTH_REQUESTS = ("oauth.authorize", "oauth.token")
+
+
 def take_anonymous(source_ip: str | None, operation: str) -> None:
-    """Count an anonymous command (sign-up) against its source address's limit."""
-    _spend_per_window(
-        f"source#{source_ip or 'unknown'}#{operation}", "signup", config.signup_limit(), "this source address"
+    """Count an anonymous command (sign-up; an OAuth authorize or token request) against its
+    source address's limit for it (an IPv6 address by its /64: source_of), each operation on a
+    budget of its own."""
+    name, setting = (
+        ("oauth", config.oauth_limit()) if operation in OAUTH_REQUESTS else ("signup", config.signup_limit())
     )
+    _spend_per_window(f"source#{source_of(source_ip)}#{operation}", name, setting, "this source address")
 
 
 def take_for_address(email: str, purpose: str, source: str | None) -> None:

@@ -23,6 +23,7 @@ os.environ.setdefault("PM_ALLOW_LOOPBACK_WEBHOOKS", "1")  # as in the local stag
 # Sign-ups and codes per source address and per e-mail address off (two counter writes per
 # sign-up, and every test signs up from 127.0.0.1): the limits' own tests set them.
 os.environ.setdefault("PM_SIGNUP_LIMIT", "0/1")
+os.environ.setdefault("PM_OAUTH_LIMIT", "0/1")  # authorize and token per source address: the OAuth tests' flows
 os.environ.setdefault("PM_ADDRESS_LIMIT", "0/1")
 os.environ.setdefault("PM_ADDRESS_TOTAL_LIMIT", "0/1")
 os.environ.setdefault("PM_INVITE_LIMIT", "0/1")

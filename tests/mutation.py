@@ -127,6 +127,8 @@ GROUPS = {
         ("chalicelib/resources/upserts.py",),
         (F + "test_upsert_reach.py", F + "test_upserts.py", F + "test_process_update_upserts.py"),
     ),
+    # a webhook's recoveries: one at a time, a number a day (issue 51)
+    "recoveries": Group(("chalicelib/store/recoveries.py",), (F + "test_recovery_limits.py",)),
 }
 
 

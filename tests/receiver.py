@@ -165,3 +165,56 @@ def closed_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
         return int(sock.getsockname()[1])
+
+
+class Drip:
+    """Accepts connections on loopback, reads the request and answers it one byte every
+    `interval` seconds for `seconds` (a status line, then a body that never completes in time):
+    a server that holds a reader who waits for each byte with a fresh timeout. Counts the
+    connections it was sent."""
+
+    def __init__(self, interval: float = 0.5, seconds: float = 20.0) -> None:
+        self.interval, self.seconds = interval, seconds
+        self.server = socket.socket()
+        self.server.bind(("127.0.0.1", 0))
+        self.server.listen(16)
+        self.connections = 0
+        self.lock = threading.Lock()
+        self.stopping = threading.Event()
+
+    def start(self) -> Drip:
+        threading.Thread(target=self._accept, daemon=True).start()
+        return self
+
+    def _accept(self) -> None:
+        while not self.stopping.is_set():
+            try:
+                conn, _ = self.server.accept()
+            except OSError:
+                return
+            with self.lock:
+                self.connections += 1
+            threading.Thread(target=self._drip, args=(conn,), daemon=True).start()
+
+    def _drip(self, conn: socket.socket) -> None:
+        answer = b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 4096\r\n\r\n" + b" " * 4096
+        try:
+            conn.recv(65536)
+            ends = time.monotonic() + self.seconds
+            for byte in answer:
+                # a byte per interval is what is tested; stopping ends it early
+                if time.monotonic() > ends or self.stopping.wait(self.interval):
+                    break
+                conn.sendall(bytes([byte]))
+        except OSError:
+            pass  # the reader gave up: what a fetch with a deadline does
+        finally:
+            conn.close()
+
+    @property
+    def port(self) -> int:
+        return int(self.server.getsockname()[1])
+
+    def stop(self) -> None:
+        self.stopping.set()
+        self.server.close()

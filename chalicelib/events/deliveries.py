@@ -21,7 +21,7 @@ from chalicelib.events.changes import Change
 from chalicelib.events.delivery_queue import Delivery
 from chalicelib.events.sender import Outcome
 from chalicelib.store import deliveries as delivery_store
-from chalicelib.store import reach
+from chalicelib.store import reach, recoveries
 from chalicelib.store.deliveries import Attempt, DeliveryData, StoredDelivery
 
 # Waits before the 2nd, 3rd, ... attempt (the first is immediate); then the delivery fails.
@@ -168,7 +168,16 @@ def settle(delivery: StoredDelivery, outcome: Outcome, *, receipt: str | None = 
     observability.record_delivery(
         "gone" if outcome.status_code == 410 else "retry" if wait is not None else data["status"]
     )
+    if wait is None:
+        _count_settled(delivery, data)
     return wait
+
+
+def _count_settled(delivery: StoredDelivery, data: DeliveryData) -> None:
+    """A recovery's redelivery settled for good: its recovery counts it (store/recoveries.py)."""
+    recovery = delivery_store.recovery_of(data)
+    if recovery is not None:
+        recoveries.settled(delivery.tenant_id, delivery.webhook_id, recovery)
 
 
 def note_attempt(data: DeliveryData, outcome: Outcome, number: int, at: dt.datetime) -> None:
@@ -223,6 +232,7 @@ def give_up(delivery: StoredDelivery, reason: str) -> None:
     data.pop("receipt", None)
     delivery_store.save_delivery(delivery.tenant_id, delivery.webhook_id, data)
     observability.record_delivery("failed")
+    _count_settled(delivery, data)
 
 
 def log(

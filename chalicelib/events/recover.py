@@ -6,19 +6,21 @@ its own (`<event id>~<recovery>`); the event's first record, if still pending, i
 its old retry schedule does not send it out of order as well.
 
 At most RECOVER_LIMIT events a call: past it the answer says `capped` and the time of the last
-event sent, to call again from there. Reads: the feed's head, a binary search for the start,
-then the entries past it, a bounded page of them at a time."""
+event sent, to call again from there. Only events from the webhook's creation on (it never heard
+earlier ones). One recovery of a webhook runs at a time, a number of them a day
+(store/recoveries.py). Reads: the feed's head, a binary search for the start, then the entries
+past it, a bounded page of them at a time."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from chalicelib import ids
+from chalicelib import clock, ids
 from chalicelib.events import deliveries, delivery_queue, subscriptions
 from chalicelib.events import feed as feed_events
 from chalicelib.events.delivery_queue import Delivery
 from chalicelib.store import deliveries as delivery_store
-from chalicelib.store import feed
+from chalicelib.store import feed, recoveries
 
 RECOVER_LIMIT = 5_000
 
@@ -46,6 +48,9 @@ def recover(tenant_id: str, webhook_id: str, since: str) -> dict[str, Any]:
     hook = next((h for h in subscriptions.subscribers(tenant_id) if h["id"] == webhook_id), None)
     if hook is None:
         return {"recovered": 0, "capped": False}
+    recoveries.claim(tenant_id, webhook_id, recovery, since)  # one at a time, a number a day
+    if hook["createdAt"] and clock.parse(hook["createdAt"]) > clock.parse(since):
+        since = hook["createdAt"]  # nothing from before the webhook existed: it never heard that
     position, head = feed_events.last_before(tenant_id, since), feed.head(tenant_id)
     queued: list[Delivery] = []
     last_time = None
@@ -54,7 +59,7 @@ def recover(tenant_id: str, webhook_id: str, since: str) -> dict[str, Any]:
         for entry in feed.entries(tenant_id, position + 1, last):
             position = entry["seq"]
             body = body_of(tenant_id, entry)
-            if not deliveries.hears(hook, body):
+            if entry["occurredAt"] < hook["createdAt"] or not deliveries.hears(hook, body):  # both our ISO UTC form
                 continue
             entity_key = f"{entry['entityType']}#{entry['entityId']}"
             delivery_store.supersede(tenant_id, webhook_id, body["id"])
@@ -66,6 +71,7 @@ def recover(tenant_id: str, webhook_id: str, since: str) -> dict[str, Any]:
                 break
         else:
             position = last
-    delivery_queue.enqueue(queued)
     capped = len(queued) == RECOVER_LIMIT and position < head
+    recoveries.set_queued(tenant_id, webhook_id, recovery, len(queued), last_time)  # before any is sent
+    delivery_queue.enqueue(queued)
     return {"recovered": len(queued), "capped": capped, **({"until": last_time} if capped else {})}

@@ -36,6 +36,7 @@ def subscribers(tenant_id: str) -> list[dict[str, Any]]:
     hooks = [
         {
             "id": h.id or "",
+            "createdAt": str(h.createdAt or ""),
             "events": set(data.get("events", [])),
             "areas": frozenset(data["areas"]) if data.get("areas") is not None else None,
             "objects": _objects(data),

@@ -37,7 +37,7 @@ def register(app: Chalice) -> None:
 def register_oauth(app: Chalice) -> None:
     """The OAuth authorization server's endpoints (mcp/oauth_routes.py), handed to the SDK's app
     as they came: they authenticate their clients themselves. Registration counts against the
-    source address's limit (as sign-ups do)."""
+    source address's limit (as sign-ups do), authorize and token requests against its OAuth limit."""
     from chalicelib.mcp.oauth_paths import PATHS  # cold start: the paths only, no SDK
 
     for path in PATHS:
@@ -61,6 +61,10 @@ def _oauth(request: IncomingRequest, scope: RequestScope, path: str) -> Response
 
     if path == "/register" and request.method == "POST":
         dispatch.admit_anonymous("oauth.register", scope.source_ip)
+    elif path == "/authorize" or (path == "/token" and request.method == "POST"):
+        # each authorize request is stored until it expires, each token request reads and writes
+        # grants: per source address (throttle.take_anonymous), before the SDK sees it
+        dispatch.admit_anonymous(f"oauth{path.replace('/', '.')}", scope.source_ip)
     event = request.to_original_event()
     pairs = [(k, v) for k, values in (event.get("multiValueQueryStringParameters") or {}).items() for v in values]
     headers = {k.lower(): v for k, v in request.headers.items()}

@@ -515,8 +515,11 @@ days), read back from the change feed (changes.list) and queued again in commit 
 arrive in the order they happened. Each event keeps its id (a receiver that deduplicates by it drops what
 it had) and carries `"redelivery": true`; its delivery record is written anew. At most
 {recover.RECOVER_LIMIT:,} events a call: past it the answer says `capped` and `until`, the time of the last event
-queued: call again with `since` = `until`. A disabled webhook is refused (409 `webhook_disabled`): enable it first.
-Counts against the key's rate limit like every call.""",
+queued: call again with `since` = `until`. Only events from the webhook's creation on: it never heard earlier ones.
+A disabled webhook is refused (409 `webhook_disabled`): enable it first. One recovery of a webhook runs at a time:
+until every event it queued is settled (delivered, or failed at the end of its retry schedule) another answers
+409 `recovery_running` with the running one's `since`, `until`, `queued` and `settled`; a webhook is recovered at
+most {config.RECOVERIES_PER_DAY} times a day (UTC; then 429 `recovery_limit_reached` with `Retry-After`).""",
     args=s.obj(
         {
             "webhook": s.ref("webhook", "The webhook."),
@@ -533,7 +536,7 @@ Counts against the key's rate limit like every call.""",
         required=["recovered", "capped"],
     ),
     scope="write:webhooks",
-    errors=(codes.WEBHOOK_DISABLED, codes.SINCE_OUT_OF_RETENTION),
+    errors=(codes.WEBHOOK_DISABLED, codes.SINCE_OUT_OF_RETENTION, codes.RECOVERY_RUNNING, codes.RECOVERY_LIMIT_REACHED),
     example={"webhook": "<id or alias>", "since": relative_time.ago(2, "hour")},
 )
 def recover_deliveries(ctx: CallContext, args: WebhooksDeliveriesRecoverArgs) -> dict[str, Any]:

@@ -99,6 +99,12 @@ def record_id(data: DeliveryData) -> str:
     return data.get("deliveryId") or data["eventId"]
 
 
+def recovery_of(data: DeliveryData) -> str | None:
+    """The recovery a redelivery's record belongs to (`<event id>~<recovery>`), else None."""
+    _, mark, recovery = str(data.get("deliveryId") or "").partition("~")
+    return recovery if mark else None
+
+
 def supersede(tenant_id: str, webhook_id: str, event_id: str) -> None:
     """A recovery sends the event again under a record of its own: the first one, if still pending,
     stops (its queued message then finds nothing to send), so the event is not also sent out of

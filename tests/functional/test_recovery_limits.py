@@ -1,0 +1,78 @@
+"""webhooks.deliveries.recover within bounds (issue 51, 8): one recovery of a webhook at a time
+(until its redeliveries are settled), at most config.RECOVERIES_PER_DAY a day, and nothing from
+before the webhook existed (issue 52, 2)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from chalicelib import config
+from tests.client import Tenant
+from tests.eventually import eventually
+from tests.receiver import Receiver
+
+
+def _now() -> str:
+    return dt.datetime.now(dt.UTC).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def _hook(tenant: Tenant, receiver: Receiver) -> str:
+    body = {"name": "r", "url": receiver.url, "events": ["contact.created", "contact.updated"]}
+    return str(tenant.ok("webhooks.create", body)["webhook"]["id"])
+
+
+def _redelivered(receiver: Receiver, count: int) -> None:
+    eventually(lambda: len([r for r in receiver.delivered() if r.event.get("redelivery")]) >= count or None)
+
+
+def test_a_second_recovery_waits_for_the_first_to_be_delivered(tenant: Tenant, receiver: Receiver) -> None:
+    hook = _hook(tenant, receiver)
+    since = _now()
+    for n in range(3):
+        tenant.contact(lastName=f"R{n}")
+    receiver.wait_for(3)
+    receiver.always = 503  # the receiver goes down: the recovery's redeliveries wait on their schedule
+    first = tenant.ok("webhooks.deliveries.recover", {"webhook": hook, "since": since})
+    assert first["recovered"] == 3, first
+    again = tenant.command("webhooks.deliveries.recover", {"webhook": hook, "since": since})
+    assert (again.status, again.body["code"]) == (409, "recovery_running"), again.body
+    assert again.body["running"]["queued"] == 3 and again.body["running"]["since"] == since
+    receiver.always = None
+    _redelivered(receiver, 3)
+
+    def recovered_again() -> bool | None:
+        answer = tenant.command("webhooks.deliveries.recover", {"webhook": hook, "since": since})
+        return answer.status == 200 or None  # once every redelivery is logged as settled
+
+    eventually(recovered_again, timeout=60, message="a recovery after the first was delivered")
+
+
+def test_a_webhook_is_recovered_only_so_often_a_day(
+    tenant: Tenant, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(config, "RECOVERIES_PER_DAY", 2)
+    hook = _hook(tenant, receiver)
+    since = _now()
+    for _ in range(2):
+        assert tenant.ok("webhooks.deliveries.recover", {"webhook": hook, "since": since})["recovered"] == 0
+    third = tenant.command("webhooks.deliveries.recover", {"webhook": hook, "since": since})
+    assert (third.status, third.body["code"]) == (429, "recovery_limit_reached"), third.body
+    assert 0 < int(third.headers["retry-after"]) <= 86_400
+    other = _hook(tenant, receiver)
+    assert tenant.command("webhooks.deliveries.recover", {"webhook": other, "since": since}).status == 200
+
+
+def test_a_recovery_sends_nothing_from_before_the_webhook_existed(tenant: Tenant, receiver: Receiver) -> None:
+    since = _now()
+    earlier = tenant.contact(lastName="Vorher")
+    hook = _hook(tenant, receiver)
+    later = tenant.contact(lastName="Nachher")
+    # (the earlier contact may be heard live: the stream may reach it after the webhook's creation)
+    eventually(lambda: later["id"] in {r.event["data"]["id"] for r in receiver.delivered()} or None)
+    answer = tenant.ok("webhooks.deliveries.recover", {"webhook": hook, "since": since})
+    assert answer["recovered"] == 1, answer
+    _redelivered(receiver, 1)
+    again = {r.event["data"]["id"] for r in receiver.delivered() if r.event.get("redelivery")}
+    assert again == {later["id"]}, (again, earlier["id"])
