@@ -288,23 +288,6 @@ def signup_limit() -> tuple[int, int]:
     return _per_window(SIGNUP_LIMIT_SETTING, SIGNUP_LIMIT, SIGNUP_WINDOW_SECONDS)
 
 
-# Sign-up confirms the e-mail address: the code mailed lasts SIGNUP_CODE_MINUTES and allows
-# CODE_ATTEMPTS tries. Requests for mail to an address (sign-up and sign-in codes, invitations,
-# each kind on its own) are limited per address and requester, ADDRESS_LIMIT per
-# ADDRESS_WINDOW_SECONDS (PM_ADDRESS_LIMIT "<count>/<seconds>"), and per address across
-# requesters, ADDRESS_TOTAL_LIMIT (PM_ADDRESS_TOTAL_LIMIT), which a source that redeemed a code of
-# the address before passes (throttle.take_for_address).
-SIGNUP_CODE_MINUTES = 30
-SIGNIN_CODE_MINUTES = 10
-CODE_ATTEMPTS = 5
-ADDRESS_LIMIT = 5
-ADDRESS_TOTAL_LIMIT = 20
-ADDRESS_WINDOW_SECONDS = 3600
-ADDRESS_LIMIT_SETTING = _setting(
-    "PM_ADDRESS_LIMIT",
-    "Mail requests to one address per requester (sign-up and sign-in codes, invitations), `<count>/<seconds>`.",
-    shown=f"{ADDRESS_LIMIT}/{ADDRESS_WINDOW_SECONDS}",
-)
 # The OAuth authorization server's anonymous endpoints that keep or read records (an authorize
 # request is stored until it expires, a token request reads and writes grants and keys): each
 # OAUTH_LIMIT per OAUTH_WINDOW_SECONDS per source address, on a budget of its own, unless
@@ -323,6 +306,23 @@ def oauth_limit() -> tuple[int, int]:
     return _per_window(OAUTH_LIMIT_SETTING, OAUTH_LIMIT, OAUTH_WINDOW_SECONDS)
 
 
+# Sign-up confirms the e-mail address: the code mailed lasts SIGNUP_CODE_MINUTES and allows
+# CODE_ATTEMPTS tries. Requests for mail to an address (sign-up and sign-in codes, invitations,
+# each kind on its own) are limited per address and requester, ADDRESS_LIMIT per
+# ADDRESS_WINDOW_SECONDS (PM_ADDRESS_LIMIT "<count>/<seconds>"), and per address across
+# requesters, ADDRESS_TOTAL_LIMIT (PM_ADDRESS_TOTAL_LIMIT), which a source that redeemed a code of
+# the address before passes (throttle.take_for_address).
+SIGNUP_CODE_MINUTES = 30
+SIGNIN_CODE_MINUTES = 10
+CODE_ATTEMPTS = 5
+ADDRESS_LIMIT = 5
+ADDRESS_TOTAL_LIMIT = 20
+ADDRESS_WINDOW_SECONDS = 3600
+ADDRESS_LIMIT_SETTING = _setting(
+    "PM_ADDRESS_LIMIT",
+    "Mail requests to one address per requester (sign-up and sign-in codes, invitations), `<count>/<seconds>`.",
+    shown=f"{ADDRESS_LIMIT}/{ADDRESS_WINDOW_SECONDS}",
+)
 ADDRESS_TOTAL_LIMIT_SETTING = _setting(
     "PM_ADDRESS_TOTAL_LIMIT",
     "Mail requests to one address across requesters, `<count>/<seconds>`.",
@@ -659,6 +659,8 @@ LIMITS: dict[str, str] = {
     "RECOVERIES_PER_DAY": "Recoveries (webhooks.deliveries.recover) of one webhook per day (UTC).",
     "SIGNUP_LIMIT": "Sign-ups (and other anonymous commands) per source address and window.",
     "SIGNUP_WINDOW_SECONDS": "The sign-up limit's window (seconds).",
+    "OAUTH_LIMIT": "OAuth authorize and token requests (each on its own) per source address and window.",
+    "OAUTH_WINDOW_SECONDS": "The OAuth limit's window (seconds).",
     "SIGNUP_CODE_MINUTES": "Minutes the code of a sign-up's confirmation mail lasts.",
     "SIGNIN_CODE_MINUTES": "Minutes a sign-in code lasts.",
     "CODE_ATTEMPTS": "Tries a mailed code allows.",
@@ -671,5 +673,3 @@ LIMITS: dict[str, str] = {
     "SANDBOX_CHANGE_LIMIT": "Sandbox creations and resets a company makes per window (PM_SANDBOX_CHANGE_LIMIT).",
     "SANDBOX_CHANGE_WINDOW_SECONDS": "The sandbox change limit's window (seconds).",
 }
-    "OAUTH_LIMIT": "OAuth authorize and token requests (each on its own) per source address and window.",
-    "OAUTH_WINDOW_SECONDS": "The OAuth limit's window (seconds).",

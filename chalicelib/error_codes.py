@@ -237,8 +237,14 @@ RECOVERY_LIMIT_REACHED = ErrorCode(
 EXPORT_RUNNING = ErrorCode(
     "export_running",
     409,
-    "an export of this tenant runs already (`runningExportId`); follow it with exports.show, or ask again "
-    "when it is done.",
+    "an export of this key (or of its integration) runs already (`runningExportId`); follow it with "
+    "exports.show, or ask again when it is done.",
+)
+EXPORT_LIMIT_REACHED = ErrorCode(
+    "export_limit_reached",
+    409,
+    "the tenant runs as many exports at once as it may (`maxRunningExports`), of other keys; ask again when "
+    "one is done.",
 )
 INVALID_CURSOR = ErrorCode(
     "invalid_cursor",

@@ -3,6 +3,10 @@ one message per export, the tenant's entities written as NDJSON lines (exports/l
 gzip file in S3 (exports/sink.py), the files of its documents into a zip beside it
 (exports/archive.py), then the export settled (store/exports.py).
 
+While it writes, the worker renews the export's place among the tenant's running exports (a lease of
+config.EXPORT_LEASE_SECONDS, store/exports.py): a worker that dies frees it a lease later, and one that
+finds its place gone (it lapsed) stops and settles the export failed.
+
 It reads as the key that asked reads, with the key as it is when the export runs (a key disabled
 meanwhile exports nothing): its read areas, its objects, its integration's aliases. Memory stays
 bounded: a chunk of entities, a part of the file and the remembered aliases at a time."""
@@ -10,11 +14,12 @@ bounded: a chunk of entities, a part of the file and the remembered aliases at a
 from __future__ import annotations
 
 import json
+import time
 from typing import Any
 
 from aws_lambda_powertools.utilities.data_classes import SQSEvent
 
-from chalicelib import clock
+from chalicelib import clock, config
 from chalicelib.context import CallContext
 from chalicelib.errors import NotFound
 from chalicelib.exports import archive, lines, sink
@@ -70,6 +75,28 @@ def readable_kinds(ctx: CallContext, wanted: list[str] | None) -> list[lines.Kin
     ]
 
 
+RENEW_SECONDS = config.EXPORT_LEASE_SECONDS / 4  # a lease is renewed this long after the last renewal
+
+
+class LeaseLost(Exception):
+    """The export's place lapsed while the worker ran (it was stalled past its lease)."""
+
+
+class _Lease:
+    """The running export's place, renewed every RENEW_SECONDS as the worker writes."""
+
+    def __init__(self, export: store.Export) -> None:
+        self.export = export
+        self.renewed = time.monotonic()
+
+    def keep(self) -> None:
+        if time.monotonic() - self.renewed < RENEW_SECONDS:
+            return
+        if not store.renew(self.export):
+            raise LeaseLost(f"export {self.export.export_id} lost its place")
+        self.renewed = time.monotonic()
+
+
 def run(export: store.Export) -> None:
     attempt = store.start(export)
     if attempt is None:
@@ -83,6 +110,7 @@ def run(export: store.Export) -> None:
         files_of.export_key(export.tenant_id, export.export_id, files_of.ENTITIES_FILE), "application/gzip", gzip=True
     )
     files: archive.FileArchive | None = None
+    lease = _Lease(export)
     try:
         counts: dict[str, int] = {}
         aliases = lines.Aliases(ctx)
@@ -91,6 +119,7 @@ def run(export: store.Export) -> None:
             reading = ctx.for_operation("exports.create")  # what the reach learnt, per type
             for chunk in lines.entities(reading, kind):
                 for item, line in lines.lines(reading, kind, chunk, aliases):
+                    lease.keep()
                     if kind.upsert is None:
                         files = files or archive.FileArchive(
                             files_of.export_key(export.tenant_id, export.export_id, files_of.FILES_FILE)
@@ -98,6 +127,7 @@ def run(export: store.Export) -> None:
                         line["file"] = files.add(kind.etype.name, line["alias"], item)
                     entities.write(json.dumps(line, ensure_ascii=False, separators=(",", ":")).encode() + b"\n")
                     counts[kind.etype.name] += 1
+        lease.keep()
         size = entities.close()
         facts: dict[str, Any] = {"counts": counts, "size": size, "lines": sum(counts.values())}
         if files is not None:

@@ -53,10 +53,14 @@ Documents and UVI documents have no upsert (`upsert` is null): their lines carry
     docs=f"""Starts an export of every entity this key may read (its read areas and objects), or of the
 types `entityTypes` names (each of an area the key may read; else 403), and answers at once with its
 `id` and `status` (`pending`); follow it with `exports.show`, which hands out the file when it is
-`done`. One export of a tenant runs at a time: asking while one runs is 409 `export_running`
-(`runningExportId` names it). The export reads as the key reads when it runs; a key disabled meanwhile
-exports nothing (the export fails). Webhooks are not exported. Files are kept
-{config.EXPORT_KEEP_DAYS} days.
+`done`. One export of a key runs at a time (the keys of an integration share one): asking while it
+runs is 409 `export_running` (`runningExportId` names it). A tenant runs at most
+{config.MAX_RUNNING_EXPORTS} exports at once over all its keys and integrations (`PM_EXPORTS_PER_TENANT`):
+past it 409 `export_limit_reached` (`maxRunningExports`), so no key keeps the others from exporting for
+long. A running export's worker renews its place as it writes (every 30 s); a worker that dies frees it
+{config.EXPORT_LEASE_SECONDS} s later (the export reads as `failed`; start a new one). The export reads as
+the key reads when it runs; a key disabled meanwhile exports nothing (the export fails). Webhooks are
+not exported. Files are kept {config.EXPORT_KEEP_DAYS} days.
 
 {LINE_DOC}""",
     args=s.obj(
@@ -82,7 +86,7 @@ exports nothing (the export fails). Webhooks are not exported. Files are kept
     ),
     scope=area_scope(SCOPE_WRITE, "exports"),
     idempotent=True,
-    errors=(codes.EXPORT_RUNNING,),
+    errors=(codes.EXPORT_RUNNING, codes.EXPORT_LIMIT_REACHED),
     example={"entityTypes": ["object", "unit", "contact", "contract"]},
 )
 def create_export(ctx: CallContext, args: ExportsCreateArgs) -> dict[str, Any]:
@@ -98,12 +102,22 @@ def create_export(ctx: CallContext, args: ExportsCreateArgs) -> dict[str, Any]:
     types = [k.etype.name for k in kinds if k.etype.name not in unreadable]
     export_id = ids.new_id(EXPORT_PREFIX)
     asked = {"keyId": ctx.key_id, "channel": ctx.channel, "requestId": ctx.request_id}
-    running = store.create(ctx, export_id, {"entityTypes": types, "askedBy": asked})
-    if running is not None:
+    ceiling = config.max_running_exports()
+    busy = store.create(ctx, export_id, {"entityTypes": types, "askedBy": asked}, ceiling)
+    if busy is not None and busy.running is not None:
+        whose = "this key's integration" if ctx.integration_id else "this key"
         raise Conflict(
-            f"An export of this tenant runs already ({running}); follow it with exports.show.",
+            f"An export of {whose} runs already ({busy.running}); follow it with exports.show, or ask again "
+            "when it is done.",
             code=codes.EXPORT_RUNNING,
-            extra={"runningExportId": running},
+            extra={"runningExportId": busy.running},
+        )
+    if busy is not None:
+        raise Conflict(
+            f"This tenant runs {busy.held} exports already, of other keys; a tenant runs at most {ceiling} at "
+            "once. Ask again when one of them is done.",
+            code=codes.EXPORT_LIMIT_REACHED,
+            extra={"maxRunningExports": ceiling},
         )
     try:
         export_queue.enqueue(ctx.tenant_id, export_id)

@@ -35,7 +35,8 @@ imports this module (import-linter's "table layout" contract in pyproject.toml):
   upload batch  PK = <tenant>#<batchId>                   SK = "batch"            uploads.py (TTL)
   reservation   PK = <tenant>#<batchId>                   SK = "upload#<documentId>"  uploads.py (TTL)
   export        PK = <tenant>#<exportId>                  SK = "export"           exports.py (TTL)
-  export lock   PK = <tenant>#exports                     SK = "running"          exports.py (TTL; one running export)
+  export runs   PK = <tenant>#exports                     SK = "runs"             exports.py (TTL; the running exports:
+                {holder: {exportId, until}}, one per key or integration, a ceiling per tenant)
   dead letter   PK = deadletter#stream                    SK = <stream sequence>  deadletters.py
   rate window   PK = rate#<subject>                       SK = <window>#<index>   rates.py (TTL)
   signup guard  PK = signup#<sha256 of e-mail>            SK = "signup"           keys.py

@@ -4,6 +4,7 @@ re-imported into another tenant by `pmctl import` reproduces every list's total 
 
 from __future__ import annotations
 
+import datetime as dt
 import gzip
 import io
 import json
@@ -17,9 +18,14 @@ from typing import Any
 
 import pytest
 
+from chalicelib import clock, config
+from chalicelib.exports import worker as export_worker
 from chalicelib.registry import REGISTRY
+from chalicelib.store import exports as exports_store
 from tests.client import Api, Tenant
 from tests.functional.test_document_uploads import building, one_upload, upload_json
+from tests.functional.test_untrusted_text import _pmctl, _vendor
+from tests.moments import clock_at
 from tests.uploads import pdf, post_file, wait_settled
 from tests.world import World
 
@@ -143,17 +149,78 @@ def test_an_export_holds_only_what_the_key_may_read_and_is_the_keys_own(tenant: 
     assert tenant.command("exports.create", {}, key=no_export_scope).status == 403
 
 
-def test_one_export_of_a_tenant_runs_at_a_time(tenant: Tenant, api: Api, stack: Any) -> None:
-    with stack.exports.paused():  # the local export worker takes nothing: the first export stays pending
+def test_one_export_of_a_key_runs_at_a_time_and_the_tenants_other_keys_export_meanwhile(
+    tenant: Tenant, api: Api, stack: Any
+) -> None:
+    """Issue 51, 11: the running export is the key's, not the tenant's: one key asking again waits
+    for its own, the tenant's other keys export meanwhile, up to the tenant's ceiling."""
+    others = [tenant.new_key(["read", "write:exports", "read:exports"]) for _ in range(3)]
+    with stack.exports.paused():  # the local export worker takes nothing: the exports stay pending
         first = tenant.ok("exports.create", {})
         second = tenant.command("exports.create", {})
         assert second.status == 409 and second.body["code"] == "export_running"
         assert second.body["runningExportId"] == first["id"]
         assert tenant.get("exports.show", {"id": first["id"]})["status"] == "pending"
+        meanwhile = [tenant.command("exports.create", {}, key=key) for key in others]
+        assert [a.status for a in meanwhile[:2]] == [200, 200], "another key of the tenant was held up"
+        ceiling = meanwhile[2]
+        assert ceiling.status == 409 and ceiling.body["code"] == "export_limit_reached", ceiling.body
+        assert ceiling.body["maxRunningExports"] == 3 and "runningExportId" not in ceiling.body
     assert _wait(tenant, first["id"])["status"] == "done"
     assert tenant.command("exports.create", {}).status == 200  # released
+    assert tenant.command("exports.create", {}, key=others[2]).status == 200
+    assert config.max_running_exports() == config.MAX_RUNNING_EXPORTS == 3  # the documented ceiling
     other = api.signup()
     assert other.command("exports.create", {}).status == 200, "another tenant's export is its own"
+
+
+def test_the_keys_of_an_integration_share_one_running_export(tenant: Tenant, stack: Any) -> None:
+    scopes = ("read", "write:exports", "read:exports")
+    integration_id, first_key = _vendor(tenant, "portal-a", scopes)
+    flags = [part for scope in scopes for part in ("--scope", scope)]
+    second_key = _pmctl(
+        "keys", "issue", "--integration", integration_id, "--tenant", tenant.id, "--agent", "portal-b", *flags
+    ).strip()
+    with stack.exports.paused():
+        started = tenant.ok("exports.create", {}, key=first_key)
+        refused = tenant.command("exports.create", {}, key=second_key)
+        assert refused.status == 409 and refused.body["code"] == "export_running", refused.body
+        assert refused.body["runningExportId"] == started["id"]
+        assert "this key's integration" in refused.body["detail"]
+        assert tenant.command("exports.create", {}).status == 200, "the tenant's own key is no integration's"
+    assert _wait(tenant, started["id"], first_key)["status"] == "done"
+
+
+class WorkerDied(BaseException):
+    """The export worker's function ends mid-export (Lambda's timeout, the process killed): no
+    `except Exception` of the worker sees it, nothing settles the export."""
+
+
+def test_a_dead_workers_export_frees_its_place_a_lease_later(tenant: Tenant, stack: Any) -> None:
+    with stack.exports.paused():
+        first = tenant.ok("exports.create", {})
+        export = exports_store.get(tenant.id, first["id"])
+        assert export is not None
+        with pytest.MonkeyPatch.context() as patch:  # undone before the poller takes the message again
+
+            def dies(*_args: Any) -> Any:
+                raise WorkerDied
+                yield
+
+            patch.setattr(export_worker.lines, "entities", dies)
+            with pytest.raises(WorkerDied):
+                export_worker.run(export)
+        assert tenant.get("exports.show", {"id": first["id"]})["status"] == "running"
+        assert tenant.command("exports.create", {}).status == 409, "the worker's lease holds while it may live"
+        later = clock.now() + dt.timedelta(seconds=config.EXPORT_LEASE_SECONDS + 5)
+        with clock_at(later):  # a lease later: no worker renewed it
+            assert tenant.get("exports.show", {"id": first["id"]})["status"] == "failed"
+            again = tenant.command("exports.create", {})
+            assert again.status == 200, again.body
+    # the dead worker's message comes back: it finds its place taken and settles the export failed
+    shown = _wait(tenant, again.body["id"])
+    assert shown["status"] == "done", shown
+    assert _wait(tenant, first["id"])["status"] == "failed"
 
 
 @pytest.mark.slow
