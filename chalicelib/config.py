@@ -49,6 +49,11 @@ MAX_UPSERT_ITEMS = 500
 # Exports (exports.create): a file is kept this long (the bucket's lifecycle deletes it; the
 # export's record expires with it).
 EXPORT_KEEP_DAYS = 7
+# Running exports (store/exports.py): one per key (an integration's keys together), at most
+# MAX_RUNNING_EXPORTS of a tenant at once (PM_EXPORTS_PER_TENANT); a running export's worker holds
+# its place for EXPORT_LEASE_SECONDS and renews it as it writes, so a worker that died frees it then.
+MAX_RUNNING_EXPORTS = 3
+EXPORT_LEASE_SECONDS = 120
 
 # How long an authenticated key stays cached in a warm Lambda before it is read again.
 KEY_CACHE_SECONDS = 10.0
@@ -159,6 +164,18 @@ def upload_queue_url() -> str | None:
 def export_queue_url() -> str | None:
     """Where exports.create queues an export for the export worker (exports/worker.py)."""
     return EXPORT_QUEUE_URL.value() or None
+
+
+EXPORTS_PER_TENANT = _setting(
+    "PM_EXPORTS_PER_TENANT",
+    "Exports of a tenant that run at once, over all its keys and integrations (each runs one at a time).",
+    str(MAX_RUNNING_EXPORTS),
+)
+
+
+def max_running_exports() -> int:
+    """Exports of a tenant that run at once (PM_EXPORTS_PER_TENANT, default MAX_RUNNING_EXPORTS; at least 1)."""
+    return max(1, int(EXPORTS_PER_TENANT.value()))
 
 
 def sandbox_queue_url() -> str | None:
@@ -637,6 +654,9 @@ LIMITS: dict[str, str] = {
     "MAX_ALIAS_ENTRIES": "Entries one aliases.upsert call may carry.",
     "MAX_UPSERT_ITEMS": "Items one `<list>.upsert` call may carry.",
     "EXPORT_KEEP_DAYS": "Days an export's file is kept.",
+    "MAX_RUNNING_EXPORTS": "Exports of a tenant that run at once (PM_EXPORTS_PER_TENANT); one per key or integration.",
+    "EXPORT_LEASE_SECONDS": "Seconds a running export's worker holds its place without renewing it (a dead worker's "
+    "place frees after this).",
     "KEY_CACHE_SECONDS": "Seconds an authenticated key stays cached in a warm function before it is read again.",
     "LAST_USED_RESOLUTION_SECONDS": "A key's `lastUsedAt` is written at most this often (seconds).",
     "IDEMPOTENCY_TTL_SECONDS": "Seconds an `Idempotency-Key` and its answer are kept.",
