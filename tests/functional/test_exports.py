@@ -313,3 +313,45 @@ def test_documents_come_back_with_their_files_over_the_bulk_path_when_large(
         document = target.get("documents.show", {"document": alias})["document"]
         assert document["size"] == len(content) and _download(document["downloadUrl"]) == content
     assert target.get("documents.show", {"document": "wirtschaftsplan"})["document"]["title"] == "Wirtschaftsplan"
+
+
+def test_a_live_worker_renews_its_lease_and_one_that_outlived_it_stops(tenant: Tenant, stack: Any) -> None:
+    """The worker renews the export's place as it writes (here at every line); a worker stalled past
+    its lease finds the place gone at its next renewal and settles the export failed."""
+    tenant.ok(
+        "objects.upsert", {"items": [{"alias": f"obj-{n}", "name": f"Haus {n}", "type": "rental"} for n in range(3)]}
+    )
+    with stack.exports.paused(), pytest.MonkeyPatch.context() as patch:
+        patch.setattr(export_worker, "RENEW_SECONDS", 0.0)
+        renewed: list[bool] = []
+        renew = exports_store.renew
+
+        def counted(export: exports_store.Export) -> bool:
+            renewed.append(renew(export))
+            return renewed[-1]
+
+        patch.setattr(exports_store, "renew", counted)
+        alive = tenant.ok("exports.create", {"entityTypes": ["object"]})
+        export_worker.run(exports_store.get(tenant.id, alive["id"]))  # type: ignore[arg-type]
+        assert renewed and all(renewed), renewed
+        assert tenant.get("exports.show", {"id": alive["id"]})["status"] == "done"
+
+        stalled = tenant.ok("exports.create", {"entityTypes": ["object"]})
+        export = exports_store.get(tenant.id, stalled["id"])
+        assert export is not None
+        entities = export_worker.lines.entities
+
+        later = clock.now() + dt.timedelta(seconds=config.EXPORT_LEASE_SECONDS + 5)
+
+        def stalls(*args: Any) -> Any:  # the worker's clock runs past its lease before it writes
+            clock.set_clock(lambda: later)
+            yield from entities(*args)
+
+        patch.setattr(export_worker.lines, "entities", stalls)
+        try:
+            export_worker.run(export)
+        finally:
+            clock.set_clock(None)
+        shown = tenant.get("exports.show", {"id": stalled["id"]})
+        assert shown["status"] == "failed" and "start a new one" in shown["error"], shown
+        assert tenant.command("exports.create", {}).status == 200, "the stalled export's place is free"
