@@ -98,6 +98,7 @@ def authenticate(header: str | None, *, request_id: str = "", source_ip: str | N
         request_id=request_id,
         untrusted_text=facts.get("untrustedText") or "show",
         objects=frozenset(facts["objects"]) if "objects" in facts else None,
+        audience=facts.get("audience"),
     )
 
 

@@ -27,6 +27,8 @@ class CallContext:
     untrusted_text: str = "show"
     # The object ids an object-limited key is limited to (store/reach.py); None: every object.
     objects: frozenset[str] | None = None
+    # An OAuth access token's face (mcp or rest: the resource its grant was for); None: every face.
+    audience: str | None = None
     # What one operation has learnt about the key's reach (store/reach.py); each operation starts afresh.
     memo: dict[str, Any] = field(default_factory=dict, compare=False, repr=False)
 

@@ -109,6 +109,12 @@ MISSING_KEY = ErrorCode("missing_key", 401, "no `Authorization: Bearer <API key>
 INVALID_KEY = ErrorCode("invalid_key", 401, "the Authorization header is malformed or repeated, or names no API key.")
 KEY_DISABLED = ErrorCode("key_disabled", 401, "the API key has been disabled.")
 KEY_EXPIRED = ErrorCode("key_expired", 401, "the API key has expired.")
+WRONG_AUDIENCE = ErrorCode(
+    "wrong_audience",
+    401,
+    "the key is an OAuth access token granted for the other face (its `audience`: the MCP server or the REST "
+    "interface, RFC 8707); ask for a token for this one.",
+)
 # 401 to a call with a key of the integration; 403 to the operator (pmctl) connecting it or issuing it a key
 INTEGRATION_DISABLED = ErrorCode(
     "integration_disabled", 401, "the integration the key belongs to has been disabled.", also=(403,)

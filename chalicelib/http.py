@@ -17,7 +17,15 @@ from chalicelib import config, dispatch, jsontext, observability, paths, registr
 from chalicelib import error_codes as codes
 from chalicelib.auth import authenticate
 from chalicelib.context import CallContext
-from chalicelib.errors import ApiError, Invalid, MethodNotAllowed, NotFound, PayloadTooLarge, UnsupportedMediaType
+from chalicelib.errors import (
+    ApiError,
+    Invalid,
+    MethodNotAllowed,
+    NotFound,
+    PayloadTooLarge,
+    Unauthorized,
+    UnsupportedMediaType,
+)
 from chalicelib.log import logger
 from chalicelib.registry import Operation, Surface
 from chalicelib.request_scope import IncomingRequest, RequestScope
@@ -222,6 +230,14 @@ def identify(request: IncomingRequest, scope: RequestScope, channel: str = "rest
     ctx = replace(
         authenticate(_authorization(request), request_id=scope.request_id, source_ip=scope.source_ip), channel=channel
     )
+    face: resource_metadata.Face = "mcp" if channel == "mcp" else "rest"
+    if ctx.audience is not None and ctx.audience != face:  # RFC 8707: a token is for the resource it was granted for
+        raise Unauthorized(
+            f"This OAuth access token was granted for the {'MCP server' if ctx.audience == 'mcp' else 'REST interface'}"
+            f"; ask for a token for {'the MCP server' if face == 'mcp' else 'the REST interface'} (resource "
+            f"{resource_metadata.resource(face)}).",
+            code=codes.WRONG_AUDIENCE,
+        )
     scope.caller = ctx
     logger.append_keys(tenant=ctx.tenant_id, agent=ctx.agent_name)
     return ctx

@@ -14,6 +14,8 @@ from tests.client import Api, Tenant
 from tests.console_client import Person
 
 REDIRECT = "http://127.0.0.1:33418/callback"
+# the REST interface as a grant's resource: its tokens are keys of that face only (their audience)
+REST = config.public_url() + paths.V2
 
 
 def post(api: Api, path: str, body: dict[str, Any]) -> Any:
@@ -57,11 +59,13 @@ def approve(
     verifier: str = "v" * 50,
     agent: str = "Claude Desktop",
     asked: str | None = None,
+    resource: str | None = None,
 ) -> dict[str, Any]:
-    """Registration, authorize (asking for `asked`, else the scopes chosen), consent by the
-    signed-in person: the code's redirect's parameters."""
+    """Registration, authorize (asking for `asked`, else the scopes chosen; for `resource`, else the
+    MCP server), consent by the signed-in person: the code's redirect's parameters."""
     client_id = register(api).body["client_id"]
-    sent = authorize(api, client_id, code_challenge=challenge(verifier), scope=asked or " ".join(scopes))
+    extra = {"resource": resource} if resource else {}
+    sent = authorize(api, client_id, code_challenge=challenge(verifier), scope=asked or " ".join(scopes), **extra)
     consent_path = urllib.parse.urlsplit(sent.headers["location"])
     page = person.get(f"{consent_path.path.removeprefix('/console')}?{consent_path.query}")
     assert page.status == 200, page.text()

@@ -29,10 +29,12 @@ from mcp.shared.auth import OAuthClientInformationFull, OAuthToken
 from chalicelib import clock, config, paths, resource_metadata
 from chalicelib.context import CallContext
 from chalicelib.errors import Conflict, NotFound
+from chalicelib.keyformat import secret_hash, well_formed
 from chalicelib.mcp import client_documents
 from chalicelib.scopes import KEY_SCOPES
 from chalicelib.store import grant_reach, keys
 from chalicelib.store import oauth as store
+from chalicelib.store.key_lookups import KeyFacts, key_facts
 
 # The token request's RFC 8707 `resource` (set by mcp/oauth_routes.py: the SDK does not pass it on)
 ASKED_RESOURCE: ContextVar[str | None] = ContextVar("asked_resource", default=None)
@@ -112,6 +114,9 @@ class Provider:
         granted = store.peek_code(authorization_code)
         if granted is None or granted.get("client_id") != client.client_id:
             return None
+        if granted.get("spent"):  # a replay: what the code's first use got ends (RFC 6749, 4.1.2)
+            _revoke(str(granted["tenantId"]), str(granted["grantId"]), "an authorization code was presented again")
+            return None
         return AuthorizationCode(
             code=authorization_code,
             scopes=list(granted["scopes"]),
@@ -130,7 +135,9 @@ class Provider:
         granted = store.peek_code(authorization_code.code)
         if granted is not None:
             _same_resource(granted.get("resource"))  # before the code is spent: a wrong resource spends nothing
-        if granted is None or not store.redeem_code(authorization_code.code):
+        if granted is None or granted.get("spent") or not store.redeem_code(authorization_code.code):
+            if granted is not None:  # redeemed by a request racing this one: a replay all the same
+                _revoke(str(granted["tenantId"]), str(granted["grantId"]), "an authorization code was presented again")
             raise TokenError("invalid_grant", "the authorization code was used already or has expired")
         tenant_id, grant_id = str(granted["tenantId"]), str(granted["grantId"])
         grant = _live_grant(tenant_id, grant_id)
@@ -184,14 +191,41 @@ class Provider:
         raise TokenError("unsupported_grant_type", "identity assertion grants are not supported")
 
     async def load_access_token(self, token: str) -> AccessToken | None:
-        return None  # the service's own key check (auth.py) authenticates bearer tokens
+        """An access token of a live grant, for its revocation (RFC 7009); the service's own key
+        check (auth.py) authenticates bearer tokens, never this."""
+        found = _access_key(token)
+        if found is None:
+            return None
+        facts, grant = found
+        return AccessToken(
+            token=token,
+            client_id=str(grant["client_id"]),
+            scopes=list(facts["scopes"]),
+            resource=grant.get("resource"),
+        )
 
     async def revoke_token(self, token: Any) -> None:
-        """RFC 7009: a refresh token revokes its grant (and the grant's access key)."""
+        """RFC 7009: a refresh token revokes its grant (and what was made through it); an access
+        token ends itself (its grant may refresh it)."""
         if isinstance(token, RefreshToken):
             found = store.refresh(token.token)
             if found is not None:
                 _revoke(found.tenant_id, found.grant_id, "revoked by the client")
+        elif isinstance(token, AccessToken):
+            access = _access_key(token.token)
+            if access is not None:
+                _disable(access[0]["tenantId"], access[0]["keyId"])
+
+
+def _access_key(token: str) -> tuple[KeyFacts, dict[str, Any]] | None:
+    """The facts of a live OAuth access key and its live grant; None for any other string."""
+    if not well_formed(token):
+        return None
+    facts = key_facts(secret_hash(token))
+    if facts is None or facts.get("disabled") or not facts.get("oauthGrantId"):
+        return None
+    grant = store.grant(facts["tenantId"], facts["oauthGrantId"])
+    return (facts, grant) if grant is not None and not grant.get("revokedAt") else None
 
 
 def _same_resource(granted: str | None) -> None:
@@ -236,10 +270,16 @@ def _live_grant(tenant_id: str, grant_id: str) -> dict[str, Any]:
     return grant
 
 
+def _audience(resource: str | None) -> str | None:
+    """The face (resource_metadata.Face) a grant's resource names; None for a grant of before."""
+    return next((face for face in ("mcp", "rest") if resource_metadata.resource(face) == resource), None)
+
+
 def _new_access_key(tenant_id: str, grant_id: str, grant: dict[str, Any], scopes: list[str]) -> str:
     spec = keys.KeySpec(
         agent_name=str(grant["agentName"]),
         scopes=list(scopes),
+        audience=_audience(grant.get("resource")),
         expires_at=clock.iso_in(ACCESS_SECONDS),
         oauth_grant_id=grant_id,
         # an hourly refresh would pile up a key an hour in the list: each goes a week after its expiry

@@ -103,6 +103,14 @@ KEY_OUT = s.obj(
             ),
             "nullable": True,
         },
+        "audience": {
+            **s.enum(
+                "An OAuth access token's audience (RFC 8707): the face its grant was for, `mcp` (the MCP server) or "
+                "`rest` (the REST interface); the other face refuses it (401 `wrong_audience`). Null for other keys.",
+                ["mcp", "rest"],
+            ),
+            "nullable": True,
+        },
         "createdAt": s.timestamp("Created."),
         "updatedAt": s.timestamp("Last changed."),
         "key": s.string("The secret. Only in the answer of the call that created the key: store it now."),

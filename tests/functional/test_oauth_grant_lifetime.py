@@ -12,7 +12,7 @@ from typing import Any
 
 from tests.client import Api, Tenant
 from tests.console_client import Person, invite, owner_of
-from tests.oauth_flow import approve, exchange, token
+from tests.oauth_flow import REST, approve, exchange, token
 
 
 def _member_id(owner: Person, email: str) -> str:
@@ -39,8 +39,8 @@ def _colleague(owner: Person, role: str) -> tuple[Person, str]:
 def test_a_removed_approvers_grant_ends_and_refreshes_no_more(api: Api, tenant: Tenant) -> None:
     owner = owner_of(tenant)
     admin, email = _colleague(owner, "admin")
-    approved = approve(api, tenant, admin, ["read", "write:contacts"])
-    tokens = exchange(api, approved).body
+    approved = approve(api, tenant, admin, ["read", "write:contacts"], resource=REST)
+    tokens = exchange(api, approved, resource=REST).body
     assert api.query("info", key=tokens["access_token"]).status == 200
 
     assert owner.post(f"/members/{_member_id(owner, email)}/remove").status == 303
@@ -54,8 +54,8 @@ def test_a_grant_refreshes_only_while_its_approver_is_a_member(api: Api, tenant:
     rule, a removal that failed half-way): the refresh itself asks."""
     owner = owner_of(tenant)
     admin, email = _colleague(owner, "admin")
-    approved = approve(api, tenant, admin, ["read"])
-    tokens = exchange(api, approved).body
+    approved = approve(api, tenant, admin, ["read"], resource=REST)
+    tokens = exchange(api, approved, resource=REST).body
     from chalicelib.store import members
 
     item = members.get(email, tenant.id)
@@ -69,8 +69,8 @@ def test_a_grant_refreshes_only_while_its_approver_is_a_member(api: Api, tenant:
 def test_a_demoted_admins_grant_keeps_only_what_a_viewer_may_give(api: Api, tenant: Tenant) -> None:
     owner = owner_of(tenant)
     admin, email = _colleague(owner, "admin")
-    approved = approve(api, tenant, admin, ["admin", "read", "write:contacts"])
-    tokens = exchange(api, approved).body
+    approved = approve(api, tenant, admin, ["admin", "read", "write:contacts"], resource=REST)
+    tokens = exchange(api, approved, resource=REST).body
     assert api.query("apikeys.list", {"limit": 10, "offset": 0}, key=tokens["access_token"]).status == 200
 
     assert owner.post(f"/members/{_member_id(owner, email)}/role", {"role": "viewer"}).status == 303
@@ -88,8 +88,8 @@ def test_a_demoted_admins_grant_keeps_only_what_a_viewer_may_give(api: Api, tena
 
 
 def test_a_refresh_asking_for_fewer_scopes_gets_a_key_of_only_those(api: Api, tenant: Tenant) -> None:
-    approved = approve(api, tenant, owner_of(tenant), ["read", "write:contacts"])
-    tokens = exchange(api, approved).body
+    approved = approve(api, tenant, owner_of(tenant), ["read", "write:contacts"], resource=REST)
+    tokens = exchange(api, approved, resource=REST).body
     renewed = _refresh(api, tokens, approved, scope="read")
     assert renewed.status == 200 and renewed.body["scope"] == "read", renewed.body
     created = api.command(
@@ -100,8 +100,8 @@ def test_a_refresh_asking_for_fewer_scopes_gets_a_key_of_only_those(api: Api, te
 
 def test_revoking_a_grant_disables_the_keys_and_webhooks_made_through_it(api: Api, tenant: Tenant) -> None:
     owner = owner_of(tenant)
-    approved = approve(api, tenant, owner, ["admin", "read", "write"])
-    access = exchange(api, approved).body["access_token"]
+    approved = approve(api, tenant, owner, ["admin", "read", "write"], resource=REST)
+    access = exchange(api, approved, resource=REST).body["access_token"]
     made = api.command(
         "apikeys.create", {"apiKey": {"agentName": "made-by-host", "scopes": ["read", "write", "admin"]}}, key=access
     )
