@@ -56,9 +56,7 @@ def follow_member(ctx: CallContext, member_id: str) -> int:
     """After a member's removal or role change: their grants ended or narrowed to what they may
     give now. How many grants changed."""
     changed = 0
-    for grant in grants.live_grants(ctx.tenant_id):
-        if str((grant.get("approvedBy") or {}).get("keyId") or "") != member_id:
-            continue
+    for grant in grants.grants_approved_by(ctx.tenant_id, member_id):
         scopes = approver_scopes(ctx.tenant_id, grant)
         if not scopes:
             end(ctx, str(grant["id"]), "its approver is no longer a member of the company")

@@ -6,7 +6,9 @@ waiting for a person's consent, authorization codes and the refresh tokens of gr
   code         PK = oauthcode#<sha256 of the code>  SK = "code"      what the consent granted (TTL; `spent` once used)
   refresh      PK = oauthrefresh#<sha256>           SK = "refresh"   its grant; `spent` once rotated (TTL)
   grant        PK = <tenant>#<grantId>              SK = "oauthgrant" client, agent, scopes, who approved, the
-                                                                    live access key; `revokedAt` once revoked
+                                                                    live access key; `revokedAt` once revoked;
+                                                                    listed (gsi1) from its code's redemption until
+                                                                    it is revoked; unredeemed, gone with its code (TTL)
 
 Codes and refresh tokens are stored as hashes only. A code is redeemed by marking it spent under the
 condition that it was not, so two redemptions cannot both win, and one presented again is known. A
@@ -224,10 +226,15 @@ def _grant_key(tenant_id: str, grant_id: str) -> tuple[str, str]:
     return f"{tenant_id}#{grant_id}", GRANT_SK
 
 
+def _grants_pk(tenant_id: str) -> str:
+    return f"{tenant_id}#oauthgrants"
+
+
 def create_grant(tenant_id: str, facts: dict[str, Any], changed_by: dict[str, Any]) -> str:
     """A person's approval of a client (its client id and name, agent name, scopes, resource, who
     approved); its id. The approval is in the audit trail (store/audit_records.py), the approving
-    person (`changed_by`) its actor."""
+    person (`changed_by`) its actor. Until its code is redeemed (set_access_key) it is listed
+    nowhere and expires with the code: an approval the client never took up does not linger."""
     grant_id = ids.new_id(GRANT_ID_PREFIX)
     now = clock.now_iso()
     Item(
@@ -239,28 +246,37 @@ def create_grant(tenant_id: str, facts: dict[str, Any], changed_by: dict[str, An
         createdAt=now,
         updatedAt=now,
         changedBy=changed_by,
-        gsi1pk=f"{tenant_id}#oauthgrants",
-        gsi1sk=grant_id,
+        expiresAt=_in(minutes=CODE_MINUTES + 1),
     ).save(condition=Item.pk.does_not_exist())
     return grant_id
 
 
 def grant(tenant_id: str, grant_id: str) -> dict[str, Any] | None:
+    """The grant, unless missing or an unredeemed one past its code's life."""
     try:
         item = Item.get(*_grant_key(tenant_id, grant_id), consistent_read=True)
     except Item.DoesNotExist:
+        return None
+    if item.expiresAt is not None and item.expiresAt <= clock.now():
         return None
     return {**item.data_dict(), "id": grant_id, "createdAt": item.createdAt}
 
 
 def set_access_key(tenant_id: str, grant_id: str, key_id: str) -> bool:
     """The grant's live access key is now `key_id`; False when the grant was revoked meanwhile.
-    Bookkeeping, not a change of the grant: the audit leaves both fields out (events/changes.py),
-    the key's creation is a record of its own."""
+    The first one (its code redeemed) lists the grant and ends its expiry. Bookkeeping, not a change
+    of the grant: the audit leaves these fields out (events/changes.py), the key's creation is a
+    record of its own."""
     data: Any = Item.data
     try:
         Item(*_grant_key(tenant_id, grant_id)).update(
-            actions=[data["accessKeyId"].set(key_id), data["lastUsedAt"].set(clock.now_iso())],
+            actions=[
+                data["accessKeyId"].set(key_id),
+                data["lastUsedAt"].set(clock.now_iso()),
+                Item.gsi1pk.set(_grants_pk(tenant_id)),
+                Item.gsi1sk.set(grant_id),
+                Item.expiresAt.remove(),
+            ],
             condition=Item.pk.exists() & data["revokedAt"].does_not_exist(),
         )
     except UpdateError as err:
@@ -283,6 +299,8 @@ def revoke_grant(tenant_id: str, grant_id: str, changed_by: dict[str, Any], reas
                 data["revokedReason"].set(reason),
                 Item.updatedAt.set(now),
                 Item.changedBy.set(changed_by),
+                Item.gsi1pk.remove(),  # off the list of live grants
+                Item.gsi1sk.remove(),
             ],
             condition=Item.pk.exists() & data["revokedAt"].does_not_exist(),
         )
@@ -310,19 +328,32 @@ def narrow_grant(tenant_id: str, grant_id: str, scopes: list[str], changed_by: d
     return True
 
 
-def live_grants(tenant_id: str) -> list[dict[str, Any]]:
-    """Every live grant of the tenant (the index's every page, a BatchGetItem per 100)."""
-    keys = [(hit.pk, GRANT_SK) for hit in Item.gsi1.query(f"{tenant_id}#oauthgrants")]
+def _live_ones(items: list[Item]) -> list[dict[str, Any]]:
+    # a grant revoked before the index lost revoked ones is still listed there
     return [
         {**item.data_dict(), "id": item.id, "createdAt": item.createdAt}
-        for item in fetch_many(keys)
+        for item in items
         if item.id and not item.data_dict().get("revokedAt")
     ]
 
 
-def grants(tenant_id: str, limit: int = 200) -> list[dict[str, Any]]:
-    """The tenant's grants, newest first (the console's list): the index names them, one
-    BatchGetItem reads them."""
-    hits = Item.gsi1.query(f"{tenant_id}#oauthgrants", scan_index_forward=False, limit=limit)
-    keys = [(hit.pk, GRANT_SK) for hit in hits]
-    return [{**item.data_dict(), "id": item.id, "createdAt": item.createdAt} for item in fetch_many(keys) if item.id]
+def _listed_keys(tenant_id: str) -> list[tuple[str, str]]:
+    """The live grants' keys, newest first: the index's every page (a tenant's live grants are
+    bounded: config.MAX_GRANTS_PER_MEMBER per member)."""
+    return [(hit.pk, GRANT_SK) for hit in Item.gsi1.query(_grants_pk(tenant_id), scan_index_forward=False)]
+
+
+def live_grants(tenant_id: str) -> list[dict[str, Any]]:
+    """Every live grant of the tenant, newest first (a BatchGetItem per 100)."""
+    return _live_ones(fetch_many(_listed_keys(tenant_id)))
+
+
+def grant_page(tenant_id: str, limit: int, offset: int) -> tuple[list[dict[str, Any]], int]:
+    """One page of the live grants, newest first, and how many there are (the console's list)."""
+    keys = _listed_keys(tenant_id)
+    return _live_ones(fetch_many(keys[offset : offset + limit])), len(keys)
+
+
+def grants_approved_by(tenant_id: str, member_id: str) -> list[dict[str, Any]]:
+    """The live grants a member approved."""
+    return [g for g in live_grants(tenant_id) if str((g.get("approvedBy") or {}).get("keyId") or "") == member_id]

@@ -29,6 +29,7 @@ from chalicelib.store import oauth
 
 KEY_ID = re.compile(KEY_ID_ARG["pattern"])  # what the apikeys operations take as a key's id
 LIST_LIMIT = 50
+GRANT_PAGE = 50  # agents connected by OAuth, per page (every live one is reachable by paging)
 LOG_LIMIT = 25
 MAIN_SCOPES = (SCOPE_READ, SCOPE_WRITE, SCOPE_DESTRUCTIVE, SCOPE_ADMIN)
 
@@ -59,14 +60,15 @@ def key_list(request: Request) -> Answer:
     except ApiError as error:
         errors = messages(request, error)
     assert request.ctx is not None
+    grants_offset = _offset(request, "grantsOffset")
+    page, total = oauth.grant_page(request.ctx.tenant_id, GRANT_PAGE, grants_offset)
     grants = [
         {
             **grant,
             "approved": times.when(request, grant.get("createdAt")),
             "lastRenewed": times.when(request, grant.get("lastUsedAt"), none=""),
         }
-        for grant in oauth.grants(request.ctx.tenant_id)
-        if not grant.get("revokedAt")
+        for grant in page
     ]
     done = "revoked" if request.query.get("done") == "revoked" else ""
     return render(
@@ -76,6 +78,7 @@ def key_list(request: Request) -> Answer:
         pagination=pagination,
         errors=errors,
         grants=grants,
+        grants_pagination={"total": total, "limit": GRANT_PAGE, "offset": grants_offset},
         done=done,
         readonly=_readonly(request),
     )
@@ -364,8 +367,8 @@ def _scope_help(lang: str, scope: str) -> str:
     return translate(lang, f"keys.scope.{scope}.help")
 
 
-def _offset(request: Request) -> int:
-    value = request.query.get("offset", "0")
+def _offset(request: Request, name: str = "offset") -> int:
+    value = request.query.get(name, "0")
     return min(int(value), 10**6) if value.isdigit() else 0
 
 
