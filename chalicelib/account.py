@@ -10,7 +10,7 @@ from typing import Any
 from chalicelib import clock, config, throttle
 from chalicelib import error_codes as codes
 from chalicelib.context import CallContext
-from chalicelib.errors import Forbidden, Unauthorized
+from chalicelib.errors import Forbidden, Throttled, Unauthorized
 from chalicelib.store import evictions, integrations, keys
 
 TENANT_CACHE_SECONDS = 10.0
@@ -98,6 +98,20 @@ def admit(ctx: CallContext, operation: str, *, weight: int = 1) -> None:
     refuse_ended_trial(ctx.tenant_id)
     company = accountable(ctx.tenant_id)  # a sandbox's calls count against its company's limits
     throttle.take(company, ctx.key_id, operation, _throttle_of(ctx.tenant_id, company), weight=weight)
+
+
+def charge(ctx: CallContext, weight: int) -> None:
+    """Count `weight` more calls for an admitted call that read more than a call does (a page of a
+    key limited to objects counts its judging reads: events/feed.py, events/audit.py), against the
+    limits `admit` counted it on. The call itself is answered (its reads are made); a window
+    this fills refuses the calls that follow (429)."""
+    if weight <= 0 or not ctx.key_id:
+        return
+    company = accountable(ctx.tenant_id)
+    try:
+        throttle.take(company, ctx.key_id, ctx.operation or "", _throttle_of(ctx.tenant_id, company), weight=weight)
+    except Throttled:  # full already: the next call is refused
+        return
 
 
 def admit_anonymous(operation: str, source_ip: str | None) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from chalicelib import config, cursors, ids
@@ -156,12 +157,20 @@ def in_reach(ctx: CallContext, record: AuditRecord) -> bool:
     """An object-limited key sees the records of the entities within its objects (store/reach.py),
     judged by the state the record holds (after the change, or before it for a deletion), and
     none of the account's; every other key passes."""
-    if not reach.limited(ctx):
-        return True
-    if record["entityType"] in ACCOUNT_TYPES:
-        return False
+    return not reach.limited(ctx) or bool(_within(ctx, [record]))
+
+
+def _within(ctx: CallContext, found: list[AuditRecord]) -> set[str]:
+    """The ids of the records among `found` that lie within the key's objects, judged together
+    (reach.judge): none of the account's."""
+    entities = [r for r in found if r["entityType"] not in ACCOUNT_TYPES]
+    reached = reach.judge(ctx, [(r["entityId"], r["entityType"], _state(r)) for r in entities])
+    return {r["id"] for r in entities if r["entityId"] in reached}
+
+
+def _state(record: AuditRecord) -> dict[str, Any]:
     state = record.get("after") or record.get("before") or {}
-    return reach.item_within(ctx, record["entityType"], record["entityId"], state.get("data") or {})
+    return state.get("data") or {}
 
 
 def _read_scanned(keys: list[str], path: str) -> list[AuditRecord]:
@@ -185,21 +194,61 @@ def _read_scanned(keys: list[str], path: str) -> list[AuditRecord]:
     return records(keys)
 
 
-def page(
-    ctx: CallContext, filters: Mapping[str, Any], limit: int, offset: int, after: str | None = None
-) -> tuple[list[AuditRecord], int, bool]:
+@dataclass(frozen=True)
+class Page:
+    """A page of audit records: `shown`, the number matching (`total`), whether counting stopped
+    before the end (`capped`), and, for a page that ended early, the last record it looked at
+    (its `next` goes on after it)."""
+
+    shown: list[AuditRecord]
+    total: int
+    capped: bool
+    looked_until: str | None = None
+
+
+def page(ctx: CallContext, filters: Mapping[str, Any], limit: int, offset: int, after: str | None = None) -> Page:
     """The records `offset` to `offset + limit` of those matching the filters (after the audit id
     `after`, when given), the number matching, and whether counting stopped early."""
     keys, capped = search(ctx, filters, after)
     operation = filters.get("operation")
-    if reach.limited(ctx):  # which records lie within the key's objects their states say: read them
-        scanned = _read_scanned(keys, "objects (of the key)")
-        matching = [r for r in scanned if (not operation or r.get("operation") == operation) and in_reach(ctx, r)]
-        return matching[offset : offset + limit], len(matching), False
+    if reach.limited(ctx):
+        return _limited_page(ctx, keys, capped, operation, limit, offset)
     if operation:
         matching = operation_filtered(keys, operation)
-        return matching[offset : offset + limit], len(matching), False
-    return records(keys[offset : offset + limit]), len(keys), capped
+        return Page(matching[offset : offset + limit], len(matching), False)
+    return Page(records(keys[offset : offset + limit]), len(keys), capped)
+
+
+def _limited_page(
+    ctx: CallContext, keys: list[str], capped: bool, operation: str | None, limit: int, offset: int
+) -> Page:
+    """A page of a key limited to objects: which records lie within its objects their states say,
+    so it reads them, reach.JUDGED_TOGETHER at a time (one BatchGetItem), and judges each batch
+    in one go (reach.judge). It ends at its `limit`th record (the total then counts up to it,
+    capped when records follow) or, once the batches read after the first and the reach's reads
+    make reach.PAGE_READS, after that batch (capped, `looked_until` its last record). The reads
+    weigh the call (reach.weight)."""
+    shown: list[AuditRecord] = []
+    matched = 0
+    for start in range(0, len(keys), reach.JUDGED_TOGETHER):
+        if start:  # the first batch is what an unlimited key's page reads too
+            reach.count_reads(ctx, 1)
+        batch = records(keys[start : start + reach.JUDGED_TOGETHER])
+        candidates = [r for r in batch if not operation or r.get("operation") == operation]
+        reached = _within(ctx, candidates)
+        for position, record in enumerate(candidates):
+            if record["id"] not in reached:
+                continue
+            matched += 1
+            if matched > offset:
+                shown.append(record)
+                if len(shown) == limit:
+                    more = start + len(batch) < len(keys) or position < len(candidates) - 1
+                    return Page(shown, matched, capped or more)
+        rest = start + reach.JUDGED_TOGETHER < len(keys)
+        if rest and batch and reach.reads(ctx) >= reach.PAGE_READS:
+            return Page(shown, matched, True, batch[-1]["id"])
+    return Page(shown, matched, capped)
 
 
 # -- cursors (audit.list's `after` and `next`) -------------------------------------------------
@@ -222,9 +271,14 @@ def _audit_id(text: str) -> str:
     return text
 
 
-def next_cursor(shown: list[AuditRecord], after: str | None, filters: Mapping[str, Any]) -> str:
-    """The cursor after a page: its last record; for an empty page the cursor it started after,
+def next_cursor(
+    shown: list[AuditRecord], after: str | None, filters: Mapping[str, Any], looked_until: str | None = None
+) -> str:
+    """The cursor after a page: the last record it looked at, for a page that ended early (a key
+    limited to objects), else its last record; for an empty page the cursor it started after,
     or the start of the time range (the beginning, without `from`)."""
+    if looked_until is not None:
+        return encode_cursor(looked_until)
     if shown:
         return encode_cursor(shown[-1]["id"])
     if after is not None:

@@ -8,7 +8,9 @@ the changed fields' earlier values (`previous`; null for a creation). A page rea
 and at most SCAN entries past the cursor, whatever the feed's length; it shows the entries the key
 may read (Sight: the areas of its scopes, never the account's records; an object-limited key's
 objects, store/reach.py) of the asked entity types, and its `next` cursor is the last entry it
-looked at, so a key that sees little of the feed still moves on."""
+looked at, so a key that sees little of the feed still moves on. An object-limited key's page
+judges its entries a batch at a time (reach.judge) and ends early once the reach has made
+reach.PAGE_READS reads: a bounded number of reads per page, whatever lies outside its objects."""
 
 from __future__ import annotations
 
@@ -124,27 +126,59 @@ def page(ctx: CallContext, after: int, entity_types: frozenset[str] | None, limi
     if last <= after:
         return [], after
     sight = Sight(ctx)
+    if reach.limited(ctx):
+        return _limited_page(ctx, sight, after, last, entity_types, limit)
     shown: list[dict[str, Any]] = []
-    position = after
     for found in feed.entries(ctx.tenant_id, after + 1, last):
-        position = found["seq"]
-        if _visible(ctx, sight, found, entity_types):
+        if _readable(sight, found, entity_types):
             shown.append(_as_read_by(ctx, found))
             if len(shown) == limit:
-                return shown, position
+                return shown, found["seq"]
     return shown, last
 
 
-def _visible(ctx: CallContext, sight: Sight, found: dict[str, Any], entity_types: frozenset[str] | None) -> bool:
-    entity_type, entity_id = found["entityType"], found["entityId"]
+def _readable(sight: Sight, found: dict[str, Any], entity_types: frozenset[str] | None) -> bool:
+    entity_type = found["entityType"]
     if entity_types is not None and entity_type not in entity_types:
         return False
-    if not sight.sees(entity_type, entity_id):
-        return False
-    if not reach.limited(ctx):
-        return True
+    return sight.sees(entity_type, found["entityId"])
+
+
+def _limited_page(
+    ctx: CallContext, sight: Sight, after: int, last: int, entity_types: frozenset[str] | None, limit: int
+) -> tuple[list[Any], int]:
+    """A page of a key limited to objects: the entries judged a batch (reach.JUDGED_TOGETHER) at
+    a time, each batch in one go (reach.judge); once the reach has made reach.PAGE_READS reads,
+    the page ends after the batch, its cursor at the batch's last entry."""
+    shown: list[dict[str, Any]] = []
+    batch: list[dict[str, Any]] = []
+    entries = feed.entries(ctx.tenant_id, after + 1, last)
+    while True:
+        found = next(entries, None)
+        if found is not None:
+            batch.append(found)
+            if len(batch) < reach.JUDGED_TOGETHER:
+                continue
+        if not batch:
+            return shown, last
+        readable = [entry for entry in batch if _readable(sight, entry, entity_types)]
+        within = reach.judge(ctx, [(e["entityId"], e["entityType"], _state(e)) for e in readable])
+        for entry in readable:
+            if entry["entityId"] in within:
+                shown.append(_as_read_by(ctx, entry))
+                if len(shown) == limit:
+                    return shown, entry["seq"]
+        if found is None:
+            return shown, last
+        if reach.reads(ctx) >= reach.PAGE_READS:
+            return shown, batch[-1]["seq"]
+        batch = []
+
+
+def _state(found: dict[str, Any]) -> dict[str, Any]:
+    """The entity as the entry holds it: after the change, or before a deletion."""
     data = found.get("data") if found.get("data") is not None else found.get("deletedData")
-    return reach.item_within(ctx, entity_type, entity_id, data or {})
+    return data or {}
 
 
 def _as_read_by(ctx: CallContext, found: dict[str, Any]) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from chalicelib import config, relative_time
+from chalicelib import account, config, relative_time
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CHANNELS, CallContext
@@ -15,7 +15,7 @@ from chalicelib.events import audit
 from chalicelib.events.changes import ACCOUNT_TYPES
 from chalicelib.events.revert import revert
 from chalicelib.registry import operation
-from chalicelib.store import audit_records
+from chalicelib.store import audit_records, reach
 
 if TYPE_CHECKING:  # the generated argument types (generate/arg_types.py): for mypy only
     from chalicelib.arg_types import AuditListArgs, AuditRevertArgs, AuditShowArgs
@@ -129,8 +129,12 @@ and only with `admin`: the `integration` records of its connection (entity id it
 `audit.show` answers 404, `audit.revert` answers 404 for one and leaves them out of a filter's answer.
 The records of entities follow the key's read scopes: with `read:<area>` only the records of that area's
 entities. A key limited to objects sees the records of the entities within its objects (judged by the state
-a record holds), none of the account's; its list reads the records the other filters leave (at most \
-{config.AUDIT_OPERATION_SCAN:,}, else 400 `filter_too_broad`: add from/to or entityId).
+a record holds), none of the account's. Its list reads the records the other filters leave \
+{reach.JUDGED_TOGETHER} at a time to judge
+them, and ends at `limit` or once the batches after the first and the reads judging them make {reach.PAGE_READS}
+(its `next` then goes on after the last record it looked at). `total` counts the records found up to where
+it ended, and `pagination.capped` is true when records follow: follow `next` (offset 0) for the rest. Such
+a page counts against the key's rate limits as one call more per {reach.PAGE_READS} of those reads.
 
 A key created with `untrustedText: "omit"` reads over MCP, of the states' free text, only what its own side
 wrote in that change; other text is a placeholder naming who wrote it, or saying an earlier change did
@@ -166,12 +170,13 @@ def list_records(ctx: CallContext, args: AuditListArgs) -> dict[str, Any]:
         raise invalid_at("entityType", f"no entity type {wanted!r}; one of {known}")
     after = audit.decode_cursor(args["after"]) if args.get("after") else None
     limit, offset = args["limit"], args.get("offset", 0)
-    found, total, capped = audit.page(ctx, args, limit, offset, after)
-    shown = [audit.as_read_by(ctx, r) for r in found]
+    found = audit.page(ctx, args, limit, offset, after)
+    account.charge(ctx, reach.weight(ctx))  # a key limited to objects: the reads that judged the page
+    shown = [audit.as_read_by(ctx, r) for r in found.shown]
     return {
-        "pagination": s.pagination(total, limit, offset, capped),
+        "pagination": s.pagination(found.total, limit, offset, found.capped),
         "auditRecords": shown,
-        "next": audit.next_cursor(found, after, args),
+        "next": audit.next_cursor(found.shown, after, args, found.looked_until),
     }
 
 

@@ -5,14 +5,15 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from chalicelib import account, relative_time
 from chalicelib import error_codes as codes
-from chalicelib import relative_time
 from chalicelib import schemas as s
 from chalicelib.context import CHANNELS, CallContext
 from chalicelib.entities import ENTITY_TYPES
 from chalicelib.errors import invalid_at
 from chalicelib.events import feed
 from chalicelib.registry import operation
+from chalicelib.store import reach
 
 if TYPE_CHECKING:  # the generated argument types (generate/arg_types.py): for mypy only
     from chalicelib.arg_types import ChangesListArgs
@@ -62,8 +63,11 @@ webhook event of the same change, so webhooks and the feed deduplicate against e
 
 A page looks at {feed.SCAN:,} changes past the cursor at most: a key that may read few of them (one
 area, a few objects, `entityTypes`) may get fewer than `limit`, or none, with a `next` that has
-moved on. The account's own records (keys, members, the tenant) are never on the feed (`audit.list`
-with `admin` shows them)."""
+moved on. A key limited to objects judges the changes {reach.JUDGED_TOGETHER} at a time, and its page
+ends once judging them took {reach.PAGE_READS} reads (their parents, the contacts linked to its
+objects), with a `next` after the last change it judged: follow `next` for the rest. Such a page counts
+against the key's rate limits as one call more per {reach.PAGE_READS} of those reads. The account's own
+records (keys, members, the tenant) are never on the feed (`audit.list` with `admin` shows them)."""
 
 
 @operation(
@@ -107,4 +111,5 @@ def list_changes(ctx: CallContext, args: ChangesListArgs) -> dict[str, Any]:
             )
     start = feed.start_of(ctx, args)
     changes, position = feed.page(ctx, start, types, args["limit"])
+    account.charge(ctx, reach.weight(ctx))  # a key limited to objects: the reads that judged the page
     return feed.cursor_answer(changes, position)

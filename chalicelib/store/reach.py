@@ -27,12 +27,19 @@ what one operation learns is kept in `ctx.memo` (each operation starts afresh):
                           update: one more for the processes)
   one contact             1 GetItem (created by this key?) + 1 Query of its reference edges
                           + 1 BatchGetItem per 100 contracts, responsibilities, advisors naming it
+                          (CONTACT_READS); judging more contacts at once than the linked set
+                          costs (linked_set_reads) reads the set instead
   contacts of a list      the linked set: per type (contract, responsibility, advisor) one Query
                           per key object (up to PER_OBJECT_QUERIES objects) or of the tenant's
                           whole type list, + 1 BatchGetItem per 100 contracts within (their
                           parties), + 1 Query of the contacts this key created
+  entries of a page       (the change feed, the audit trail) judged JUDGED_TOGETHER at a time, each
+                          batch in one go (judge: its parents in one BatchGetItem, its contacts
+                          together); the page ends after the batch at which the reach has made
+                          PAGE_READS reads (its cursor goes on from there), and the call counts
+                          against the key's rate limits as one call more per PAGE_READS reads (weight)
 Every Query reads at most config.COUNT_LIMIT entries; a list whose reach stopped there says so
-(`capped`).
+(`capped`). The memo counts the requests made (reads).
 
 Contacts created by a limited key are recorded in the key's partition (see created_marker)."""
 
@@ -49,6 +56,7 @@ from chalicelib.entities import ENTITY_TYPES, EntityType, by_prefix
 from chalicelib.errors import Forbidden, not_found_at
 from chalicelib.store import refs
 from chalicelib.store.entity_reads import (
+    BATCH_GET_SIZE,
     entity_id_of,
     entity_pk,
     fetch_entities,
@@ -100,8 +108,14 @@ LINKS = {"contract": "parties", "responsibility": "contactId", "advisor": "conta
 # Up to this many objects, a linked set is read per object (one Query each); beyond, from the
 # tenant's whole list of the type (fewer Queries for a key of many objects).
 PER_OBJECT_QUERIES = 20
-# Judging more contacts than this at once reads the linked set instead of each contact's edges.
-LINKED_SET_AFTER = 20
+# The reads one contact is judged with on its own (created by this key? its edges, their linkers):
+# judging more contacts at once than the linked set costs (linked_set_reads) reads the set instead.
+CONTACT_READS = 3
+# A page of many entries (the change feed, the audit trail) judges them this many at a time, each
+# batch together (judge), and ends after the batch at which the reach has made PAGE_READS reads:
+# a key limited to objects pays a bounded number of reads per page and follows the cursor for more.
+JUDGED_TOGETHER = BATCH_GET_SIZE
+PAGE_READS = 4
 
 CREATED_PREFIX = "created#"
 
@@ -125,6 +139,7 @@ class _Memo:
     verdicts: dict[str, bool] = field(default_factory=dict)  # entity id -> within?
     linked: frozenset[str] | None = None  # the linked contacts, once read
     linked_capped: bool = False
+    reads: int = 0  # the DynamoDB requests the reach made for this operation so far
 
 
 def _memo(ctx: CallContext) -> _Memo:
@@ -133,6 +148,30 @@ def _memo(ctx: CallContext) -> _Memo:
         memo = ctx.memo["reach"] = _Memo()
     assert isinstance(memo, _Memo)
     return memo
+
+
+def reads(ctx: CallContext) -> int:
+    """How many DynamoDB requests the reach has made for this operation so far (a page that
+    judges many entries stops once they reach its bound: events/feed.py, events/audit.py)."""
+    return _memo(ctx).reads
+
+
+def weight(ctx: CallContext) -> int:
+    """The calls more than one that an operation of many judged entries counts as: one per
+    PAGE_READS reads of the reach (account.charge counts them)."""
+    return _memo(ctx).reads // PAGE_READS if limited(ctx) else 0
+
+
+def count_reads(ctx: CallContext, requests: int) -> None:
+    """Count requests made to judge entries besides the reach's own (the audit records a page
+    reads for their states, past the first batch): they spend the page's PAGE_READS too."""
+    _memo(ctx).reads += requests
+
+
+def _fetch(ctx: CallContext, pks: list[str]) -> list[Item]:
+    """fetch_entities, counted: one BatchGetItem per BATCH_GET_SIZE keys."""
+    count_reads(ctx, -(-len(pks) // BATCH_GET_SIZE))
+    return fetch_entities(pks)
 
 
 def _objects(ctx: CallContext) -> frozenset[str]:
@@ -158,6 +197,21 @@ def item_within(ctx: CallContext, type_name: str, entity_id: str, data: dict[str
     return memo.verdicts[entity_id]
 
 
+def judge(ctx: CallContext, entries: Iterable[tuple[str, str, dict[str, Any]]]) -> set[str]:
+    """Those of the (id, type, fields) entities read already that lie within the key's objects,
+    judged together: one BatchGetItem per 100 parents they need, the contacts among them by the
+    cheaper of their own reads and the linked set. An entity judged before in this operation
+    keeps its verdict (its first state decides, as item_within's)."""
+    memo = _memo(ctx)
+    todo: dict[str, tuple[str, str, dict[str, Any]]] = {}
+    for entity_id, type_name, data in entries:
+        if applies(type_name) and entity_id not in memo.verdicts and entity_id not in todo:
+            todo[entity_id] = (entity_id, type_name, data)
+    if todo:
+        _decide(ctx, list(todo.values()))
+    return {entity_id for entity_id, type_name, _ in entries if not applies(type_name) or memo.verdicts.get(entity_id)}
+
+
 def within(ctx: CallContext, entity_ids: Iterable[str]) -> set[str]:
     """Those of `entity_ids` that are live entities within the key's objects (reading what it
     must in batches; ids of no known type, missing and deleted entities are not)."""
@@ -175,7 +229,7 @@ def within(ctx: CallContext, entity_ids: Iterable[str]) -> set[str]:
         else:
             entries.append((entity_id, type_name, {}))
     if to_read:
-        read = {item.id: item for item in fetch_entities([entity_pk(ctx.tenant_id, i) for i in to_read])}
+        read = {item.id: item for item in _fetch(ctx, [entity_pk(ctx.tenant_id, i) for i in to_read])}
         for entity_id in to_read:
             item = read.get(entity_id)
             if item is None or item.id is None:
@@ -218,9 +272,16 @@ def _decide(ctx: CallContext, entries: list[tuple[str, str, dict[str, Any]]]) ->
 # --- contacts -----------------------------------------------------------------------------
 
 
+def linked_set_reads(ctx: CallContext) -> int:
+    """The requests reading the linked set takes at least: per link type one Query per object (or
+    one of the tenant's list, for many), a BatchGetItem of the contracts, a Query of the created."""
+    objects = len(_objects(ctx))
+    return len(LINKS) * (objects if objects <= PER_OBJECT_QUERIES else 1) + 2
+
+
 def _decide_contacts(ctx: CallContext, contact_ids: list[str]) -> None:
     memo = _memo(ctx)
-    if memo.linked is None and len(contact_ids) > LINKED_SET_AFTER:
+    if memo.linked is None and CONTACT_READS * len(contact_ids) > linked_set_reads(ctx):
         linked_contacts(ctx)
     if memo.linked is not None:
         for contact_id in contact_ids:
@@ -233,6 +294,7 @@ def _decide_contacts(ctx: CallContext, contact_ids: list[str]) -> None:
 def _linked(ctx: CallContext, contact_id: str) -> bool:
     """Whether a live contract, responsibility or advisor of the key's objects names the contact:
     its reference edges say who names it (one Query), their objectId where (batched reads)."""
+    count_reads(ctx, 1)
     linkers = [edge["id"] for edge in refs.inbound(ctx, contact_id) if edge["type"] in LINKS]
     return bool(linkers) and bool(within(ctx, linkers))
 
@@ -253,7 +315,7 @@ def linked_contacts(ctx: CallContext) -> tuple[frozenset[str], bool]:
             found.update(filter_value(getattr(hit, attribute)) for hit in hits if getattr(hit, attribute))
         else:  # a contract's parties: read the contracts within
             hits, stopped = _hits_of_objects(ctx, etype, ())
-            for item in fetch_entities([hit.pk for hit in hits]):
+            for item in _fetch(ctx, [hit.pk for hit in hits]):
                 found.update(str(party["contactId"]) for party in item.data_dict().get(link_field) or [])
         capped = capped or stopped
     created, stopped = _created(ctx)
@@ -276,6 +338,7 @@ def _hits_of_objects(ctx: CallContext, etype: EntityType, also: tuple[str, ...])
     if len(objects) <= PER_OBJECT_QUERIES:
         index = INDEXES[etype.filters.index(OBJECT_FIELD) + 2]
         for object_id in objects:
+            count_reads(ctx, 1)
             read = list(
                 index.query(
                     filter_pk(ctx.tenant_id, etype, OBJECT_FIELD, object_id),
@@ -289,6 +352,7 @@ def _hits_of_objects(ctx: CallContext, etype: EntityType, also: tuple[str, ...])
                 return hits, True
         return hits, False
     allowed = {filter_pk(ctx.tenant_id, etype, OBJECT_FIELD, object_id) for object_id in objects}
+    count_reads(ctx, 1)
     read = list(
         INDEXES[1].query(
             list_pk(ctx.tenant_id, etype.name), attributes_to_get=["PK", attribute, *also], limit=budget + 1
@@ -316,6 +380,7 @@ def created_marker(ctx: CallContext, contact_id: str) -> Item:
 def _created_by_key(ctx: CallContext, contact_id: str) -> bool:
     if not ctx.key_id:  # a hearer that is no key (a limited webhook's fan-out) created nothing
         return False
+    count_reads(ctx, 1)
     try:
         Item.get(_created_pk(ctx), CREATED_PREFIX + contact_id, consistent_read=True)
     except Item.DoesNotExist:
@@ -326,6 +391,7 @@ def _created_by_key(ctx: CallContext, contact_id: str) -> bool:
 def _created(ctx: CallContext) -> tuple[set[str], bool]:
     if not ctx.key_id:
         return set(), False
+    count_reads(ctx, 1)
     read = list(
         Item.query(
             _created_pk(ctx),
