@@ -185,3 +185,39 @@ def test_lists_of_a_limited_key_cost_what_an_unlimited_ones_do_plus_bounded_read
     assert contact_calls.count("Query") == 1 + len(reach.LINKS) + 1 and contact_calls.count("BatchGetItem") == 2
     listed, total, capped = entities.list_page(replace(LIMITED, memo={}), CONTACT, {}, 100, 0)
     assert [item.id for item in listed] == [party] and total == 1 and not capped
+
+
+def test_a_batch_is_judged_together_and_its_reads_are_counted_as_made(memory_table: None) -> None:
+    """A page's batch (reach.judge): the parents of its children in one BatchGetItem, its contacts
+    by the linked set once their own reads would cost more, and reads() says what was made."""
+    processes = {object_id: _put("process", {"objectId": object_id, "title": "P"}) for object_id in (A, B)}
+    updates = [(_put("processUpdate", {"processId": processes[o]}), o) for o in (A, B) for _ in range(30)]
+    unit = _put("unit", {"objectId": A})
+    party = _put("contact", {"personType": "natural", "lastName": "P"})
+    _put("contract", {"unitId": unit, "objectId": A, "parties": [{"contactId": party, "role": "tenant"}]})
+    others = [_put("contact", {"personType": "natural", "lastName": f"O {n}"}) for n in range(5)]
+    entries = [(u, "processUpdate", {"processId": processes[o]}) for u, o in updates]
+    entries += [(c, "contact", {}) for c in [party, *others]]
+    entries.append(("key_x", "apiKey", {}))  # no entity of the catalogue: not the reach's to judge
+    calls, ctx = _Calls(), replace(LIMITED, memo={})
+    judged: set[str] = set()
+    made = calls.during(lambda: judged.update(reach.judge(ctx, entries)))
+    assert judged == {u for u, o in updates if o == A} | {party, "key_x"}
+    # the 2 processes in one batch; 6 contacts cost more alone (3 each) than the linked set of 1 object (5)
+    assert made.count("BatchGetItem") == 2 and made.count("Query") == len(reach.LINKS) + 1 and len(made) == 6
+    assert reach.reads(ctx) == len(made) == reach.linked_set_reads(ctx) + 1
+    assert reach.weight(ctx) == len(made) // reach.PAGE_READS
+    assert calls.during(lambda: reach.judge(ctx, entries)) == [] and reach.reads(ctx) == len(made)  # kept
+    assert reach.weight(UNLIMITED) == 0
+
+
+def test_a_few_contacts_are_judged_each_on_its_own(memory_table: None) -> None:
+    unit = _put("unit", {"objectId": A})
+    party = _put("contact", {"personType": "natural", "lastName": "P"})
+    _put("contract", {"unitId": unit, "objectId": A, "parties": [{"contactId": party, "role": "tenant"}]})
+    stranger = _put("contact", {"personType": "natural", "lastName": "S"})
+    calls, ctx = _Calls(), replace(LIMITED, memo={})
+    made = calls.during(lambda: reach.judge(ctx, [(party, "contact", {})]))
+    assert made == ["BatchGetItem", "GetItem", "Query"] and reach.reads(ctx) == reach.CONTACT_READS
+    assert calls.during(lambda: reach.judge(ctx, [(stranger, "contact", {})])) == ["GetItem", "Query"]
+    assert reach.judge(replace(LIMITED, memo={}), [(party, "contact", {}), (stranger, "contact", {})]) == {party}
