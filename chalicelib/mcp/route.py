@@ -11,6 +11,7 @@ from chalice import Chalice, Response  # type: ignore[attr-defined]
 
 from chalicelib import config, dispatch, http, paths
 from chalicelib.errors import MethodNotAllowed, PayloadTooLarge
+from chalicelib.mcp import tool_names  # a few names, no SDK: the SDK loads on the first request
 from chalicelib.request_scope import IncomingRequest, RequestScope
 
 if TYPE_CHECKING:  # the SDK loads on the first MCP request (cold start)
@@ -92,6 +93,8 @@ def _handle(request: IncomingRequest, scope: RequestScope) -> Response:
             f"The body has {len(raw)} bytes; the MCP endpoint accepts at most {config.MAX_BODY_BYTES}."
         )
     headers.pop("authorization", None)  # the SDK needs no secret
+    if (request.query_params or {}).get(tool_names.PARAM):  # ?toolNames=underscore: as the header says it
+        headers[tool_names.HEADER] = str(request.query_params[tool_names.PARAM])
     answer = bridge().handle(method, headers, raw, ctx, scope.source_ip)
     return _as_response(answer, scope)
 

@@ -21,7 +21,7 @@ from chalicelib import __version__
 from chalicelib.context import CallContext
 from chalicelib.errors import ApiError
 from chalicelib.log import logger
-from chalicelib.mcp import meta, transform
+from chalicelib.mcp import meta, tool_names, transform
 from chalicelib.observability import record_tool_call
 from chalicelib.store import faults
 
@@ -46,16 +46,25 @@ def _caller(ctx: ServerRequestContext[Any, Any]) -> CallContext:
     return caller
 
 
+def _style(ctx: ServerRequestContext[Any, Any]) -> str | None:
+    """How the connection asked for tool names (mcp/tool_names.py)."""
+    return ctx.request.headers.get(tool_names.HEADER) if ctx.request is not None else None
+
+
 async def _list_tools(
     ctx: ServerRequestContext[Any, Any], params: types.PaginatedRequestParams | None
 ) -> types.ListToolsResult:
+    style = _style(ctx)
     return types.ListToolsResult(
-        tools=[types.Tool.model_validate(tool.definition()) for tool in meta.META_TOOLS.values()]
+        tools=[
+            types.Tool.model_validate({**tool.definition(), "name": tool_names.spelled(tool.name, style)})
+            for tool in meta.META_TOOLS.values()
+        ]
     )
 
 
 async def _call_tool(ctx: ServerRequestContext[Any, Any], params: types.CallToolRequestParams) -> types.CallToolResult:
-    tool = meta.META_TOOLS.get(params.name)
+    tool = meta.META_TOOLS.get(tool_names.canonical(params.name, tuple(meta.META_TOOLS)))
     if tool is None:
         known = ", ".join(meta.META_TOOLS)
         hint = " Domain tools run through meta.tool.execute." if "." in params.name else ""

@@ -9,6 +9,7 @@ from typing import Any
 
 from chalicelib import config, paths
 from chalicelib.console.texts import translate
+from chalicelib.mcp import tool_names
 
 SERVER_NAME = "propertymanagement"  # the name the snippets give the server in each host
 
@@ -18,6 +19,8 @@ def addresses() -> dict[str, str]:
     return {
         "rest": base + paths.V2,
         "mcp": base + paths.MCP,
+        # for hosts that refuse dots in tool names (mcp/tool_names.py)
+        "mcp_no_dots": f"{base}{paths.MCP}?{tool_names.PARAM}={tool_names.UNDERSCORE}",
         "openapi": f"{base}{paths.V2}/query/openapi.spec",
         "info": f"{base}{paths.V2}/query/info",
         "resource_metadata": f"{base}/.well-known/oauth-protected-resource{paths.MCP}",

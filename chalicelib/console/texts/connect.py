@@ -16,6 +16,12 @@ TEXTS: dict[str, tuple[str, str]] = {
         "Queries: GET …/query/<name>, commands: POST …/command/<name>, each with “Authorization: Bearer <key>”.",
     ),
     "connect.mcp": ("MCP-Adresse (Streamable HTTP)", "MCP URL (Streamable HTTP)"),
+    "connect.mcp.no_dots": (
+        "Für Agenten, die in Werkzeugnamen keine Punkte annehmen (nur Buchstaben, Ziffern, _ und -): dieselben "
+        "Werkzeuge als meta_tools_search usw. unter",
+        "For agents that accept no dots in tool names (letters, digits, _ and - only): the same tools as "
+        "meta_tools_search and so on at",
+    ),
     "connect.docs": ("Dokumentation", "Documentation"),
     "connect.docs.openapi": (
         "die OpenAPI-Beschreibung genau der Vorgänge, die der Schlüssel darf, jeder mit seiner "
