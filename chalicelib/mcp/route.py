@@ -93,8 +93,9 @@ def _handle(request: IncomingRequest, scope: RequestScope) -> Response:
             f"The body has {len(raw)} bytes; the MCP endpoint accepts at most {config.MAX_BODY_BYTES}."
         )
     headers.pop("authorization", None)  # the SDK needs no secret
-    if (request.query_params or {}).get(tool_names.PARAM):  # ?toolNames=underscore: as the header says it
-        headers[tool_names.HEADER] = str(request.query_params[tool_names.PARAM])
+    asked = request.query_params.getlist(tool_names.PARAM) if request.query_params else []
+    if asked:  # ?toolNames=underscore: as the header says it
+        headers[tool_names.HEADER] = str(asked[-1])
     answer = bridge().handle(method, headers, raw, ctx, scope.source_ip)
     return _as_response(answer, scope)
 
