@@ -37,3 +37,36 @@ document.addEventListener("submit", function (event) {
     // no Intl: the server's default zone stays
   }
 })();
+// The OAuth consent page's sentence of what the client will be able to do, kept to the ticks
+// (console/pages/oauth_consent.summary writes it for the ticks the page opens with).
+(function () {
+  var said = document.getElementById("consent-summary");
+  var form = said && said.closest("form");
+  if (!form) return;
+  var listed = function (items) {
+    if (items.length < 2) return items.join("");
+    return items.slice(0, -1).join(", ") + " " + said.getAttribute("data-and") + " " + items[items.length - 1];
+  };
+  var update = function () {
+    var ticked = Array.prototype.filter.call(form.querySelectorAll("input[name=scope]"), function (box) {
+      return box.checked;
+    });
+    var kinds = ticked.map(function (box) { return box.getAttribute("data-kind"); });
+    var parts = [];
+    ["read", "write"].forEach(function (wide) {
+      var areas = ticked.filter(function (box) {
+        return box.getAttribute("data-kind") === wide && box.hasAttribute("data-area");
+      }).map(function (box) { return box.getAttribute("data-area"); });
+      var whole = ticked.some(function (box) { return box.value === wide; });
+      if (whole) parts.push(said.getAttribute("data-" + wide + "-all"));
+      else if (areas.length) parts.push(said.getAttribute("data-" + wide).replace("{areas}", listed(areas)));
+    });
+    ["destructive", "admin"].forEach(function (risky) {
+      if (kinds.indexOf(risky) !== -1) parts.push(said.getAttribute("data-" + risky));
+    });
+    said.textContent = parts.length
+      ? said.getAttribute("data-before") + listed(parts) + said.getAttribute("data-after")
+      : said.getAttribute("data-nothing");
+  };
+  form.addEventListener("change", update);
+})();

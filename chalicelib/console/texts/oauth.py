@@ -16,10 +16,67 @@ TEXTS: dict[str, tuple[str, str]] = {
     ),
     "oauth.agent": ("Name des Agenten", "Agent name"),
     "oauth.scopes": ("Berechtigungen", "Permissions"),
-    "oauth.not_yours": (
-        "{scope}: nicht möglich, Ihre Rolle hat diese Berechtigung nicht",
-        "{scope}: not possible, your role does not hold it",
+    "oauth.scopes.hint": (
+        "Angekreuzt ist, worum die Anwendung bittet; nehmen Sie weg, was der Agent nicht braucht.",
+        "Ticked is what the application asks for; untick what the agent does not need.",
     ),
+    "oauth.wide": ("Alle Bereiche", "Every area"),
+    "oauth.area.read": ("Lesen", "Read"),
+    "oauth.area.write": ("Anlegen und ändern", "Create and change"),
+    "oauth.risky": ("Nur mit Bedacht", "Only with care"),
+    "oauth.risky.hint": (
+        "Die Anwendung bittet auch darum. Es ist nie vorab angekreuzt: kreuzen Sie es nur an, wenn der Agent es "
+        "wirklich braucht.",
+        "The application asks for this too. It is never ticked for you: tick it only if the agent really needs it.",
+    ),
+    "oauth.warn.destructive": (
+        "Achtung: {client} könnte dann Daten löschen, Kontakte zusammenführen und Änderungen zurücknehmen.",
+        "Warning: {client} could then delete data, merge contacts and revert changes.",
+    ),
+    "oauth.warn.admin": (
+        "Achtung: {client} könnte dann API-Schlüssel Ihrer Hausverwaltung anlegen und deaktivieren und deren "
+        "Protokolle lesen – also sich oder anderen weiteren Zugriff geben.",
+        "Warning: {client} could then create and disable your company's API keys and read their request logs – "
+        "and so give itself or others further access.",
+    ),
+    "oauth.not_yours": (
+        "Nicht möglich mit Ihrer Rolle: {scopes}",
+        "Not possible with your role: {scopes}",
+    ),
+    # the one sentence of what the client will be able to do (console/pages/oauth_consent.summary)
+    "oauth.can": ("{client} darf dann {what}.", "{client} will be able to {what}."),
+    "oauth.can.read_all": ("alle Daten Ihrer Hausverwaltung lesen", "read all your company's data"),
+    "oauth.can.read": ("{areas} lesen", "read {areas}"),
+    "oauth.can.write_all": (
+        "alle Daten Ihrer Hausverwaltung anlegen und ändern",
+        "create and change all your company's data",
+    ),
+    "oauth.can.write": ("{areas} anlegen und ändern", "create and change {areas}"),
+    "oauth.can.destructive": (
+        "Daten löschen, zusammenführen und Änderungen zurücknehmen",
+        "delete data, merge contacts and revert changes",
+    ),
+    "oauth.can.admin": ("die API-Schlüssel Ihrer Hausverwaltung verwalten", "manage your company's API keys"),
+    "oauth.can.nothing": (
+        "Nichts ist angekreuzt: wählen Sie mindestens eine Berechtigung.",
+        "Nothing is ticked: choose at least one permission.",
+    ),
+    "oauth.and": ("und", "and"),
+    "oauth.short.contacts": ("Kontakte", "contacts"),
+    "oauth.short.contracts": ("Verträge", "contracts"),
+    "oauth.short.units": ("Einheiten", "units"),
+    "oauth.short.objects": ("Objekte", "objects"),
+    "oauth.short.documents": ("Dokumente", "documents"),
+    "oauth.short.processes": ("Vorgänge", "processes"),
+    "oauth.short.responsibilities": ("Zuständigkeiten", "responsibilities"),
+    "oauth.short.advisors": ("Beiräte und Berater", "advisors"),
+    "oauth.short.signatories": ("Zeichnungsberechtigte", "signatories"),
+    "oauth.short.callrecords": ("Telefonnotizen", "call records"),
+    "oauth.short.accounting": ("Buchhaltung", "accounting"),
+    "oauth.short.aliases": ("Aliase", "aliases"),
+    "oauth.short.webhooks": ("Webhooks", "webhooks"),
+    "oauth.short.uvi": ("UVI", "UVI"),
+    "oauth.short.exports": ("Exporte", "exports"),
     "oauth.approve": ("Erlauben", "Allow"),
     "oauth.continue": ("Weiter", "Continue"),
     "oauth.deny": ("Ablehnen", "Deny"),
