@@ -39,10 +39,11 @@ def serve(
     """The one way a face runs an operation for a caller. Admission comes first, before the
     arguments are read: `arguments()` parses a REST body or evaluates a pipeline step's
     expressions only once the call has counted (`weight`: the call with the JMESPath
-    expressions it evaluates). `execute` runs the admitted call: `run` itself, or the face's
-    wrapping of it (REST answers JSON, or runs it under its Idempotency-Key)."""
+    expressions it evaluates; a heavy operation counts its own `weight` too). `execute` runs the
+    admitted call: `run` itself, or the face's wrapping of it (REST answers JSON, or runs it under
+    its Idempotency-Key)."""
     if op.authenticated:
-        admit(ctx, op.name, weight=weight)
+        admit(ctx, op.name, weight=weight + op.weight - 1)
     elif op.kind == "command":  # the sign-up's steps
         admit_anonymous(op.name, ctx.source_ip)
     return execute(op, ctx, arguments())

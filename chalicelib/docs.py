@@ -196,6 +196,8 @@ def render(op: Operation) -> str:
         ]
         parts += ["```json", json.dumps(sample(op.result, "result", op.example), indent=2, ensure_ascii=False), "```"]
     parts += ["", "## Access", "", op.scope_line() + (" Destructive." if op.destructive else "")]
+    if op.weight_line():
+        parts += ["", op.weight_line()]
     if op.secrets and op.authenticated:
         held = ", ".join(f"`{path}`" for path in op.secrets)
         parts += [

@@ -61,6 +61,11 @@ class Operation:
     # The entity type an upsert (`<list>.upsert`) creates and updates: an export writes that type's
     # lines for it, its items' schema being what a line's `data` holds (exports/lines.py).
     upserts: str | None = None
+    # What a call counts as against the rate limits: `weight` calls when it is admitted (a heavy
+    # operation: an export), and, in `weighed_by`'s words, what its work adds after it ran (the
+    # handler charges it: account.charge). Both are in the reference's Access section.
+    weight: int = 1
+    weighed_by: str = ""
 
     @property
     def read_only(self) -> bool:
@@ -100,6 +105,13 @@ class Operation:
     def paged(self) -> bool:
         """Paged by limit and offset (a list); a feed pages by cursor (`after`/`next`) instead."""
         return "offset" in self.args.get("properties", {})
+
+    def weight_line(self) -> str:
+        """The reference's words for what a call counts as (empty for one call)."""
+        if self.weight == 1 and not self.weighed_by:
+            return ""
+        counted = f"Counts as {self.weight} calls against the rate limits" if self.weight > 1 else "Counts as one call"
+        return counted + (f"; {self.weighed_by}." if self.weighed_by else ".")
 
     def scope_line(self) -> str:
         if not self.authenticated:

@@ -85,6 +85,7 @@ not exported. Files are kept {config.EXPORT_KEEP_DAYS} days.
         required=["id", "status", "entityTypes"],
     ),
     scope=area_scope(SCOPE_WRITE, "exports"),
+    weight=config.EXPORT_WEIGHT,
     idempotent=True,
     errors=(codes.EXPORT_RUNNING, codes.EXPORT_LIMIT_REACHED),
     example={"entityTypes": ["object", "unit", "contact", "contract"]},

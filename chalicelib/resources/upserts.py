@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from chalicelib import clock, config, ids
+from chalicelib import account, clock, config, ids
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
@@ -107,6 +107,7 @@ def _operation(etype: EntityType, creations: list[Creation], updating: Updating)
     def handler(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
         results = Upsert(ctx, etype, creations, updating, schema, name).run(args["items"])
         counts = {outcome: sum(r["result"] == outcome for r in results) for outcome in OUTCOMES}
+        account.charge(ctx, len(args["items"]) - 1)  # weighed_by below
         return {"results": results, "counts": counts}
 
     return Operation(
@@ -147,6 +148,7 @@ call answers the first answer. Aliases are your integration's (see aliases.upser
         idempotent=True,
         example={"items": [example]},
         upserts=etype.name,
+        weighed_by="each item beyond the first counts as one more",
     )
 
 

@@ -9,7 +9,7 @@ import datetime as dt
 import json
 from typing import TYPE_CHECKING, Any
 
-from chalicelib import clock, config, ids, relative_time
+from chalicelib import account, clock, config, ids, relative_time
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
@@ -537,6 +537,7 @@ most {config.RECOVERIES_PER_DAY} times a day (UTC; then 429 `recovery_limit_reac
     ),
     scope="write:webhooks",
     errors=(codes.WEBHOOK_DISABLED, codes.SINCE_OUT_OF_RETENTION, codes.RECOVERY_RUNNING, codes.RECOVERY_LIMIT_REACHED),
+    weighed_by="each event it queues beyond the first counts as one more",
     example={"webhook": "<id or alias>", "since": relative_time.ago(2, "hour")},
 )
 def recover_deliveries(ctx: CallContext, args: WebhooksDeliveriesRecoverArgs) -> dict[str, Any]:
@@ -545,7 +546,9 @@ def recover_deliveries(ctx: CallContext, args: WebhooksDeliveriesRecoverArgs) ->
         raise Conflict(f"Webhook {hook.id} is disabled; enable it first.", code=codes.WEBHOOK_DISABLED)
     feed.check_since(args["since"])
     subscriptions.forget(ctx.tenant_id)  # its current subscription, not one cached a moment ago
-    return recover.recover(ctx.tenant_id, hook.id or "", args["since"])
+    answer = recover.recover(ctx.tenant_id, hook.id or "", args["since"])
+    account.charge(ctx, int(answer["recovered"]) - 1)  # weighed_by above
+    return answer
 
 
 @operation(
