@@ -106,6 +106,9 @@ GROUPS = {
             "tests/unit/test_throttle_windows.py",  # a window's end, the memory of full windows
             "tests/unit/test_rate_leases.py",  # leases of the counters: their size, bounds, memory
             "tests/unit/test_account_cache.py",  # what an instance remembers of a tenant, an integration
+            F + "test_sandbox_limits.py",  # a sandbox counts against its company's limits (issue 51)
+            F + "test_call_weights.py",  # a call weighed by its work (account.charge)
+            F + "test_object_key_pages.py",  # a limited key's page charged its reads
         ),
     ),
     # the cap on a tenant's live keys
@@ -113,8 +116,20 @@ GROUPS = {
     # what a key limited to objects reaches (issue 30): reads, lists, writes, audit, webhooks
     "reach": Group(
         ("chalicelib/store/reach.py",),
-        (F + "test_object_keys.py", "tests/unit/test_reach.py"),
+        (F + "test_object_keys.py", F + "test_object_key_pages.py", "tests/unit/test_reach.py"),
     ),
+    # a limited key's feed and audit pages: judged in batches, bounded, weighed (issue 51)
+    "feed_pages": Group(
+        ("chalicelib/events/feed.py", "chalicelib/events/audit.py"),
+        (F + "test_object_key_pages.py", F + "test_change_feed.py", F + "test_audit.py"),
+    ),
+    # sandboxes held to their company's account (issue 51)
+    "sandboxes": Group(
+        ("chalicelib/sandbox/lifecycle.py",),
+        (F + "test_sandbox_limits.py", F + "test_sandboxes.py"),
+    ),
+    # running exports: one per key, a tenant's ceiling, a worker's lease (issue 51)
+    "exports": Group(("chalicelib/store/exports.py",), (F + "test_exports.py",)),
     # what a webhook hears by the areas of the key that made it (issue 51)
     "hearing": Group(("chalicelib/events/hearing.py",), (F + "test_webhook_areas.py",)),
     # how long an OAuth grant lives and what ends with it (issue 51)
