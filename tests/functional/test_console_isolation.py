@@ -26,7 +26,7 @@ from chalicelib.ids import looks_like_id, prefix_of
 from chalicelib.store import keys, members
 from tests.client import Api, Tenant
 from tests.console_client import invite, owner_of
-from tests.oauth_flow import approve
+from tests.oauth_flow import approve, exchange
 from tests.world import World
 
 ID = re.compile(r"\b[a-z]{2,6}_[0-9A-HJKMNP-TV-Z]{26}\b")
@@ -115,7 +115,8 @@ def test_no_console_route_reaches_another_tenants_data(
     a_ids = set(world.ids.values()) | {contact["id"], tenant.id} | _ids_in(webhook) | _ids_in(audit)
     a_ids |= _ids_in(tenant.get("apikeys.list", {"limit": 100, "offset": 0}))
     a_ids |= set(re.findall(r"/console/members/([A-Za-z0-9_]+)/", a_owner.get("/members").html))
-    approve(api, tenant, a_owner, ["read"])  # an agent connected by OAuth: its grant's console routes
+    # an agent connected by OAuth (a grant is listed once its code is redeemed): its grant's console routes
+    assert exchange(api, approve(api, tenant, a_owner, ["read"])).status == 200
     a_ids |= set(re.findall(r"/console/keys/oauth/([A-Za-z0-9_]+)/revoke", a_owner.get("/keys").html))
     assert a_owner.post("/sandboxes", {"name": f"Sandbox {marker}", "seed": "empty"}).status == 303
     a_ids |= set(re.findall(r"/console/sandboxes/([A-Za-z0-9_]+)/reset", a_owner.get("/sandboxes").html))
