@@ -7,8 +7,14 @@ whose alias is known are skipped.
 
 The calls go through a `Caller`: over HTTP with a key (`pmctl import`, ops/importer.py) or in the
 service's own process (a sandbox's seed, sandbox/seed.py); either way the operations validate, audit
-and send their events. An entity exported without an alias has its id as `alias`: the upserts map
-such an id, an alias entry cannot be one."""
+and send their events. An entity exported without an alias has its id as `alias`, and references to
+it are that id: the upserts map such an id from elsewhere like an alias and resolve references through
+it. The uploads read an id as an id, so a document's line is loaded here as the upserts would: its
+references that are ids mapped in this tenant are sent as the ids they name, and its `alias` (an id
+from elsewhere too) is mapped by aliases.upsert, which takes an id of the entry's type that names no
+entity of the tenant; a document whose alias (or, its alias being this tenant's own id, whose id)
+names a live one is `unchanged`. The entity types' fields are read from the registry (loaded by the
+caller) to know which are references."""
 
 from __future__ import annotations
 
@@ -26,6 +32,8 @@ from dataclasses import dataclass, field
 from typing import IO, Any, Protocol, cast
 
 from chalicelib import config, ids
+from chalicelib.entities import ENTITY_TYPES, ref_types
+from chalicelib.schemas import map_refs
 from chalicelib.uploads.files import MAX_DIRECT_BYTES
 
 
@@ -60,6 +68,14 @@ class ImportRefused(Exception):
 def ok(api: Caller, name: str, body: dict[str, Any]) -> Any:
     """A command that must succeed (the upserts themselves, aliases): else the load stops."""
     status, answer = api.call("command", name, body)
+    if status != 200:
+        raise ImportRefused(f"{name} answered {status}: {json.dumps(answer)[:500]}")
+    return answer
+
+
+def ok_query(api: Caller, name: str, args: dict[str, Any]) -> Any:
+    """A query that must succeed (what the load decides by): else the load stops."""
+    status, answer = api.call("query", name, args)
     if status != 200:
         raise ImportRefused(f"{name} answered {status}: {json.dumps(answer)[:500]}")
     return answer
@@ -123,17 +139,24 @@ def _map_further_aliases(api: Caller, done: list[tuple[dict[str, Any], str | Non
 def _upload(api: Caller, line: dict[str, Any], files: zipfile.ZipFile | None, outcome: Outcome) -> None:
     """A document or UVI document: uploaded with its file unless its alias names one already."""
     kind, alias = line["type"], line["alias"]
-    shown = "documents.show" if kind == "document" else "uvi.show"
     argument = "document" if kind == "document" else "uviDocument"
-    status, found = api.call("query", shown, {argument: alias})
-    if status == 200:
-        outcome.add({"alias": alias, "id": found[argument]["id"], "result": "unchanged", "errors": []}, kind)
+    references = _references(kind, line["data"])
+    mapped = _mapped(api, [alias, *references])
+    known = mapped.get(alias)
+    if known is not None and known[1] == kind:
+        outcome.add({"alias": alias, "id": known[0], "result": "unchanged", "errors": []}, kind)
         return
+    if ids.looks_like_id(alias):  # an id of this tenant's own (an export loaded back where it came from)
+        shown = "documents.show" if kind == "document" else "uvi.show"
+        status, found = api.call("query", shown, {argument: alias})
+        if status == 200:
+            outcome.add({"alias": alias, "id": found[argument]["id"], "result": "unchanged", "errors": []}, kind)
+            return
     if files is None or not line.get("file"):
         reason = "no file archive given (--files)" if files is None else "the export holds no file for it"
         outcome.add({"alias": alias, "id": None, "result": "failed", "code": "no_file", "errors": [reason]}, kind)
         return
-    data = dict(line["data"])
+    data = _with_mapped_ids(kind, line["data"], mapped)
     content = files.read(line["file"])
     name = data.pop("fileName", None) or line["file"].rsplit("/", 1)[-1]
     content_type, _size = data.pop("contentType", None), data.pop("size", None)
@@ -158,11 +181,48 @@ def _upload(api: Caller, line: dict[str, Any], files: zipfile.ZipFile | None, ou
             outcome.add({"alias": alias, "id": None, "result": "failed", "code": code, "errors": [detail]}, kind)
             return
         entity_id = answer[argument]["id"]
-    aliases = {each for each in (alias, *(line.get("aliases") or [])) if not ids.looks_like_id(each)}
+    further = {each for each in line.get("aliases") or [] if not ids.looks_like_id(each)}
+    aliases = {alias, *further}  # the alias itself even when an id from elsewhere: found again by the next run
     entries = [{"alias": each, "id": entity_id, "type": kind} for each in sorted(aliases)]
     if entries:
         ok(api, "aliases.upsert", {"entries": entries})
     outcome.add({"alias": alias, "id": entity_id, "result": "created", "errors": []}, kind)
+
+
+def _schema(kind: str) -> dict[str, Any]:
+    etype = ENTITY_TYPES.get(kind)
+    if etype is None:
+        raise ImportRefused(f"the entity type {kind!r} is unknown here (is the registry loaded?)")
+    return {"type": "object", "properties": etype.fields}
+
+
+def _references(kind: str, data: dict[str, Any]) -> list[str]:
+    """The line's references written as ids (of entities exported without an alias)."""
+    found: list[str] = []
+
+    def collect(_path: str, _ref: Any, value: str) -> str:
+        if ids.looks_like_id(value):
+            found.append(value)
+        return value
+
+    map_refs(_schema(kind), data, "", collect)
+    return found
+
+
+def _mapped(api: Caller, names: list[str]) -> dict[str, tuple[str, str]]:
+    """alias -> (id, type) of those of `names` mapped in the tenant for the caller's integration."""
+    answer = ok_query(api, "aliases.resolve", {"aliases": list(dict.fromkeys(names))})
+    return {entry["alias"]: (entry["id"], entry["type"]) for entry in answer["aliases"]}
+
+
+def _with_mapped_ids(kind: str, data: dict[str, Any], mapped: dict[str, tuple[str, str]]) -> dict[str, Any]:
+    """The line's data with each reference that is an id mapped here as an alias sent as the id it names."""
+
+    def swap(_path: str, x_ref: Any, value: str) -> str:
+        hit = mapped.get(value) if ids.looks_like_id(value) else None
+        return hit[0] if hit is not None and hit[1] in ref_types(x_ref) else value
+
+    return dict(map_refs(_schema(kind), data, "", swap))
 
 
 def _upload_in_bulk(api: Caller, data: dict[str, Any], name: str, content_type: str, content: bytes) -> str | None:

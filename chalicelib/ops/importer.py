@@ -3,9 +3,10 @@ interface, as any integrator would (the loading itself: exports/load.py). Runnin
 nothing.
 
 It speaks HTTP with the standard library (a key of the target tenant: write scopes of the areas
-imported, and write:aliases for further aliases), so it runs beside any deployment; the service's
-limits it keeps to are read from the service's own modules. An entity exported without an alias has
-its id as `alias`: the upserts map such an id, an alias entry cannot be one."""
+imported, read:aliases and write:aliases: a document's alias is looked up and mapped), so it runs
+beside any deployment; the service's limits it keeps to and the entity types' fields are read from the
+service's own modules. An entity exported without an alias has its id as `alias`: the upserts map such
+an id from elsewhere, and aliases.upsert a document's (exports/load.py)."""
 
 from __future__ import annotations
 
@@ -38,7 +39,7 @@ class Api:
             headers |= {"Content-Type": "application/json", "Idempotency-Key": idempotency}
             request = urllib.request.Request(f"{self.base}/command/{name}", data=data, headers=headers, method="POST")
         else:
-            query = urllib.parse.urlencode(body or {})
+            query = urllib.parse.urlencode(body or {}, doseq=True)  # a list as the key repeated
             request = urllib.request.Request(f"{self.base}/query/{name}?{query}", headers=headers)
         try:
             with urllib.request.urlopen(request, timeout=self.timeout) as answer:

@@ -573,8 +573,10 @@ def import_export(export_file: str, files_zip: str | None, key: str, url: str, a
     changes nothing. Exits 1 when an item failed (each is listed)."""
     import zipfile  # cold start: as the store modules, loaded when the command runs
 
+    from chalicelib import resources  # cold start: loads when the command runs
     from chalicelib.ops import importer  # cold start: loads when the command runs (module doc)
 
+    resources.load_all()  # the entity types' fields: which of a document's are references (exports/load.py)
     api = importer.Api(url, key)
     with open(export_file, "rb") as stream:
         archive = zipfile.ZipFile(files_zip) if files_zip else None

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from chalicelib import config, ids
@@ -12,6 +13,7 @@ from chalicelib.entities import ENTITY_TYPES
 from chalicelib.errors import Invalid, not_found_at
 from chalicelib.registry import operation
 from chalicelib.store import aliases as store
+from chalicelib.store import entities
 
 if TYPE_CHECKING:  # the generated argument types (generate/arg_types.py): for mypy only
     from chalicelib.arg_types import AliasesListArgs, AliasesResolveArgs, AliasesUpsertArgs
@@ -21,7 +23,9 @@ ALIAS = {
     "minLength": 1,
     "maxLength": 200,
     "pattern": r"^[^\s$\x00-\x1f\x7f-\x9f][^\s\x00-\x1f\x7f-\x9f]*$",  # no whitespace, no control characters
-    "description": "Bare alias (no `$` prefix, no spaces), unique per integration; may not look like an internal id.",
+    "description": "Bare alias (no `$` prefix, no spaces), unique per integration; may not look like an internal id, "
+    "unless it is an id of the entry's type from elsewhere (another tenant's, an export's) that names no live entity "
+    "of this tenant.",
 }
 ENTRY = s.obj(
     {
@@ -49,7 +53,12 @@ SCOPE_NOTE = (
     docs=f"""Each entry maps `alias` to the entity `id` of type `type`. Mapping an alias again to the same entity
 changes nothing; an alias that already names another entity is a conflict (409, naming the entry) and
 nothing of the batch is written. An entity may carry several aliases. At most {config.MAX_ALIAS_ENTRIES}
-entries per call. {SCOPE_NOTE}""",
+entries per call. {SCOPE_NOTE}
+
+An alias may look like an internal id only when it is an id of the entry's `type` from elsewhere (another
+tenant's, an export's) that names no live entity of this tenant: as the upserts map such an id, so that a
+re-import (`pmctl import`) finds a document exported under its id again. Every other command reads an id as
+an id, never as an alias; `aliases.resolve` resolves it.""",
     args=s.obj(
         {"entries": {**s.array(ENTRY, "Alias entries.", max_items=config.MAX_ALIAS_ENTRIES), "minItems": 1}},
         required=["entries"],
@@ -74,9 +83,9 @@ def upsert(ctx: CallContext, args: AliasesUpsertArgs) -> dict[str, Any]:
                 f"{path}.type: {entry['type']!r} is not an entity type that takes aliases.",
                 errors=[{"path": f"{path}.type", "message": "unknown entity type"}],
             )
-        if ids.looks_like_id(entry["alias"]):
+        if ids.looks_like_id(entry["alias"]) and ids.prefix_of(entry["alias"]) != etype.prefix:
             raise Invalid(
-                f"{path}.alias: an alias may not look like an internal id.",
+                f"{path}.alias: an alias may look like an id only of a {etype.name} from elsewhere.",
                 errors=[{"path": f"{path}.alias", "message": "looks like an id"}],
             )
         if ids.prefix_of(entry["id"]) != etype.prefix:
@@ -86,8 +95,23 @@ def upsert(ctx: CallContext, args: AliasesUpsertArgs) -> dict[str, Any]:
                 f"{path}.alias: the batch maps {entry['alias']!r} to two entities.",
                 errors=[{"path": f"{path}.alias", "message": "mapped twice in this batch"}],
             )
+    _no_own_ids(ctx, entries)
     unique = list({(e["alias"], e["id"]): e for e in entries}.values())
     return {"aliases": store.upsert(ctx, unique)}
+
+
+def _no_own_ids(ctx: CallContext, entries: Sequence[Mapping[str, Any]]) -> None:
+    """An alias in the form of an id names no live entity of this tenant: an id from elsewhere only."""
+    shaped = {entry["alias"]: index for index, entry in enumerate(entries) if ids.looks_like_id(entry["alias"])}
+    if not shaped:
+        return
+    own = {item.id for item in entities.fetch_entities([entities.entity_pk(ctx.tenant_id, a) for a in shaped])}
+    for alias in sorted(own, key=shaped.__getitem__):
+        path = f"entries[{shaped[alias]}]"
+        raise Invalid(
+            f"{path}.alias: {alias} is the id of an entity of this tenant, not an alias.",
+            errors=[{"path": f"{path}.alias", "message": "the id of this tenant's entity"}],
+        )
 
 
 @operation(

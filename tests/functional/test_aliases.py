@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from chalicelib import clock
+from chalicelib import clock, ids
 from tests.client import Tenant
 
 
@@ -93,6 +93,24 @@ def test_aliases_are_bare_and_never_look_like_ids(tenant: Tenant) -> None:
         tenant.command("aliases.upsert", {"entries": [{"alias": c["id"], "id": c["id"], "type": "contact"}]}).status
         == 400
     )
+
+
+def test_an_id_from_elsewhere_of_the_entrys_type_may_be_an_alias(tenant: Tenant) -> None:
+    """Issue 52, 1: as the upserts map an export's id, aliases.upsert maps a document's (pmctl import)."""
+    c = tenant.contact()
+    elsewhere = ids.new_id("con")  # another tenant's contact, say
+    mapped = tenant.command("aliases.upsert", {"entries": [{"alias": elsewhere, "id": c["id"], "type": "contact"}]})
+    assert mapped.status == 200, mapped.body
+    resolved = tenant.get("aliases.resolve", {"aliases": elsewhere})["aliases"]
+    assert resolved == [{"alias": elsewhere, "id": c["id"], "type": "contact"}]
+    assert tenant.query("contacts.show", {"contact": elsewhere}).status == 404, "a command reads an id as an id"
+    other_type = tenant.command(
+        "aliases.upsert", {"entries": [{"alias": ids.new_id("obj"), "id": c["id"], "type": "contact"}]}
+    )
+    assert other_type.status == 400 and other_type.body["errors"][0]["path"] == "entries[0].alias"
+    own = tenant.contact()
+    refused = tenant.command("aliases.upsert", {"entries": [{"alias": own["id"], "id": c["id"], "type": "contact"}]})
+    assert refused.status == 400 and "of this tenant" in refused.body["detail"], refused.body
 
 
 def test_entries_of_unknown_entity_types_are_omitted_from_listings(tenant: Tenant) -> None:

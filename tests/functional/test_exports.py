@@ -4,6 +4,7 @@ re-imported into another tenant by `pmctl import` reproduces every list's total 
 
 from __future__ import annotations
 
+import base64
 import datetime as dt
 import gzip
 import io
@@ -18,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from chalicelib import clock, config
+from chalicelib import clock, config, ids
 from chalicelib.exports import worker as export_worker
 from chalicelib.registry import REGISTRY
 from chalicelib.store import exports as exports_store
@@ -275,6 +276,46 @@ def test_a_tenant_with_every_entity_type_is_reproduced_by_its_export_in_a_new_te
     counts = json.loads(again.stdout)["counts"]
     assert counts["created"] == counts["updated"] == counts["failed"] == 0, counts
     assert _totals(target) == source_totals
+
+
+def _import(target: Tenant, api: Api, export_file: Path, files_file: Path) -> dict[str, Any]:
+    command = [sys.executable, "-m", "chalicelib.ops.pmctl", "import", str(export_file), "--files", str(files_file)]
+    done = subprocess.run([*command, "--key", target.key, "--url", api.base, "--json"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout + done.stderr
+    return dict(json.loads(done.stdout))
+
+
+@pytest.mark.timeout(300)
+def test_an_export_of_entities_without_aliases_files_included_re_imports_idempotently(
+    tenant: Tenant, api: Api, tmp_path: Path
+) -> None:
+    """Issue 52, 1: a document (and a UVI) without an alias is exported under its id; importing
+    the export again uploaded it again (4 documents instead of 2). Now every line of the second
+    run is unchanged and every total stays the first run's."""
+    obj = tenant.ok("objects.create", {"object": {"name": "Ohne Alias 1", "type": "weg"}})["object"]
+    tenant.contact(lastName="Ohnealias")
+    for name in ("Protokoll.pdf", "Energieausweis.pdf"):
+        resource = {"fileName": name, "content": base64.b64encode(pdf(name)).decode()}
+        tenant.ok("documents.upload", {"locationId": obj["id"], "resource": resource})
+    period = {"categories": ["heating"], "periodStart": "2026-10-01", "periodEnd": "2026-10-31"}
+    resource = {"fileName": "UVI.pdf", "content": base64.b64encode(pdf("uvi")).decode()}
+    tenant.ok("uvi.upload", {"data": {"objectId": obj["id"], **period}, "resource": resource})
+    shown = _export(tenant)
+    lines = _lines(shown)
+    assert all(ids.looks_like_id(line["alias"]) for line in lines), "every line exported under its id"
+    export_file, files_file = tmp_path / "export.ndjson.gz", tmp_path / "files.zip"
+    export_file.write_bytes(_download(shown["downloadUrl"]))
+    files_file.write_bytes(_download(shown["filesUrl"]))
+
+    target = api.signup(company="Neue Hausverwaltung GmbH")
+    first = _import(target, api, export_file, files_file)
+    assert first["counts"] == {"created": len(lines), "updated": 0, "unchanged": 0, "failed": 0}, first
+    totals = _totals(target)
+    assert totals["documents.list"] == 2 and totals["uvi.list"] == 1 and totals["contacts"] == 1, totals
+
+    again = _import(target, api, export_file, files_file)
+    assert again["counts"] == {"created": 0, "updated": 0, "unchanged": len(lines), "failed": 0}, again
+    assert _totals(target) == totals, "the second run changed a list"
 
 
 def test_a_key_limited_to_objects_exports_only_what_lies_within_them(tenant: Tenant) -> None:
