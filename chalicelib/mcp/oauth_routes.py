@@ -13,7 +13,7 @@ import json
 from typing import Any
 from urllib.parse import parse_qs, urlencode, urlsplit
 
-from mcp.server.auth.routes import AUTHORIZATION_PATH, TOKEN_PATH, create_auth_routes
+from mcp.server.auth.routes import AUTHORIZATION_PATH, REVOCATION_PATH, TOKEN_PATH, create_auth_routes
 from mcp.server.auth.settings import ClientRegistrationOptions, RevocationOptions
 from pydantic import AnyHttpUrl
 from starlette.requests import Request
@@ -90,6 +90,33 @@ def _naming_the_resource(app: ASGIApp) -> ASGIApp:
             await app(scope, replay, send)
         finally:
             ASKED_RESOURCE.reset(token)
+
+    return wrapped
+
+
+def _public_revocation(app: ASGIApp) -> ASGIApp:
+    """The revocation endpoint for public clients (RFC 7009, 2.1: a client that has no secret sends
+    the token and its client_id): the SDK's request model requires a `client_secret` field even
+    where the client authenticates with none, so a request without one gets an empty one before the
+    handler reads it (a client with a secret is still checked against it: the SDK's authenticator)."""
+
+    async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await app(scope, receive, send)
+            return
+        body, replay = await _buffered(receive)
+        if "client_secret" in parse_qs(body.decode("utf-8", "replace"), keep_blank_values=True):
+            await app(scope, replay, send)
+            return
+        body += b"&client_secret=" if body else b"client_secret="
+        headers = [(n, v) for n, v in scope.get("headers", []) if n.lower() != b"content-length"]
+        scope = {**scope, "headers": [*headers, (b"content-length", str(len(body)).encode())]}
+        sent = [{"type": "http.request", "body": body, "more_body": False}]
+
+        async def with_secret() -> Message:
+            return sent.pop(0) if sent else await receive()
+
+        await app(scope, with_secret, send)
 
     return wrapped
 
@@ -238,4 +265,6 @@ def routes() -> list[Route]:
             route.app = _naming_the_resource(route.app)
         elif route.path == AUTHORIZATION_PATH:
             route.app = _errors_on_our_page(route.app)
+        elif route.path == REVOCATION_PATH:
+            route.app = _public_revocation(route.app)
     return own + [route for route in handled if route.path != METADATA_PATH]

@@ -78,3 +78,19 @@ def test_an_access_token_can_be_revoked(api: Api, tenant: Tenant) -> None:
     assert answer.status == 200, answer.raw
     assert api.query("info", key=tokens["access_token"]).status == 401
     assert _refresh(api, tokens, approved).status == 200, "the grant lives on: only its access token ended"
+
+
+def test_a_public_client_revokes_its_grant_with_its_client_id_alone(api: Api, tenant: Tenant) -> None:
+    """RFC 7009 for a public client (token_endpoint_auth_method none, as the metadata promises): the
+    token and the client_id, no secret at all."""
+    approved = approve(api, tenant, owner_of(tenant), ["read"])
+    tokens = exchange(api, approved).body
+    answer = api.request(
+        "POST",
+        "/revoke",
+        body=f"token={tokens['refresh_token']}&client_id={approved['client_id']}".encode(),
+        headers={"Content-Type": "application/x-www-form-urlencoded"},
+    )
+    assert answer.status == 200, answer.raw
+    assert _refresh(api, tokens, approved).status == 400, "the grant ended"
+    assert _mcp_status(api, tokens["access_token"]) == 401, "and its access key with it"
