@@ -46,6 +46,8 @@ MAX_ALIAS_ENTRIES = 50
 # Items one `<list>.upsert` call may carry (resources/upserts.py): each is its own write, so a call
 # of 500 stays within the API function's time and the 1 MB body.
 MAX_UPSERT_ITEMS = 500
+# Agents a person connects by OAuth (live grants they approved) at most: each renews a key hourly.
+MAX_GRANTS_PER_MEMBER = 20
 # exports.create counts as this many calls against the rate limits: it reads the whole tenant.
 EXPORT_WEIGHT = 100
 # Exports (exports.create): a file is kept this long (the bucket's lifecycle deletes it; the
@@ -655,6 +657,7 @@ LIMITS: dict[str, str] = {
     "MAX_BODY_BYTES": "Largest JSON body a command accepts (bytes).",
     "MAX_ALIAS_ENTRIES": "Entries one aliases.upsert call may carry.",
     "MAX_UPSERT_ITEMS": "Items one `<list>.upsert` call may carry.",
+    "MAX_GRANTS_PER_MEMBER": "Agents one person connects by OAuth at once (live grants they approved).",
     "EXPORT_WEIGHT": "Calls one exports.create counts as against the rate limits.",
     "EXPORT_KEEP_DAYS": "Days an export's file is kept.",
     "MAX_RUNNING_EXPORTS": "Exports of a tenant that run at once (PM_EXPORTS_PER_TENANT); one per key or integration.",

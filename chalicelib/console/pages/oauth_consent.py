@@ -156,6 +156,10 @@ def decide(request: Request) -> Answer:
         # name could never receive its token
         taken = translate(request.lang, "oauth.agent_taken", agent=agent)
         return _page(request, pending, 409, errors=[taken], ticked=set(chosen))
+    held = len(oauth.grants_approved_by(request.ctx.tenant_id, request.ctx.key_id))
+    if held >= config.MAX_GRANTS_PER_MEMBER:  # each live grant keeps a key renewing: a person's are bounded
+        many = translate(request.lang, "oauth.grant_limit", count=held)
+        return _page(request, pending, 409, errors=[many], ticked=set(chosen))
     grant_id = oauth.create_grant(
         request.ctx.tenant_id,
         {

@@ -89,15 +89,26 @@ TEXTS: dict[str, tuple[str, str]] = {
     "oauth.grants.title": ("Per OAuth verbundene Agenten", "Agents connected by OAuth"),
     "oauth.grants.intro": (
         "Diese Anwendungen haben mit Ihrer Zustimmung einen Schlüssel erhalten, den sie stündlich erneuern. "
-        "Widerrufen beendet den Zugriff sofort.",
+        "Widerrufen beendet den Zugriff sofort und deaktiviert alles, was die Anwendung damit angelegt hat: "
+        "die API-Schlüssel, die ihr Schlüssel erstellt hat (und deren Schlüssel), und deren Webhooks. Der "
+        "Zugriff endet auch, wenn die Person, die ihn erlaubt hat, das Team verlässt; eine neue Rolle schränkt "
+        "ihn auf das ein, was diese Rolle erlaubt.",
         "These applications received a key with your approval, which they renew hourly. "
-        "Revoking ends their access at once.",
+        "Revoking ends their access at once and disables everything the application made with it: the API "
+        "keys its key created (and theirs) and their webhooks. Access also ends when the person who approved "
+        "it leaves the team; a new role narrows it to what that role allows.",
     ),
     "oauth.grants.none": ("Noch kein Agent ist per OAuth verbunden.", "No agent is connected by OAuth yet."),
     "oauth.grants.approved_by": ("Erlaubt von", "Approved by"),
     "oauth.grants.approved_at": ("Erlaubt am", "Approved on"),
     "oauth.grants.last_renewed": ("Zuletzt erneuert", "Last renewed"),
     "oauth.grants.revoke": ("Widerrufen", "Revoke"),
+    "oauth.grant_limit": (
+        "Sie haben schon {count} Agenten per OAuth verbunden, so viele wie eine Person darf. Widerrufen Sie "
+        "einen unter API-Schlüssel, dann verbinden Sie diesen.",
+        "You have connected {count} agents by OAuth already, as many as one person may. Revoke one under "
+        "API keys, then connect this one.",
+    ),
     "oauth.grants.revoked": ("Der Zugriff ist widerrufen.", "Access revoked."),
     "oauth.expired": (
         "Diese Anfrage ist abgelaufen oder schon beantwortet. Starten Sie die Verbindung im Agenten neu.",
