@@ -153,6 +153,16 @@ GROUPS = {
         ("chalicelib/resources/upserts.py",),
         (F + "test_upsert_reach.py", F + "test_process_update_upserts.py"),
     ),
+    # the anonymous OAuth endpoints: where an authorize error may go, a client document's fetch (issue 51)
+    "oauth_authorize": Group(
+        ("chalicelib/mcp/oauth_routes.py", "chalicelib/mcp/client_documents.py"),
+        (F + "test_oauth_authorize.py", F + "test_oauth.py", F + "test_oauth_protocol.py"),
+    ),
+    # the consent page: only what the client asked for and the person's role gives (issue 51)
+    "oauth_consent": Group(
+        ("chalicelib/console/pages/oauth_consent.py",),
+        (F + "test_oauth_consent.py", F + "test_oauth.py", F + "test_oauth_grant_list.py"),
+    ),
     # a webhook's recoveries: one at a time, a number a day (issue 51)
     "recoveries": Group(("chalicelib/store/recoveries.py",), (F + "test_recovery_limits.py",)),
 }
