@@ -41,7 +41,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 WORK = ROOT / "build" / "mutants"
 MUTMUT = Path(sys.executable).parent / "mutmut"
-LINKED = ("chalicelib", "tests", "app.py", "mcp_app.py", ".chalice")  # what the copied tests import and read
+# what the copied tests import and read (the lock: the local stack checks its pins, chalicelib/local/pinned.py)
+LINKED = ("chalicelib", "tests", "app.py", "mcp_app.py", ".chalice", "requirements.lock")
 
 
 @dataclass(frozen=True)
