@@ -114,3 +114,18 @@ def test_a_webhook_that_skips_its_own_changes_still_hears_only_its_areas(tenant:
     made = _a_bit_of_everything(tenant)
     assert [r.event["data"]["id"] for r in receiver.wait_for(1)] == [made["unit"]]
     assert _types(receiver.requests) == {"unit.created"}
+
+
+def test_a_webhook_stored_before_areas_hears_every_area_but_the_accounts(tenant: Tenant, receiver: Receiver) -> None:
+    from chalicelib.events import subscriptions
+    from chalicelib.store.entities import entity_pk
+    from chalicelib.store.model import ENTITY_SK, Item
+
+    hook = tenant.ok("webhooks.create", {"name": "Alt", "url": receiver.url, "events": ["*"]})["webhook"]
+    stored = Item.get(entity_pk(tenant.id, hook["id"]), ENTITY_SK)
+    stored.update(actions=[Item.data["areas"].remove()])  # type: ignore[index]  # as a webhook of before areas
+    subscriptions.forget(tenant.id)
+    tenant.ok("webhooks.create", {"name": "Neu", "url": "https://crm.example.org/h", "events": ["*"]})
+    person = tenant.contact(lastName="Alt")
+    assert person["id"] in {r.event["data"]["id"] for r in receiver.wait_for(1)}
+    assert _types(receiver.requests) == {"contact.created"}, "not the other webhook's creation"
