@@ -948,7 +948,8 @@ class ExportsCreateArgs(TypedDict):
 
 
 class ExportsShowArgs(TypedDict):
-    id: str
+    export: str
+    id: NotRequired[str]
 
 
 class InfoArgs(TypedDict):

@@ -66,6 +66,7 @@ def run(op: Operation, ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]
     """An admitted call: scope, validation, references, handler."""
     if op.authenticated:
         authorise(ctx, op)
+    args = op.current_names(args)  # an argument under its deprecated name (registry.renamed_args)
     validate(op, args)
     ctx = ctx.for_operation(op.name)
     return op.handler(ctx, resolve_refs(ctx, op, args) if op.authenticated else args)
@@ -77,4 +78,4 @@ def check(op: Operation, ctx: CallContext, args: dict[str, Any], *, stand_in: St
     `stand_in` accepts passing for any value. run() checks the computed arguments again."""
     if op.authenticated:
         authorise(ctx, op)
-    validate(op, args, stand_in=stand_in)
+    validate(op, op.current_names(args), stand_in=stand_in)

@@ -15,6 +15,7 @@ from typing import Any, Literal
 from chalicelib import paths
 from chalicelib.context import CallContext
 from chalicelib.error_codes import ErrorCode
+from chalicelib.errors import Invalid
 from chalicelib.scopes import AREA_SCOPES, SCOPE_ADMIN, SCOPE_DESTRUCTIVE, SCOPE_READ, SCOPE_WRITE
 
 Kind = Literal["query", "command"]
@@ -66,6 +67,11 @@ class Operation:
     # handler charges it: account.charge). Both are in the reference's Access section.
     weight: int = 1
     weighed_by: str = ""
+    # Arguments kept for a release under an older name: (old name, current name) pairs. The old
+    # name is declared in `args` too, marked deprecated (`deprecated` below: the OpenAPI document
+    # and the reference say so), and the call takes it for the current one (current_names, before
+    # validation), so the handler reads the current name only. The docs say until when.
+    renamed_args: tuple[tuple[str, str], ...] = ()
 
     @property
     def read_only(self) -> bool:
@@ -106,6 +112,24 @@ class Operation:
         """Paged by limit and offset (a list); a feed pages by cursor (`after`/`next`) instead."""
         return "offset" in self.args.get("properties", {})
 
+    def current_names(self, args: dict[str, Any]) -> dict[str, Any]:
+        """The arguments with each deprecated name (`renamed_args`) turned into its current one;
+        both given with different values is 400."""
+        if not any(old in args for old, _ in self.renamed_args):
+            return args
+        renamed = dict(args)
+        for old, new in self.renamed_args:
+            if old not in renamed:
+                continue
+            value = renamed.pop(old)
+            if new in renamed and renamed[new] != value:
+                raise Invalid(
+                    f"`{old}` is the deprecated name of `{new}`; send `{new}` alone.",
+                    errors=[{"path": old, "message": f"the deprecated name of {new}, with another value"}],
+                )
+            renamed[new] = value
+        return renamed
+
     def weight_line(self) -> str:
         """The reference's words for what a call counts as (empty for one call)."""
         if self.weight == 1 and not self.weighed_by:
@@ -119,6 +143,14 @@ class Operation:
         if self.scope == SCOPE_READ:
             return "Scope: any read scope (`read` or one `read:<area>`)."
         return "Scope: " + " + ".join(f"`{s}`" for s in self.required_scopes)
+
+
+def deprecated(schema: dict[str, Any], why: str) -> dict[str, Any]:
+    """An argument (of `renamed_args`) or a field kept for a release beside what replaces it (`why`
+    says what and until when): `deprecated` as JSON Schema and OpenAPI 3 mark it, and its description
+    begins by saying so (the reference shows it)."""
+    described = schema.get("description", "")
+    return {**schema, "deprecated": True, "description": f"Deprecated: {why}" + (f" {described}" if described else "")}
 
 
 REGISTRY: dict[str, Operation] = {}

@@ -14,7 +14,7 @@ from chalicelib.exports import lines
 from chalicelib.exports import queue as export_queue
 from chalicelib.exports.keys import ENTITIES_FILE, FILES_FILE, export_key
 from chalicelib.log import logger
-from chalicelib.registry import operation
+from chalicelib.registry import deprecated, operation
 from chalicelib.scopes import SCOPE_READ, SCOPE_WRITE, area_scope
 from chalicelib.store import exports as store
 from chalicelib.uploads import files
@@ -131,55 +131,77 @@ def create_export(ctx: CallContext, args: ExportsCreateArgs) -> dict[str, Any]:
     return {"id": export_id, "status": store.PENDING, "entityTypes": types}
 
 
+EXPORT_FIELDS: dict[str, Any] = {
+    "id": EXPORT_ID,
+    "status": s.enum("The export's status.", STATUSES),
+    "entityTypes": s.array(s.string("An entity type."), "The types it exports.", max_items=50),
+    "counts": {
+        "type": "object",
+        "additionalProperties": {"type": "integer"},
+        "description": "Entities exported per entity type (when done).",
+    },
+    "lines": {**s.integer("Lines in the file (when done)."), "nullable": True},
+    "size": {**s.integer("The file's size in bytes, compressed (when done)."), "nullable": True},
+    "downloadUrl": {**s.string("The file (gzipped NDJSON), when done.", max_length=4000), "nullable": True},
+    "filesUrl": {
+        **s.string("The documents' files (zip), when any were exported.", max_length=4000),
+        "nullable": True,
+    },
+    "urlExpiresAt": {**s.timestamp("When the links stop working."), "nullable": True},
+    "createdAt": s.timestamp("When it was asked for."),
+    "startedAt": {**s.timestamp("When the worker began."), "nullable": True},
+    "finishedAt": {**s.timestamp("When it was done or failed."), "nullable": True},
+    "expiresAt": s.timestamp("When the file and this record are removed."),
+    "error": {**s.string("Why it failed."), "nullable": True},
+}
+EXPORT_REQUIRED = ["id", "status", "entityTypes", "counts", "createdAt", "expiresAt"]
+# Until the next release exports.show also takes `id` for `export` and answers the export's fields
+# at the top level beside `export`, as it did before every show took and answered its thing's name.
+UNTIL = "until the next release"
+
+
 @operation(
     name="exports.show",
     kind="query",
     summary="An export's status, its counts per entity type and, when done, its download links.",
-    docs=f"""An export this key started (exports.create): `status` (`pending`, `running`, `done`,
-`failed`), `counts` per entity type (when done; each equals the type's list total for this key),
-and when done `downloadUrl`, a presigned link to the file valid for {files.DOWNLOAD_URL_SECONDS // 60}
-minutes (ask again for a fresh one), and `filesUrl` when documents with files were exported. The
-file is kept {config.EXPORT_KEEP_DAYS} days (`expiresAt`); afterwards the export is 404. Another key's
-export is 404 too.
+    docs=f"""The export `export` (its id, as exports.create answered it) that this key started, as
+`{{"export": {{...}}}}`: `status` (`pending`, `running`, `done`, `failed`), `counts` per entity type
+(when done; each equals the type's list total for this key), and when done `downloadUrl`, a presigned
+link to the file valid for {files.DOWNLOAD_URL_SECONDS // 60} minutes (ask again for a fresh one), and
+`filesUrl` when documents with files were exported. The file is kept {config.EXPORT_KEEP_DAYS} days
+(`expiresAt`); afterwards the export is 404. Another key's export is 404 too.
+
+Deprecated, until the next release: the argument `id` (the old name of `export`; both given must
+agree) and the export's fields at the top level of the answer, beside `export` (the old shape of this
+answer: read them from `export`).
 
 {LINE_DOC}""",
-    args=s.obj({"id": EXPORT_ID}, required=["id"]),
+    args=s.obj(
+        {
+            "export": {**EXPORT_ID, "description": "The export's id (exp_...), as exports.create answered it."},
+            "id": deprecated(EXPORT_ID, f"the old name of `export`, accepted {UNTIL}."),
+        },
+        required=["export"],
+    ),
     result=s.obj(
         {
-            "id": EXPORT_ID,
-            "status": s.enum("The export's status.", STATUSES),
-            "entityTypes": s.array(s.string("An entity type."), "The types it exports.", max_items=50),
-            "counts": {
-                "type": "object",
-                "additionalProperties": {"type": "integer"},
-                "description": "Entities exported per entity type (when done).",
-            },
-            "lines": {**s.integer("Lines in the file (when done)."), "nullable": True},
-            "size": {**s.integer("The file's size in bytes, compressed (when done)."), "nullable": True},
-            "downloadUrl": {**s.string("The file (gzipped NDJSON), when done.", max_length=4000), "nullable": True},
-            "filesUrl": {
-                **s.string("The documents' files (zip), when any were exported.", max_length=4000),
-                "nullable": True,
-            },
-            "urlExpiresAt": {**s.timestamp("When the links stop working."), "nullable": True},
-            "createdAt": s.timestamp("When it was asked for."),
-            "startedAt": {**s.timestamp("When the worker began."), "nullable": True},
-            "finishedAt": {**s.timestamp("When it was done or failed."), "nullable": True},
-            "expiresAt": s.timestamp("When the file and this record are removed."),
-            "error": {**s.string("Why it failed."), "nullable": True},
+            "export": s.obj(EXPORT_FIELDS, required=EXPORT_REQUIRED, description="The export."),
+            **{name: deprecated(field, f"{UNTIL}; read `export.{name}`.") for name, field in EXPORT_FIELDS.items()},
         },
-        required=["id", "status", "entityTypes", "counts", "createdAt", "expiresAt"],
+        required=["export", *EXPORT_REQUIRED],
     ),
     scope=area_scope(SCOPE_READ, "exports"),
     idempotent=True,
-    example={"id": "exp_01JD3M4R5S6T7V8W9X0Y1Z2A3B"},
+    example={"export": "exp_01JD3M4R5S6T7V8W9X0Y1Z2A3B"},
+    renamed_args=(("id", "export"),),
 )
 def show_export(ctx: CallContext, args: ExportsShowArgs) -> dict[str, Any]:
-    export = store.get(ctx.tenant_id, args["id"])
+    export_id = args["export"]
+    export = store.get(ctx.tenant_id, export_id)
     if export is None or export.data.get("askedBy", {}).get("keyId") != ctx.key_id or export.expired:
-        raise NotFound(f"No export {args['id']} of this key.")
+        raise NotFound(f"No export {export_id} of this key.")
     data, status = export.data, export.status
-    answer: dict[str, Any] = {
+    shown: dict[str, Any] = {
         "id": export.export_id,
         "status": status,
         "entityTypes": list(data.get("entityTypes") or []),
@@ -195,16 +217,16 @@ def show_export(ctx: CallContext, args: ExportsShowArgs) -> dict[str, Any]:
         "expiresAt": export.expires_at,
         "error": data.get("error") if status == store.FAILED else None,
     }
-    if status == store.FAILED and answer["error"] is None:
-        answer["error"] = "The export did not finish in its attempts."
+    if status == store.FAILED and shown["error"] is None:
+        shown["error"] = "The export did not finish in its attempts."
     if status == store.DONE:
         name = f"export-{export.export_id}"
         key = export_key(ctx.tenant_id, export.export_id, ENTITIES_FILE)
-        answer["downloadUrl"], answer["urlExpiresAt"] = files.download_url(key, f"{name}.ndjson.gz", "application/gzip")
+        shown["downloadUrl"], shown["urlExpiresAt"] = files.download_url(key, f"{name}.ndjson.gz", "application/gzip")
         if data.get("files"):
             key = export_key(ctx.tenant_id, export.export_id, FILES_FILE)
-            answer["filesUrl"], _ = files.download_url(key, f"{name}-files.zip", "application/zip")
-    return answer
+            shown["filesUrl"], _ = files.download_url(key, f"{name}-files.zip", "application/zip")
+    return {"export": shown, **shown}  # the top-level fields, deprecated: UNTIL
 
 
 def _number(value: Any) -> int | None:

@@ -33,7 +33,7 @@ from tests.world import World
 
 def _wait(tenant: Tenant, export_id: str, key: str | None = None) -> dict[str, Any]:
     for _ in range(300):
-        shown = tenant.get("exports.show", {"id": export_id}, **({"key": key} if key else {}))
+        shown = tenant.get("exports.show", {"export": export_id}, **({"key": key} if key else {}))["export"]
         if shown["status"] in ("done", "failed"):
             return dict(shown)
         time.sleep(0.1)
@@ -135,6 +135,38 @@ def test_an_export_lists_each_entity_once_in_an_order_that_can_be_re_imported(te
     assert firm["results"][0]["id"] not in json.dumps(lines), "references are aliases where there are"
 
 
+def test_exports_show_takes_the_export_and_answers_it_under_its_name_and_the_old_form_still_works(
+    tenant: Tenant, api: Api
+) -> None:
+    """Issue 52, 3: exports.show took `id` and answered the export's fields at the top level, where
+    every other show takes the thing's name and answers it under that name. The old form is kept
+    for a release, marked deprecated in the OpenAPI document."""
+    started = tenant.ok("exports.create", {"entityTypes": ["object"]})
+    shown = _wait(tenant, started["id"])
+    assert shown["id"] == started["id"] and shown["status"] == "done"
+    new = tenant.get("exports.show", {"export": started["id"]})
+    old = tenant.get("exports.show", {"id": started["id"]})
+    for answer in (new, old):
+        assert answer["export"]["id"] == started["id"] and answer["export"]["counts"] == shown["counts"]
+        assert {k: v for k, v in answer.items() if k != "export"}.keys() == answer["export"].keys()
+        assert answer["status"] == answer["export"]["status"], "the old top-level fields, beside `export`"
+    same = tenant.query("exports.show", [("export", started["id"]), ("id", started["id"])])
+    assert same.status == 200, same.body
+    other = tenant.ok("exports.create", {"entityTypes": ["object"]})["id"]
+    _wait(tenant, other)
+    both = tenant.query("exports.show", [("export", started["id"]), ("id", other)])
+    assert both.status == 400 and both.body["errors"][0]["path"] == "id", both.body
+    assert tenant.query("exports.show", {}).status == 400
+
+    spec = tenant.get("openapi.spec")
+    operation = spec["paths"]["/propertymanagement/v2/query/exports.show"]["get"]
+    parameters = {p["name"]: p for p in operation["parameters"]}
+    assert parameters["export"]["required"] is True and not parameters["export"]["schema"].get("deprecated")
+    assert parameters["id"]["schema"]["deprecated"] is True and parameters["id"]["required"] is False
+    answered = operation["responses"]["200"]["content"]["application/json"]["schema"]["properties"]
+    assert answered["status"]["deprecated"] is True and not answered["export"].get("deprecated")
+
+
 def test_an_export_holds_only_what_the_key_may_read_and_is_the_keys_own(tenant: Tenant) -> None:
     tenant.ok("objects.upsert", {"items": [{"alias": "obj-1", "name": "Haus 1", "type": "rental"}]})
     tenant.contact(lastName="Geheim")
@@ -144,7 +176,7 @@ def test_an_export_holds_only_what_the_key_may_read_and_is_the_keys_own(tenant: 
     assert {line["type"] for line in _lines(shown)} == {"object"}
     refused = tenant.command("exports.create", {"entityTypes": ["contact"]}, key=units_only)
     assert refused.status == 403 and refused.body["code"] == "missing_scope"
-    other = tenant.query("exports.show", {"id": shown["id"]})  # the tenant's own key, not the one that asked
+    other = tenant.query("exports.show", {"export": shown["id"]})  # the tenant's own key, not the one that asked
     assert other.status == 404 and other.body["code"] == "not_found"
     no_export_scope = tenant.new_key(["read"])
     assert tenant.command("exports.create", {}, key=no_export_scope).status == 403
@@ -161,7 +193,7 @@ def test_one_export_of_a_key_runs_at_a_time_and_the_tenants_other_keys_export_me
         second = tenant.command("exports.create", {})
         assert second.status == 409 and second.body["code"] == "export_running"
         assert second.body["runningExportId"] == first["id"]
-        assert tenant.get("exports.show", {"id": first["id"]})["status"] == "pending"
+        assert tenant.get("exports.show", {"export": first["id"]})["export"]["status"] == "pending"
         meanwhile = [tenant.command("exports.create", {}, key=key) for key in others]
         assert [a.status for a in meanwhile[:2]] == [200, 200], "another key of the tenant was held up"
         ceiling = meanwhile[2]
@@ -211,11 +243,11 @@ def test_a_dead_workers_export_frees_its_place_a_lease_later(tenant: Tenant, sta
             patch.setattr(export_worker.lines, "entities", dies)
             with pytest.raises(WorkerDied):
                 export_worker.run(export)
-        assert tenant.get("exports.show", {"id": first["id"]})["status"] == "running"
+        assert tenant.get("exports.show", {"export": first["id"]})["export"]["status"] == "running"
         assert tenant.command("exports.create", {}).status == 409, "the worker's lease holds while it may live"
         later = clock.now() + dt.timedelta(seconds=config.EXPORT_LEASE_SECONDS + 5)
         with clock_at(later):  # a lease later: no worker renewed it
-            assert tenant.get("exports.show", {"id": first["id"]})["status"] == "failed"
+            assert tenant.get("exports.show", {"export": first["id"]})["export"]["status"] == "failed"
             again = tenant.command("exports.create", {})
             assert again.status == 200, again.body
     # the dead worker's message comes back: it finds its place taken and settles the export failed
@@ -375,7 +407,7 @@ def test_a_live_worker_renews_its_lease_and_one_that_outlived_it_stops(tenant: T
         alive = tenant.ok("exports.create", {"entityTypes": ["object"]})
         export_worker.run(exports_store.get(tenant.id, alive["id"]))  # type: ignore[arg-type]
         assert renewed and all(renewed), renewed
-        assert tenant.get("exports.show", {"id": alive["id"]})["status"] == "done"
+        assert tenant.get("exports.show", {"export": alive["id"]})["export"]["status"] == "done"
 
         stalled = tenant.ok("exports.create", {"entityTypes": ["object"]})
         export = exports_store.get(tenant.id, stalled["id"])
@@ -393,6 +425,6 @@ def test_a_live_worker_renews_its_lease_and_one_that_outlived_it_stops(tenant: T
             export_worker.run(export)
         finally:
             clock.set_clock(None)
-        shown = tenant.get("exports.show", {"id": stalled["id"]})
+        shown = tenant.get("exports.show", {"export": stalled["id"]})["export"]
         assert shown["status"] == "failed" and "start a new one" in shown["error"], shown
         assert tenant.command("exports.create", {}).status == 200, "the stalled export's place is free"
