@@ -7,6 +7,8 @@ One module per artefact, each with `stale()` (the files that differ from what th
 and `write()` (rewrites those, returns them):
 
 - arg_types: chalicelib/arg_types.py, a TypedDict of every operation's arguments, for mypy;
+- counts: the figures the hand-written pages (README.md, docs/) state of the registry, such as
+  the number of MCP domain tools, between `<!-- count: <name> -->` markers;
 - reference: docs/reference/ and the reference nav of mkdocs.yml, the docs site's generated pages;
 - template: infra/merge-template.json, the CloudFormation merge template;
 - vectors: chalicelib/search/data/vectors.npz, the tool search's embedded texts.
@@ -18,7 +20,7 @@ from __future__ import annotations
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-ARTEFACTS = ("arg_types", "reference", "template", "vectors")
+ARTEFACTS = ("arg_types", "counts", "reference", "template", "vectors")
 
 
 def stale_files(expected: dict[Path, str], *, extra: list[Path] | None = None) -> list[Path]:

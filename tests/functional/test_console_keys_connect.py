@@ -42,7 +42,11 @@ def test_the_page_after_creation_fills_the_new_secret_into_the_snippets(tenant: 
     assert secret and f'--header "Authorization: Bearer {secret}"' in created.text()
     assert f'"Authorization:Bearer {secret}"' in created.text()  # mcp-remote's --header
     assert 'href="/console/connect?key=key_' in created.html
-    assert owner.get("/").html.count('href="/console/connect"') == 1  # and from the overview
+    # and from the overview, and from the navigation of every page
+    assert owner.get("/").html.count('href="/console/connect"') == 2
+    keys_page = owner.get("/keys").html
+    assert '<li><a href="/console/connect">' in keys_page
+    assert '<li><a href="/console/connect" aria-current="page">' in owner.get("/connect").html
 
 
 def test_a_pasted_key_is_tested_with_info_and_never_echoed(tenant: Tenant, other_tenant: Tenant) -> None:

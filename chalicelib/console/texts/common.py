@@ -5,6 +5,7 @@ TEXTS: dict[str, tuple[str, str]] = {
     "nav.label": ("Hauptnavigation", "Main navigation"),
     "nav.overview": ("Übersicht", "Overview"),
     "nav.keys": ("API-Schlüssel", "API keys"),
+    "nav.connect": ("Agent verbinden", "Connect an agent"),
     "nav.webhooks": ("Webhooks", "Webhooks"),
     "nav.activity": ("Agenten-Aktivität", "Agent activity"),
     "nav.data": ("Daten", "Data"),
