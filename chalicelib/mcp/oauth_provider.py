@@ -262,7 +262,7 @@ def _live_grant(tenant_id: str, grant_id: str) -> dict[str, Any]:
         raise TokenError("invalid_grant", "the grant was revoked")
     allowed = grant_reach.approver_scopes(tenant_id, grant)
     if not allowed:
-        grant_reach.end(_server(tenant_id), grant_id, "its approver is no longer a member of the company")
+        grant_reach.end(_server(tenant_id), grant_id, grant_reach.APPROVER_GONE)
         raise TokenError("invalid_grant", "the person who approved this grant is no longer a member; approve again")
     if allowed != list(grant["scopes"]):
         grant_reach.narrow(_server(tenant_id), grant, allowed)

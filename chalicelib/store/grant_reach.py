@@ -25,6 +25,7 @@ from chalicelib.store import webhooks as webhook_store
 from chalicelib.store.entity_reads import fetch_entities
 
 WEBHOOK_REASON = "the OAuth grant it was made through ended"
+APPROVER_GONE = "its approver is no longer a member of the company"  # a grant's revokedReason
 
 
 def approver_scopes(tenant_id: str, grant: dict[str, Any]) -> list[str]:
@@ -52,20 +53,15 @@ def narrow(ctx: CallContext, grant: dict[str, Any], scopes: list[str]) -> None:
         _disable_made(ctx, str(grant["id"]), keep=frozenset(scopes))
 
 
-def follow_member(ctx: CallContext, member_id: str) -> int:
+def follow_member(ctx: CallContext, member_id: str) -> None:
     """After a member's removal or role change: their grants ended or narrowed to what they may
-    give now. How many grants changed."""
-    changed = 0
+    give now."""
     for grant in grants.grants_approved_by(ctx.tenant_id, member_id):
         scopes = approver_scopes(ctx.tenant_id, grant)
         if not scopes:
-            end(ctx, str(grant["id"]), "its approver is no longer a member of the company")
+            end(ctx, str(grant["id"]), APPROVER_GONE)
         elif scopes != list(grant["scopes"]):
             narrow(ctx, grant, scopes)
-        else:
-            continue
-        changed += 1
-    return changed
 
 
 def _disable_made(ctx: CallContext, grant_id: str, keep: frozenset[str] | None) -> None:
@@ -79,10 +75,10 @@ def _disable_made(ctx: CallContext, grant_id: str, keep: frozenset[str] | None) 
         if not more:
             break
         made |= more
-    for data in records:
-        if data["keyId"] in made and not data.get("disabled"):
-            if keep is None or not all(holds(keep, scope) for scope in data.get("scopes", [])):
-                _disable_key(ctx, str(data["keyId"]))
+    live = [data for data in records if not data.get("disabled")]  # pragma: no mutate - saves disable_key's read
+    for data in live:
+        if data["keyId"] in made and (keep is None or not all(holds(keep, scope) for scope in data["scopes"])):
+            _disable_key(ctx, str(data["keyId"]))
     audible = hearable_areas(keep) if keep is not None else frozenset()
     for hook in fetch_entities(webhook_store.live_webhook_keys(ctx.tenant_id)):
         data = hook.data_dict()

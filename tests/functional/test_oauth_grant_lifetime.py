@@ -10,6 +10,7 @@ import re
 import uuid
 from typing import Any
 
+from chalicelib.store import grant_reach
 from tests.client import Api, Tenant
 from tests.console_client import Person, invite, owner_of
 from tests.oauth_flow import REST, approve, exchange, token
@@ -31,22 +32,41 @@ def _refresh(api: Api, tokens: dict[str, Any], approved: dict[str, Any], **extra
     )
 
 
+def _made_key(api: Api, key: str, scopes: list[str]) -> str:
+    made = api.command(
+        "apikeys.create", {"apiKey": {"agentName": f"made-{uuid.uuid4().hex[:8]}", "scopes": scopes}}, key=key
+    )
+    assert made.status == 200, made.body
+    return str(made.body["apiKey"]["key"])
+
+
+def _made_hook(api: Api, key: str, events: list[str]) -> str:
+    made = api.command("webhooks.create", {"name": "h", "url": "https://host.example.org/h", "events": events}, key=key)
+    assert made.status == 200, made.body
+    return str(made.body["webhook"]["id"])
+
+
 def _colleague(owner: Person, role: str) -> tuple[Person, str]:
     email = f"{role}-{uuid.uuid4().hex[:8]}@example.org"
     return invite(owner, email, role), email
 
 
-def test_a_removed_approvers_grant_ends_and_refreshes_no_more(api: Api, tenant: Tenant) -> None:
+def test_a_removed_approvers_grant_ends_and_refreshes_no_more(api: Api, tenant: Tenant, stack: Any) -> None:
     owner = owner_of(tenant)
     admin, email = _colleague(owner, "admin")
     approved = approve(api, tenant, admin, ["read", "write:contacts"], resource=REST)
     tokens = exchange(api, approved, resource=REST).body
     assert api.query("info", key=tokens["access_token"]).status == 200
 
+    grant_id = re.search(r'action="/console/keys/oauth/([^/"]+)/revoke"', owner.get("/keys").html)
+    assert grant_id is not None
     assert owner.post(f"/members/{_member_id(owner, email)}/remove").status == 303
     assert api.query("info", key=tokens["access_token"]).status == 401, "the grant's key ends with its approver"
     refreshed = _refresh(api, tokens, approved)
     assert refreshed.status == 400 and refreshed.body["error"] == "invalid_grant", refreshed.body
+    assert stack.poller.wait_idle(15), "the change stream did not catch up"
+    trail = tenant.get("audit.list", {"entityId": grant_id.group(1), "limit": 10, "offset": 0})["auditRecords"]
+    assert trail[-1]["after"]["data"]["revokedReason"] == grant_reach.APPROVER_GONE
 
 
 def test_a_grant_refreshes_only_while_its_approver_is_a_member(api: Api, tenant: Tenant) -> None:
@@ -66,15 +86,25 @@ def test_a_grant_refreshes_only_while_its_approver_is_a_member(api: Api, tenant:
     assert api.query("info", key=tokens["access_token"]).status == 401, "and the grant is revoked"
 
 
-def test_a_demoted_admins_grant_keeps_only_what_a_viewer_may_give(api: Api, tenant: Tenant) -> None:
+def test_a_demoted_admins_grant_keeps_only_what_a_viewer_may_give(api: Api, tenant: Tenant, stack: Any) -> None:
     owner = owner_of(tenant)
     admin, email = _colleague(owner, "admin")
-    approved = approve(api, tenant, admin, ["admin", "read", "write:contacts"], resource=REST)
+    approved = approve(api, tenant, admin, ["admin", "read", "write"], resource=REST)
     tokens = exchange(api, approved, resource=REST).body
-    assert api.query("apikeys.list", {"limit": 10, "offset": 0}, key=tokens["access_token"]).status == 200
+    access = tokens["access_token"]
+    assert api.query("apikeys.list", {"limit": 10, "offset": 0}, key=access).status == 200
+    # made through the grant: what a viewer's grant may hold stays, what holds more goes
+    reader = _made_key(api, access, ["read"])
+    hooker = _made_key(api, access, ["read", "write:webhooks"])
+    reading_hook = _made_hook(api, hooker, ["contact.created"])  # hears what `read` reads
+    account_hook = _made_hook(api, access, ["*"])  # an admin key's: hears the account's records too
 
     assert owner.post(f"/members/{_member_id(owner, email)}/role", {"role": "viewer"}).status == 303
-    assert api.query("info", key=tokens["access_token"]).status == 401, "the wider key ends at once"
+    assert api.query("info", key=access).status == 401, "the wider key ends at once"
+    assert api.query("info", key=hooker).status == 401, "a key made through it holding more than read"
+    assert api.query("info", key=reader).status == 200, "a key made through it holding read only"
+    assert tenant.get("webhooks.show", {"webhook": reading_hook})["webhook"]["enabled"] is True
+    assert tenant.get("webhooks.show", {"webhook": account_hook})["webhook"]["enabled"] is False
     renewed = _refresh(api, tokens, approved)
     assert renewed.status == 200, renewed.body
     assert renewed.body["scope"] == "read"
@@ -83,8 +113,16 @@ def test_a_demoted_admins_grant_keeps_only_what_a_viewer_may_give(api: Api, tena
     assert api.query("apikeys.list", {"limit": 10, "offset": 0}, key=narrow).status == 403
     created = api.command("contacts.create", {"contact": {"lastName": "X", "personType": "natural"}}, key=narrow)
     assert created.status == 403
-    listed = owner.get("/keys").text()
+    page = owner.get("/keys")
+    listed = page.text()
     assert "admin" not in re.sub(r"\s+", " ", listed.split("Claude Desktop", 1)[1])[:200], "the grant shows read"
+    grant_id = re.search(r'action="/console/keys/oauth/([^/"]+)/revoke"', page.html)
+    assert grant_id is not None
+    assert stack.poller.wait_idle(15), "the change stream did not catch up"
+    trail = tenant.get("audit.list", {"entityId": grant_id.group(1), "limit": 10, "offset": 0})["auditRecords"]
+    narrowed = trail[-1]
+    assert (narrowed["operation"], narrowed["changedFields"]) == ("console.members.role", ["scopes"]), narrowed
+    assert narrowed["actor"]["keyId"].startswith("mem_"), "the owner who changed the role"
 
 
 def test_a_refresh_asking_for_fewer_scopes_gets_a_key_of_only_those(api: Api, tenant: Tenant) -> None:
