@@ -103,12 +103,15 @@ test: $(STAMP)
 # by several runs can exceed on their own: they run last, alone (only the files that hold them are
 # collected for that run: the whole tree took 10 s). `pytest -m` picks no test of a file that has
 # none of the marks (exit 5, "no tests ran"), which counts as passed here for the unit tests.
+# The recovery across a receiver's outage runs the issue's 500 changes here (PM_RECOVER_TEST_CHANGES;
+# a run of the file alone, 50: tests/functional/test_change_feed.py).
 # The direct path (chalicelib/local/moto_direct.py) must answer as moto's own parse does: the cross-check
 # compares the two on every run, and these run with the path off, on moto's HTTP parse alone.
 WSGI_FILES := tests/functional/test_audit.py tests/functional/test_upserts.py
 QUIET_FILES := $(shell grep -rl --include='*.py' 'mark\.quiet' tests)
 test-long: $(STAMP) $(CHROMIUM) $(HEADLESS_SHELL)
 	@export HYPOTHESIS_PROFILE=$${HYPOTHESIS_PROFILE:-ci}; \
+	export PM_RECOVER_TEST_CHANGES=$${PM_RECOVER_TEST_CHANGES:-500}; \
 	$(BIN)/python -m pytest -q -m "($(TIER_LONG)) and not quiet" tests/unit > $(UNIT_LOG) 2>&1 & unit=$$!; \
 	$(BIN)/python -m pytest -n 4 --maxschedchunk 2 -q -m "($(TIER_LONG)) and not quiet" $(FUNCTIONAL); others=$$?; \
 	wait $$unit; units=$$?; test $$units -eq 5 && units=0; \
