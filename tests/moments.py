@@ -1,6 +1,6 @@
 """The service's clock moved for a block of a test: a date-dependent rule (v1's sunset, a trial's
-end, the feed's window, a key's expiry) is tested at a moment the test chooses, on both sides of
-its boundary, whatever day the suite runs on."""
+end, the feed's window, a key's expiry, what is kept for some days) is tested at a moment the test
+chooses, on both sides of its boundary, whatever day the suite runs on."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 delivery's state for the delivery worker (events/deliveries.py decides what goes in it).
 
   delivery   PK <tenant>#<webhook id>  SK delivery#<event id>   type "delivery", TTL expiresAt
-             WEBHOOK_LOG_DAYS after it was made
+             WEBHOOK_LOG_DAYS after it was made; the reads leave out what is past it, deleted or not
 
 Event ids are time-ordered, so the sort key reads a webhook's log in order; the records share
 the webhook's partition with its entity, secret and health items (store/webhooks.py)."""
@@ -124,11 +124,15 @@ def _stored(item: Item) -> StoredDelivery:
 
 
 def get_delivery(tenant_id: str, webhook_id: str, event_id: str) -> StoredDelivery | None:
-    """One record (a consistent GetItem); None when there is none (never made, or expired)."""
+    """One record (a consistent GetItem); None when there is none (never made, or expired: past its
+    expiresAt, whether or not DynamoDB's TTL has deleted it yet)."""
     try:
-        return _stored(Item.get(*delivery_key(tenant_id, webhook_id, event_id), consistent_read=True))
+        item = Item.get(*delivery_key(tenant_id, webhook_id, event_id), consistent_read=True)
     except Item.DoesNotExist:
         return None
+    if item.expiresAt is not None and item.expiresAt <= clock.now():
+        return None
+    return _stored(item)
 
 
 def save_delivery(tenant_id: str, webhook_id: str, data: DeliveryData) -> None:
@@ -140,13 +144,14 @@ def save_delivery(tenant_id: str, webhook_id: str, data: DeliveryData) -> None:
 
 
 def _only(status: str | None, event_type: str | None) -> Any:
-    """The filter of a log read to one status and/or event type (None: every record)."""
-    condition: Any = None
+    """The filter of a log read: the records still kept (DynamoDB's TTL deletes an expired one only
+    some time later, days at worst, so the read leaves out what is past its expiresAt itself), of one
+    status and/or event type when asked."""
+    condition: Any = Item.expiresAt > clock.now()
     if status:
-        condition = Item.data["status"] == status
+        condition &= Item.data["status"] == status
     if event_type:
-        by_type = Item.data["eventType"] == event_type
-        condition = by_type if condition is None else condition & by_type
+        condition &= Item.data["eventType"] == event_type
     return condition
 
 
@@ -159,8 +164,8 @@ def delivery_page(
     status: str | None = None,
     event_type: str | None = None,
 ) -> list[StoredDelivery]:
-    """`limit` records of the webhook's log after the first `offset`, newest first, of one status
-    and/or event type when asked (one Query reads them from the newest on, filtered)."""
+    """`limit` records of the webhook's log after the first `offset`, newest first, of those still
+    kept, of one status and/or event type when asked (one Query reads them from the newest on, filtered)."""
     newest = Item.query(
         entity_pk(tenant_id, webhook_id),
         Item.sk.startswith(DELIVERY_PREFIX),
@@ -175,7 +180,7 @@ def delivery_page(
 def count_deliveries(
     tenant_id: str, webhook_id: str, *, up_to: int, status: str | None = None, event_type: str | None = None
 ) -> int:
-    """How many records the webhook's log holds (of one status and/or event type when asked),
+    """How many records the webhook's log still keeps (of one status and/or event type when asked),
     counted up to `up_to`."""
     return Item.count(
         entity_pk(tenant_id, webhook_id),

@@ -114,14 +114,24 @@ def write_entries(lines: Iterable[str]) -> int:
     return written
 
 
+def _kept() -> Any:
+    """The sort keys of the entries still kept: made less than REQUEST_LOG_DAYS ago. DynamoDB's TTL
+    deletes an expired entry only some time later (days, at worst), so the read leaves out what is
+    past its keeping itself, to the millisecond: an entry's sort key begins with its time, and one
+    made exactly REQUEST_LOG_DAYS ago is gone ('$' sorts right after the '#' that ends the time)."""
+    oldest = clock.iso(clock.now() - dt.timedelta(days=config.REQUEST_LOG_DAYS))
+    return Item.sk > f"{oldest}$"
+
+
 def page(tenant_id: str, key_id: str, limit: int, offset: int) -> tuple[list[dict[str, Any]], int, bool]:
-    """Newest first. The total counts the key's partition (its last REQUEST_LOG_DAYS) up to
-    config.COUNT_LIMIT (then capped): a busy key logs millions of requests in 30 days. A page
-    past the cap is empty, read for nothing."""
+    """Newest first, only the entries of the last REQUEST_LOG_DAYS (`_kept`). The total counts
+    those up to config.COUNT_LIMIT (then capped): a busy key logs millions of requests in 30 days.
+    A page past the cap is empty, read for nothing."""
     pk = _pk(tenant_id, key_id)
     if offset >= config.COUNT_LIMIT:
         items: list[Item] = []
     else:
-        items = list(Item.query(pk, scan_index_forward=False, limit=offset + limit))[offset : offset + limit]
-    counted = Item.count(pk, limit=config.COUNT_LIMIT + 1)
+        newest = Item.query(pk, _kept(), scan_index_forward=False, limit=offset + limit)
+        items = list(newest)[offset : offset + limit]
+    counted = Item.count(pk, _kept(), limit=config.COUNT_LIMIT + 1)
     return [item.data_dict() for item in items], min(counted, config.COUNT_LIMIT), counted > config.COUNT_LIMIT
