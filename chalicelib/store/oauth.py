@@ -262,70 +262,58 @@ def grant(tenant_id: str, grant_id: str) -> dict[str, Any] | None:
     return {**item.data_dict(), "id": grant_id, "createdAt": item.createdAt}
 
 
+def _update_live(tenant_id: str, grant_id: str, actions: list[Any]) -> Item | None:
+    """Apply `actions` to the grant while it is live (not revoked); the item, None when it was not."""
+    data: Any = Item.data
+    item = Item(*_grant_key(tenant_id, grant_id))
+    try:
+        item.update(actions=actions, condition=Item.pk.exists() & data["revokedAt"].does_not_exist())
+    except UpdateError as err:
+        if getattr(err, "cause_response_code", None) == "ConditionalCheckFailedException":
+            return None
+        raise
+    return item
+
+
 def set_access_key(tenant_id: str, grant_id: str, key_id: str) -> bool:
     """The grant's live access key is now `key_id`; False when the grant was revoked meanwhile.
     The first one (its code redeemed) lists the grant and ends its expiry. Bookkeeping, not a change
     of the grant: the audit leaves these fields out (events/changes.py), the key's creation is a
     record of its own."""
     data: Any = Item.data
-    try:
-        Item(*_grant_key(tenant_id, grant_id)).update(
-            actions=[
-                data["accessKeyId"].set(key_id),
-                data["lastUsedAt"].set(clock.now_iso()),
-                Item.gsi1pk.set(_grants_pk(tenant_id)),
-                Item.gsi1sk.set(grant_id),
-                Item.expiresAt.remove(),
-            ],
-            condition=Item.pk.exists() & data["revokedAt"].does_not_exist(),
-        )
-    except UpdateError as err:
-        if getattr(err, "cause_response_code", None) == "ConditionalCheckFailedException":
-            return False
-        raise
-    return True
+    actions = [
+        data["accessKeyId"].set(key_id),
+        data["lastUsedAt"].set(clock.now_iso()),
+        Item.gsi1pk.set(_grants_pk(tenant_id)),
+        Item.gsi1sk.set(grant_id),
+        Item.expiresAt.remove(),
+    ]
+    return _update_live(tenant_id, grant_id, actions) is not None
 
 
 def revoke_grant(tenant_id: str, grant_id: str, changed_by: dict[str, Any], reason: str) -> dict[str, Any] | None:
-    """Mark the grant revoked (once; an audited change by `changed_by`); its facts (the access key to
-    disable), None if it was not live."""
+    """Mark the grant revoked (once; an audited change by `changed_by`) and take it off the list of
+    live grants; its facts (the access key to disable), None if it was not live."""
     data: Any = Item.data
-    item = Item(*_grant_key(tenant_id, grant_id))
     now = clock.now_iso()
-    try:
-        item.update(
-            actions=[
-                data["revokedAt"].set(now),
-                data["revokedReason"].set(reason),
-                Item.updatedAt.set(now),
-                Item.changedBy.set(changed_by),
-                Item.gsi1pk.remove(),  # off the list of live grants
-                Item.gsi1sk.remove(),
-            ],
-            condition=Item.pk.exists() & data["revokedAt"].does_not_exist(),
-        )
-    except UpdateError as err:
-        if getattr(err, "cause_response_code", None) == "ConditionalCheckFailedException":
-            return None
-        raise
-    return item.data_dict()
+    actions = [
+        data["revokedAt"].set(now),
+        data["revokedReason"].set(reason),
+        Item.updatedAt.set(now),
+        Item.changedBy.set(changed_by),
+        Item.gsi1pk.remove(),
+        Item.gsi1sk.remove(),
+    ]
+    revoked = _update_live(tenant_id, grant_id, actions)
+    return revoked.data_dict() if revoked is not None else None
 
 
 def narrow_grant(tenant_id: str, grant_id: str, scopes: list[str], changed_by: dict[str, Any]) -> bool:
     """The live grant holds only `scopes` from now on (its approver's role allows no more: an
     audited change by `changed_by`); False when it was revoked meanwhile."""
     data: Any = Item.data
-    now = clock.now_iso()
-    try:
-        Item(*_grant_key(tenant_id, grant_id)).update(
-            actions=[data["scopes"].set(scopes), Item.updatedAt.set(now), Item.changedBy.set(changed_by)],
-            condition=Item.pk.exists() & data["revokedAt"].does_not_exist(),
-        )
-    except UpdateError as err:
-        if getattr(err, "cause_response_code", None) == "ConditionalCheckFailedException":
-            return False
-        raise
-    return True
+    actions = [data["scopes"].set(scopes), Item.updatedAt.set(clock.now_iso()), Item.changedBy.set(changed_by)]
+    return _update_live(tenant_id, grant_id, actions) is not None
 
 
 def _live_ones(items: list[Item]) -> list[dict[str, Any]]:
