@@ -168,8 +168,9 @@ def _grants(page: Any) -> str:
 
 def test_an_admin_sees_the_connected_agents_and_revoking_one_ends_its_key_and_refresh(api: Api, tenant: Tenant) -> None:
     person = owner_of(tenant)
-    approved = approve(api, tenant, person, ["read"])
-    tokens = exchange(api, approved).body
+    approved = approve(api, tenant, person, ["read"], resource=REST)
+    tokens = exchange(api, approved, resource=REST).body
+    assert api.query("info", key=tokens["access_token"]).status == 200
     listed = person.get("/keys")
     assert listed.status == 200 and "Claude Desktop" in _grants(listed) and "read" in _grants(listed)
     grant_id = re.search(r'action="/console/keys/oauth/([^/"]+)/revoke"', listed.html)
