@@ -285,18 +285,13 @@ CODE: dict[str, list[Grant]] = {
         Grant("DocumentVersions", ("s3:ListBucketVersions",), (UPLOAD_BUCKET,)),
     ],
     "RunExports": [
-        # store/exports.py (the export: Item.get, update; the tenant's lock: delete), store/keys.py
-        # get_key (the asking key as it is now), store/entities.py live_entities and fetch_entities
-        # (the entities, chunk by chunk: batch_get), store/reach.py for an object-limited key
+        # store/exports.py (the export and the tenant's register of running ones: Item.get, update,
+        # in transactions), store/keys.py get_key (the asking key as it is now), store/entities.py
+        # live_entities and fetch_entities (the entities, chunk by chunk: batch_get), store/reach.py
+        # for an object-limited key
         Grant(
             "ExportReads",
-            (
-                "dynamodb:GetItem",
-                "dynamodb:BatchGetItem",
-                "dynamodb:Query",
-                "dynamodb:UpdateItem",
-                "dynamodb:DeleteItem",
-            ),
+            ("dynamodb:GetItem", "dynamodb:BatchGetItem", "dynamodb:Query", "dynamodb:UpdateItem"),
             (TABLE,),
         ),
         # live_entities: the type's list index (gsi1), page by page; reach's indexes
