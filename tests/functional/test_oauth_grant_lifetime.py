@@ -138,6 +138,7 @@ def test_a_refresh_asking_for_fewer_scopes_gets_a_key_of_only_those(api: Api, te
 
 def test_revoking_a_grant_disables_the_keys_and_webhooks_made_through_it(api: Api, tenant: Tenant) -> None:
     owner = owner_of(tenant)
+    own_hook = _made_hook(api, tenant.key, ["contact.created"])  # the owner's own, made first: not the grant's
     approved = approve(api, tenant, owner, ["admin", "read", "write"], resource=REST)
     access = exchange(api, approved, resource=REST).body["access_token"]
     made = api.command(
@@ -161,11 +162,15 @@ def test_revoking_a_grant_disables_the_keys_and_webhooks_made_through_it(api: Ap
         {"name": "child", "url": "https://host.example.org/hook2", "events": ["contact.created"]},
         key=child,
     ).body["webhook"]
+    paused = _made_hook(api, child, ["contact.created"])
+    tenant.ok("webhooks.update", {"webhook": {"id": paused, "enabled": False}})  # a person paused it before
     page = owner.get("/keys")
     grant_id = re.search(r'action="/console/keys/oauth/([^/"]+)/revoke"', page.html)
     assert grant_id is not None
     assert owner.post(f"/keys/oauth/{grant_id.group(1)}/revoke").status == 303
 
+    assert tenant.get("webhooks.show", {"webhook": own_hook})["webhook"]["enabled"] is True
+    assert "disabledReason" not in tenant.get("webhooks.show", {"webhook": paused})["webhook"], "left as it was"
     for key in (access, child, grandchild):
         assert api.query("info", key=key).status == 401
     for made_hook in (hook, hook_by_child):
