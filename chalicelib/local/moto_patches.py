@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import bisect
 import calendar
+import contextlib
 import copy
 import datetime as dt
 import functools
@@ -29,6 +30,7 @@ import string
 import threading
 import time
 from collections import deque
+from collections.abc import Iterator
 from typing import Any
 
 import moto.core.responses as moto_responses
@@ -61,28 +63,14 @@ WRITE_LOCK = threading.RLock()
 TABLE_WRITTEN = threading.Event()
 
 
-def _locked(method: Any) -> Any:
-    @functools.wraps(method)
-    def write(*args: Any, **kwargs: Any) -> Any:
-        with WRITE_LOCK:
-            try:
-                return method(*args, **kwargs)
-            finally:
-                TABLE_WRITTEN.set()
-
-    return write
-
-
-def _indexed(write: Any) -> Any:
-    """A backend write (put_item, update_item) that points the GSI hash index at the item."""
-
-    @functools.wraps(write)
-    def indexed(self: Any, table_name: str, *args: Any, **kwargs: Any) -> Any:
-        item = write(self, table_name, *args, **kwargs)
-        moto_index.written(self.get_table(table_name), item)
-        return item
-
-    return indexed
+@contextlib.contextmanager
+def _writing() -> Iterator[None]:
+    """A write under WRITE_LOCK; the stream poller is woken after it, whether it wrote or failed."""
+    with WRITE_LOCK:
+        try:
+            yield
+        finally:
+            TABLE_WRITTEN.set()
 
 
 def apply() -> None:
@@ -152,23 +140,15 @@ def apply() -> None:
                     expression_attribute_values=values,
                 )
 
-    DynamoDBBackend.transact_write_items = _locked(transact_write_items)  # type: ignore[method-assign]
-    for name in ("put_item", "update_item"):
-        setattr(DynamoDBBackend, name, _locked(_indexed(getattr(DynamoDBBackend, name))))
-    DynamoDBBackend.delete_item = _locked(DynamoDBBackend.delete_item)  # type: ignore[method-assign]
-    # UpdateItem's handler deep-copies the item before the (locked) update, outside the lock: a write
-    # of the same item meanwhile failed it with "dictionary changed size during iteration" (seen
-    # with webhook leases under a busy delivery worker). The lock is re-entrant: the update inside takes it again.
-    DynamoHandler.update_item = _locked(DynamoHandler.update_item)  # type: ignore[method-assign]
-    # DescribeTable counts the items by walking the table's dict: a write meanwhile failed it
-    # with "dictionary changed size during iteration" (seen in a test reading the stream's ARN).
-    describe_table = DynamoDBBackend.describe_table
+    # moto: DynamoDBBackend.transact_write_items deep-copies every table the transaction touches
+    # (copy.deepcopy, to roll back), so a transaction cost time in proportion to the table; and it
+    # checks the conditions and writes without a lock (the module's docstring).
+    def locked_transact_write_items(self: Any, transact_items: list[dict[str, Any]]) -> None:
+        with _writing():
+            transact_write_items(self, transact_items=transact_items)
 
-    def described(*args: Any, **kwargs: Any) -> Any:
-        with WRITE_LOCK:
-            return describe_table(*args, **kwargs)
-
-    DynamoDBBackend.describe_table = described  # type: ignore[method-assign]
+    DynamoDBBackend.transact_write_items = locked_transact_write_items  # type: ignore[method-assign]
+    _patch_writes()
     _patch_sqs()
     _patch_table_walk()
     _patch_projection()
@@ -179,6 +159,115 @@ def apply() -> None:
     _patch_item_size()
     _patch_expression_parses()
     _applied = True
+
+
+def _patch_writes() -> None:
+    """moto's DynamoDBBackend.put_item, update_item and delete_item check an item's condition and
+    then write it without a lock, so two concurrent conditional writes could both pass where
+    DynamoDB lets only one: each takes WRITE_LOCK (re-entrant: a transaction's writes take it
+    again) and wakes the stream poller (TABLE_WRITTEN). A put or an update also points the local
+    index of the global secondary indexes at the item (moto_index), which moto finds by walking
+    the whole table on every Query of an index."""
+    put_item, update_item, delete_item = (
+        DynamoDBBackend.put_item,
+        DynamoDBBackend.update_item,
+        DynamoDBBackend.delete_item,
+    )
+    handle_update_item, describe_table = DynamoHandler.update_item, DynamoDBBackend.describe_table
+
+    def locked_put_item(
+        self: Any,
+        table_name: str,
+        item_attrs: dict[str, Any],
+        expected: dict[str, Any] | None = None,
+        condition_expression: str | None = None,
+        expression_attribute_names: dict[str, Any] | None = None,
+        expression_attribute_values: dict[str, Any] | None = None,
+        overwrite: bool = False,
+        return_values_on_condition_check_failure: str | None = None,
+    ) -> Item:
+        with _writing():
+            item = put_item(
+                self,
+                table_name=table_name,
+                item_attrs=item_attrs,
+                expected=expected,
+                condition_expression=condition_expression,
+                expression_attribute_names=expression_attribute_names,
+                expression_attribute_values=expression_attribute_values,
+                overwrite=overwrite,
+                return_values_on_condition_check_failure=return_values_on_condition_check_failure,
+            )
+            moto_index.written(self.get_table(table_name), item)
+            return item
+
+    def locked_update_item(
+        self: Any,
+        table_name: str,
+        key: dict[str, dict[str, Any]],
+        update_expression: str,
+        expression_attribute_names: dict[str, Any],
+        expression_attribute_values: dict[str, Any],
+        attribute_updates: dict[str, Any] | None = None,
+        expected: dict[str, Any] | None = None,
+        condition_expression: str | None = None,
+        return_values_on_condition_check_failure: str | None = None,
+    ) -> Item:
+        with _writing():
+            item = update_item(
+                self,
+                table_name=table_name,
+                key=key,
+                update_expression=update_expression,
+                expression_attribute_names=expression_attribute_names,
+                expression_attribute_values=expression_attribute_values,
+                attribute_updates=attribute_updates,
+                expected=expected,
+                condition_expression=condition_expression,
+                return_values_on_condition_check_failure=return_values_on_condition_check_failure,
+            )
+            moto_index.written(self.get_table(table_name), item)
+            return item
+
+    def locked_delete_item(
+        self: Any,
+        table_name: str,
+        key: dict[str, Any],
+        expression_attribute_names: dict[str, Any] | None = None,
+        expression_attribute_values: dict[str, Any] | None = None,
+        condition_expression: str | None = None,
+        return_values_on_condition_check_failure: str | None = None,
+    ) -> Item | None:
+        with _writing():
+            return delete_item(
+                self,
+                table_name=table_name,
+                key=key,
+                expression_attribute_names=expression_attribute_names,
+                expression_attribute_values=expression_attribute_values,
+                condition_expression=condition_expression,
+                return_values_on_condition_check_failure=return_values_on_condition_check_failure,
+            )
+
+    # moto: DynamoHandler.update_item deep-copies the item before the (locked) backend update,
+    # outside the lock: a write of the same item meanwhile failed it with "dictionary changed size
+    # during iteration" (seen with webhook leases under a busy delivery worker).
+    def locked_handle_update_item(self: DynamoHandler) -> Any:
+        with _writing():
+            return handle_update_item(self)
+
+    # moto: DynamoDBBackend.describe_table counts the items by walking the table's dict: a write
+    # meanwhile failed it with "dictionary changed size during iteration" (seen in a test reading
+    # the stream's ARN).
+    def locked_describe_table(self: Any, name: str) -> dict[str, Any]:
+        with WRITE_LOCK:
+            return describe_table(self, name=name)
+
+    DynamoDBBackend.put_item = locked_put_item  # type: ignore[method-assign]
+    DynamoDBBackend.update_item = locked_update_item  # type: ignore[method-assign]
+    DynamoDBBackend.delete_item = locked_delete_item  # type: ignore[method-assign]
+    DynamoHandler.update_item = locked_handle_update_item  # type: ignore[method-assign]
+    DynamoDBBackend.describe_table = locked_describe_table  # type: ignore[method-assign]
 
 
 # moto's limit of an item's size (LimitedSizeDict): DynamoDB's 400 KB, measured its way.
@@ -203,9 +292,11 @@ def _patch_item_size() -> None:
         if self.size() > ITEM_SIZE_LIMIT:
             raise ItemSizeTooLarge
 
+    # moto: Item.__init__ assigns attribute by attribute into a LimitedSizeDict, which sums the whole item each time
     Item.__init__ = init  # type: ignore[method-assign]
     global _moto_size
     _moto_size = DynamoType.size
+    # moto: DynamoType.size wraps every nested value in a new DynamoType to size it, level by level
     DynamoType.size = _value_size  # type: ignore[method-assign]
 
 
@@ -244,6 +335,7 @@ def _patch_expression_parses() -> None:
     update's tree is only read (for the placeholders it names) or deep-copied by the validator
     before any value is bound to it; a condition's tokens are tuples whose empty `children`
     nothing fills, handed out in a deque of their own since the parser pops them."""
+    # moto: UpdateExpressionParser.make parses the same update text anew on every call (UpdateItem's twice)
     UpdateExpressionParser.make = staticmethod(functools.lru_cache(maxsize=PARSES_KEPT)(UpdateExpressionParser.make))
     lex = ConditionExpressionParser._lex_condition_expression
     lexed: dict[str, tuple[Any, ...]] = {}
@@ -257,6 +349,7 @@ def _patch_expression_parses() -> None:
                 lexed[text] = tokens
         return deque(tokens)
 
+    # moto: ConditionExpressionParser._lex_condition_expression lexes the same condition text anew on every call
     ConditionExpressionParser._lex_condition_expression = lex_once  # type: ignore[method-assign]
 
 
@@ -265,6 +358,7 @@ def _patch_request_overhead() -> None:
     class's methods, found with inspect.getmembers (0.3 ms), and a request id of 52
     characters drawn one random.choice at a time. The names of a class do not change; the
     id's characters are drawn in one call, as one random number where digits may be among them."""
+    # moto: core.responses.method_names_from_class runs inspect.getmembers over the class on every request
     moto_responses.method_names_from_class = functools.lru_cache(maxsize=None)(  # type: ignore[assignment]
         moto_responses.method_names_from_class
     )
@@ -275,6 +369,7 @@ def _patch_request_overhead() -> None:
         drawn = "".join(self.choices(string.ascii_letters, k=length))
         return drawn.lower() if lower_case else drawn
 
+    # moto: MotoRandom.get_random_string draws a request id's characters one random.choice at a time
     MotoRandom.get_random_string = get_random_string  # type: ignore[method-assign]
 
 
@@ -291,6 +386,8 @@ def _patch_dispatch() -> None:
             known[host] = find(self, host)
         return known[host]
 
+    # moto: DomainDispatcherApplication.get_backend_for_host lists moto's package and tries every URL pattern,
+    # under one lock, on every request
     DomainDispatcherApplication.get_backend_for_host = get_backend_for_host  # type: ignore[method-assign]
 
 
@@ -303,6 +400,7 @@ def _patch_bucket_listing() -> None:
     def iterlists(self: Any) -> Any:
         yield from self._self_iterable().items()
 
+    # moto: _VersionedKeyStore.lists (_iterlists) looks each copied key name up again, None once it is deleted
     _VersionedKeyStore.lists = _VersionedKeyStore.iterlists = iterlists  # type: ignore[method-assign]
 
 
@@ -376,7 +474,14 @@ def _patch_sqs() -> None:
                     # thread meanwhile must not break the iteration ("set changed size")
                     for message in [m for m in queue.pending_messages.copy() if m.visible]:
                         queue.pending_messages.discard(message)
-                    result = receive_once(self, queue_name, count, 0, visibility_timeout, message_attribute_names)
+                    result = receive_once(
+                        self,
+                        queue_name=queue_name,
+                        count=count,
+                        wait_seconds_timeout=0,  # one pass: the loop here waits
+                        visibility_timeout=visibility_timeout,
+                        message_attribute_names=message_attribute_names,
+                    )
                 finally:
                     pass_clock.millis = None
             if result or unix_time() >= deadline:
@@ -393,11 +498,18 @@ def _patch_sqs() -> None:
         with self._messages_lock:
             self._messages_lock.wait(timeout=min(timeout, 0.2))
 
+    # moto: SQSBackend.is_message_valid_based_on_retention_period builds all the queue's attributes (its
+    # message counts among them) to read MessageRetentionPeriod, for every message sent and received
     SQSBackend.is_message_valid_based_on_retention_period = is_message_valid_based_on_retention_period  # type: ignore[method-assign]
+    # moto: Queue.wait_for_messages returns at once while any message is visible, even one of a blocked FIFO group
     Queue.wait_for_messages = wait_for_messages  # type: ignore[method-assign]
+    # moto: Message.visible and Message.delayed read the clock through two datetimes per message, per pass
     Message.visible = property(message_visible)  # type: ignore[method-assign,assignment]
     Message.delayed = property(message_delayed)  # type: ignore[method-assign,assignment]
+    # moto: SQSBackend.receive_message takes a long poll's FIFO groups in flight once, when it begins, and frees a
+    # group's messages visible again one by one as it meets them (the docstring above)
     SQSBackend.receive_message = receive_message  # type: ignore[method-assign]
+    # moto: Queue.messages and the approximate counts read the clock once per message (through Message.visible)
     Queue.messages = property(messages)  # type: ignore[method-assign,assignment]
     Queue.approximate_number_of_messages_delayed = property(delayed)  # type: ignore[method-assign,assignment]
     Queue.approximate_number_of_messages_not_visible = property(not_visible)  # type: ignore[method-assign,assignment]
@@ -433,27 +545,51 @@ def _patch_table_walk() -> None:
             return items
         return sorted(items, key=lambda x: (x.hash_key, x.range_key) if x.range_key else x.hash_key)
 
-    def query(self: Any, hash_key: Any, *args: Any, **kwargs: Any) -> Any:
-        index_name = args[6] if len(args) > 6 else kwargs.get("index_name")
+    def query(
+        self: Any,
+        hash_key: DynamoType | None,
+        range_comparison: str | None,
+        range_objs: list[DynamoType],
+        limit: int,
+        exclusive_start_key: dict[str, Any],
+        scan_index_forward: bool,
+        projection_expressions: list[list[str]] | None,
+        index_name: str | None = None,
+        consistent_read: bool = False,
+        filter_expression: Any = None,
+        hash_key_conditions: list[tuple[str, DynamoType]] | None = None,
+        range_key_conditions: list[tuple[str, str, list[DynamoType]]] | None = None,
+        **filter_kwargs: Any,
+    ) -> Any:
         walk.mode, walk.hash_key = (
             ("partition", hash_key) if index_name is None and hash_key is not None else ("unsorted", None)
         )
         if index_name is not None:
-            found = _index_candidates(self, index_name, hash_key, kwargs.get("hash_key_conditions"))
+            found = _index_candidates(self, index_name, hash_key, hash_key_conditions)
             if found is not None:
-                projection = args[5] if len(args) > 5 else kwargs.get("projection_expressions")
-                expression = args[8] if len(args) > 8 else kwargs.get("filter_expression")
-                other = set(kwargs) - {
-                    "hash_key_conditions",
-                    "range_key_conditions",
-                    "filter_expression",
-                    "index_name",
-                    "consistent_read",
-                }
-                filtering = (expression is not None and not isinstance(expression, OpDefault)) or bool(other)
-                walk.mode, walk.candidates = "index", found if filtering else _slim(self, index_name, found, projection)
+                # a filter (or a legacy QueryFilter's conditions) may compare any attribute: the whole items
+                filtering = (filter_expression is not None and not isinstance(filter_expression, OpDefault)) or bool(
+                    filter_kwargs
+                )
+                walk.mode = "index"
+                walk.candidates = found if filtering else _slim(self, index_name, found, projection_expressions)
         try:
-            return original_query(self, hash_key, *args, **kwargs)
+            return original_query(
+                self,
+                hash_key=hash_key,
+                range_comparison=range_comparison,
+                range_objs=range_objs,
+                limit=limit,
+                exclusive_start_key=exclusive_start_key,
+                scan_index_forward=scan_index_forward,
+                projection_expressions=projection_expressions,
+                index_name=index_name,
+                consistent_read=consistent_read,
+                filter_expression=filter_expression,
+                hash_key_conditions=hash_key_conditions,
+                range_key_conditions=range_key_conditions,
+                **filter_kwargs,
+            )
         finally:
             walk.mode = walk.hash_key = walk.candidates = None
 
@@ -478,13 +614,13 @@ def _patch_table_walk() -> None:
             try:
                 return original_scan(
                     self,
-                    filters,
-                    limit,
-                    exclusive_start_key,
-                    filter_expression,
-                    index_name,
-                    consistent_read,
-                    projection_expression,
+                    filters=filters,
+                    limit=limit,
+                    exclusive_start_key=exclusive_start_key,
+                    filter_expression=filter_expression,
+                    index_name=index_name,
+                    consistent_read=consistent_read,
+                    projection_expression=projection_expression,
                     segments=segments,
                 )
             finally:
@@ -552,9 +688,13 @@ def _patch_table_walk() -> None:
         items.sort(key=lambda item: tuple(_key_value(item.attrs[name]) for name in attrs))
         return items
 
+    # moto: Table.sorted_items compares tuples of DynamoType, converting both sides on every comparison
     Table.sorted_items = sorted_items  # type: ignore[method-assign]
+    # moto: Table.all_items walks (and sorts) the whole table, its dicts live while other threads insert
     Table.all_items = all_items  # type: ignore[method-assign]
+    # moto: Table.query walks the whole table for every Query, of the table or of a global index
     Table.query = query  # type: ignore[method-assign]
+    # moto: Table.scan walks from the table's first item for every page and deep-copies every item it reads
     Table.scan = scan  # type: ignore[method-assign]
 
 
@@ -572,6 +712,7 @@ def _patch_projection() -> None:
         names = {path[0] for path in projection_expressions}
         return _item_of(self, {name: copy.deepcopy(value) for name, value in self.attrs.items() if name in names})
 
+    # moto: Item.project turns the whole item into JSON (a deep copy) once per projected attribute
     Item.project = project  # type: ignore[method-assign]
 
 
@@ -598,6 +739,7 @@ def _patch_item_answers() -> None:
                 return 200, {"Content-Type": "application/x-amz-json-1.0"}, body
         return original(self, context)
 
+    # moto: DynamoResult.execute_result (ActionResult's) walks the output shape for every attribute of every item
     DynamoResult.execute_result = execute_result  # type: ignore[method-assign]
 
     # The change stream's records carry whole item images the same way (and a creation time,
@@ -620,6 +762,7 @@ def _patch_item_answers() -> None:
                 return 200, {"Content-Type": "application/x-amz-json-1.0"}, body
         return generic(self, context)
 
+    # moto: ActionResult.execute_result does the same for GetRecords' item images
     ActionResult.execute_result = stream_result  # type: ignore[method-assign]
 
 
