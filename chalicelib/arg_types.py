@@ -449,6 +449,10 @@ class ApikeysShowArgs(TypedDict):
     apiKey: str
 
 
+class ApikeysUsageArgs(TypedDict):
+    apiKey: NotRequired[str]
+
+
 AuditListArgs = TypedDict(
     "AuditListArgs",
     {

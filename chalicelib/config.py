@@ -84,6 +84,9 @@ MAX_LIVE_KEYS = 100
 
 # The per-key request log (apikeys.requests.list) keeps each request this long.
 REQUEST_LOG_DAYS = 30
+# apikeys.usage reads at most this many of a key's log entries, the newest first (some 250 bytes
+# each: about 5 MB, five Query pages); past it the answer says which time on it counted in full.
+USAGE_MAX_ENTRIES = 20_000
 
 
 SEARCH_MODEL_BUCKET = _setting(
@@ -672,6 +675,7 @@ LIMITS: dict[str, str] = {
     "MAX_KEY_DAYS": "Latest expiry of a key, in days after its creation.",
     "MAX_LIVE_KEYS": "Live keys a tenant holds at most (PM_MAX_KEYS_PER_TENANT).",
     "REQUEST_LOG_DAYS": "Days the per-key request log (apikeys.requests.list) keeps a request.",
+    "USAGE_MAX_ENTRIES": "A key's request log entries one apikeys.usage reads at most (the newest).",
     "COUNT_LIMIT": "Index entries a list's `total` counts at most; past it `pagination.capped`.",
     "AUDIT_OPERATION_SCAN": "Audit records the `operation` filter of audit.list reads.",
     "ALIAS_REACH_SCAN": "Alias entries aliases.list reads for a key limited to objects; past it `pagination.capped`.",

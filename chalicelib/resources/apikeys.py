@@ -6,9 +6,10 @@ at it, then disable the old key."""
 from __future__ import annotations
 
 import datetime as dt
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from chalicelib import clock, config
+from chalicelib import account, clock, config
 from chalicelib import error_codes as codes
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
@@ -25,6 +26,7 @@ if TYPE_CHECKING:  # the generated argument types (generate/arg_types.py): for m
         ApikeysListArgs,
         ApikeysRequestsListArgs,
         ApikeysShowArgs,
+        ApikeysUsageArgs,
     )
 
 AGENT_NAME = {
@@ -315,6 +317,112 @@ def list_requests(ctx: CallContext, args: ApikeysRequestsListArgs) -> dict[str, 
     keys.get_key(ctx, args["apiKey"])  # 404 for a key of another tenant (or integration)
     found, total, capped = requests.page(ctx.tenant_id, args["apiKey"], args["limit"], args["offset"])
     return {"pagination": s.pagination(total, args["limit"], args["offset"], capped), "requests": found}
+
+
+USAGE_DAYS = config.REQUEST_LOG_DAYS  # the days apikeys.usage counts, today (UTC) included
+USAGE_ENTRIES_PER_CALL = 1_000  # log entries apikeys.usage reads for the one call it counts as
+MAX_OPERATIONS = 500  # operations one usage names at most (the registry's and `mcp`: fewer)
+
+OPERATION_CALLS = s.obj(
+    {
+        "operation": s.string("The operation called (`mcp` for an MCP request as a whole)."),
+        "calls": s.integer("How many calls."),
+    },
+    required=["operation", "calls"],
+)
+USAGE_OUT = s.obj(
+    {
+        "apiKey": s.string("The key (key_...)."),
+        "from": s.timestamp(f"The first moment counted: 00:00 UTC of the first of the {USAGE_DAYS} days."),
+        "to": s.timestamp("The last: when the answer was made."),
+        "total": s.integer("Calls counted."),
+        "complete": s.boolean(
+            f"Whether every call from `from` on is counted; false when the log held more than "
+            f"{config.USAGE_MAX_ENTRIES:,} entries since then (see `countedAfter`)."
+        ),
+        "countedAfter": {
+            **s.timestamp(
+                "When not complete: every call after this moment is counted, none at or before it "
+                "(the days before it are left out, its own day counted from it on). Null when complete."
+            ),
+            "nullable": True,
+        },
+        "operations": s.array(OPERATION_CALLS, "Calls per operation over the days counted, most first.", max_items=500),
+        "days": s.array(
+            s.obj(
+                {
+                    "day": s.date("The day (UTC)."),
+                    "calls": s.integer("Calls that day."),
+                    "operations": s.array(OPERATION_CALLS, "Calls per operation that day, most first.", max_items=500),
+                },
+                required=["day", "calls", "operations"],
+            ),
+            f"Every day counted, oldest first, days without calls included: the {USAGE_DAYS} days, or when not "
+            "complete those from `countedAfter`'s on.",
+            max_items=USAGE_DAYS,
+        ),
+    },
+    required=["apiKey", "from", "to", "total", "complete", "countedAfter", "operations", "days"],
+)
+
+
+@operation(
+    name="apikeys.usage",
+    kind="query",
+    summary=f"One API key's calls per day and per operation over the last {USAGE_DAYS} days, from its request log.",
+    docs=f"""How much an agent called, counted from its key's request log (`apikeys.requests.list`): the calls of
+each of the last {USAGE_DAYS} days (UTC, today included), per operation (REST) or `mcp` (an MCP request as a whole),
+and per operation over all of them; the calling key's own when `apiKey` is left out. Every authenticated request
+counts, whatever it answered (4xx and 429 too); requests refused before a key was recognised (401) belong to no key.
+An integration's key sees only its integration's keys (another key answers 404, as a key of another tenant does).
+The answer is made from the log as it is: in the cloud a request reaches the log within seconds, so the newest calls
+may be missing; a call is logged once it is answered, so a usage counts the usage calls before it, not itself.
+
+**Bounded**: the log has no counters, so its entries are counted: at most {config.USAGE_MAX_ENTRIES:,} of them, the
+newest first, in one read. A key that made more calls in the {USAGE_DAYS} days is counted in full from a moment on
+(`complete` false, `countedAfter` that moment: every call after it counted, none at or before it; `days` then begins
+on its day). The tenant's usage: call it for each key of `apikeys.list`.""",
+    args=s.obj({"apiKey": {**KEY_ID, "description": "Id of the key (key_...); left out: the calling key."}}),
+    result=s.obj({"usage": USAGE_OUT}, required=["usage"]),
+    scope="admin",
+    idempotent=True,
+    weighed_by=f"each {USAGE_ENTRIES_PER_CALL:,} log entries it reads beyond the first {USAGE_ENTRIES_PER_CALL:,} "
+    "count as one more",
+    example={"apiKey": "key_01J..."},
+)
+def usage(ctx: CallContext, args: ApikeysUsageArgs) -> dict[str, Any]:
+    key_id = args.get("apiKey") or ctx.key_id
+    keys.get_key(ctx, key_id)  # 404 for a key of another tenant (or integration)
+    now = clock.now()
+    first = (now - dt.timedelta(days=USAGE_DAYS - 1)).replace(hour=0, minute=0, second=0, microsecond=0)
+    counted = requests.count(ctx.tenant_id, key_id, clock.iso(first), config.USAGE_MAX_ENTRIES)
+    account.charge(ctx, (counted.read - 1) // USAGE_ENTRIES_PER_CALL)  # weighed_by above
+    start = first.date() if counted.after is None else dt.date.fromisoformat(counted.after[:10])
+    days = [start + dt.timedelta(days=n) for n in range((now.date() - start).days + 1)]
+    per_day: dict[str, Counter[str]] = {day.isoformat(): Counter() for day in days}
+    for (day, name), calls in counted.calls.items():
+        per_day.setdefault(day, Counter())[name] += calls
+    overall: Counter[str] = sum(per_day.values(), Counter())
+    return {
+        "usage": {
+            "apiKey": key_id,
+            "from": clock.iso(first),
+            "to": clock.iso(now),
+            "total": sum(overall.values()),
+            "complete": counted.after is None,
+            "countedAfter": counted.after,
+            "operations": _by_calls(overall),
+            "days": [
+                {"day": day, "calls": sum(calls.values()), "operations": _by_calls(calls)}
+                for day, calls in sorted(per_day.items())
+            ],
+        }
+    }
+
+
+def _by_calls(calls: Counter[str]) -> list[dict[str, Any]]:
+    """Operations with their calls, most first (then by name)."""
+    return [{"operation": name, "calls": n} for name, n in sorted(calls.items(), key=lambda kv: (-kv[1], kv[0]))]
 
 
 @operation(

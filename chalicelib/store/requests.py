@@ -9,14 +9,19 @@ their log, CloudWatch Logs hands the lines that match LOG_FILTER to the WriteReq
 function in batches (a subscription filter, infra/resources.py), and write_entries stores them
 25 to a BatchWriteItem. The entry is the same item either way, keyed by its request id, so a
 batch delivered twice writes the same items again. Delay: CloudWatch delivers within seconds;
-a batch that keeps failing lands on the RequestLogFailureQueue (alarmed) with its lines."""
+a batch that keeps failing lands on the RequestLogFailureQueue (alarmed) with its lines.
+
+Read back: newest first a page at a time (apikeys.requests.list: `page`), and counted per day and
+operation, a bounded number of entries (apikeys.usage: `count`)."""
 
 from __future__ import annotations
 
 import datetime as dt
 import json
 import sys
+from collections import Counter
 from collections.abc import Iterable
+from dataclasses import dataclass
 from typing import Any
 
 from chalicelib import clock, config
@@ -135,3 +140,28 @@ def page(tenant_id: str, key_id: str, limit: int, offset: int) -> tuple[list[dic
         items = list(newest)[offset : offset + limit]
     counted = Item.count(pk, _kept(), limit=config.COUNT_LIMIT + 1)
     return [item.data_dict() for item in items], min(counted, config.COUNT_LIMIT), counted > config.COUNT_LIMIT
+
+
+@dataclass(frozen=True)
+class Counted:
+    """A key's calls counted from its entries (`count`)."""
+
+    calls: Counter[tuple[str, str]]  # (day YYYY-MM-DD, operation) -> calls
+    read: int  # entries read (the work done)
+    after: str | None  # None: every entry since `since`; else only those after this time
+
+
+def count(tenant_id: str, key_id: str, since: str, budget: int) -> Counted:
+    """The key's calls from `since` (a timestamp of ours, within REQUEST_LOG_DAYS) on, per UTC day
+    and operation, for apikeys.usage. The log has no counters (a request pays no write for its
+    bookkeeping), so its entries are counted: at most `budget` of them, the newest first, in one
+    Query (paged by DynamoDB's 1 MB), and one more read to tell whether there were more. Then the
+    count is exact from a moment on (`after`, the time of the first entry left out): every entry
+    after it, none at or before it (of those at it, some were read, some not)."""
+    newest = Item.query(_pk(tenant_id, key_id), Item.sk >= since, scan_index_forward=False, limit=budget + 1)
+    found = [(item.sk.split("#", 1)[0], str(item.data_dict().get("operation") or "unknown")) for item in newest]
+    after = found[budget][0] if len(found) > budget else None
+    calls: Counter[tuple[str, str]] = Counter(
+        (at[:10], operation) for at, operation in found[:budget] if after is None or at > after
+    )
+    return Counted(calls, len(found), after)
