@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from tests.client import Tenant
-from tests.lifecycle import Lifecycle, run_lifecycle
 
 IBAN = "DE89370400440532013000"  # Commerzbank Köln, COBADEFFXXX
 IBAN_SPACED = "de89 3704 0044 0532 0130 00"
@@ -56,60 +55,27 @@ def _contract(tenant: Tenant) -> dict[str, Any]:
 # --- bank account infos ----------------------------------------------------------------
 
 
-def test_bank_account_of_a_contact_lifecycle(tenant: Tenant) -> None:
+def test_an_account_belongs_to_the_contact_or_the_object_it_was_made_for(tenant: Tenant) -> None:
+    """Beyond the lifecycle sweep (test_lifecycles.py, which makes accounts of contacts): each create
+    command gives the account its owner, by alias, and only that one; an object's account lives
+    through delete and restore as a contact's does, and the filters find each by its owner."""
     owner = _alias(tenant, tenant.contact(lastName="Kontoinhaberin"), "contact", "owner-1")
-    restored = run_lifecycle(
-        tenant,
-        Lifecycle(
-            type="bankAccountInfo",
-            arg="bankAccountInfo",
-            create="accounting.bankaccountinfos.create.contact",
-            create_args={"contact": owner},
-            payload={
-                "iban": IBAN,
-                "accountHolder": "Erika Mustermann",
-                "label": "Privatkonto",
-                "accountType": "current",
-            },
-            show="accounting.bankaccountinfos.detail",
-            list="accounting.bankaccountinfos.list",
-            plural="bankAccountInfos",
-            list_params={"contact": owner, "iban": IBAN_SPACED},
-            update="accounting.bankaccountinfos.update",
-            changes={"label": "Gehaltskonto"},
-            delete="accounting.bankaccountinfos.delete",
-            restore="accounting.bankaccountinfos.restore",
-        ),
-    )
-    assert restored["contactId"] == tenant.get("contacts.show", {"contact": owner})["contact"]["id"]
-    assert "objectId" not in restored
-
-
-def test_bank_account_of_an_object_lifecycle(tenant: Tenant) -> None:
     weg = _alias(tenant, _object(tenant), "object", "weg-12")
-    run_lifecycle(
-        tenant,
-        Lifecycle(
-            type="bankAccountInfo",
-            arg="bankAccountInfo",
-            create="accounting.bankaccountinfos.create.object",
-            create_args={"object": weg},
-            payload={
-                "iban": IBAN,
-                "accountHolder": "WEG Musterstraße 12",
-                "label": "Hausgeldkonto",
-                "accountType": "current",
-            },
-            show="accounting.bankaccountinfos.detail",
-            list="accounting.bankaccountinfos.list",
-            plural="bankAccountInfos",
-            list_params={"object": weg},
-            update="accounting.bankaccountinfos.update",
-            changes={"label": "Rücklagenkonto", "accountType": "reserve"},
-            delete="accounting.bankaccountinfos.delete",
-            restore="accounting.bankaccountinfos.restore",
-        ),
-    )
+    of_contact = _account_of_contact(tenant, owner)
+    of_object = _account_of_object(tenant, weg, label="Hausgeldkonto")
+    assert of_contact["contactId"] == tenant.get("contacts.show", {"contact": owner})["contact"]["id"]
+    assert of_object["objectId"] == tenant.get("objects.show", {"object": weg})["object"]["id"]
+    assert "objectId" not in of_contact and "contactId" not in of_object
+
+    def listed(**owned_by: str) -> list[str]:
+        query = {**owned_by, "limit": 10, "offset": 0}
+        return [a["id"] for a in tenant.get("accounting.bankaccountinfos.list", query)["bankAccountInfos"]]
+
+    assert listed(contact=owner) == [of_contact["id"]] and listed(object=weg) == [of_object["id"]]
+    tenant.ok("accounting.bankaccountinfos.delete", {"bankAccountInfo": of_object["id"]})
+    assert listed(object=weg) == []
+    restored = tenant.ok("accounting.bankaccountinfos.restore", {"bankAccountInfo": of_object["id"]})["bankAccountInfo"]
+    assert restored["objectId"] == of_object["objectId"] and listed(object=weg) == [of_object["id"]]
 
 
 def test_iban_is_stored_compact_and_bic_and_bank_name_come_from_it(tenant: Tenant) -> None:
@@ -302,30 +268,6 @@ def _for_date(tenant: Tenant, contract: str, purpose: str, valid_on: str) -> Any
     )
 
 
-def test_bank_account_use_lifecycle(tenant: Tenant) -> None:
-    contract = _alias(tenant, _contract(tenant), "contract", "mv-1")
-    account = _account_of_contact(tenant, tenant.contact()["id"])
-    restored = run_lifecycle(
-        tenant,
-        Lifecycle(
-            type="bankAccountUse",
-            arg="bankAccountUse",
-            create="accounting.bankaccountuse.create",
-            create_args={"contract": contract},
-            payload={"bankAccountInfoId": account["id"], "purpose": "rent", "validFrom": "2024-01-01"},
-            show="accounting.bankaccountuse.detail",
-            list=None,
-            plural="bankAccountUses",
-            update="accounting.bankaccountuse.update",
-            changes={"validTo": "2024-12-31"},
-            delete="accounting.bankaccountuse.delete",
-            restore="accounting.bankaccountuse.restore",
-        ),
-    )
-    assert restored["id"].startswith("bau_")
-    assert restored["contractId"] == tenant.get("contracts.show", {"contract": contract})["contract"]["id"]
-
-
 def test_bank_account_use_references_accept_aliases(tenant: Tenant) -> None:
     contract = _alias(tenant, _contract(tenant), "contract", "mv-2")
     account = _alias(tenant, _account_of_contact(tenant, tenant.contact()["id"]), "bankAccountInfo", "konto-2")
@@ -339,6 +281,8 @@ def test_bank_account_use_references_accept_aliases(tenant: Tenant) -> None:
             "contract": contract,
         },
     )
+    assert use["bankAccountUse"]["id"].startswith("bau_")
+    assert use["bankAccountUse"]["contractId"] == tenant.get("contracts.show", {"contract": contract})["contract"]["id"]
     _alias(tenant, use["bankAccountUse"], "bankAccountUse", "use-2")
     changed = tenant.ok(
         "accounting.bankaccountuse.update", {"bankAccountUse": {"id": "use-2", "bankAccountInfoId": other}}

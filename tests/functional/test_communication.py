@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from tests.client import Tenant
-from tests.lifecycle import Lifecycle, run_lifecycle
 
 
 def make_object(tenant: Tenant, name: str = "Mietshaus Gartenweg 5") -> dict[str, Any]:
@@ -13,40 +12,6 @@ def make_object(tenant: Tenant, name: str = "Mietshaus Gartenweg 5") -> dict[str
 
 
 # --- call records -------------------------------------------------------------------------
-
-
-def test_call_record_lifecycle(tenant: Tenant) -> None:
-    obj = make_object(tenant)
-    caller = tenant.contact(lastName="Anruferin")
-    process = tenant.ok("processes.create", {"process": {"title": "Heizung"}, "object": obj["id"]})["process"]
-    restored = run_lifecycle(
-        tenant,
-        Lifecycle(
-            type="callRecord",
-            arg="callRecord",
-            create="callrecords.create",
-            payload={
-                "contactId": caller["id"],
-                "objectId": obj["id"],
-                "processId": process["id"],
-                "direction": "inbound",
-                "phoneNumber": "+49 30 1234567",
-                "startedAt": "2025-02-03T09:15:00Z",
-                "durationSeconds": 240,
-                "subject": "Heizung ausgefallen",
-                "notes": "Seit gestern Abend keine Wärme.",
-                "outcome": "reached",
-            },
-            show="callrecords.show",
-            list=None,
-            plural="callRecords",
-            update="callrecords.update",
-            changes={"outcome": "callbackRequested", "durationSeconds": 0},
-            delete="callrecords.delete",
-            restore="callrecords.restore",
-        ),
-    )
-    assert restored["id"].startswith("cal_")
 
 
 def test_call_record_references_accept_aliases_and_guard_deletes(tenant: Tenant) -> None:
@@ -101,35 +66,6 @@ def test_call_record_validation(tenant: Tenant) -> None:
 
 
 # --- posts --------------------------------------------------------------------------------
-
-
-def test_post_lifecycle(tenant: Tenant) -> None:
-    obj = make_object(tenant)
-    restored = run_lifecycle(
-        tenant,
-        Lifecycle(
-            type="post",
-            arg="post",
-            create="posts.create",
-            payload={
-                "objectId": obj["id"],
-                "title": "Wasserabstellung am 12.03.",
-                "body": "Am Mittwoch wird von 8 bis 12 Uhr das Wasser abgestellt.",
-                "category": "maintenance",
-                "audience": "allResidents",
-                "visibleFrom": "2025-03-05T00:00:00Z",
-                "visibleUntil": "2025-03-12T12:00:00Z",
-            },
-            show="posts.show",
-            list=None,
-            plural="posts",
-            update="posts.update",
-            changes={"visibleUntil": "2025-03-13T12:00:00Z", "audience": "tenants"},
-            delete="posts.delete",
-            restore="posts.restore",
-        ),
-    )
-    assert restored["id"].startswith("pst_")
 
 
 def test_post_rules(tenant: Tenant) -> None:

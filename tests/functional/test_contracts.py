@@ -1,11 +1,11 @@
-"""Contracts through HTTP: lifecycle, objectId derived from the unit, filters, business rules."""
+"""Contracts through HTTP (their lifecycle: test_lifecycles.py): objectId derived from the unit,
+filters, business rules."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from tests.client import Tenant
-from tests.lifecycle import Lifecycle, run_lifecycle
 
 
 def _alias(tenant: Tenant, alias: str, entity: dict[str, Any], etype: str) -> None:
@@ -32,54 +32,6 @@ def _lease(unit_id: str, contact_id: str, **fields: Any) -> dict[str, Any]:
             **fields,
         }
     }
-
-
-def test_contract_lifecycle(tenant: Tenant) -> None:
-    obj = _object(tenant)
-    unit = _unit(tenant, obj["id"])
-    tenant_contact, guarantor = tenant.contact(lastName="Mieter"), tenant.contact(lastName="Bürge")
-    _alias(tenant, "unit-1", unit, "unit")
-    _alias(tenant, "mieter", tenant_contact, "contact")
-    _alias(tenant, "buerge", guarantor, "contact")
-    _alias(tenant, "haus", obj, "object")
-    restored = run_lifecycle(
-        tenant,
-        Lifecycle(
-            type="contract",
-            arg="contract",
-            create="contracts.create",
-            payload={
-                "unitId": unit["id"],
-                "type": "lease",
-                "parties": [
-                    {"contactId": tenant_contact["id"], "role": "tenant", "share": "1"},
-                    {"contactId": guarantor["id"], "role": "guarantor"},
-                ],
-                "startDate": "2024-01-01",
-                "endDate": "2026-12-31",
-                "rent": {
-                    "baseRent": "850.00",
-                    "serviceChargeAdvance": "180.00",
-                    "heatingAdvance": "95.50",
-                    "otherAdvance": "40",
-                    "currency": "EUR",
-                },
-                "rentType": "index",
-                "deposit": {"amount": "2550.00", "type": "depositAccount", "paidAt": "2023-12-15"},
-                "noticePeriodMonths": 3,
-                "vatApplicable": False,
-            },
-            show="contracts.show",
-            list="contracts",
-            plural="contracts",
-            list_params={"objectId": "haus", "unitId": "unit-1"},
-            update="contracts.update",
-            changes={"endDate": "2027-06-30", "rentType": "graduated"},
-            delete="contracts.delete",
-            restore="contracts.restore",
-        ),
-    )
-    assert restored["objectId"] == obj["id"]
 
 
 def test_minimal_lease_with_aliases_as_other_tests_create_it(tenant: Tenant) -> None:

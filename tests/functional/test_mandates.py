@@ -10,7 +10,6 @@ import pytest
 
 from chalicelib import sepa
 from tests.client import Tenant
-from tests.lifecycle import Lifecycle, run_lifecycle
 
 IBAN = "DE89370400440532013000"
 OTHER_IBAN = "DE02120300000000202051"
@@ -62,56 +61,6 @@ def _contract(tenant: Tenant, object_id: str, contact_id: str) -> dict[str, Any]
         "parties": [{"contactId": contact_id, "role": "tenant"}],
     }
     return dict(tenant.ok("contracts.create", {"contract": contract})["contract"])
-
-
-def test_mandate_lifecycle(tenant: Tenant) -> None:
-    debtor = tenant.contact(lastName="Schuldnerin")
-    obj = tenant.ok("objects.create", {"object": {"name": "WEG Lastschrift", "type": "weg"}})["object"]
-    contract = _contract(tenant, obj["id"], debtor["id"])
-    account = tenant.ok(
-        "accounting.bankaccountinfos.create.contact",
-        {"bankAccountInfo": {"iban": IBAN, "accountHolder": "Erika Mustermann"}, "contact": debtor["id"]},
-    )
-    tenant.ok(
-        "aliases.upsert",
-        {
-            "entries": [
-                {"alias": "debtor-1", "id": debtor["id"], "type": "contact"},
-                {"alias": "weg-l", "id": obj["id"], "type": "object"},
-            ]
-        },
-    )
-    restored = run_lifecycle(
-        tenant,
-        Lifecycle(
-            type="directDebitMandate",
-            arg="directDebitMandate",
-            create="accounting.directdebitmandate.create",
-            payload={
-                "contactId": debtor["id"],
-                "objectId": obj["id"],
-                "contractId": contract["id"],
-                "bankAccountInfoId": account["bankAccountInfo"]["id"],
-                "iban": IBAN,
-                "accountHolder": "Erika Mustermann",
-                "creditorId": CREDITOR_ID,
-                "mandateReference": "WEG12-WE03-2024",
-                "signatureDate": "2024-01-15",
-                "type": "CORE",
-                "sequence": "FRST",
-            },
-            show="accounting.directdebitmandate.detail",
-            list="accounting.directdebitmandates.list",
-            plural="directDebitMandates",
-            list_params={"contact": "debtor-1", "object": "weg-l", "iban": "de89 3704 0044 0532 0130 00"},
-            update="accounting.directdebitmandate.update",
-            changes={"sequence": "RCUR"},
-            delete="accounting.directdebitmandate.delete",
-            restore="accounting.directdebitmandate.restore",
-        ),
-    )
-    assert restored["id"].startswith("ddm_")
-    assert restored["status"] == "active" and restored["mandateReference"] == "WEG12-WE03-2024"
 
 
 def _world(tenant: Tenant, suffix: str) -> dict[str, str]:
@@ -373,6 +322,11 @@ def test_list_filters_by_contact_object_and_iban(tenant: Tenant) -> None:
     assert listed(contact=alice["id"]) == [a["id"]]
     assert listed(object=obj["id"]) == [a["id"], b["id"]]
     assert listed(iban=OTHER_IBAN.lower()) == [b["id"]]
+    spaced = " ".join(OTHER_IBAN[i : i + 4] for i in range(0, len(OTHER_IBAN), 4)).lower()
+    assert listed(iban=spaced) == [b["id"]]
+    tenant.alias("bob", bob["id"], "contact")
+    tenant.alias("haus", obj["id"], "object")
+    assert listed(contact="bob", object="haus") == [b["id"]]
     assert listed(iban=IBAN, contact=bob["id"]) == []
 
 

@@ -1,4 +1,4 @@
-"""Processes and their timeline (process updates) through HTTP: lifecycle, list filters,
+"""Processes and their timeline (process updates) through HTTP: the object argument, list filters,
 archive rules, references of process updates by id or alias, delete guards."""
 
 from __future__ import annotations
@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from tests.client import Tenant
-from tests.lifecycle import Lifecycle, run_lifecycle
 
 
 def make_object(tenant: Tenant, name: str = "WEG Musterstraße 12") -> dict[str, Any]:
@@ -29,38 +28,16 @@ def make_process(tenant: Tenant, object_ref: str, **fields: Any) -> dict[str, An
     return dict(tenant.ok("processes.create", {"process": payload, "object": object_ref})["process"])
 
 
-def test_process_lifecycle(tenant: Tenant) -> None:
+def test_the_object_argument_files_the_process_at_that_object_by_alias(tenant: Tenant) -> None:
+    """Beyond the lifecycle sweep (test_lifecycles.py): the object is an argument beside the payload,
+    and the process keeps it through delete and restore."""
     obj = make_object(tenant)
-    reporter, handler = tenant.contact(lastName="Melder"), tenant.contact(lastName="Bearbeiter")
     tenant.alias("weg-12", obj["id"], "object")
-    restored = run_lifecycle(
-        tenant,
-        Lifecycle(
-            type="process",
-            arg="process",
-            create="processes.create",
-            payload={
-                "title": "Wasserschaden Whg. 1.02",
-                "description": "Wasserfleck an der Badezimmerdecke.",
-                "category": "damage",
-                "priority": "high",
-                "dueDate": "2025-03-14",
-                "reportedById": reporter["id"],
-            },
-            create_args={"object": "weg-12"},
-            show="processes.show",
-            list="processes.list",
-            plural="processes",
-            list_params={"object": "weg-12", "isArchived": False},
-            update="processes.update",
-            changes={"status": "inProgress", "assigneeId": handler["id"]},
-            delete="processes.delete",
-            restore="processes.restore",
-        ),
-    )
-    assert restored["id"].startswith("prc_")
-    assert restored["objectId"] == obj["id"]
-    assert restored["isArchived"] is False
+    made = make_process(tenant, "weg-12")
+    assert made["id"].startswith("prc_") and made["objectId"] == obj["id"]
+    tenant.ok("processes.delete", {"process": made["id"]})
+    restored = tenant.ok("processes.restore", {"process": made["id"]})["process"]
+    assert restored["objectId"] == obj["id"] and restored["isArchived"] is False
 
 
 def test_new_process_defaults(tenant: Tenant) -> None:

@@ -5,7 +5,6 @@ from __future__ import annotations
 from typing import Any
 
 from tests.client import Tenant
-from tests.lifecycle import Lifecycle, run_lifecycle
 
 
 def make_object(tenant: Tenant, name: str = "WEG Lindenallee 3") -> dict[str, Any]:
@@ -15,29 +14,16 @@ def make_object(tenant: Tenant, name: str = "WEG Lindenallee 3") -> dict[str, An
 # --- responsibilities ---------------------------------------------------------------------
 
 
-def test_responsibility_lifecycle(tenant: Tenant) -> None:
+def test_the_contact_and_object_arguments_file_a_responsibility_by_alias(tenant: Tenant) -> None:
+    """Beyond the lifecycle sweep (test_lifecycles.py): contact and object are arguments beside the
+    payload, and the responsibility keeps them through delete and restore."""
     obj = make_object(tenant)
     caretaker = tenant.contact(lastName="Hausmeister")
     tenant.alias("obj", obj["id"], "object")
     tenant.alias("hm", caretaker["id"], "contact")
-    restored = run_lifecycle(
-        tenant,
-        Lifecycle(
-            type="responsibility",
-            arg="responsibility",
-            create="responsibilities.create",
-            payload={"categoryId": "caretaker", "validFrom": "2025-01-01", "notes": "Mo-Fr 7-16 Uhr"},
-            create_args={"contact": "hm", "object": "obj"},
-            show="responsibilities.show",
-            list="responsibilities.list",
-            plural="responsibilities",
-            list_params={"contactId": "hm", "objectId": "obj", "categoryId": "caretaker"},
-            update="responsibilities.update",
-            changes={"validTo": "2025-12-31"},
-            delete="responsibilities.delete",
-            restore="responsibilities.restore",
-        ),
-    )
+    made = _responsibility(tenant, "hm", "obj", "caretaker")
+    tenant.ok("responsibilities.delete", {"responsibility": made})
+    restored = tenant.ok("responsibilities.restore", {"responsibility": made})["responsibility"]
     assert restored["id"].startswith("rsp_")
     assert restored["contactId"] == caretaker["id"] and restored["objectId"] == obj["id"]
 
@@ -113,34 +99,6 @@ def test_responsibility_can_pass_to_another_contact(tenant: Tenant) -> None:
 # --- signatories --------------------------------------------------------------------------
 
 
-def test_signatory_lifecycle(tenant: Tenant) -> None:
-    obj = make_object(tenant)
-    director = tenant.contact(lastName="Geschäftsführer")
-    restored = run_lifecycle(
-        tenant,
-        Lifecycle(
-            type="signatory",
-            arg="signatory",
-            create="signatories.create",
-            payload={
-                "contactId": director["id"],
-                "objectId": obj["id"],
-                "role": "managingDirector",
-                "authority": "sole",
-                "validFrom": "2024-07-01",
-            },
-            show="signatories.show",
-            list=None,
-            plural="signatories",
-            update="signatories.update",
-            changes={"authority": "joint", "notes": "nur mit Prokurist"},
-            delete="signatories.delete",
-            restore="signatories.restore",
-        ),
-    )
-    assert restored["id"].startswith("sig_")
-
-
 def test_signatory_rules_and_alias_references(tenant: Tenant) -> None:
     obj = make_object(tenant)
     person = tenant.contact()
@@ -164,35 +122,6 @@ def test_signatory_rules_and_alias_references(tenant: Tenant) -> None:
 
 
 # --- advisors -----------------------------------------------------------------------------
-
-
-def test_advisor_lifecycle(tenant: Tenant) -> None:
-    obj = make_object(tenant)
-    member = tenant.contact(lastName="Beirat")
-    tenant.alias("weg", obj["id"], "object")
-    restored = run_lifecycle(
-        tenant,
-        Lifecycle(
-            type="advisor",
-            arg="advisor",
-            create="advisors.assign",
-            payload={
-                "objectId": obj["id"],
-                "contactId": member["id"],
-                "role": "advisoryBoardChair",
-                "since": "2024-05-15",
-            },
-            show="advisors.show",
-            list="advisors.list",
-            plural="advisors",
-            list_params={"objectId": "weg"},
-            update="advisors.update",
-            changes={"until": "2027-05-14"},
-            delete="advisors.revoke",
-            restore="advisors.restore",
-        ),
-    )
-    assert restored["id"].startswith("adv_")
 
 
 def test_advisors_assign_list_revoke_restore(tenant: Tenant) -> None:

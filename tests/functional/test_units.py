@@ -1,11 +1,11 @@
-"""Units through HTTP: lifecycle, MEA rule, unit groups of the same object, delete guards."""
+"""Units through HTTP (their lifecycle: test_lifecycles.py): leaving a group, MEA rule, unit groups of
+the same object, delete guards."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from tests.client import Tenant
-from tests.lifecycle import Lifecycle, run_lifecycle
 
 
 def _object(tenant: Tenant, alias: str | None = None, name: str = "WEG Musterstraße 12") -> dict[str, Any]:
@@ -23,42 +23,20 @@ def _unit(tenant: Tenant, object_id: str, number: str = "1.01", **fields: Any) -
     )
 
 
-def test_unit_lifecycle(tenant: Tenant) -> None:
+def test_an_update_of_null_takes_a_unit_out_of_its_group(tenant: Tenant) -> None:
+    """Beyond the lifecycle sweep (test_lifecycles.py): the unit group is optional, and null clears it."""
     obj = _object(tenant, alias="weg-12")
     group = tenant.ok("unitgroups.create", {"unitGroup": {"objectId": "weg-12", "name": "Haus A", "type": "building"}})[
         "unitGroup"
     ]
-    tenant.ok("aliases.upsert", {"entries": [{"alias": "haus-a", "id": group["id"], "type": "unitGroup"}]})
-    restored = run_lifecycle(
-        tenant,
-        Lifecycle(
-            type="unit",
-            arg="unit",
-            create="units.create",
-            payload={
-                "objectId": obj["id"],
-                "unitGroupId": group["id"],
-                "number": "WE 12",
-                "type": "apartment",
-                "floor": -1,
-                "position": "links",
-                "area": "74.35",
-                "rooms": "2.5",
-                "coOwnershipShare": "83.2500",
-                "coOwnershipBase": 1000,
-                "heatingArea": "70.00",
-            },
-            show="units.show",
-            list="units",
-            plural="units",
-            list_params={"objectId": "weg-12"},
-            update="units.update",
-            changes={"area": "75.10", "unitGroupId": None, "notes": "Balkon saniert"},
-            delete="units.delete",
-            restore="units.restore",
-        ),
-    )
-    assert restored["objectId"] == obj["id"] and "unitGroupId" not in restored
+    unit = tenant.ok(
+        "units.create",
+        {"unit": {"objectId": obj["id"], "unitGroupId": group["id"], "number": "WE 12", "type": "apartment"}},
+    )["unit"]
+    assert unit["unitGroupId"] == group["id"]
+    ungrouped = tenant.ok("units.update", {"unit": {"id": unit["id"], "unitGroupId": None}})["unit"]
+    assert "unitGroupId" not in ungrouped and ungrouped["objectId"] == obj["id"]
+    assert "unitGroupId" not in tenant.get("units.show", {"unit": unit["id"]})["unit"]
 
 
 def test_minimal_unit_as_other_tests_create_it(tenant: Tenant) -> None:
