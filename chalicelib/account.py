@@ -90,14 +90,22 @@ def admit(ctx: CallContext, operation: str, *, weight: int = 1) -> None:
     company's trial and tenant-wide limit (accountable). A call of `weight` counts as that many calls: a domain tool
     run through MCP (each step of a pipeline) counts as a call of its own, as over REST (the MCP
     request that runs it counted once already), and each JMESPath expression evaluated with it
-    (its `$expr`s, its `transform` or `_transform`) as one more."""
+    (its `$expr`s, its `transform` or `_transform`) as one more. What the limits have left goes
+    to the answer of the call's request (throttle.watch: its RateLimit fields)."""
     if ctx.integration_id and _integration_facts(ctx.integration_id).get("disabled"):
         # disabling an integration disables its keys one by one; this closes the window
         # in which one of them (or one it was minting just then) could still be used
         raise Unauthorized("The integration this key belongs to has been disabled.", code=codes.INTEGRATION_DISABLED)
     refuse_ended_trial(ctx.tenant_id)
     company = accountable(ctx.tenant_id)  # a sandbox's calls count against its company's limits
-    throttle.take(company, ctx.key_id, operation, _throttle_of(ctx.tenant_id, company), weight=weight)
+    throttle.take(
+        company,
+        ctx.key_id,
+        operation,
+        _throttle_of(ctx.tenant_id, company),
+        weight=weight,
+        request_id=ctx.request_id,
+    )
 
 
 def charge(ctx: CallContext, weight: int) -> None:
@@ -109,7 +117,14 @@ def charge(ctx: CallContext, weight: int) -> None:
         return
     company = accountable(ctx.tenant_id)
     try:
-        throttle.take(company, ctx.key_id, ctx.operation or "", _throttle_of(ctx.tenant_id, company), weight=weight)
+        throttle.take(
+            company,
+            ctx.key_id,
+            ctx.operation or "",
+            _throttle_of(ctx.tenant_id, company),
+            weight=weight,
+            request_id=ctx.request_id,
+        )
     except Throttled:  # full already: the next call is refused
         return
 

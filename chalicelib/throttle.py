@@ -12,7 +12,12 @@ Anonymous commands (sign-up) are limited per source address the same way.
 
 A refused call answers 429 with `Retry-After` and the `RateLimit-Policy` and `RateLimit`
 fields of the IETF draft (draft-ietf-httpapi-ratelimit-headers). Once a window is full, this
-instance refuses without a write until the window ends: a flood costs one write per window."""
+instance refuses without a write until the window ends: a flood costs one write per window.
+
+Every other answer of a key's call carries the two fields too (issue 52): the face `watch`es its
+request, each limit the request's calls count against leaves its standing (what is left of its
+window and when the window ends: store/rates.room), and `headers` names the nearest of them, the
+one with the fewest calls left (then the later end). No limit in force, no fields."""
 
 from __future__ import annotations
 
@@ -52,8 +57,56 @@ class Limit:
         return self.seconds or max(1, math.ceil(self.burst / self.rate))
 
 
+@dataclass(frozen=True)
+class Standing:
+    """A limit as a call left it: `remaining` calls in its window, which ends in `reset` seconds."""
+
+    limit: Limit
+    remaining: int
+    reset: int
+
+    def fields(self) -> dict[str, str]:
+        """The draft's two fields (draft-ietf-httpapi-ratelimit-headers-11, sections 3 and 4)."""
+        name = self.limit.name
+        return {
+            "RateLimit-Policy": f'"{name}";q={self.limit.burst};w={self.limit.window}',
+            "RateLimit": f'"{name}";r={self.remaining};t={self.reset}',
+        }
+
+
 _full: dict[tuple[str, int], float] = {}  # (subject, window) -> when that full window ends (time.time())
 _lock = threading.Lock()
+# The requests a face answers (request id -> each limit's latest standing by its subject); a
+# request's calls may be admitted on other threads (an MCP request's tools), hence not a ContextVar.
+_watched: dict[str, dict[str, Standing]] = {}
+MAX_WATCHED = 1_000  # requests one instance answers at once, far beyond: past it, no more are watched
+
+
+def watch(request_id: str) -> None:
+    """Collect the standings of the limits `request_id`'s calls count against (a face, as it
+    begins to answer the request; `headers` ends it)."""
+    with _lock:
+        if len(_watched) < MAX_WATCHED:
+            _watched[request_id] = {}
+
+
+def headers(request_id: str) -> dict[str, str]:
+    """The RateLimit-Policy and RateLimit fields of the request's nearest limit (the fewest calls
+    left, then the later end of its window), and stop watching it; none when no limit counted it."""
+    with _lock:
+        standings = _watched.pop(request_id, None)
+    if not standings:
+        return {}
+    return min(standings.values(), key=lambda s: (s.remaining, -s.reset)).fields()
+
+
+def _stand(request_id: str | None, subject: str, standing: Standing) -> None:
+    if not request_id:
+        return
+    with _lock:
+        watched = _watched.get(request_id)
+        if watched is not None:
+            watched[subject] = standing
 
 
 def _default() -> Limit | None:
@@ -86,14 +139,22 @@ def limits(tenant_config: dict[str, Any] | None, operation: str) -> list[Limit]:
     return [limit for limit in found if limit is not None]
 
 
-def take(tenant_id: str, key_id: str, operation: str, tenant_config: dict[str, Any] | None, *, weight: int = 1) -> None:
+def take(
+    tenant_id: str,
+    key_id: str,
+    operation: str,
+    tenant_config: dict[str, Any] | None,
+    *,
+    weight: int = 1,
+    request_id: str | None = None,
+) -> None:
     """Count a call of the key against every applicable limit, or refuse with 429: the
     tenant-wide one on `tenant_id`'s counter (a sandbox's calls on its company's:
     account.accountable). The
     narrower limits are counted first: a call refused by the key's overall limit has still used
     its operation's budget, one refused by the tenant's has used the key's. A call of `weight`
     counts as that many calls (an MCP tool call and the JMESPath expressions it evaluates), in
-    the same writes."""
+    the same writes. Each limit's standing is left for `request_id`'s answer (`watch`)."""
     for limit in limits(tenant_config, operation):
         if limit.tenant_wide:
             _spend(
@@ -102,6 +163,7 @@ def take(tenant_id: str, key_id: str, operation: str, tenant_config: dict[str, A
                 what="this tenant's keys together",
                 code=codes.TENANT_THROTTLED,
                 weight=weight,
+                request_id=request_id,
             )
         else:  # the key's overall limit ("key") and each operation's own, each a counter of the key's
             _spend(
@@ -109,6 +171,7 @@ def take(tenant_id: str, key_id: str, operation: str, tenant_config: dict[str, A
                 limit,
                 what="this key",
                 weight=weight,
+                request_id=request_id,
             )
 
 
@@ -199,7 +262,15 @@ def _spend_per_window(
         _spend(subject, Limit(name, quota / window, quota, window), what=what, code=code)
 
 
-def _spend(subject: str, limit: Limit, *, what: str, code: codes.ErrorCode = codes.THROTTLED, weight: int = 1) -> None:
+def _spend(
+    subject: str,
+    limit: Limit,
+    *,
+    what: str,
+    code: codes.ErrorCode = codes.THROTTLED,
+    weight: int = 1,
+    request_id: str | None = None,
+) -> None:
     now = time.time()
     with _lock:
         ends = _full.get((subject, limit.window))
@@ -207,6 +278,10 @@ def _spend(subject: str, limit: Limit, *, what: str, code: codes.ErrorCode = cod
         ends - now if ends is not None and ends > now else rates.spend(subject, limit.window, limit.burst, now, weight)
     )
     if wait is None:
+        if request_id:
+            window_ends = (int(now // limit.window) + 1) * limit.window
+            left = rates.room(subject, limit.window, limit.burst, now)
+            _stand(request_id, subject, Standing(limit, left, max(1, math.ceil(window_ends - now))))
         return
     with _lock:
         _full[(subject, limit.window)] = now + wait
@@ -214,15 +289,13 @@ def _spend(subject: str, limit: Limit, *, what: str, code: codes.ErrorCode = cod
             for stale in [k for k, v in _full.items() if v <= now]:
                 del _full[stale]
     seconds = math.ceil(wait)
+    spent = Standing(limit, 0, seconds)
+    _stand(request_id, subject, spent)  # a charge's refusal answers no 429 (account.charge): its answer says so
     raise Throttled(
         f"Too many requests for {what} ({limit.name} limit: {limit.burst} per {limit.window} s). "
         f"Retry after {seconds} s.",
         code=code,
-        headers={
-            "Retry-After": str(seconds),
-            "RateLimit-Policy": f'"{limit.name}";q={limit.burst};w={limit.window}',
-            "RateLimit": f'"{limit.name}";r=0;t={seconds}',
-        },
+        headers={"Retry-After": str(seconds), **spent.fields()},
     )
 
 

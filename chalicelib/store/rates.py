@@ -18,7 +18,15 @@ write each, as before. So the item counts calls handed out, never more than the 
 call's weight - 1 aside, as before); what an instance leased and did not spend is lost to the
 others for that window: a caller may be refused while up to (lease - 1) calls per other
 instance remain unspent. Small quotas (sign-ups, mail, invitations, the limits tests set) are
-never leased. tests/unit/test_rate_leases.py holds both bounds."""
+never leased. tests/unit/test_rate_leases.py holds both bounds.
+
+What is left (issue 52, the RateLimit header): every write answers the item's new count, which
+this instance keeps for the window (`room`). The room it tells is the quota less that count: a
+lease counts in full, this instance's unspent calls included, so it is never more than the calls
+the window had left at that write. Between its writes an instance serves its lease from memory
+and tells the room of its last write: calls other instances counted since are not in it (it
+catches up at the next write, at most a lease of this instance's calls later). Where calls are
+counted a write each (small quotas, a window with less room than a lease) it is exact."""
 
 from __future__ import annotations
 
@@ -37,6 +45,7 @@ MAX_LEASES = 10_000  # leases this instance remembers; past it, those of ended w
 
 _leases: dict[tuple[str, int, int], int] = {}  # (subject, window seconds, window index) -> calls held
 _no_room: set[tuple[str, int, int]] = set()  # windows a lease did not fit: counted a call at a time
+_counted: dict[tuple[str, int, int], int] = {}  # window -> its count at this instance's last write
 _lock = threading.Lock()
 
 
@@ -51,6 +60,7 @@ def reset() -> None:
     with _lock:
         _leases.clear()
         _no_room.clear()
+        _counted.clear()
 
 
 def _is_full(err: UpdateError) -> bool:
@@ -80,13 +90,27 @@ def spend(subject: str, window_seconds: int, quota: int, now: float, weight: int
                 _leases[lease] = _leases.get(lease, 0) + size - weight
                 return None
             _no_room.add(lease)
-    if _add(subject, window_seconds, index, ends, weight, room_for=1, quota=quota):
+    counted = _add(subject, window_seconds, index, ends, weight, room_for=1, quota=quota)
+    with _lock:
+        _forget_ended(now)
+    if counted:
         return None
     return max(ends - now, 0.001)
 
 
+def room(subject: str, window_seconds: int, quota: int, now: float) -> int:
+    """Calls the subject's current window had left at this instance's last write of it (the
+    module's docstring: never more than were left then; a lease counts as spent in full). A
+    window this instance never wrote has told it nothing: 0, not the whole quota."""
+    with _lock:
+        counted = _counted.get((subject, window_seconds, int(now // window_seconds)))
+    return 0 if counted is None else max(0, quota - counted)
+
+
 def _add(subject: str, window_seconds: int, index: int, ends: int, count: int, *, room_for: int, quota: int) -> bool:
-    """ADD `count` to the window's item if it has room for `room_for` more calls; False when not."""
+    """ADD `count` to the window's item if it has room for `room_for` more calls; False when not.
+    The write answers the item's new count (UpdateItem's ALL_NEW, which pynamodb reads back into
+    the item): remembered for `room`."""
     item = Item(f"rate#{subject}", f"{window_seconds}#{index}")
     expires = dt.datetime.fromtimestamp(ends + KEEP_SECONDS, dt.UTC)
     try:
@@ -98,15 +122,19 @@ def _add(subject: str, window_seconds: int, index: int, ends: int, count: int, *
         if _is_full(err):
             return False
         raise
+    window = (subject, window_seconds, index)
+    with _lock:
+        _counted[window] = max(int(item.hits or 0), _counted.get(window, 0))  # a count never falls
     return True
 
 
 def _forget_ended(now: float) -> None:
     """Under _lock: drop what this instance knows of ended windows once it knows many."""
-    if len(_leases) + len(_no_room) < MAX_LEASES:
+    if len(_leases) + len(_no_room) + len(_counted) < MAX_LEASES:
         return
-    for window in [*_leases, *_no_room]:
+    for window in [*_leases, *_no_room, *_counted]:
         _, seconds, index = window
         if (index + 1) * seconds <= now:
             _leases.pop(window, None)
             _no_room.discard(window)
+            _counted.pop(window, None)

@@ -130,3 +130,64 @@ def test_a_heavy_call_takes_its_weight_from_the_lease(writes: list[int]) -> None
     assert _admitted(3, weight=5) == 3  # 0 left
     assert _admitted(1, weight=5) == 1  # a second lease
     assert writes == [20, 20] and _hits() == 40
+
+
+# --- what is left, as the RateLimit field tells it (issue 52: rates.room) ---------------------------
+
+
+def test_the_room_told_is_never_more_than_a_lone_instance_has_left(writes: list[int]) -> None:
+    """A lease counts as spent in full: the room lags what is truly left by less than a lease,
+    never runs ahead of it, and reaches 0 with the window."""
+    admitted = 0
+    for _ in range(220):
+        if rates.spend("key#k1#key", 2, 200, T0) is None:
+            admitted += 1
+            told = rates.room("key#k1#key", 2, 200, T0)
+            assert 0 <= 200 - admitted - told < rates.lease_size(200), (admitted, told)
+    assert admitted == 200 and rates.room("key#k1#key", 2, 200, T0) == 0
+
+
+def test_counted_a_write_each_the_room_is_exact(writes: list[int]) -> None:
+    told = []
+    for _ in range(4):
+        rates.spend("key#k1#key", 2, 3, T0)
+        told.append(rates.room("key#k1#key", 2, 3, T0))
+    assert told == [2, 1, 0, 0] and writes == [1, 1, 1, 1]
+
+
+def test_another_instances_calls_show_in_the_room_at_this_ones_next_write(writes: list[int]) -> None:
+    """Two instances: each tells the counter's room at its own last write (its own lease and the
+    other's counted in full), and catches up with the other's calls when it writes again."""
+    first: dict[tuple[str, int, int], int] = {}
+    second: dict[tuple[str, int, int], int] = {}
+
+    def on(instance: tuple[dict[tuple[str, int, int], int], dict[tuple[str, int, int], int]]) -> None:
+        rates._leases, rates._counted = instance
+
+    a, b = ({}, first), ({}, second)
+    on(a)
+    rates.spend("key#k1#key", 2, 200, T0)  # a leases 20
+    assert rates.room("key#k1#key", 2, 200, T0) == 180
+    on(b)
+    rates.spend("key#k1#key", 2, 200, T0)  # b leases 20: 40 handed out
+    assert rates.room("key#k1#key", 2, 200, T0) == 160
+    on(a)
+    for _ in range(19):  # a spends the rest of its lease from memory: no write, the same room
+        rates.spend("key#k1#key", 2, 200, T0)
+    assert rates.room("key#k1#key", 2, 200, T0) == 180
+    rates.spend("key#k1#key", 2, 200, T0)  # a's next lease: it sees b's
+    assert rates.room("key#k1#key", 2, 200, T0) == 140 == 200 - _hits()
+    assert writes == [20, 20, 20]
+
+
+def test_a_window_this_instance_never_wrote_tells_no_room(writes: list[int]) -> None:
+    rates.spend("key#k1#key", 2, 200, T0)
+    assert rates.room("key#k1#key", 2, 200, T0 + 2) == 0  # the next window: nothing known, nothing promised
+    assert rates.room("key#k2#key", 2, 200, T0) == 0
+
+
+def test_what_an_instance_remembers_of_counts_is_bounded(writes: list[int], monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(rates, "MAX_LEASES", 3)
+    for n in range(6):  # six windows of a small quota: counted a write each, never leased
+        rates.spend("key#k1#key", 2, 3, T0 + 2 * n)
+    assert len(rates._counted) <= 3 and rates.room("key#k1#key", 2, 3, T0 + 10) == 2
