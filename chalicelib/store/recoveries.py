@@ -38,14 +38,13 @@ COUNTING_MINUTES = 10
 
 
 def running(data: dict[str, Any], now: dt.datetime) -> bool:
-    """Whether the recovery described by `data` still sends."""
-    started = data.get("startedAt")
-    if not started:
+    """Whether the recovery described by `data` (a claim's, or {} for none yet) still sends."""
+    if not data:
         return False
-    since_start = now - clock.parse(str(started))
-    if not data.get("counted", True):
+    since_start = now - clock.parse(str(data["startedAt"]))
+    if not data["counted"]:
         return since_start < dt.timedelta(minutes=COUNTING_MINUTES)
-    return since_start < dt.timedelta(hours=LEASE_HOURS) and int(data.get("settled", 0)) < int(data.get("queued", 0))
+    return since_start < dt.timedelta(hours=LEASE_HOURS) and int(data["settled"]) < int(data["queued"])
 
 
 def claim(tenant_id: str, webhook_id: str, recovery_id: str, since: str) -> None:

@@ -9,8 +9,10 @@ import datetime as dt
 import pytest
 
 from chalicelib import config
+from chalicelib.store import recoveries
 from tests.client import Tenant
 from tests.eventually import eventually
+from tests.moments import clock_at
 from tests.receiver import Receiver
 
 
@@ -76,3 +78,70 @@ def test_a_recovery_sends_nothing_from_before_the_webhook_existed(tenant: Tenant
     _redelivered(receiver, 1)
     again = {r.event["data"]["id"] for r in receiver.delivered() if r.event.get("redelivery")}
     assert again == {later["id"]}, (again, earlier["id"])
+
+
+def _later(**delta: float) -> dt.datetime:
+    return dt.datetime.now(dt.UTC) + dt.timedelta(**delta)
+
+
+def test_a_recovery_that_never_settles_ends_after_its_lease(tenant: Tenant, receiver: Receiver) -> None:
+    hook = _hook(tenant, receiver)
+    since = _now()
+    receiver.always = 503  # down for good: the redelivery never settles
+    tenant.contact(lastName="Nie")
+    eventually(lambda: receiver.requests or None)
+    assert tenant.ok("webhooks.deliveries.recover", {"webhook": hook, "since": since})["recovered"] == 1
+    with clock_at(_later(hours=recoveries.LEASE_HOURS, minutes=-1)):
+        held = tenant.command("webhooks.deliveries.recover", {"webhook": hook, "since": since})
+        assert (held.status, held.body["code"]) == (409, "recovery_running"), held.body
+    with clock_at(_later(hours=recoveries.LEASE_HOURS, minutes=1)):
+        assert tenant.command("webhooks.deliveries.recover", {"webhook": hook, "since": since}).status == 200
+
+
+def test_a_recovery_whose_call_died_before_counting_holds_for_minutes_only(tenant: Tenant, receiver: Receiver) -> None:
+    hook = _hook(tenant, receiver)
+    since = _now()
+    recoveries.claim(tenant.id, hook, "rdied", since)  # a call that claimed and never queued (it died)
+    held = tenant.command("webhooks.deliveries.recover", {"webhook": hook, "since": since})
+    assert (held.status, held.body["code"]) == (409, "recovery_running"), held.body
+    with clock_at(_later(minutes=recoveries.COUNTING_MINUTES - 1)):
+        assert tenant.command("webhooks.deliveries.recover", {"webhook": hook, "since": since}).status == 409
+    with clock_at(_later(minutes=recoveries.COUNTING_MINUTES + 1)):
+        assert tenant.command("webhooks.deliveries.recover", {"webhook": hook, "since": since}).status == 200
+
+
+def test_the_days_count_starts_again_the_next_day(
+    tenant: Tenant, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(config, "RECOVERIES_PER_DAY", 1)
+    hook = _hook(tenant, receiver)
+    noon = dt.datetime.now(dt.UTC).replace(hour=12, minute=0, second=0, microsecond=0) + dt.timedelta(days=1)
+    since = (noon - dt.timedelta(hours=1)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    with clock_at(noon):
+        assert tenant.command("webhooks.deliveries.recover", {"webhook": hook, "since": since}).status == 200
+        refused = tenant.command("webhooks.deliveries.recover", {"webhook": hook, "since": since})
+        assert refused.status == 429 and refused.headers["retry-after"] == str(12 * 3600), refused.headers
+    with clock_at(noon + dt.timedelta(hours=12)):
+        assert tenant.command("webhooks.deliveries.recover", {"webhook": hook, "since": since}).status == 200
+
+
+def test_a_recovery_runs_until_every_event_it_queued_is_settled(tenant: Tenant, receiver: Receiver) -> None:
+    """The count the delivery worker keeps (store/recoveries.py), one settled redelivery at a time."""
+    from chalicelib.store.entities import entity_pk
+    from chalicelib.store.model import Item
+
+    hook = _hook(tenant, receiver)
+    recoveries.claim(tenant.id, hook, "rcount", _now())
+    recoveries.set_queued(tenant.id, hook, "rcount", 3, None)
+
+    def still_running() -> bool:
+        stored = Item.get(entity_pk(tenant.id, hook), recoveries.RECOVERY_SK, consistent_read=True)
+        return recoveries.running(stored.data_dict(), dt.datetime.now(dt.UTC))
+
+    for _ in range(2):
+        recoveries.settled(tenant.id, hook, "rcount")
+        assert still_running()
+    recoveries.settled(tenant.id, hook, "another")  # a later recovery's: not this one's count
+    assert still_running()
+    recoveries.settled(tenant.id, hook, "rcount")
+    assert not still_running()
