@@ -64,7 +64,7 @@ def claim(tenant_id: str, webhook_id: str, recovery_id: str, since: str) -> None
             code=codes.RECOVERY_RUNNING,
             extra={"running": {k: data.get(k) for k in ("id", "since", "until", "queued", "settled", "startedAt")}},
         )
-    started_today = int(data.get("count", 0)) if data.get("day") == today else 0
+    started_today = int(data["count"]) if data.get("day") == today else 0
     if started_today >= config.RECOVERIES_PER_DAY:
         tomorrow = dt.datetime.combine(now.date() + dt.timedelta(days=1), dt.time(), tzinfo=dt.UTC)
         wait = max(1, int((tomorrow - now).total_seconds()))

@@ -40,7 +40,9 @@ def test_a_second_recovery_waits_for_the_first_to_be_delivered(tenant: Tenant, r
     assert first["recovered"] == 3, first
     again = tenant.command("webhooks.deliveries.recover", {"webhook": hook, "since": since})
     assert (again.status, again.body["code"]) == (409, "recovery_running"), again.body
-    assert again.body["running"]["queued"] == 3 and again.body["running"]["since"] == since
+    running = again.body["running"]
+    assert (running["queued"], running["settled"], running["since"]) == (3, 0, since), running
+    assert running["id"].startswith("r") and running["until"] >= since and running["startedAt"] >= since
     receiver.always = None
     _redelivered(receiver, 3)
 
@@ -101,12 +103,15 @@ def test_a_recovery_that_never_settles_ends_after_its_lease(tenant: Tenant, rece
 def test_a_recovery_whose_call_died_before_counting_holds_for_minutes_only(tenant: Tenant, receiver: Receiver) -> None:
     hook = _hook(tenant, receiver)
     since = _now()
-    recoveries.claim(tenant.id, hook, "rdied", since)  # a call that claimed and never queued (it died)
-    held = tenant.command("webhooks.deliveries.recover", {"webhook": hook, "since": since})
-    assert (held.status, held.body["code"]) == (409, "recovery_running"), held.body
-    with clock_at(_later(minutes=recoveries.COUNTING_MINUTES - 1)):
+    died = _later(seconds=1)
+    with clock_at(died):
+        recoveries.claim(tenant.id, hook, "rdied", since)  # a call that claimed and never queued (it died)
+        held = tenant.command("webhooks.deliveries.recover", {"webhook": hook, "since": since})
+        assert (held.status, held.body["code"]) == (409, "recovery_running"), held.body
+    counting = dt.timedelta(minutes=recoveries.COUNTING_MINUTES)
+    with clock_at(died + counting - dt.timedelta(milliseconds=1)):
         assert tenant.command("webhooks.deliveries.recover", {"webhook": hook, "since": since}).status == 409
-    with clock_at(_later(minutes=recoveries.COUNTING_MINUTES + 1)):
+    with clock_at(died + counting):
         assert tenant.command("webhooks.deliveries.recover", {"webhook": hook, "since": since}).status == 200
 
 
