@@ -151,7 +151,9 @@ PAGING_NOTE = (
 def update_mode_payload(etype: EntityType, fields: dict[str, Any]) -> dict[str, Any]:
     """The Update-mode payload of `etype`: the fields its records always hold (EntityType.required)
     cannot be cleared (null), or a stored entity would lack what every one has."""
-    return s.update_payload(fields, etype.name, "The changes (Update mode).", etype.required)
+    return s.update_payload(
+        s.nonempty(fields, etype.required), etype.name, "The changes (Update mode).", etype.required
+    )
 
 
 @dataclass(frozen=True)
@@ -220,7 +222,7 @@ def declare_create(
         return {arg: store.to_wire(ctx, store.create(ctx, etype, data, path=arg))}
 
     payload = s.obj(
-        fields,
+        s.nonempty(fields, required),
         required=required,
         description=f"The new {etype.name} (Create mode: no id).",
     )

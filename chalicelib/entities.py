@@ -13,7 +13,7 @@ from typing import Any
 from chalicelib import ids
 from chalicelib.error_codes import ErrorCode
 from chalicelib.errors import invalid_at
-from chalicelib.schemas import free_text_paths
+from chalicelib.schemas import VALUE_LISTS, free_text_paths
 
 # Filter slots: a type may name up to this many indexed filter fields (GSIs gsi2..gsi4).
 MAX_FILTERS = 3
@@ -122,6 +122,10 @@ def declare(entity_type: EntityType) -> EntityType:
     ENTITY_TYPES[entity_type.name] = entity_type
     _BY_PREFIX[entity_type.prefix] = entity_type
     return entity_type
+
+
+VALUE_LISTS["entityTypes"] = lambda: sorted(ENTITY_TYPES)
+VALUE_LISTS["aliasableTypes"] = lambda: sorted(name for name, etype in ENTITY_TYPES.items() if etype.aliasable)
 
 
 def by_prefix(prefix: str | None) -> EntityType | None:

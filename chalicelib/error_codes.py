@@ -87,7 +87,9 @@ VALIDATION_FAILED = ErrorCode(
     "an argument is missing, unknown or of the wrong shape; `errors` lists each with its path.",
 )
 INVALID_IDEMPOTENCY_KEY = ErrorCode(
-    "invalid_idempotency_key", 400, "the `Idempotency-Key` is longer than 255 characters or holds control characters."
+    "invalid_idempotency_key",
+    400,
+    "the `Idempotency-Key` is empty, longer than 255 characters, or holds anything but printable ASCII.",
 )
 IDEMPOTENCY_KEY_REUSED = ErrorCode(
     "idempotency_key_reused", 409, "this `Idempotency-Key` was used with a different request."

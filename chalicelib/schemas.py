@@ -64,6 +64,32 @@ def enum(description: str, values: list[str] | Words, *, codes: bool = False) ->
     return schema
 
 
+# A list of values the service knows only once every resource has loaded (the entity types, the
+# event types): a schema marked with its name (`known_values`) is checked by the handler, and the
+# OpenAPI document states the list as the schema's `enum` (openapi.py), so tools generate only
+# values the service takes. The lists register here (`VALUE_LISTS`), each where it is defined.
+VALUES = "x-values"
+VALUE_LISTS: dict[str, Callable[[], list[str]]] = {}
+
+
+def known_values(schema: Schema, name: str) -> Schema:
+    """`schema`, marked as taking one value of the list `name` of VALUE_LISTS."""
+    return {**schema, VALUES: name}
+
+
+def nonempty(fields: dict[str, Schema], required: Iterable[str]) -> dict[str, Schema]:
+    """`fields` with `minLength: 1` on each required string that sets no minimum: the records'
+    rules (EntityType.verify) refuse an empty one as they refuse a missing one, and the schema
+    says so (a tool that reads it sends no empty name)."""
+    names = set(required)
+    return {
+        name: {**schema, "minLength": 1}
+        if name in names and schema.get("type") == "string" and "minLength" not in schema and "enum" not in schema
+        else schema
+        for name, schema in fields.items()
+    }
+
+
 def integer(description: str, **extra: Any) -> Schema:
     return {"type": "integer", "description": description, **extra}
 

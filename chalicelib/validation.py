@@ -157,6 +157,10 @@ def _message(error: Any) -> str:
         message = "holds a control character (ESC, NUL, TAB, a line break, ...); this field takes one line of text"
     elif kind == "pattern" and limit == MULTI_LINE:
         message = "holds a control character (ESC, NUL, ...); TAB and line breaks are the only ones allowed"
+    elif kind == "oneOf" and all(set(branch) == {"required"} for branch in limit):
+        # exactly one of some arguments (audit.revert: auditRecord or filter)
+        names = " and ".join(name for branch in limit for name in branch["required"])
+        message = f"exactly one of {names}"
     elif kind in ("maxLength", "minLength") and isinstance(value, str):
         message = f"is {len(value)} characters long; {'at most' if kind == 'maxLength' else 'at least'} {limit} allowed"
     else:

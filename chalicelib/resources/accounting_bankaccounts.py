@@ -42,12 +42,14 @@ IBAN_FIELD = s.checked(
         "(country, length, check digits) and stored compact in upper case (`DE89370400440532013000`).",
         max_length=50,
         minLength=5,
+        format="iban",  # ISO 13616; the check digits are no pattern's
     )
 )
 BIC_FIELD = s.checked(
     s.string(
         "BIC (SWIFT code) of the bank, 8 or 11 characters, e.g. COBADEFFXXX; checked and stored compact in upper case.",
         max_length=20,
+        format="bic",  # ISO 9362
     )
 )
 ACCOUNT_HOLDER_FIELD = s.string(

@@ -53,6 +53,7 @@ FIELDS: dict[str, Any] = {
             "Creditor identifier (Gläubiger-Identifikationsnummer) of the collecting creditor, e.g. "
             "DE98ZZZ09999999999; checked (ISO 7064 mod 97-10, as the EPC defines it) and stored compact in upper case.",
             max_length=50,
+            format="sepa-creditor-id",
         )
     ),
     "mandateReference": {

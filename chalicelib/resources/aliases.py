@@ -31,7 +31,7 @@ ENTRY = s.obj(
     {
         "alias": ALIAS,
         "id": s.string("Internal id of the entity."),
-        "type": s.string("Entity type: contact, object, ... (singular camelCase)."),
+        "type": s.known_values(s.string("Entity type: contact, object, ... (singular camelCase)."), "aliasableTypes"),
     },
     required=["alias", "id", "type"],
 )

@@ -72,12 +72,16 @@ FILTERS = {
     "from": s.timestamp("Only changes at or after this time (UTC)."),
     "to": s.timestamp("Only changes at or before this time (UTC)."),
 }
+s.VALUE_LISTS["auditedTypes"] = lambda: sorted({*ENTITY_TYPES, *ACCOUNT_TYPES})
 LIST_ARGS = {
-    "entityType": s.string(
-        "Only changes of entities of this type (contact, unit, ...; apiKey, integration, member, oauthGrant, tenant "
-        "for the account's own records).",
-        max_length=50,
-        minLength=1,
+    "entityType": s.known_values(
+        s.string(
+            "Only changes of entities of this type (contact, unit, ...; apiKey, integration, member, oauthGrant, "
+            "tenant for the account's own records).",
+            max_length=50,
+            minLength=1,
+        ),
+        "auditedTypes",
     ),
     **FILTERS,
     "after": s.string("The `next` of an earlier answer: only the records after it.", max_length=100, minLength=1),
@@ -232,7 +236,9 @@ narrowing the time range.""",
             "filter": s.obj(FILTERS, description="Undo every change these filters match.", minProperties=1),
             "force": s.boolean("Overwrite later changes of other actors too. Default false."),
             "dryRun": s.boolean("Only answer what would be reverted and skipped; write nothing. Default false."),
-        }
+        },
+        # exactly one of the two (the handler says so in words when a caller sends neither or both)
+        oneOf=[{"required": ["auditRecord"]}, {"required": ["filter"]}],
     ),
     result=s.obj(
         {

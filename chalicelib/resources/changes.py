@@ -80,7 +80,10 @@ records (keys, members, the tenant) are never on the feed (`audit.list` with `ad
             "after": s.string("The `next` of an earlier answer.", max_length=100, minLength=1),
             "since": s.timestamp(f"For the first call: changes from this time on (within {feed.RETENTION_DAYS} days)."),
             "entityTypes": s.array(
-                s.string("Entity type, as in the event types (contact, unit, contract, ...).", max_length=50),
+                s.known_values(
+                    s.string("Entity type, as in the event types (contact, unit, contract, ...).", max_length=50),
+                    "entityTypes",
+                ),
                 "Only changes of these entity types.",
                 max_items=50,
             ),

@@ -46,6 +46,8 @@ def event_types() -> list[str]:
     return [f"{name}.{action}" for name in sorted(ENTITY_TYPES) for action in ACTIONS]
 
 
+s.VALUE_LISTS["subscribedEvents"] = lambda: ["*", *event_types()]
+
 FIELDS: dict[str, Any] = {
     "name": s.string("A name for people: what receives the events.", max_length=200),
     "url": {
@@ -59,7 +61,10 @@ FIELDS: dict[str, Any] = {
     },
     "events": {
         **s.array(
-            s.checked(s.string("An event type from webhooks.eventTypes, or `*` for all.", max_length=100)),
+            s.known_values(
+                s.checked(s.string("An event type from webhooks.eventTypes, or `*` for all.", max_length=100)),
+                "subscribedEvents",
+            ),
             "The event types to deliver.",
             max_items=500,
         ),
@@ -221,15 +226,18 @@ AUTH_HEADER = s.string(
     summary="Subscribe a receiver URL to event types; the signing secret is returned once.",
     docs=DOC,
     args=s.obj(
-        {
-            "name": FIELDS["name"],
-            "url": FIELDS["url"],
-            "events": FIELDS["events"],
-            "authorizationHeader": AUTH_HEADER,
-            "enabled": FIELDS["enabled"],
-            "description": FIELDS["description"],
-            "skipOwnChanges": FIELDS["skipOwnChanges"],
-        },
+        s.nonempty(
+            {
+                "name": FIELDS["name"],
+                "url": FIELDS["url"],
+                "events": FIELDS["events"],
+                "authorizationHeader": AUTH_HEADER,
+                "enabled": FIELDS["enabled"],
+                "description": FIELDS["description"],
+                "skipOwnChanges": FIELDS["skipOwnChanges"],
+            },
+            WEBHOOK.required,
+        ),
         required=list(WEBHOOK.required),
     ),
     result=s.obj(

@@ -61,6 +61,7 @@ RESOURCE = s.obj(
         ),
         "content": {
             "type": "string",
+            "minLength": 1,  # an empty file is refused (empty_file): the one base64 of it is ""
             "maxLength": files.MAX_DIRECT_BODY_BYTES,
             "format": "byte",  # base64 (OpenAPI 3.0); decoding refuses anything else
             "description": "The file's bytes, base64-encoded (RFC 4648). "
