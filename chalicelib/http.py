@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import math
+import re
 import time
 import uuid
 from collections.abc import Callable, Mapping
@@ -13,7 +14,7 @@ from typing import Any
 
 from chalice import Chalice, Response  # type: ignore[attr-defined]
 
-from chalicelib import config, dispatch, jsontext, observability, paths, registry, resource_metadata
+from chalicelib import config, dispatch, jsontext, observability, paths, registry, resource_metadata, throttle
 from chalicelib import error_codes as codes
 from chalicelib.auth import authenticate
 from chalicelib.context import CallContext
@@ -27,6 +28,7 @@ from chalicelib.errors import (
     UnsupportedMediaType,
 )
 from chalicelib.log import logger
+from chalicelib.openapi import IDEMPOTENCY_KEY_MAX, IDEMPOTENCY_KEY_PATTERN
 from chalicelib.registry import Operation, Surface
 from chalicelib.request_scope import IncomingRequest, RequestScope
 from chalicelib.store import faults, idempotency
@@ -107,8 +109,17 @@ def parse_body(request: IncomingRequest, op: Operation) -> tuple[dict[str, Any],
         return args, json.dumps(args, sort_keys=True).encode()  # the boundary differs per request; the arguments do not
     if not raw.strip():
         return {}, raw
-    # The body is read as JSON whatever Content-Type says: curl's -d sends form-urlencoded
-    # by default, and refusing a well-formed JSON body for its label helps nobody.
+    # A body is what its Content-Type says (an empty one says nothing): JSON, or a form for the
+    # uploads. curl's -d labels JSON form-urlencoded unless told `-H 'Content-Type:
+    # application/json'`; reading it as JSON anyway would make the label mean nothing (and a form
+    # that happens to parse would be taken), so it is refused with the header to send.
+    if content_type.split(";", 1)[0].strip().lower() != JSON:
+        uploads = " (file uploads: multipart/form-data)" if op.accepts_files else ""
+        given = f"Content-Type {content_type!r}" if content_type else "No Content-Type"
+        raise UnsupportedMediaType(
+            f"{given} is not accepted for {op.name}'s body; send it as JSON with `Content-Type: application/json`"
+            f"{uploads}."
+        )
     try:
         body = json.loads(raw.decode("utf-8"), parse_constant=_not_a_number, parse_float=_finite)
     except (UnicodeDecodeError, ValueError) as err:
@@ -179,21 +190,24 @@ def handle(app: Chalice, name: str, kind: str, surface: Surface) -> Response:
 
 def answer(request: IncomingRequest, operation: str, respond: Callable[[RequestScope], Response]) -> Response:
     """Runs `respond(scope)` and turns errors into problem+json; logs the request and, once a
-    key was recognised (the scope's `caller`), records it in that key's request log."""
+    key was recognised (the scope's `caller`), records it in that key's request log. Every
+    answer of a call a limit counted carries that limit's RateLimit fields (`_steer`)."""
     scope = RequestScope(request_id_of(request), source_ip_of(request))
     started = time.perf_counter()
     logger.append_keys(request_id=scope.request_id, operation=operation, tenant=None, agent=None)
     status = 500
+    throttle.watch(scope.request_id)
     try:
         response = respond(scope)
         status = response.status_code
-        return response
+        return _steer(response, scope.request_id)
     except Exception as err:  # noqa: BLE001 - the client gets a problem body, never a stack trace
         error = faults.as_api_error(err, where="request")  # AWS throttling or unavailable: 429 / 503
         status = error.status
         _challenge(error, "mcp" if operation == "mcp" else "rest")
-        return problem_response(error, scope.request_id)
+        return _steer(problem_response(error, scope.request_id), scope.request_id)
     finally:
+        throttle.headers(scope.request_id)  # watched no longer, however the answer ended
         ms = (time.perf_counter() - started) * 1000
         logger.info("request", extra={"method": request.method, "status": status, "ms": round(ms, 2)})
         # Names are bounded by the registry: a caller inventing names must not invent metrics.
@@ -209,6 +223,15 @@ def answer(request: IncomingRequest, operation: str, respond: Callable[[RequestS
                 ms=ms,
                 source_ip=scope.source_ip,
             )
+
+
+def _steer(response: Response, request_id: str) -> Response:
+    """The IETF draft's RateLimit-Policy and RateLimit fields of the nearest limit the request's
+    calls counted against (throttle.headers), on any status: a client paces itself by them. A
+    429's own fields (the limit that refused) stay; no limit in force, none."""
+    for name, value in throttle.headers(request_id).items():
+        response.headers.setdefault(name, value)
+    return response
 
 
 def _challenge(error: ApiError, face: resource_metadata.Face) -> None:
@@ -268,7 +291,7 @@ def _handle(request: IncomingRequest, scope: RequestScope, name: str, kind: str,
         return dispatch.serve(op, ctx, lambda: decode_query(op, _query_params(request)), as_json)
     body = _Body(request, op)  # parsed once the call is admitted
     idem_key = request.headers.get("idempotency-key")
-    if idem_key and op.authenticated:
+    if idem_key is not None and op.authenticated:
 
         def idempotently(op: Operation, ctx: CallContext, args: dict[str, Any]) -> Response:
             return _idempotent(op, ctx, args, body.raw, idem_key, scope.request_id)
@@ -293,13 +316,18 @@ class _Body:
 def _idempotent(
     op: Operation, ctx: CallContext, args: dict[str, Any], raw: bytes, key: str, request_id: str
 ) -> Response:
-    if len(key) > 255:
-        raise Invalid("Idempotency-Key is longer than 255 characters.", code=codes.INVALID_IDEMPOTENCY_KEY)
-    if any(
-        ord(char) < 0x20 or ord(char) == 0x7F for char in key
-    ):  # CR, LF, NUL: RFC 9110 lets no field value hold them
+    if len(key) > IDEMPOTENCY_KEY_MAX:
         raise Invalid(
-            "Idempotency-Key holds control characters (CR, LF, NUL, ...); send printable text.",
+            f"Idempotency-Key is longer than {IDEMPOTENCY_KEY_MAX} characters.", code=codes.INVALID_IDEMPOTENCY_KEY
+        )
+    # What the OpenAPI document states (openapi.IDEMPOTENCY_KEY_PATTERN): printable ASCII, visible
+    # first and last. CR, LF, NUL: RFC 9110 lets no field value hold them; other characters arrive
+    # as whatever bytes a proxy made of them, and an empty key (or spaces, which HTTP trims) keys
+    # nothing: each was taken before, the empty one as no key at all.
+    if not re.fullmatch(IDEMPOTENCY_KEY_PATTERN, key):
+        raise Invalid(
+            "Idempotency-Key must be 1 to 255 printable ASCII characters (no control characters, no others), "
+            "beginning and ending with a visible one; a UUID serves.",
             code=codes.INVALID_IDEMPOTENCY_KEY,
         )
     fingerprint = idempotency.fingerprint(op.name, raw)
@@ -386,5 +414,7 @@ def _route(app: Chalice, path: str, name: str | None, kind: str, surface: Surfac
         path,
         methods=["GET", "POST"],
         name=view_name,
+        # text/plain and forms reach the view, after admission: parse_body refuses a body so labelled
+        # with our 415 naming application/json (Chalice's own refusal would come before the key's check)
         content_types=[JSON, "text/plain", "application/x-www-form-urlencoded", "multipart/form-data"],
     )(view)

@@ -110,6 +110,7 @@ GROUPS = {
             F + "test_sandbox_limits.py",  # a sandbox counts against its company's limits (issue 51)
             F + "test_call_weights.py",  # a call weighed by its work (account.charge)
             F + "test_object_key_pages.py",  # a limited key's page charged its reads
+            F + "test_rate_limit_headers.py",  # what the limits tell of themselves (rates.room)
         ),
     ),
     # the cap on a tenant's live keys
@@ -164,6 +165,8 @@ GROUPS = {
         ("chalicelib/console/pages/oauth_consent.py",),
         (F + "test_oauth_consent.py", F + "test_oauth.py", F + "test_oauth_grant_list.py"),
     ),
+    # a key's calls counted from its request log (apikeys.usage, issue 52)
+    "usage": Group(("chalicelib/store/requests.py",), (F + "test_apikeys_usage.py", F + "test_accounts.py")),
     # a webhook's recoveries: one at a time, a number a day (issue 51)
     "recoveries": Group(("chalicelib/store/recoveries.py",), (F + "test_recovery_limits.py",)),
 }

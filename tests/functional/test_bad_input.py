@@ -160,6 +160,44 @@ def test_a_content_type_no_route_accepts_answers_415_problem_and_writes_nothing(
 
 
 @pytest.mark.parametrize(
+    "content_type",
+    ["text/plain", "text/plain; charset=utf-8", "application/x-www-form-urlencoded", "multipart/form-data; boundary=x"],
+)
+def test_a_json_body_labelled_otherwise_answers_415_naming_json_and_writes_nothing(
+    stack: Any, tenant: Tenant, content_type: str
+) -> None:
+    """Issue 52, 5: a body is what its Content-Type says. A JSON body sent as text/plain or
+    form-urlencoded (curl's -d without -H) was read as JSON; now it is refused, as the docs said,
+    naming the type to send (multipart only for the upload commands)."""
+    body = json.dumps({"contact": {"personType": "natural", "lastName": "Formular"}}).encode()
+    answer = tenant.command("contacts.create", raw=body, headers={"Content-Type": content_type})
+    refused(answer, 415, "unsupported_media_type", content_type.split(";")[0], "Content-Type: application/json")
+    assert totals(stack, tenant) == EMPTY
+    assert (
+        tenant.command("contacts.create", raw=body, headers={"Content-Type": "application/json; charset=utf-8"}).status
+        == 200
+    )
+    bare = tenant.api.request(
+        "POST",
+        "/propertymanagement/v2/command/objects.create",
+        body=body,
+        headers={"Authorization": f"Bearer {tenant.key}"},
+    )
+    refused(bare, 415, "unsupported_media_type", "application/json")  # urllib labels it form-urlencoded itself
+
+
+def test_a_command_without_a_body_needs_no_content_type(tenant: Tenant) -> None:
+    """An empty body says nothing of its type: a command of no required arguments runs."""
+    answer = tenant.api.request(
+        "POST",
+        "/propertymanagement/v2/command/exports.create",
+        body=b"",
+        headers={"Authorization": f"Bearer {tenant.key}", "Content-Type": "application/x-www-form-urlencoded"},
+    )
+    assert answer.status == 200, answer.body
+
+
+@pytest.mark.parametrize(
     "path",
     ["/", "/propertymanagement/v3/query/objects", "/propertymanagement/v2/objects", "/propertymanagement/v2/query/a/b"],
 )
