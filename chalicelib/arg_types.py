@@ -1494,6 +1494,14 @@ class ResponsibilitiesUpsertArgs(TypedDict):
     items: list[ResponsibilitiesUpsertArgsItemsItem]
 
 
+class SearchArgs(TypedDict):
+    query: str
+    types: NotRequired[list[str]]
+    objectId: NotRequired[str]
+    limit: int
+    offset: int
+
+
 class SignatoriesCreateArgsSignatory(TypedDict):
     contactId: str
     objectId: NotRequired[str]

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from chalicelib.entity_search import follow
 from chalicelib.events import audit, deliveries, feed
 from chalicelib.events.changes import Change, from_record
 from chalicelib.log import logger
@@ -73,9 +74,11 @@ def handle_event(event: dict[str, Any]) -> dict[str, Any]:
 
 def _record(changes: list[Change]) -> None:
     """Audit records (BatchWriteItem) for the changes without an event; for the others their
-    audit records with their feed entries (TransactWriteItems, each change once)."""
+    audit records with their feed entries (TransactWriteItems, each change once); then the
+    entity search's index (entity_search/follow.py: rewriting a row twice changes nothing)."""
     audit.record_many([c for c in changes if not c.has_event])
     feed.append([c for c in changes if c.has_event])
+    follow.follow(changes)
 
 
 def _failed_from(records: list[DynamoDBRecord], first: int) -> dict[str, Any]:

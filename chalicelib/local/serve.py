@@ -16,6 +16,7 @@ from pathlib import Path
 from types import FrameType
 
 from chalicelib import config
+from chalicelib.entity_search import engine as search_engine
 from chalicelib.local import demo, docs_site
 from chalicelib.local.http_server import create_server
 from chalicelib.local.stack import LocalStack
@@ -42,6 +43,8 @@ def main() -> None:
     os.environ.setdefault("PM_PRINT_OUTBOX", "1")
 
     stack = LocalStack(state_file=state_dir / "state.json").start()
+    state_dir.mkdir(parents=True, exist_ok=True)
+    search_engine.use(search_engine.file_in(str(state_dir)))  # the entity search's index, kept with the data
     restored = len(stack.items())
     stack.start_stream()  # audit records from here on; the restored items are not replayed
 

@@ -552,6 +552,33 @@ def backfill_changed_index(dry_run: bool, as_json: bool) -> None:
         )
 
 
+@cli.group("search")
+def search_group() -> None:
+    """The entity search's index (docs/concepts/search.md)."""
+
+
+@search_group.command("reindex")
+@click.option("--tenant", "tenant_id", metavar="TENANT", help="Only this tenant (default: every tenant).")
+@JSON_OPTION
+@store_command
+def search_reindex(tenant_id: str | None, as_json: bool) -> None:
+    """Rebuild the entity search's index from the table: each tenant's rows cleared, then its live
+    entities indexed. With --local, the index of the running `make serve` (its state folder)."""
+    from chalicelib.entity_search import engine, follow  # cold start: the index loads when a command runs
+    from chalicelib.store.tenants import all_tenants  # cold start: as above
+
+    root = click.get_current_context().find_root()
+    if root.params.get("local"):
+        engine.use(engine.file_in(str(state_dir())))
+    tenants = [tenant_id] if tenant_id else [t["id"] for t in all_tenants()]
+    done = {tenant: follow.reindex(_operator_in(tenant)) for tenant in tenants}
+    if as_json:
+        _json({"reindexed": done})
+        return
+    for tenant, counts in done.items():
+        _echo(f"{tenant}: {sum(counts.values())} entities indexed")
+
+
 # --- import ---------------------------------------------------------------------------
 
 

@@ -36,6 +36,7 @@ MODULES = (
     "units",
     "uvi",
     "webhooks",
+    "entity_search",  # last: the types it searches are the whole catalogue's
 )
 # Declared after every other module: the upserts derive from their create and update commands,
 # the exports from the upserts.

@@ -59,6 +59,9 @@ UNPAGED_IN_INTERFACE = {
     "accounting.object.bankaccountinfos",
 }
 
+# Pages of at most this many: `search` ranks its matches and reads each result's item (issue 53).
+SMALLER_PAGES = {"search": 100}
+
 
 def test_list_queries_take_required_limit_and_offset() -> None:
     """A list that also pages by cursor (`after`, audit.list) needs no offset: a follower passes
@@ -69,7 +72,7 @@ def test_list_queries_take_required_limit_and_offset() -> None:
             cursor = "after" in op.args["properties"]
             wanted = set() if op.name in UNPAGED_IN_INTERFACE else {"limit"} if cursor else {"limit", "offset"}
             assert required == wanted, op.name
-            assert op.args["properties"]["limit"]["maximum"] == 1000
+            assert op.args["properties"]["limit"]["maximum"] == SMALLER_PAGES.get(op.name, 1000), op.name
 
 
 def test_registered_interface_names_have_the_interface_kind() -> None:

@@ -1,0 +1,13 @@
+"""Entity search (issue 53): find any entity of a tenant by what people call it.
+
+  fold.py      German as people type it: case, umlauts and ß folded, "str." for "straße"
+  texts.py     which fields of each entity type are searched, derived from the entity catalogue
+  engine.py    the index behind a small interface (index, delete, search, clear a tenant) and its
+               embedded implementation, SQLite FTS5 (an OpenSearch one can follow behind the same
+               interface; none is built yet)
+  follow.py    the index follows the change stream (events/stream.py calls it) and is rebuilt
+               per tenant (`pmctl search reindex`)
+  find.py      a search as a key may see it: only the areas it reads, only its objects' reach,
+               ranked exact > prefix > one typo
+
+docs/concepts/search.md describes it for the users of the interface."""

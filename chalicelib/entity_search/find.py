@@ -1,0 +1,94 @@
+"""A search as the calling key may see it. Only the entity types of the areas the key reads are
+asked for; for a key limited to objects the candidates are judged by the reach (store/reach.py,
+`within`: in batches, as a list's hits), before paging, so `total` counts only what the key
+reaches. Ranking: per query word an exact word of the entity scores 3, a prefix 2, a word one typo
+away 1; entities rank by their weakest word, then their mean, then the engine's relevance: exact
+matches above prefixes above fuzzy ones."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from chalicelib import scopes
+from chalicelib.context import CallContext
+from chalicelib.entities import ENTITY_TYPES
+from chalicelib.entity_search import engine
+from chalicelib.entity_search.engine import FUZZY_MIN, Hit, one_edit
+from chalicelib.entity_search.fold import words
+from chalicelib.entity_search.texts import indexed_text, searchable_types
+from chalicelib.store import reach
+from chalicelib.store.entities import to_wire
+from chalicelib.store.entity_reads import entity_pk, fetch_entities
+
+CANDIDATES = 1_000  # the engine's best hits ranked and counted at most (`capped` beyond)
+MAX_WORDS = 10  # the query's first words (each one more group of the engine's query)
+EXACT, PREFIX, FUZZY = 3, 2, 1
+
+
+@dataclass(frozen=True)
+class Ranked:
+    hit: Hit
+    weakest: int
+    mean: float
+    field: str
+    text: str
+
+
+def readable_types(ctx: CallContext, wanted: list[str] | None) -> list[str]:
+    areas = scopes.readable_areas(ctx.scopes)
+    return [t for t in (wanted or searchable_types()) if t in searchable_types() and ENTITY_TYPES[t].area in areas]
+
+
+def search(
+    ctx: CallContext, query: str, *, types: list[str] | None, object_id: str | None, limit: int, offset: int
+) -> tuple[list[dict[str, Any]], int, bool]:
+    """One page of results, the total and whether counting stopped at CANDIDATES."""
+    asked = list(dict.fromkeys(words(query)))[:MAX_WORDS]
+    allowed = readable_types(ctx, types)
+    hits, capped = engine.current().search(ctx.tenant_id, asked, types=allowed, object_id=object_id, cap=CANDIDATES)
+    if reach.limited(ctx) and hits:
+        reached = reach.within(ctx, [hit.id for hit in hits])
+        hits = [hit for hit in hits if hit.id in reached]
+    ranked = sorted((rank(hit, asked) for hit in hits), key=lambda r: (-r.weakest, -r.mean, r.hit.rank))
+    page = ranked[offset : offset + limit]
+    items = {item.id: item for item in fetch_entities([entity_pk(ctx.tenant_id, r.hit.id) for r in page])}
+    results = [_result(ctx, r, items[r.hit.id]) for r in page if r.hit.id in items]
+    return results, len(ranked), capped
+
+
+def _result(ctx: CallContext, ranked: Ranked, item: Any) -> dict[str, Any]:
+    hit = ranked.hit
+    return {
+        "type": hit.type,
+        "id": hit.id,
+        "aliases": to_wire(ctx, item)["aliases"],
+        "name": hit.name,
+        "objectId": hit.object_id,
+        "matched": {"field": ranked.field, "text": ranked.text},
+        "score": round(ranked.weakest + ranked.mean / 10, 3),
+    }
+
+
+def rank(hit: Hit, asked: list[str]) -> Ranked:
+    """How well the hit's fields match the query's words (the best field is the one `matched` names)."""
+    per_field = [(name, text, words(indexed_text(name, text))) for name, text in hit.fields]
+    every = [w for _, _, field_words in per_field for w in field_words]
+    scores = [match(word, every) for word in asked] or [0]
+    best_field, best_text, best = "", "", -1
+    for name, text, field_words in per_field:
+        score = sum(match(word, field_words) for word in asked)
+        if score > best:
+            best_field, best_text, best = name, text, score
+    return Ranked(hit, min(scores), sum(scores) / len(scores), best_field, best_text)
+
+
+def match(word: str, among: list[str]) -> int:
+    """How `word` of the query matches the words `among`: exactly, as a prefix, one typo away, not."""
+    if word in among:
+        return EXACT
+    if any(w.startswith(word) for w in among):
+        return PREFIX
+    if len(word) >= FUZZY_MIN and any(one_edit(word, w) for w in among):
+        return FUZZY
+    return 0

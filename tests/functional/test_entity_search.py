@@ -1,0 +1,236 @@
+"""The entity search (issue 53): `search` finds entities by what people call them, folded as
+German is typed, ranked exact > prefix > one typo, only within what the key may read, fresh with
+the change stream, rebuilt by `pmctl search reindex`, never across tenants
+(docs/concepts/search.md)."""
+
+from __future__ import annotations
+
+import tempfile
+import uuid
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from chalicelib import resources
+from chalicelib.entity_search import engine
+from chalicelib.entity_search.engine import one_edit
+from chalicelib.entity_search.fold import fold, words
+from chalicelib.entity_search.texts import searchable_types, texts
+from chalicelib.ops.pmctl import cli
+from chalicelib.store.entity_reads import entity_pk, fetch_entities
+from tests.client import Tenant
+from tests.eventually import eventually
+from tests.world import World
+
+resources.load_all()  # the catalogue the searched types derive from
+
+
+@pytest.fixture(scope="module", autouse=True)
+def index_file() -> Iterator[Path]:
+    """This module's index in a temporary folder (the process's engine until the module ends)."""
+    with tempfile.TemporaryDirectory(prefix="pm-entity-search-") as folder:
+        path = Path(engine.file_in(folder))
+        engine.use(str(path))
+        yield path
+        engine.use(":memory:")
+
+
+def _search(tenant: Tenant, query: str, key: str | None = None, **args: Any) -> dict[str, Any]:
+    return dict(
+        tenant.get("search", {"query": query, "limit": 100, "offset": 0, **args}, **({"key": key} if key else {}))
+    )
+
+
+def _ids(answer: dict[str, Any]) -> list[str]:
+    return [r["id"] for r in answer["results"]]
+
+
+def _found(tenant: Tenant, query: str, entity_id: str, key: str | None = None) -> bool:
+    return entity_id in _ids(_search(tenant, query, key))
+
+
+def _settled(tenant: Tenant, query: str, entity_id: str) -> None:
+    eventually(lambda: _found(tenant, query, entity_id), timeout=10, message=f"{query!r} finds {entity_id}")
+
+
+def _indexed(tenant: Tenant) -> set[str]:
+    """The ids the index holds of the tenant (a search also drops what the table says is deleted)."""
+    return {entry.id for entry in engine.current().entries(tenant.id)}
+
+
+# --- the folding, as unit rules --------------------------------------------------------------
+
+
+def test_folding_makes_umlauts_sharp_s_and_str_one_spelling() -> None:
+    assert fold("Schäfer") == fold("Schaefer") == "schaefer"
+    assert fold("Straße") == fold("STRASSE") == "strasse"
+    assert words("Lindenstr. 12") == ["lindenstrasse", "12"]
+    assert words("Müller-Lüdenscheidt, André") == ["mueller", "luedenscheidt", "andre"]
+
+
+def test_one_edit_is_a_letter_changed_added_dropped_or_two_swapped() -> None:
+    assert one_edit("mustermann", "mustermaan") and one_edit("schmidt", "schmit") and one_edit("schmit", "schmidt")
+    assert one_edit("meier", "meire") and not one_edit("meier", "maier1") and not one_edit("abc", "abc")
+
+
+def test_the_searched_types_come_from_the_catalogue() -> None:
+    assert {"contact", "object", "objectAddress", "unit", "process", "processUpdate", "document", "callRecord"} <= set(
+        searchable_types()
+    )
+    assert {"post", "bankAccountInfo"} <= set(searchable_types()) and "webhook" not in searchable_types()
+    contact = {"firstName": "Erika", "emails": [{"address": "e@example.org"}], "phones": [{"number": "030 12"}]}
+    assert texts("contact", contact) == [
+        ("firstName", "Erika"),
+        ("emails.address", "e@example.org"),
+        ("phones.number", "030 12"),
+    ]
+
+
+# --- matching and ranking ----------------------------------------------------------------------
+
+
+def test_german_as_typed_finds_both_ways_and_ranks_exact_above_prefix_above_typo(tenant: Tenant) -> None:
+    schaefer = tenant.contact(firstName="Erika", lastName="Schäfer", emails=[{"address": "erika@example.org"}])
+    schaefer2 = tenant.contact(lastName="Schaefer", phones=[{"number": "+49 30 1234567"}])
+    schaeferling = tenant.contact(lastName="Schaeferling")
+    schaefr = tenant.contact(lastName="Schafer")  # one letter off "schaefer"
+    linden = tenant.ok("objects.create", {"object": {"name": "Lindenstraße 12", "type": "weg"}})["object"]
+    strasse = tenant.ok("objects.create", {"object": {"name": "Gartenstrasse 3", "type": "weg"}})["object"]
+    _settled(tenant, "Gartenstrasse", strasse["id"])
+    _settled(tenant, "Schafer", schaefr["id"])
+
+    for typed in ("Schaefer", "Schäfer", "SCHÄFER"):
+        ranked = _ids(_search(tenant, typed, types=["contact"]))
+        assert set(ranked[:2]) == {schaefer["id"], schaefer2["id"]}, typed  # exact, both spellings
+        assert ranked[2] == schaeferling["id"], typed  # then the prefix
+        assert ranked[3] == schaefr["id"], typed  # then one typo
+    assert _found(tenant, "Erika Schaefer", schaefer["id"]) and _found(tenant, "schäfer erika", schaefer["id"])
+    assert not _found(tenant, "Erika Schäfer", schaefer2["id"])  # every word must match
+    assert _found(tenant, "Linden", linden["id"])
+    assert _found(tenant, "Lindenstrasse 12", linden["id"]) and _found(tenant, "lindenstr. 12", linden["id"])
+    assert _found(tenant, "Gartenstraße", strasse["id"]) and _found(tenant, "Gartenstr.", strasse["id"])
+    assert _found(tenant, "Lindenstrase", linden["id"])  # one typo in a long word
+    assert not _found(tenant, "Lindnstrase", linden["id"])  # two are too many
+    assert _found(tenant, "erika@example.org", schaefer["id"])
+    assert _found(tenant, "4930 1234567".replace(" ", ""), schaefer2["id"])
+
+    best = _search(tenant, "Schäfer", types=["contact"])["results"][0]
+    assert best["matched"] == {"field": "lastName", "text": best["name"].split()[-1]}
+    assert best["type"] == "contact" and best["objectId"] is None and best["aliases"] == []
+    assert best["score"] > _search(tenant, "Schäferl", types=["contact"])["results"][0]["score"]
+    objects = _search(tenant, "12", types=["object"])
+    assert objects["results"][0]["objectId"] == linden["id"] and objects["pagination"]["total"] == 1
+
+
+def test_paging_types_and_object_narrow_the_results(tenant: Tenant) -> None:
+    obj = tenant.ok("objects.create", {"object": {"name": "Birkenweg 1", "type": "weg"}})["object"]
+    unit = tenant.ok("units.create", {"unit": {"objectId": obj["id"], "number": "Birkenweg-W1", "type": "apartment"}})
+    made = [tenant.contact(lastName=f"Birkenweg{n}") for n in range(3)]
+    _settled(tenant, "Birkenweg-W1", unit["unit"]["id"])
+    _settled(tenant, "Birkenweg2", made[2]["id"])
+    everything = _search(tenant, "Birkenweg")
+    assert everything["pagination"]["total"] == 5
+    page = tenant.get("search", {"query": "Birkenweg", "limit": 2, "offset": 2})
+    assert _ids(page) == _ids(everything)[2:4] and page["pagination"]["nextOffset"] == 4
+    assert set(_ids(_search(tenant, "Birkenweg", objectId=obj["id"]))) == {obj["id"], unit["unit"]["id"]}
+    assert _ids(_search(tenant, "Birkenweg", types=["unit"])) == [unit["unit"]["id"]]
+    refused = tenant.query("search", {"query": "x", "limit": 10, "offset": 0, "types": ["webhook"]})
+    assert refused.status == 400 and refused.body["errors"][0]["path"] == "types[0]", refused.body
+    assert tenant.query("search", {"query": "", "limit": 10, "offset": 0}).status == 400
+    assert tenant.query("search", {"query": "x" * 201, "limit": 10, "offset": 0}).status == 400
+    assert tenant.query("search", {"query": "x", "limit": 101, "offset": 0}).status == 400
+
+
+# --- only what the key may read ---------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def world(api: Any) -> World:
+    built = World(api.signup(company="Suchwelt GmbH"))
+    built.build()
+    return built
+
+
+def _first_word(world: World, type_name: str) -> str | None:
+    (item,) = fetch_entities([entity_pk(world.tenant.id, world.ids[type_name])])
+    found = [w for _, text in texts(type_name, item.data_dict()) for w in words(text)]
+    return found[0] if found else None
+
+
+def test_keys_of_another_object_or_area_find_nothing_of_any_searchable_type(world: World) -> None:
+    tenant = world.tenant
+    other = tenant.ok("objects.create", {"object": {"name": "Anderswo", "type": "weg"}})["object"]
+    elsewhere = tenant.new_key(["read"], objects=[other["id"]])
+    other_area = tenant.new_key(["read:signatories", "read:webhooks"])  # areas with nothing searched
+    first = {t: _first_word(world, t) for t in searchable_types() if t in world.ids}
+    swept = {t: w for t, w in first.items() if w}
+    assert len(swept) >= 10, swept
+    for type_name, word in swept.items():
+        _settled(tenant, word, world.ids[type_name])
+        for key in (elsewhere, other_area):
+            answer = _search(tenant, word, key, types=[type_name])
+            assert answer["results"] == [] and answer["pagination"]["total"] == 0, (type_name, word, answer)
+
+
+def test_a_limited_key_finds_what_lies_within_its_objects_and_totals_count_only_that(tenant: Tenant) -> None:
+    a = tenant.ok("objects.create", {"object": {"name": "Ahornallee 1", "type": "weg"}})["object"]
+    b = tenant.ok("objects.create", {"object": {"name": "Ahornallee 2", "type": "weg"}})["object"]
+    unit_a = tenant.ok("units.create", {"unit": {"objectId": a["id"], "number": "Ahorn-1", "type": "apartment"}})
+    unit_b = tenant.ok("units.create", {"unit": {"objectId": b["id"], "number": "Ahorn-2", "type": "apartment"}})
+    _settled(tenant, "Ahorn 2", unit_b["unit"]["id"])
+    key = tenant.new_key(["read"], objects=[a["id"]])
+    answer = _search(tenant, "Ahorn", key)
+    assert set(_ids(answer)) == {a["id"], unit_a["unit"]["id"]} and answer["pagination"]["total"] == 2
+    units_only = tenant.new_key(["read:units"])
+    assert set(_ids(_search(tenant, "Ahorn", units_only))) == {unit_a["unit"]["id"], unit_b["unit"]["id"]}
+
+
+def test_another_tenants_contact_of_the_same_name_is_never_found(tenant: Tenant, other_tenant: Tenant) -> None:
+    name = f"Zwilling{uuid.uuid4().hex[:6]}"
+    mine, theirs = tenant.contact(lastName=name), other_tenant.contact(lastName=name)
+    _settled(tenant, name, mine["id"])
+    _settled(other_tenant, name, theirs["id"])
+    assert _ids(_search(tenant, name)) == [mine["id"]]
+    assert _ids(_search(other_tenant, name)) == [theirs["id"]]
+    assert _ids(_search(tenant, name[:-1] + "x")) == [mine["id"]]  # the typo's terms are any tenant's; rows are not
+
+
+# --- fresh with the stream, rebuilt by pmctl ----------------------------------------------------
+
+
+def test_a_created_renamed_and_deleted_entity_is_found_then_gone(tenant: Tenant) -> None:
+    contact = tenant.contact(lastName="Vogelsang")
+    _settled(tenant, "Vogelsang", contact["id"])
+    tenant.ok(
+        "contacts.update", {"contact": {"id": contact["id"], "lastName": "Finkenschlag", "version": contact["version"]}}
+    )
+    _settled(tenant, "Finkenschlag", contact["id"])
+    assert not _found(tenant, "Vogelsang", contact["id"])
+    tenant.ok("contacts.delete", {"contact": contact["id"]})
+    eventually(
+        lambda: not _found(tenant, "Finkenschlag", contact["id"]), timeout=10, message="the deleted contact gone"
+    )
+    tenant.ok("contacts.restore", {"contact": contact["id"]})
+    _settled(tenant, "Finkenschlag", contact["id"])
+
+
+def test_reindex_rebuilds_an_emptied_index_exactly(tenant: Tenant) -> None:
+    obj = tenant.ok("objects.create", {"object": {"name": "Eichenhof", "type": "weg"}})["object"]
+    unit = tenant.ok("units.create", {"unit": {"objectId": obj["id"], "number": "E-7", "type": "apartment"}})["unit"]
+    gone = tenant.contact(lastName="Weggezogen")
+    tenant.contact(firstName="Jörg", lastName="Eichhorn", emails=[{"address": "joerg@example.org"}])
+    tenant.ok("contacts.delete", {"contact": gone["id"]})
+    _settled(tenant, "E-7", unit["id"])
+    eventually(lambda: gone["id"] not in _indexed(tenant), timeout=10, message="the deleted contact gone")
+    before = engine.current().entries(tenant.id)
+    assert len(before) == 3  # the object, the unit, the live contact
+    engine.current().clear_tenant(tenant.id)
+    assert engine.current().entries(tenant.id) == [] and _search(tenant, "Eichenhof")["results"] == []
+    result = CliRunner().invoke(cli, ["search", "reindex", "--tenant", tenant.id], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    assert f"{tenant.id}: 3 entities indexed" in result.output
+    assert engine.current().entries(tenant.id) == before
+    assert _ids(_search(tenant, "Eichenhof")) == [obj["id"]]
