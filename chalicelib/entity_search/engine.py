@@ -6,8 +6,11 @@ same interface, none is built yet).
 Every row carries its tenant and every search filters by it. The text is folded before the
 tokenizer sees it (fold.py); a word matches as itself or as a prefix (FTS5's `*`), and a word of
 FUZZY_MIN letters or more also as the index's terms one edit away (a letter wrong, missing, extra
-or two swapped), found in the vocabulary (fts5vocab) among at most VOCAB_SCAN terms of about its
-length: a bounded pass whatever the index holds."""
+or two swapped): SQLite reads the vocabulary (fts5vocab, one pass over its terms in C) and hands
+over at most VOCAB_SCAN terms of about the word's length, which are compared here, and at most
+TERMS_PER_WORD of them widen the query. The pass grows with the vocabulary (every tenant's words:
+they only widen the query, whose rows stay the tenant's); 50,000 entities of 5 tenants, ~49,000
+terms: 19-31 ms a search in the engine on this 2-core machine."""
 
 from __future__ import annotations
 

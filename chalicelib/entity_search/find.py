@@ -16,8 +16,8 @@ from chalicelib.entities import ENTITY_TYPES
 from chalicelib.entity_search import engine
 from chalicelib.entity_search.engine import FUZZY_MIN, Hit, one_edit
 from chalicelib.entity_search.fold import words
-from chalicelib.entity_search.texts import indexed_text, searchable_types
-from chalicelib.store import reach
+from chalicelib.entity_search.texts import indexed_text, name_of, searchable_types, values
+from chalicelib.store import authors, reach
 from chalicelib.store.entities import to_wire
 from chalicelib.store.entity_reads import entity_pk, fetch_entities
 
@@ -58,14 +58,23 @@ def search(
 
 
 def _result(ctx: CallContext, ranked: Ranked, item: Any) -> dict[str, Any]:
-    hit = ranked.hit
+    """A result named from the entity as the key reads it (to_wire: over MCP, for a key that asks
+    for it, other parties' free text as placeholders naming them), the index's text otherwise."""
+    hit, wire = ranked.hit, to_wire(ctx, item)
+    name, text = hit.name, ranked.text
+    if authors.withholds(ctx):
+        name = name_of(hit.type, wire)
+        same_field = [t for f, t in hit.fields if f == ranked.field]
+        shown = values(wire, tuple(ranked.field.split(".")))
+        at = same_field.index(text) if text in same_field else 0
+        text = shown[at] if at < len(shown) else text
     return {
         "type": hit.type,
         "id": hit.id,
-        "aliases": to_wire(ctx, item)["aliases"],
-        "name": hit.name,
+        "aliases": wire["aliases"],
+        "name": name,
         "objectId": hit.object_id,
-        "matched": {"field": ranked.field, "text": ranked.text},
+        "matched": {"field": ranked.field, "text": text},
         "score": round(ranked.weakest + ranked.mean / 10, 3),
     }
 

@@ -23,6 +23,8 @@ from chalicelib.ops.pmctl import cli
 from chalicelib.store.entity_reads import entity_pk, fetch_entities
 from tests.client import Tenant
 from tests.eventually import eventually
+from tests.functional.test_untrusted_text import _vendor
+from tests.mcp_client import McpSession
 from tests.world import World
 
 resources.load_all()  # the catalogue the searched types derive from
@@ -196,6 +198,26 @@ def test_another_tenants_contact_of_the_same_name_is_never_found(tenant: Tenant,
     assert _ids(_search(tenant, name)) == [mine["id"]]
     assert _ids(_search(other_tenant, name)) == [theirs["id"]]
     assert _ids(_search(tenant, name[:-1] + "x")) == [mine["id"]]  # the typo's terms are any tenant's; rows are not
+
+
+def test_over_mcp_a_key_that_omits_untrusted_text_reads_other_parties_names_as_placeholders(
+    api: Any, tenant: Tenant
+) -> None:
+    _, vendor_key = _vendor(tenant)
+    name = f"Vendorsen{uuid.uuid4().hex[:6]}"
+    made = tenant.ok("contacts.create", {"contact": {"personType": "natural", "lastName": name}}, key=vendor_key)[
+        "contact"
+    ]
+    _settled(tenant, name, made["id"])
+    omitting = tenant.ok(
+        "apikeys.create", {"apiKey": {"agentName": "locked-bot", "scopes": ["read"], "untrustedText": "omit"}}
+    )
+    with McpSession(api.base, omitting["apiKey"]["key"]) as mcp:
+        answer = mcp.ok("meta.tool.execute", {"name": "search", "arguments": {"query": name, "limit": 10, "offset": 0}})
+    (found,) = answer["results"]
+    assert found["id"] == made["id"] and found["matched"]["field"] == "lastName"
+    assert found["name"].startswith("[text omitted") and found["matched"]["text"].startswith("[text omitted")
+    assert _search(tenant, name)["results"][0]["name"] == name  # over REST, as written
 
 
 # --- fresh with the stream, rebuilt by pmctl ----------------------------------------------------
