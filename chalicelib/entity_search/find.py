@@ -16,7 +16,7 @@ from chalicelib.entities import ENTITY_TYPES
 from chalicelib.entity_search import engine
 from chalicelib.entity_search.engine import FUZZY_MIN, Hit, one_edit
 from chalicelib.entity_search.fold import words
-from chalicelib.entity_search.texts import indexed_text, name_of, searchable_types, values
+from chalicelib.entity_search.texts import indexed_text, name_of, named_through, searchable_types, values
 from chalicelib.store import authors, reach
 from chalicelib.store.entities import to_wire
 from chalicelib.store.entity_reads import entity_pk, fetch_entities
@@ -53,21 +53,38 @@ def search(
     ranked = sorted((rank(hit, asked) for hit in hits), key=lambda r: (-r.weakest, -r.mean, r.hit.rank))
     page = ranked[offset : offset + limit]
     items = {item.id: item for item in fetch_entities([entity_pk(ctx.tenant_id, r.hit.id) for r in page])}
-    results = [_result(ctx, r, items[r.hit.id]) for r in page if r.hit.id in items]
+    through = _contacts_shown(ctx, items) if authors.withholds(ctx) else {}
+    results = [_result(ctx, r, items[r.hit.id], through.get(r.hit.id)) for r in page if r.hit.id in items]
     return results, len(ranked), capped
 
 
-def _result(ctx: CallContext, ranked: Ranked, item: Any) -> dict[str, Any]:
+def _contacts_shown(ctx: CallContext, items: dict[Any, Any]) -> dict[str, dict[str, Any]]:
+    """For the page's entities found through a contact: that contact as the key reads it."""
+    links: dict[str, str] = {}
+    for entity_id, item in items.items():
+        link = named_through(str(item.type))
+        if link and item.data_dict().get(link):
+            links[str(entity_id)] = str(item.data_dict()[link])
+    contacts = {
+        c.id: to_wire(ctx, c) for c in fetch_entities([entity_pk(ctx.tenant_id, i) for i in set(links.values())])
+    }
+    return {entity_id: contacts[c] for entity_id, c in links.items() if c in contacts}
+
+
+def _result(ctx: CallContext, ranked: Ranked, item: Any, contact: dict[str, Any] | None) -> dict[str, Any]:
     """A result named from the entity as the key reads it (to_wire: over MCP, for a key that asks
-    for it, other parties' free text as placeholders naming them), the index's text otherwise."""
+    for it, other parties' free text as placeholders naming them; an entity found through its
+    contact by that contact), the index's text otherwise."""
     hit, wire = ranked.hit, to_wire(ctx, item)
     name, text = hit.name, ranked.text
     if authors.withholds(ctx):
-        name = name_of(hit.type, wire)
+        through = named_through(hit.type)
+        read = {"contact": contact or {}} if through else wire  # what the matched field's path is read in
+        name = name_of("contact", contact or {}) if through else name_of(hit.type, wire)
         same_field = [t for f, t in hit.fields if f == ranked.field]
-        shown = values(wire, tuple(ranked.field.split(".")))
+        shown = values(read, tuple(ranked.field.split(".")))
         at = same_field.index(text) if text in same_field else 0
-        text = shown[at] if at < len(shown) else text
+        text = shown[at] if at < len(shown) else ""
     return {
         "type": hit.type,
         "id": hit.id,

@@ -1,8 +1,10 @@
 """The index follows the change stream: events/stream.py hands each batch's entity changes here,
 beside the audit, the feed and the webhooks' fan-out. A created, changed or restored entity is
 (re)indexed from its state after the change, a deleted one leaves the index; a change handled twice
-writes the same row again. `reindex` rebuilds a tenant's rows from the table (`pmctl search
-reindex`)."""
+writes the same row again. An entity found by its contact's name (texts.named_through: signatories,
+advisors, responsibilities) reads that contact when it is indexed (one BatchGetItem per batch), and
+a changed contact re-indexes those naming it (one Query of its reference edges per changed
+contact). `reindex` rebuilds a tenant's rows from the table (`pmctl search reindex`)."""
 
 from __future__ import annotations
 
@@ -12,8 +14,10 @@ from typing import Any, Protocol
 from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES
 from chalicelib.entity_search import engine
-from chalicelib.entity_search.texts import name_of, searchable_types, searched_fields, texts
+from chalicelib.entity_search.texts import name_of, named_through, person_texts, searchable_types, texts
+from chalicelib.store import refs
 from chalicelib.store.entities import live_entities
+from chalicelib.store.entity_reads import entity_pk, fetch_entities
 
 
 class EntityChange(Protocol):  # what events/changes.Change holds that the index reads
@@ -29,39 +33,68 @@ class EntityChange(Protocol):  # what events/changes.Change holds that the index
     def account(self) -> bool: ...
 
 
-def entry(tenant_id: str, type_name: str, entity_id: str, data: dict[str, Any]) -> engine.Entry:
+def entry(
+    tenant_id: str, type_name: str, entity_id: str, data: dict[str, Any], contacts: dict[str, dict[str, Any]]
+) -> engine.Entry:
+    """The row of an entity; `contacts` (id -> fields) holds the contact it is found through, if any."""
     object_id = entity_id if type_name == "object" else data.get("objectId")
+    link = named_through(type_name)
+    if link:
+        contact = contacts.get(str(data.get(link)), {})
+        fields, name = person_texts(contact), name_of("contact", contact)
+    else:
+        fields, name = texts(type_name, data), name_of(type_name, data)
     return engine.Entry(
         tenant_id=tenant_id,
         type=type_name,
         id=entity_id,
         object_id=str(object_id) if object_id else None,
-        name=name_of(type_name, data),
-        fields=tuple(texts(type_name, data)),
+        name=name,
+        fields=tuple(fields),
     )
+
+
+def entries(tenant_id: str, found: list[tuple[str, str, dict[str, Any]]]) -> list[engine.Entry]:
+    """The rows of these (type, id, fields) entities, their contacts read in one batch."""
+    wanted = {str(d[link]) for t, _, d in found if (link := named_through(t)) and d.get(link)}
+    contacts = {str(i.id): i.data_dict() for i in fetch_entities([entity_pk(tenant_id, c) for c in sorted(wanted)])}
+    return [entry(tenant_id, t, i, d, contacts) for t, i, d in found]
+
+
+def _named_by(tenant_id: str, contact_ids: list[str]) -> list[tuple[str, str, dict[str, Any]]]:
+    """The live entities found through these contacts (their reference edges, then their items)."""
+    ctx = CallContext(tenant_id=tenant_id, key_id="", agent_name="", scopes=frozenset())
+    linked = [e["id"] for c in contact_ids for e in refs.inbound(ctx, c) if named_through(e["type"])]
+    items = fetch_entities([entity_pk(tenant_id, i) for i in dict.fromkeys(linked)])
+    return [(str(item.type), str(item.id), item.data_dict()) for item in items]
 
 
 def follow(changes: Iterable[EntityChange]) -> None:
     """Apply a batch of the stream's changes to the index, in order (the last state of an entity wins)."""
     latest: dict[tuple[str, str], EntityChange] = {}
     for change in changes:
-        if not change.account and searched_fields(change.entity_type):
+        if not change.account and change.entity_type in searchable_types():
             latest[(change.tenant_id, change.entity_id)] = change
     if not latest:
         return
     index = engine.current()
     gone: dict[str, list[str]] = {}
-    present: list[engine.Entry] = []
+    present: dict[str, list[tuple[str, str, dict[str, Any]]]] = {}
+    renamed: dict[str, list[str]] = {}  # contacts changed: what is found through them follows
     for change in latest.values():
         after = change.after
         if after is None or after.get("deletedAt"):
             gone.setdefault(change.tenant_id, []).append(change.entity_id)
-        else:
-            present.append(entry(change.tenant_id, change.entity_type, change.entity_id, after.get("data") or {}))
+            continue
+        present.setdefault(change.tenant_id, []).append((change.entity_type, change.entity_id, after.get("data") or {}))
+        if change.entity_type == "contact":
+            renamed.setdefault(change.tenant_id, []).append(change.entity_id)
     for tenant_id, entity_ids in gone.items():
         index.delete(tenant_id, entity_ids)
-    if present:
-        index.index(present)
+    for tenant_id, found in present.items():
+        following = {entity_id for _, entity_id, _ in found}
+        also = [e for e in _named_by(tenant_id, renamed.get(tenant_id, [])) if e[1] not in following]
+        index.index(entries(tenant_id, found + also))
 
 
 def reindex(ctx: CallContext) -> dict[str, int]:
@@ -74,7 +107,7 @@ def reindex(ctx: CallContext) -> dict[str, int]:
     for type_name in searchable_types():
         count = 0
         for items in live_entities(ctx, ENTITY_TYPES[type_name]):
-            index.index([entry(ctx.tenant_id, type_name, str(item.id), item.data_dict()) for item in items])
+            index.index(entries(ctx.tenant_id, [(type_name, str(item.id), item.data_dict()) for item in items]))
             count += len(items)
         done[type_name] = count
     return done

@@ -65,7 +65,30 @@ def _searched_fields(type_name: str, _declared: int) -> tuple[Field, ...]:
 
 
 def searchable_types() -> list[str]:
-    return sorted(name for name in ENTITY_TYPES if searched_fields(name))
+    return sorted(name for name in ENTITY_TYPES if searched_fields(name) or named_through(name))
+
+
+# A person's name, which an entity without words of its own (a signatory, an advisor, a
+# responsibility) is found by through the contact it names.
+PERSON_NAME = ("title", "firstName", "lastName", "companyName")
+
+
+def named_through(type_name: str) -> str | None:
+    """The field naming the contact whose name `type_name` is found by: for a type with no searched
+    field of its own and a top-level reference to a contact (None: found by its own fields)."""
+    etype = ENTITY_TYPES.get(type_name)
+    if etype is None or type_name in EXCLUDED or searched_fields(type_name):
+        return None
+    return next((name for name, schema in etype.fields.items() if schema.get("x-ref") == "contact"), None)
+
+
+def person_texts(contact: dict[str, Any]) -> list[tuple[str, str]]:
+    """A contact's name as the fields of an entity found through it (`contact.lastName`, ...)."""
+    return [
+        (f"contact.{name}", contact[name])
+        for name in PERSON_NAME
+        if isinstance(contact.get(name), str) and contact[name].strip()
+    ]
 
 
 def _walk(properties: dict[str, Any], path: tuple[str, ...]) -> list[Field]:

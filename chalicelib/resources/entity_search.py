@@ -44,7 +44,8 @@ RESULT = s.obj(
 DOC = """Find any entity by what people call it: a contact by name, company, e-mail address or phone number;
 an object or object address by name, street, postal code or city; a unit by its number; a process or
 process update, a document (title, file name), a call record, a post, a bank account info (holder, bank,
-label, IBAN) by its words.
+label, IBAN) by its words; a signatory, advisor, responsibility or inbound invoice by the name of its
+contact (`matched.field` `contact.lastName`, ...).
 
 German as people type it: case, umlauts and ß are folded both ways ("Schaefer" finds "Schäfer",
 "Strasse" finds "Straße"), "str." is "straße", a word finds the words it begins ("Linden" finds

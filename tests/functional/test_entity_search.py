@@ -15,11 +15,13 @@ import pytest
 from click.testing import CliRunner
 
 from chalicelib import resources
-from chalicelib.entity_search import engine
+from chalicelib.entities import ENTITY_TYPES
+from chalicelib.entity_search import engine, follow
 from chalicelib.entity_search.engine import one_edit
 from chalicelib.entity_search.fold import fold, words
 from chalicelib.entity_search.texts import searchable_types, texts
 from chalicelib.ops.pmctl import cli
+from chalicelib.scopes import AREAS
 from chalicelib.store.entity_reads import entity_pk, fetch_entities
 from tests.client import Tenant
 from tests.eventually import eventually
@@ -158,7 +160,8 @@ def world(api: Any) -> World:
 
 def _first_word(world: World, type_name: str) -> str | None:
     (item,) = fetch_entities([entity_pk(world.tenant.id, world.ids[type_name])])
-    found = [w for _, text in texts(type_name, item.data_dict()) for w in words(text)]
+    (row,) = follow.entries(world.tenant.id, [(type_name, world.ids[type_name], item.data_dict())])
+    found = [w for _, text in row.fields for w in words(text)]
     return found[0] if found else None
 
 
@@ -166,13 +169,15 @@ def test_keys_of_another_object_or_area_find_nothing_of_any_searchable_type(worl
     tenant = world.tenant
     other = tenant.ok("objects.create", {"object": {"name": "Anderswo", "type": "weg"}})["object"]
     elsewhere = tenant.new_key(["read"], objects=[other["id"]])
-    other_area = tenant.new_key(["read:signatories", "read:webhooks"])  # areas with nothing searched
     first = {t: _first_word(world, t) for t in searchable_types() if t in world.ids}
     swept = {t: w for t, w in first.items() if w}
-    assert len(swept) >= 10, swept
+    assert len(swept) >= 15 and {"signatory", "advisor", "contact", "unit"} <= set(swept), swept
+    areas = {ENTITY_TYPES[t].area for t in swept}
+    # per area a key that reads every other area
+    other_areas = {area: tenant.new_key([f"read:{a}" for a in AREAS if a != area]) for area in areas}
     for type_name, word in swept.items():
         _settled(tenant, word, world.ids[type_name])
-        for key in (elsewhere, other_area):
+        for key in (elsewhere, other_areas[ENTITY_TYPES[type_name].area]):
             answer = _search(tenant, word, key, types=[type_name])
             assert answer["results"] == [] and answer["pagination"]["total"] == 0, (type_name, word, answer)
 
@@ -208,15 +213,19 @@ def test_over_mcp_a_key_that_omits_untrusted_text_reads_other_parties_names_as_p
     made = tenant.ok("contacts.create", {"contact": {"personType": "natural", "lastName": name}}, key=vendor_key)[
         "contact"
     ]
+    signs = tenant.ok("signatories.create", {"signatory": {"contactId": made["id"], "role": "managingDirector"}})
     _settled(tenant, name, made["id"])
+    _settled(tenant, name, signs["signatory"]["id"])
     omitting = tenant.ok(
         "apikeys.create", {"apiKey": {"agentName": "locked-bot", "scopes": ["read"], "untrustedText": "omit"}}
     )
     with McpSession(api.base, omitting["apiKey"]["key"]) as mcp:
         answer = mcp.ok("meta.tool.execute", {"name": "search", "arguments": {"query": name, "limit": 10, "offset": 0}})
-    (found,) = answer["results"]
+    found, through = sorted(answer["results"], key=lambda r: r["type"])  # the contact, its signatory
     assert found["id"] == made["id"] and found["matched"]["field"] == "lastName"
-    assert found["name"].startswith("[text omitted") and found["matched"]["text"].startswith("[text omitted")
+    assert through["id"] == signs["signatory"]["id"] and through["matched"]["field"] == "contact.lastName"
+    for result in (found, through):
+        assert result["name"].startswith("[text omitted") and result["matched"]["text"].startswith("[text omitted")
     assert _search(tenant, name)["results"][0]["name"] == name  # over REST, as written
 
 
@@ -239,20 +248,35 @@ def test_a_created_renamed_and_deleted_entity_is_found_then_gone(tenant: Tenant)
     _settled(tenant, "Finkenschlag", contact["id"])
 
 
+def test_a_signatory_is_found_by_its_contacts_name_and_follows_a_rename(tenant: Tenant) -> None:
+    contact = tenant.contact(firstName="Gundula", lastName="Zeichnerin")
+    signatory = tenant.ok("signatories.create", {"signatory": {"contactId": contact["id"], "role": "managingDirector"}})
+    signatory_id = signatory["signatory"]["id"]
+    _settled(tenant, "Zeichnerin", signatory_id)
+    found = {r["id"]: r for r in _search(tenant, "Gundula Zeichnerin")["results"]}
+    assert found[signatory_id]["name"] == "Gundula Zeichnerin" and found[signatory_id]["type"] == "signatory"
+    assert found[signatory_id]["matched"]["field"].startswith("contact.") and contact["id"] in found
+    tenant.ok("contacts.update", {"contact": {"id": contact["id"], "lastName": "Unterschrift"}})
+    _settled(tenant, "Unterschrift", signatory_id)
+    assert not _found(tenant, "Zeichnerin", signatory_id)
+
+
 def test_reindex_rebuilds_an_emptied_index_exactly(tenant: Tenant) -> None:
     obj = tenant.ok("objects.create", {"object": {"name": "Eichenhof", "type": "weg"}})["object"]
     unit = tenant.ok("units.create", {"unit": {"objectId": obj["id"], "number": "E-7", "type": "apartment"}})["unit"]
     gone = tenant.contact(lastName="Weggezogen")
-    tenant.contact(firstName="Jörg", lastName="Eichhorn", emails=[{"address": "joerg@example.org"}])
+    joerg = tenant.contact(firstName="Jörg", lastName="Eichhorn", emails=[{"address": "joerg@example.org"}])
+    signs = tenant.ok("signatories.create", {"signatory": {"contactId": joerg["id"], "role": "managingDirector"}})
     tenant.ok("contacts.delete", {"contact": gone["id"]})
     _settled(tenant, "E-7", unit["id"])
+    _settled(tenant, "Eichhorn", signs["signatory"]["id"])
     eventually(lambda: gone["id"] not in _indexed(tenant), timeout=10, message="the deleted contact gone")
     before = engine.current().entries(tenant.id)
-    assert len(before) == 3  # the object, the unit, the live contact
+    assert len(before) == 4  # the object, the unit, the live contact, its signatory
     engine.current().clear_tenant(tenant.id)
     assert engine.current().entries(tenant.id) == [] and _search(tenant, "Eichenhof")["results"] == []
     result = CliRunner().invoke(cli, ["search", "reindex", "--tenant", tenant.id], catch_exceptions=False)
     assert result.exit_code == 0, result.output
-    assert f"{tenant.id}: 3 entities indexed" in result.output
+    assert f"{tenant.id}: 4 entities indexed" in result.output
     assert engine.current().entries(tenant.id) == before
     assert _ids(_search(tenant, "Eichenhof")) == [obj["id"]]
