@@ -388,7 +388,7 @@ on its day). The tenant's usage: call it for each key of `apikeys.list`.""",
     idempotent=True,
     weighed_by=f"each {USAGE_ENTRIES_PER_CALL:,} log entries it reads beyond the first {USAGE_ENTRIES_PER_CALL:,} "
     "count as one more",
-    example={"apiKey": "key_01J..."},
+    example={},  # the calling key's own usage
 )
 def usage(ctx: CallContext, args: ApikeysUsageArgs) -> dict[str, Any]:
     key_id = args.get("apiKey") or ctx.key_id
