@@ -564,9 +564,11 @@ def search_group() -> None:
 def search_reindex(tenant_id: str | None, as_json: bool) -> None:
     """Rebuild the entity search's index from the table: each tenant's rows cleared, then its live
     entities indexed. With --local, the index of the running `make serve` (its state folder)."""
-    from chalicelib.entity_search import engine, follow  # cold start: the index loads when a command runs
+    from chalicelib import resources  # cold start: the registry loads when a command runs
+    from chalicelib.entity_search import engine, follow  # cold start: as above
     from chalicelib.store.tenants import all_tenants  # cold start: as above
 
+    resources.load_all()  # the entity catalogue, which the searched types derive from
     root = click.get_current_context().find_root()
     if root.params.get("local"):
         engine.use(engine.file_in(str(state_dir())))
