@@ -255,6 +255,40 @@ CUES: dict[str, tuple[str, ...]] = {
         "stilleg",
     ),
     "generate": ("generate", "erzeug", "generier", "vergeb"),
+    # finding a thing by what people call it (the `search` query): a name, an address, a number
+    "search": (
+        "search",
+        "look up",
+        "find the",
+        "find a",
+        "named",
+        "called",
+        "which building is",
+        "which object is",
+        "such",
+        "finde",
+        "namens",
+        "heisst",
+        "wo ist",
+        "welches gebaeude",
+    ),
+    # counting a key's calls (apikeys.usage)
+    "usage": (
+        "usage",
+        "how many calls",
+        "how many requests",
+        "per day",
+        "each day",
+        "statistic",
+        "traffic",
+        "nutzung",
+        "statistik",
+        "wie viele aufrufe",
+        "wie viele anfragen",
+        "pro tag",
+        "volumen",
+        "verbrauch",
+    ),
 }
 
 # The intents a tool serves, by the last segment of its name (named queries: by name).
@@ -283,6 +317,8 @@ _ACTION_INTENTS: dict[str, frozenset[str]] = {
     "spec": frozenset({"show"}),
     "eventTypes": frozenset({"list"}),
     "typemappings": frozenset({"list"}),
+    "search": frozenset({"search"}),
+    "usage": frozenset({"usage"}),
 }
 _SHOWS_ONE = ("tenant", "info", "status")  # named queries that show one thing; other bare names list
 _AUDIT = ("audit.list", "audit.show")
@@ -327,12 +363,19 @@ def _cued(stem: str, query_words: list[str], text: str) -> bool:
     return any(_inflects(word, stem) for word in query_words)
 
 
+_COMPOUND_TAIL = 7  # a cue this long may also end a German compound ("Aufrufstatistik", "Schlüsselnutzung")
+
+
 def _inflects(word: str, stem: str) -> bool:
     """The word is the stem with an ending ("anlegen", "adds"), not a participle nor another
-    word that begins the same ("address", "Neuanlage")."""
-    if not word.startswith(stem):
+    word that begins the same ("address", "Neuanlage"); or a compound whose last part is a long
+    cue so inflected (German puts what a compound is at its end)."""
+    if word.startswith(stem):
+        ending = word[len(stem) :]
+    elif len(stem) >= _COMPOUND_TAIL and stem in word[1:]:
+        ending = word[word.rindex(stem) + len(stem) :]
+    else:
         return False
-    ending = word[len(stem) :]
     return len(ending) <= _MAX_ENDING and not _PARTICIPLE.search(ending)
 
 
@@ -348,6 +391,8 @@ def intents(query: str) -> set[str]:
         found.add("restore")
     if "restore" in found:
         found.discard("delete")  # "restore the deleted ..." names the delete it undoes
-    if found - _READS - {"audit"}:
+    if "usage" in found:
+        found.discard("list")  # "how many calls a day": counted, not listed
+    if found - _READS - {"audit", "search", "usage"}:
         found -= _READS  # "delete the bank details": "details" asks for no read
     return found

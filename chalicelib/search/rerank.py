@@ -37,8 +37,11 @@ def order(query: str, hits: list[Hit]) -> list[Hit]:
         own = (hit.score - low) / spread
         family = (family_best[gloss.resource_of(hit.id)] - low) / spread
         base = (1 - FAMILY_WEIGHT) * own + FAMILY_WEIGHT * family
-        wanted = INTENT_WEIGHT if intent.tool_intents(hit.id) & asked else 0.0
-        return base + wanted + ENTITY_WEIGHT * named.get(gloss.resource_of(hit.id), 0.0)
+        serves = intent.tool_intents(hit.id)
+        wanted = INTENT_WEIGHT if serves & asked else 0.0
+        # the search finds every entity type: whatever the request names is what it looks for
+        entity = max(named.values(), default=0.0) if "search" in serves else named.get(gloss.resource_of(hit.id), 0.0)
+        return base + wanted + ENTITY_WEIGHT * entity
 
     rescored = [Hit(hit.id, round(score(hit), 4)) for hit in hits]
     return sorted(rescored, key=lambda hit: -hit.score)
