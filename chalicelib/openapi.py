@@ -116,6 +116,7 @@ def _operation(op: Operation) -> dict[str, Any]:
                 "schema": schema,
                 **({"style": "form", "explode": True} if schema.get("type") == "array" else {}),
                 **({"example": example[name]} if example is not None and name in example else {}),
+                **({"deprecated": True} if schema.get("deprecated") else {}),  # e.g. exports.show's `id`
             }
             for name, schema in props.items()
         ]

@@ -163,6 +163,7 @@ def test_exports_show_takes_the_export_and_answers_it_under_its_name_and_the_old
     parameters = {p["name"]: p for p in operation["parameters"]}
     assert parameters["export"]["required"] is True and not parameters["export"]["schema"].get("deprecated")
     assert parameters["id"]["schema"]["deprecated"] is True and parameters["id"]["required"] is False
+    assert parameters["id"]["deprecated"] is True and "deprecated" not in parameters["export"], "the parameter too"
     answered = operation["responses"]["200"]["content"]["application/json"]["schema"]["properties"]
     assert answered["status"]["deprecated"] is True and not answered["export"].get("deprecated")
 
