@@ -122,7 +122,9 @@ def _operation(op: Operation) -> dict[str, Any]:
         ]
     elif props:
         body: dict[str, Any] = {"schema": args, **({"example": example} if example else {})}
-        entry["requestBody"] = {"required": bool(required), "content": {"application/json": body}}
+        # a body is required where the arguments ask for something: a required field, or one of several (oneOf)
+        needed = bool(required) or bool(args.get("oneOf") or args.get("anyOf"))
+        entry["requestBody"] = {"required": needed, "content": {"application/json": body}}
         if op.accepts_files:
             entry["requestBody"]["content"]["multipart/form-data"] = _form_schema(op)
     if op.idempotent or op.kind == "command":

@@ -50,7 +50,9 @@ def search(
     if reach.limited(ctx) and hits:
         reached = reach.within(ctx, [hit.id for hit in hits])
         hits = [hit for hit in hits if hit.id in reached]
-    ranked = sorted((rank(hit, asked) for hit in hits), key=lambda r: (-r.weakest, -r.mean, r.hit.rank))
+    # ties in order of id, not by the engine's BM25: its statistics are the whole index's, every
+    # tenant's, so another tenant's writes would reorder this tenant's answer (and tell of them)
+    ranked = sorted((rank(hit, asked) for hit in hits), key=lambda r: (-r.weakest, -r.mean, r.hit.id))
     page = ranked[offset : offset + limit]
     items = {item.id: item for item in fetch_entities([entity_pk(ctx.tenant_id, r.hit.id) for r in page])}
     through = _contacts_shown(ctx, items) if authors.withholds(ctx) else {}

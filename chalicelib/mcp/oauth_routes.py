@@ -199,12 +199,14 @@ def _errors_on_our_page(app: ASGIApp) -> ASGIApp:
     answers (a redirect to the consent page, an error redirect to the client, or a JSON 400), and
     an error goes to the client only where trusted_redirect allows it (then with `iss`, RFC
     9207, which the metadata promises); else our page."""
-    consent = f"{config.public_url()}{paths.CONSOLE}/oauth/consent?"
 
     async def wrapped(scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] != "http":
             await app(scope, receive, send)
             return
+        # read per request, as the provider builds the consent address (a process's routes outlive a
+        # change of the public address: a test's, or a stage's)
+        consent = f"{config.public_url()}{paths.CONSOLE}/oauth/consent?"
         body, replay = await _buffered(receive)
         raw = scope.get("query_string", b"") if scope.get("method") == "GET" else body
         params = parse_qs(raw.decode("utf-8", "replace"))

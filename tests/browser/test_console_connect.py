@@ -20,7 +20,8 @@ def test_an_owner_connects_an_agent_from_the_overview(page: Page, api: Api) -> N
     key = tenant.ok("apikeys.create", {"apiKey": {"agentName": "claude-desk", "scopes": ["read"]}})["apiKey"]
 
     page.goto(api.base + "/console/")
-    page.get_by_role("link", name="Einen Agenten verbinden" if german else "Connect an agent").click()
+    # the overview's own link (the navigation names the page too)
+    page.locator("#main").get_by_role("link", name="Einen Agenten verbinden" if german else "Connect an agent").click()
     expect(page.locator("h1")).to_have_text("Einen Agenten verbinden" if german else "Connect an agent")
     expect(page.locator("#mcp-url")).to_contain_text("/propertymanagement/v2/mcp")
     check_accessibility(page)

@@ -134,6 +134,19 @@ for _op in V2.values():
 LISTS = sorted(op.name for op in V2.values() if op.kind == "query" and "pagination" in op.result.get("properties", {}))
 
 
+def _words(name: str) -> dict[str, Any]:
+    """The required text a list takes besides its references (search's `query`): a letter every
+    tenant's names hold, so the list shows what the tenant has."""
+    props, required = V2[name].args["properties"], V2[name].args.get("required", [])
+    return {arg: "e" for arg in required if props[arg].get("type") == "string" and not props[arg].get("x-ref")}
+
+
+def _page(name: str, wanted: int) -> dict[str, Any]:
+    """limit and offset for a page of at most `wanted`, within the list's own maximum."""
+    limit = V2[name].args["properties"]["limit"]
+    return {"limit": min(wanted, int(limit.get("maximum", wanted))), "offset": 0}
+
+
 def _list_key(name: str) -> str:
     return next(k for k in V2[name].result["properties"] if k not in ("pagination", "batch"))
 
@@ -550,7 +563,8 @@ class Actor:
         shot: dict[str, Any] = {}
         for name in LISTS:
             op = V2[name]
-            base: dict[str, Any] = {"limit": 1000, "offset": 0} if "limit" in op.args["properties"] else {}
+            base: dict[str, Any] = _page(name, 1000) if "limit" in op.args["properties"] else {}
+            base |= _words(name)
             if name == "apikeys.requests.list":  # the key's request log, newest first: long, and only scanned
                 base["limit"] = 50
             variants: list[dict[str, Any]] = [base]
@@ -782,7 +796,8 @@ def b_cannot_reach(b: Actor, a: Actor, snapshot: dict[str, Any]) -> None:
             theirs = [i for i, e in a.entities.items() if e.type in ref_types(schema.get("x-ref", []))]
             if not theirs:
                 continue
-            args: dict[str, Any] = {"limit": 10, "offset": 0} if "limit" in props else {}
+            args: dict[str, Any] = _page(name, 10) if "limit" in props else {}
+            args |= _words(name)
             args[arg] = theirs[0]
             for other in V2[name].args.get("required", []):
                 if other != arg and props[other].get("x-ref"):
