@@ -9,9 +9,14 @@ from urllib.parse import urlencode
 
 from chalice import Chalice, Response  # type: ignore[attr-defined]
 
-from chalicelib import config, dispatch, http, paths
+from chalicelib import (
+    config,
+    dispatch,
+    http,
+    paths,
+    tool_names,  # a few names, no SDK: the SDK loads on the first request
+)
 from chalicelib.errors import MethodNotAllowed, PayloadTooLarge
-from chalicelib.mcp import tool_names  # a few names, no SDK: the SDK loads on the first request
 from chalicelib.request_scope import IncomingRequest, RequestScope
 
 if TYPE_CHECKING:  # the SDK loads on the first MCP request (cold start)

@@ -17,11 +17,11 @@ from mcp.server.context import ServerRequestContext
 from mcp.server.lowlevel.server import Server
 from mcp.shared.exceptions import MCPError
 
-from chalicelib import __version__
+from chalicelib import __version__, tool_names
 from chalicelib.context import CallContext
 from chalicelib.errors import ApiError
 from chalicelib.log import logger
-from chalicelib.mcp import meta, tool_names, transform
+from chalicelib.mcp import meta, transform
 from chalicelib.observability import record_tool_call
 from chalicelib.store import faults
 
@@ -47,7 +47,7 @@ def _caller(ctx: ServerRequestContext[Any, Any]) -> CallContext:
 
 
 def _style(ctx: ServerRequestContext[Any, Any]) -> str | None:
-    """How the connection asked for tool names (mcp/tool_names.py)."""
+    """How the connection asked for tool names (tool_names.py)."""
     return ctx.request.headers.get(tool_names.HEADER) if ctx.request is not None else None
 
 

@@ -7,9 +7,8 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from chalicelib import config, paths
+from chalicelib import config, paths, tool_names
 from chalicelib.console.texts import translate
-from chalicelib.mcp import tool_names
 
 SERVER_NAME = "propertymanagement"  # the name the snippets give the server in each host
 
@@ -19,7 +18,7 @@ def addresses() -> dict[str, str]:
     return {
         "rest": base + paths.V2,
         "mcp": base + paths.MCP,
-        # for hosts that refuse dots in tool names (mcp/tool_names.py)
+        # for hosts that refuse dots in tool names (tool_names.py)
         "mcp_no_dots": f"{base}{paths.MCP}?{tool_names.PARAM}={tool_names.UNDERSCORE}",
         "openapi": f"{base}{paths.V2}/query/openapi.spec",
         "info": f"{base}{paths.V2}/query/info",
