@@ -36,8 +36,27 @@ class Ranked:
 
 
 def readable_types(ctx: CallContext, wanted: list[str] | None) -> list[str]:
+    """The searchable types the key reads; a type found by its contact's name (texts.named_through)
+    only where the key reads contacts too: else the name would reach it through the other type."""
     areas = scopes.readable_areas(ctx.scopes)
-    return [t for t in (wanted or searchable_types()) if t in searchable_types() and ENTITY_TYPES[t].area in areas]
+
+    def readable(type_name: str) -> bool:
+        through = named_through(type_name)
+        return ENTITY_TYPES[type_name].area in areas and (not through or ENTITY_TYPES["contact"].area in areas)
+
+    return [t for t in (wanted or searchable_types()) if t in searchable_types() and readable(t)]
+
+
+def _contacts_reached(ctx: CallContext, hits: list[Hit]) -> list[Hit]:
+    """For a key limited to objects, the hits found by a contact's name keep only those whose contact
+    the key reaches (an invoice within its objects may name a supplier outside them)."""
+    through = {hit.id: link for hit in hits if (link := named_through(hit.type))}
+    if not through:
+        return hits
+    items = fetch_entities([entity_pk(ctx.tenant_id, entity_id) for entity_id in through])
+    contact_of = {item.id: str(item.data_dict().get(through[str(item.id)]) or "") for item in items}
+    reached = reach.within(ctx, [c for c in contact_of.values() if c])
+    return [hit for hit in hits if hit.id not in through or contact_of.get(hit.id) in reached]
 
 
 def search(
@@ -49,7 +68,7 @@ def search(
     hits, capped = engine.current().search(ctx.tenant_id, asked, types=allowed, object_id=object_id, cap=CANDIDATES)
     if reach.limited(ctx) and hits:
         reached = reach.within(ctx, [hit.id for hit in hits])
-        hits = [hit for hit in hits if hit.id in reached]
+        hits = _contacts_reached(ctx, [hit for hit in hits if hit.id in reached])
     # ties in order of id, not by the engine's BM25: its statistics are the whole index's, every
     # tenant's, so another tenant's writes would reorder this tenant's answer (and tell of them)
     ranked = sorted((rank(hit, asked) for hit in hits), key=lambda r: (-r.weakest, -r.mean, r.hit.id))

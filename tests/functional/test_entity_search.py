@@ -280,3 +280,37 @@ def test_reindex_rebuilds_an_emptied_index_exactly(tenant: Tenant) -> None:
     assert f"{tenant.id}: 4 entities indexed" in result.output
     assert engine.current().entries(tenant.id) == before
     assert _ids(_search(tenant, "Eichenhof")) == [obj["id"]]
+
+
+def test_what_is_found_by_a_contacts_name_needs_the_key_to_read_that_contact(tenant: Tenant) -> None:
+    """A signatory or an invoice is found by the name of the contact it names: a key that may not read
+    that contact (no read:contacts; or, limited to objects, a contact outside its reach) must not
+    learn the name through them, neither as a result's name nor by what a query finds."""
+    a = tenant.ok("objects.create", {"object": {"name": "Birkenweg 3", "type": "weg"}})["object"]
+    signer = tenant.contact(lastName="Unterzeichner")
+    signatory = tenant.ok("signatories.create", {"signatory": {"contactId": signer["id"], "role": "managingDirector"}})
+    supplier = tenant.contact(lastName="Heizungsbauer")
+    invoice = tenant.ok(
+        "accounting.inboundinvoices.create",
+        {
+            "inboundInvoice": {
+                "objectId": a["id"],
+                "supplierId": supplier["id"],
+                "invoiceNumber": "RE-77",
+                "invoiceDate": "2024-03-01",
+                "dueDate": "2024-03-15",
+                "netAmount": "100.00",
+                "taxAmount": "19.00",
+                "grossAmount": "119.00",
+                "taxRate": "19",
+            }
+        },
+    )["inboundInvoice"]
+    _settled(tenant, "Unterzeichner", signatory["signatory"]["id"])
+    signatories_only = tenant.new_key(["read:signatories"])
+    assert _search(tenant, "Unterzeichner", signatories_only)["results"] == []
+    _settled(tenant, "Heizungsbauer", invoice["id"])  # an invoice is found by its supplier's name
+    limited = tenant.new_key(["read"], objects=[a["id"]])
+    assert invoice["id"] not in _ids(_search(tenant, "Heizungsbauer", limited)), "the supplier is out of reach"
+    both = tenant.new_key(["read:signatories", "read:contacts"])
+    assert signatory["signatory"]["id"] in _ids(_search(tenant, "Unterzeichner", both))
