@@ -127,7 +127,7 @@ GROUPS = {
     ),
     # sandboxes held to their company's account (issue 51)
     "sandboxes": Group(
-        ("chalicelib/sandbox/lifecycle.py",),
+        ("chalicelib/sandbox/company_account.py",),
         (F + "test_sandbox_limits.py",),
     ),
     # running exports: one per key, a tenant's ceiling, a worker's lease (issue 51)

@@ -7,11 +7,9 @@ from __future__ import annotations
 import datetime as dt
 from typing import Any
 
-from chalicelib import account, config, dispatch, registry, throttle
-from chalicelib import error_codes as codes
+from chalicelib import config, dispatch, registry
 from chalicelib.context import CallContext
-from chalicelib.errors import Conflict
-from chalicelib.sandbox import jobs
+from chalicelib.sandbox import company_account, jobs
 from chalicelib.sandbox import reset as resetting
 from chalicelib.sandbox import seed as seeding
 from chalicelib.scopes import ALL_SCOPES
@@ -42,13 +40,7 @@ def create(
     to the company's account: its trial (403 `trial_ended`), its cap of sandboxes (409
     `sandbox_limit_reached`) and its sandbox changes per day (429 `sandbox_changes_throttled`)."""
     tenant_id = keys.new_tenant_id()
-    cap = config.max_sandboxes()
-    if parent_tenant_id:
-        account.refuse_ended_trial(parent_tenant_id)
-        held = keys.sandbox_count(parent_tenant_id)
-        if held >= cap:
-            raise _sandbox_limit(cap, held)
-        throttle.take_sandbox_change(parent_tenant_id)
+    cap = company_account.admit_creation(parent_tenant_id) if parent_tenant_id else config.max_sandboxes()
 
     def owner(tx: Transaction, changed_by: dict[str, Any]) -> None:
         members.add_owner(tx, tenant_id, email, owner_name, changed_by)
@@ -62,7 +54,8 @@ def create(
         dt.timedelta(0),
         tenant_id=tenant_id,
         also=owner,
-        refused_by={keys.SANDBOX_CAP: lambda: _sandbox_limit(cap, cap)},  # another create took the last place
+        # another creation took the last place meanwhile
+        refused_by={keys.SANDBOX_CAP: lambda: company_account.limit_reached(cap, cap)},
         sandbox_seed=seed,
         sandbox_parent=parent_tenant_id,
         sandbox_state=PLANTING,
@@ -73,15 +66,6 @@ def create(
     else:
         run_job(tenant_id, PLANT, seeder.stamp())
     return {**tenant, "sandboxState": keys.get_tenant(tenant_id).data_dict().get("sandboxState")}, key, secret
-
-
-def _sandbox_limit(cap: int, held: int) -> Conflict:
-    return Conflict(
-        f"The company holds {held} sandboxes; a company may hold at most {cap}. Delete a sandbox it no longer "
-        "needs, then create the new one.",
-        code=codes.SANDBOX_LIMIT_REACHED,
-        extra={"maxSandboxes": cap, "sandboxes": held},
-    )
 
 
 def run_job(tenant_id: str, action: str, stamp: dict[str, Any]) -> dict[str, int]:
@@ -114,8 +98,7 @@ def reset(ctx: CallContext, *, queued: bool = False, parent_tenant_id: str | Non
     against its sandbox changes per day, as a creation does."""
     keys.sandbox_seed(ctx.tenant_id)  # 404 unless a live sandbox
     if parent_tenant_id:
-        account.refuse_ended_trial(parent_tenant_id)
-        throttle.take_sandbox_change(parent_tenant_id)
+        company_account.admit_reset(parent_tenant_id)
     keys.set_sandbox_state(ctx.tenant_id, RESETTING)
     if queued:
         jobs.enqueue(ctx.tenant_id, RESET, ctx.stamp())
