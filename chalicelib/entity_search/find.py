@@ -16,7 +16,15 @@ from chalicelib.entities import ENTITY_TYPES
 from chalicelib.entity_search import engine
 from chalicelib.entity_search.engine import FUZZY_MIN, Hit, one_edit
 from chalicelib.entity_search.fold import words
-from chalicelib.entity_search.texts import indexed_text, name_of, named_through, searchable_types, values
+from chalicelib.entity_search.texts import (
+    contacts_named,
+    indexed_text,
+    name_of,
+    named_through,
+    names_of_people,
+    searchable_types,
+    values,
+)
 from chalicelib.store import authors, reach
 from chalicelib.store.entities import to_wire
 from chalicelib.store.entity_reads import entity_pk, fetch_entities
@@ -48,15 +56,16 @@ def readable_types(ctx: CallContext, wanted: list[str] | None) -> list[str]:
 
 
 def _contacts_reached(ctx: CallContext, hits: list[Hit]) -> list[Hit]:
-    """For a key limited to objects, the hits found by a contact's name keep only those whose contact
-    the key reaches (an invoice within its objects may name a supplier outside them)."""
-    through = {hit.id: link for hit in hits if (link := named_through(hit.type))}
+    """For a key limited to objects, the hits found by contacts' names keep only those whose every
+    contact the key reaches (an invoice within its objects may name a supplier outside them; a
+    contract there, a party who is not)."""
+    through = [hit.id for hit in hits if named_through(hit.type)]
     if not through:
         return hits
     items = fetch_entities([entity_pk(ctx.tenant_id, entity_id) for entity_id in through])
-    contact_of = {item.id: str(item.data_dict().get(through[str(item.id)]) or "") for item in items}
-    reached = reach.within(ctx, [c for c in contact_of.values() if c])
-    return [hit for hit in hits if hit.id not in through or contact_of.get(hit.id) in reached]
+    named = {str(item.id): contacts_named(str(item.type), item.data_dict()) for item in items}
+    reached = reach.within(ctx, sorted({c for contacts in named.values() for c in contacts}))
+    return [hit for hit in hits if hit.id not in named or all(c in reached for c in named[hit.id])]
 
 
 def search(
@@ -79,29 +88,24 @@ def search(
     return results, len(ranked), capped
 
 
-def _contacts_shown(ctx: CallContext, items: dict[Any, Any]) -> dict[str, dict[str, Any]]:
-    """For the page's entities found through a contact: that contact as the key reads it."""
-    links: dict[str, str] = {}
-    for entity_id, item in items.items():
-        link = named_through(str(item.type))
-        if link and item.data_dict().get(link):
-            links[str(entity_id)] = str(item.data_dict()[link])
-    contacts = {
-        c.id: to_wire(ctx, c) for c in fetch_entities([entity_pk(ctx.tenant_id, i) for i in set(links.values())])
-    }
-    return {entity_id: contacts[c] for entity_id, c in links.items() if c in contacts}
+def _contacts_shown(ctx: CallContext, items: dict[Any, Any]) -> dict[str, list[dict[str, Any]]]:
+    """For the page's entities found through contacts: those contacts as the key reads them."""
+    named = {str(entity_id): contacts_named(str(item.type), item.data_dict()) for entity_id, item in items.items()}
+    wanted = sorted({c for contacts in named.values() for c in contacts})
+    contacts = {str(c.id): to_wire(ctx, c) for c in fetch_entities([entity_pk(ctx.tenant_id, i) for i in wanted])}
+    return {entity_id: [contacts[c] for c in ids if c in contacts] for entity_id, ids in named.items() if ids}
 
 
-def _result(ctx: CallContext, ranked: Ranked, item: Any, contact: dict[str, Any] | None) -> dict[str, Any]:
+def _result(ctx: CallContext, ranked: Ranked, item: Any, people: list[dict[str, Any]] | None) -> dict[str, Any]:
     """A result named from the entity as the key reads it (to_wire: over MCP, for a key that asks
-    for it, other parties' free text as placeholders naming them; an entity found through its
-    contact by that contact), the index's text otherwise."""
+    for it, other parties' free text as placeholders naming them; an entity found through contacts
+    by those contacts), the index's text otherwise."""
     hit, wire = ranked.hit, to_wire(ctx, item)
     name, text = hit.name, ranked.text
     if authors.withholds(ctx):
         through = named_through(hit.type)
-        read = {"contact": contact or {}} if through else wire  # what the matched field's path is read in
-        name = name_of("contact", contact or {}) if through else name_of(hit.type, wire)
+        read = {"contact": people or []} if through else wire  # what the matched field's path is read in
+        name = names_of_people(people or []) if through else name_of(hit.type, wire)
         same_field = [t for f, t in hit.fields if f == ranked.field]
         shown = values(read, tuple(ranked.field.split(".")))
         at = same_field.index(text) if text in same_field else 0

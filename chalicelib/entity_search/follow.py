@@ -2,7 +2,7 @@
 beside the audit, the feed and the webhooks' fan-out. A created, changed or restored entity is
 (re)indexed from its state after the change, a deleted one leaves the index; a change handled twice
 writes the same row again. An entity found by its contact's name (texts.named_through: signatories,
-advisors, responsibilities) reads that contact when it is indexed (one BatchGetItem per batch), and
+advisors, responsibilities, contracts) reads those contacts when it is indexed (one BatchGetItem per batch), and
 a changed contact re-indexes those naming it (one Query of its reference edges per changed
 contact). `reindex` rebuilds a tenant's rows from the table (`pmctl search reindex`)."""
 
@@ -14,7 +14,15 @@ from typing import Any, Protocol
 from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES
 from chalicelib.entity_search import engine
-from chalicelib.entity_search.texts import name_of, named_through, person_texts, searchable_types, texts
+from chalicelib.entity_search.texts import (
+    contacts_named,
+    name_of,
+    named_through,
+    names_of_people,
+    person_texts,
+    searchable_types,
+    texts,
+)
 from chalicelib.store import refs
 from chalicelib.store.entities import live_entities
 from chalicelib.store.entity_reads import entity_pk, fetch_entities
@@ -36,12 +44,11 @@ class EntityChange(Protocol):  # what events/changes.Change holds that the index
 def entry(
     tenant_id: str, type_name: str, entity_id: str, data: dict[str, Any], contacts: dict[str, dict[str, Any]]
 ) -> engine.Entry:
-    """The row of an entity; `contacts` (id -> fields) holds the contact it is found through, if any."""
+    """The row of an entity; `contacts` (id -> fields) holds the contacts it is found through, if any."""
     object_id = entity_id if type_name == "object" else data.get("objectId")
-    link = named_through(type_name)
-    if link:
-        contact = contacts.get(str(data.get(link)), {})
-        fields, name = person_texts(contact), name_of("contact", contact)
+    if named_through(type_name):
+        people = [contacts[c] for c in contacts_named(type_name, data) if c in contacts]
+        fields, name = person_texts(people), names_of_people(people)
     else:
         fields, name = texts(type_name, data), name_of(type_name, data)
     return engine.Entry(
@@ -56,7 +63,7 @@ def entry(
 
 def entries(tenant_id: str, found: list[tuple[str, str, dict[str, Any]]]) -> list[engine.Entry]:
     """The rows of these (type, id, fields) entities, their contacts read in one batch."""
-    wanted = {str(d[link]) for t, _, d in found if (link := named_through(t)) and d.get(link)}
+    wanted = {c for t, _, d in found for c in contacts_named(t, d)}
     contacts = {str(i.id): i.data_dict() for i in fetch_entities([entity_pk(tenant_id, c) for c in sorted(wanted)])}
     return [entry(tenant_id, t, i, d, contacts) for t, i, d in found]
 

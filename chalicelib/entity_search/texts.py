@@ -69,26 +69,48 @@ def searchable_types() -> list[str]:
 
 
 # A person's name, which an entity without words of its own (a signatory, an advisor, a
-# responsibility) is found by through the contact it names.
+# responsibility, a contract) is found by through the contacts it names.
 PERSON_NAME = ("title", "firstName", "lastName", "companyName")
 
 
-def named_through(type_name: str) -> str | None:
-    """The field naming the contact whose name `type_name` is found by: for a type with no searched
-    field of its own and a top-level reference to a contact (None: found by its own fields)."""
+def named_through(type_name: str) -> tuple[str, ...] | None:
+    """The path of the reference(s) naming the contacts whose names `type_name` is found by: for a type
+    with no searched field of its own, a top-level reference to a contact (("contactId",)) or one in a
+    list of objects (a contract's ("parties", "contactId")). None: found by its own fields."""
     etype = ENTITY_TYPES.get(type_name)
     if etype is None or type_name in EXCLUDED or searched_fields(type_name):
         return None
-    return next((name for name, schema in etype.fields.items() if schema.get("x-ref") == "contact"), None)
+    for name, schema in etype.fields.items():
+        if schema.get("x-ref") == "contact":
+            return (name,)
+        if schema.get("type") == "array":
+            listed = (schema.get("items") or {}).get("properties") or {}
+            inner = next((sub for sub, item in listed.items() if item.get("x-ref") == "contact"), None)
+            if inner:
+                return (name, inner)
+    return None
 
 
-def person_texts(contact: dict[str, Any]) -> list[tuple[str, str]]:
-    """A contact's name as the fields of an entity found through it (`contact.lastName`, ...)."""
+def contacts_named(type_name: str, data: dict[str, Any]) -> list[str]:
+    """The ids of the contacts an entity found through them names, each once, in its order."""
+    path = named_through(type_name)
+    return list(dict.fromkeys(values(data, path))) if path else []
+
+
+def person_texts(contacts: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """The contacts' names as the fields of an entity found through them (`contact.lastName`, ...;
+    one pair per contact and name field, in the contacts' order)."""
     return [
         (f"contact.{name}", contact[name])
+        for contact in contacts
         for name in PERSON_NAME
         if isinstance(contact.get(name), str) and contact[name].strip()
     ]
+
+
+def names_of_people(contacts: list[dict[str, Any]]) -> str:
+    """What an entity found through contacts is called: their names, comma-separated."""
+    return ", ".join(name for contact in contacts if (name := name_of("contact", contact)))
 
 
 def _walk(properties: dict[str, Any], path: tuple[str, ...]) -> list[Field]:

@@ -314,3 +314,37 @@ def test_what_is_found_by_a_contacts_name_needs_the_key_to_read_that_contact(ten
     assert invoice["id"] not in _ids(_search(tenant, "Heizungsbauer", limited)), "the supplier is out of reach"
     both = tenant.new_key(["read:signatories", "read:contacts"])
     assert signatory["signatory"]["id"] in _ids(_search(tenant, "Unterzeichner", both))
+
+
+def test_a_contract_is_found_by_its_parties_names_and_follows_a_rename(tenant: Tenant) -> None:
+    """"Mieter Müller suchen": a lease is found by the names of its parties, named by them, and within
+    an object-limited key's reach only where every party is (a party outside would be learnt)."""
+    obj = tenant.ok("objects.create", {"object": {"name": "Ulmenhof", "type": "rental"}})["object"]
+    unit = tenant.ok("units.create", {"unit": {"objectId": obj["id"], "number": "U-1", "type": "apartment"}})["unit"]
+    tenant_party = tenant.contact(firstName="Ottilie", lastName="Mietpartei")
+    guarantor = tenant.contact(firstName="Bernd", lastName="Bürgschaft")
+    contract = tenant.ok(
+        "contracts.create",
+        {
+            "contract": {
+                "unitId": unit["id"],
+                "type": "lease",
+                "startDate": "2024-01-01",
+                "parties": [
+                    {"contactId": tenant_party["id"], "role": "tenant"},
+                    {"contactId": guarantor["id"], "role": "guarantor"},
+                ],
+            }
+        },
+    )["contract"]
+    _settled(tenant, "Buergschaft", contract["id"])
+    found = {r["id"]: r for r in _search(tenant, "Mietpartei", types=["contract"])["results"]}
+    assert list(found) == [contract["id"]]
+    assert found[contract["id"]]["name"] == "Ottilie Mietpartei, Bernd Bürgschaft"
+    assert found[contract["id"]]["objectId"] == obj["id"]
+    assert found[contract["id"]]["matched"] == {"field": "contact.lastName", "text": "Mietpartei"}
+    tenant.ok("contacts.update", {"contact": {"id": guarantor["id"], "lastName": "Garant"}})
+    _settled(tenant, "Garant", contract["id"])
+    assert not _found(tenant, "Bürgschaft", contract["id"])
+    limited = tenant.new_key(["read"], objects=[obj["id"]])
+    assert _ids(_search(tenant, "Mietpartei", limited, types=["contract"])) == [contract["id"]]
