@@ -38,6 +38,7 @@ PAGES = (
     "restore",  # before activity: /activity/restore is no audit record's page
     "activity",
     "data",
+    "search",
     "members",
     "member_keys",
     "outbox",

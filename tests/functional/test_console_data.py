@@ -1,6 +1,7 @@
 """The console's data pages, without a browser: each type's list and detail with the tenant's data
-(made through REST, as an agent would), search by name (bounded, saying so when it covered only
-part of the list), paging, links object -> unit -> contract and back, child lists, filtered lists,
+(made through REST, as an agent would), search by name (the `search` query, whose index follows
+the change stream: a search waits for what was just made), the header's search across every type,
+paging, links object -> unit -> contract and back, child lists, filtered lists,
 another tenant's ids as not found, and nothing that posts (a viewer reads everything)."""
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ import pytest
 from chalicelib.console.pages import data
 from tests.client import Tenant
 from tests.console_client import Page, Person, invite, owner_of
+from tests.eventually import eventually
 from tests.uploads import pdf
 
 
@@ -61,6 +63,18 @@ def make_world(tenant: Tenant) -> World:
     }
     document = tenant.ok("documents.upload", upload)["document"]
     return World(obj, unit, contact, company, contract, process, document)
+
+
+def found_page(person: Person, path: str, text: str) -> Page:
+    """The page of a search once its index holds what the test just made (`text` on it)."""
+    pages: list[Page] = []
+
+    def shows() -> bool:
+        pages[:] = [person.get(path)]
+        return text in pages[0].text() or text in pages[0].html
+
+    eventually(shows, timeout=10, message=f"{path} shows {text!r}")
+    return pages[0]
 
 
 def links(page: Page) -> set[str]:
@@ -158,8 +172,8 @@ def test_a_child_list_shows_the_first_rows_and_links_to_the_filtered_list(
     assert filtered.status == 200
     assert all(number in filtered.text() for number in ("A-1", "A-2", "A-3")) and "B-1" not in filtered.text()
     assert f"Filtered by Object: {mine['id']}" in filtered.text()
-    searched = owner.get(f"{filtered_url}&q=a-2")  # a search within the filter keeps it
-    assert "A-2" in searched.text() and "A-1" not in searched.text()
+    searched = found_page(owner, f"{filtered_url}&q=a-2", "A-2")  # a search within the object keeps it
+    assert "A-1" not in searched.text()
     assert f'name="objectId" value="{mine["id"]}"' in searched.html
 
 
@@ -169,6 +183,8 @@ def test_search_finds_by_name_without_regard_to_case(tenant: Tenant) -> None:
     tenant.contact(firstName="Hans", lastName="Schmidt")
     owner = owner_of(tenant)
 
+    found_page(owner, "/data/objects?q=Rosenweg", "Rosenweg 7")  # the index holds the last object made
+    found_page(owner, "/data/contacts?q=Schmidt", "Hans Schmidt")  # ... and the last contact
     found = owner.get("/data/objects?q=LINDEN")
     assert found.status == 200
     assert "WEG Lindenstraße 12" in found.text() and "Rosenweg 7" not in found.text()
@@ -187,16 +203,35 @@ def test_search_finds_by_name_without_regard_to_case(tenant: Tenant) -> None:
     assert "No matches." in nothing.text() and "Matches for “Kastanienallee”: 0." in nothing.text()
 
 
-def test_a_search_says_when_it_covered_only_the_first_entries(tenant: Tenant, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(data, "SEARCH_READ", 2)
-    for name in ("Haus 1", "Haus 2", "Haus 3"):
-        tenant.ok("objects.create", {"object": {"name": name, "type": "rental"}})
+def test_a_list_filtered_by_another_parent_offers_no_search(tenant: Tenant) -> None:
+    """`search` narrows by object only: a company's contacts or a unit's contracts (short, paged
+    lists) offer no search box, and a `q` in their address is not applied."""
+    world = make_world(tenant)
     owner = owner_of(tenant)
-    partial = owner.get("/data/objects?q=haus")
-    assert "Matches for “haus”: 2." in partial.text()
-    assert "The search covered only the first 2 of 3 entries." in partial.text()
-    whole = owner.get("/data/objects?q=haus&lang=de")
-    assert "Die Suche hat nur die ersten 2 von 3 Einträgen durchsucht." in whole.text()
+    filtered = owner.get(f"/data/contacts?companyId={world.company['id']}&q=nobody")
+    assert filtered.status == 200 and "Erika Weber" in filtered.text()
+    assert 'role="search"' not in main_of(filtered)
+
+
+def test_the_header_search_finds_every_type_grouped_and_linked(tenant: Tenant) -> None:
+    world = make_world(tenant)
+    signatory = {"contactId": world.contact["id"], "role": "managingDirector"}
+    signer = tenant.ok("signatories.create", {"signatory": signatory})
+    owner = owner_of(tenant)
+    assert 'action="/console/search"' in owner.get("/").html  # the field in every page's header
+    page = found_page(owner, "/search?q=Weber", "Signatories")
+    text = page.text()
+    assert "Contacts (1)" in text and "Contracts (1)" in text and "Signatories (1)" in text, text
+    assert f'href="/console/data/contacts/{world.contact["id"]}"' in page.html
+    assert f'href="/console/data/contracts/{world.contract["id"]}"' in page.html
+    assert 'href="/console/data/contacts?q=Weber"' in page.html  # all matches of a type: its list's search
+    assert signer["signatory"]["id"] not in page.html  # a type without a page of its own: named, not linked
+    lindenstrasse = found_page(owner, "/search?q=Lindenstr.", "Objects")
+    assert f'href="/console/data/objects/{world.object["id"]}"' in lindenstrasse.html
+    units = found_page(owner, "/search?q=1.02", "Units (1)")
+    assert "in WEG Lindenstraße 12" in units.text()  # a unit with the object it is in
+    nothing = owner.get("/search?q=Kastanienallee&lang=de")
+    assert "Keine Treffer." in nothing.text() and "Treffer für „Kastanienallee“: 0." in nothing.text()
 
 
 def test_lists_are_paged(tenant: Tenant, monkeypatch: pytest.MonkeyPatch) -> None:
@@ -209,7 +244,7 @@ def test_lists_are_paged(tenant: Tenant, monkeypatch: pytest.MonkeyPatch) -> Non
     assert 'href="/console/data/objects?offset=2"' in first.html
     second = owner.get("/data/objects?offset=2")
     assert "Entries 3–3 of 3" in second.text() and "Haus 3" in second.text() and "Haus 1" not in second.text()
-    searched = owner.get("/data/objects?q=haus")  # search results page the same way
+    searched = found_page(owner, "/data/objects?q=haus", "Matches for “haus”: 3.")  # search results page the same way
     assert 'href="/console/data/objects?q=haus&amp;offset=2"' in searched.html
     assert owner.get("/data/objects?offset=nonsense").status == 200
 
@@ -268,6 +303,8 @@ def test_the_search_finds_full_names_with_umlauts_folded(tenant: Tenant) -> None
     tenant.ok("contacts.update", {"contact": {"id": jurgen["id"], "lastName": "Schäfer"}}, key=bot)
     tenant.contact(firstName="Jürgen", lastName="Müller")
     owner = owner_of(tenant)
+    found_page(owner, "/data/contacts?q=M%C3%BCller", "Jürgen Müller")  # the index holds both
+    found_page(owner, "/data/contacts?q=Sch%C3%A4fer", "Jürgen Schäfer")  # ... and the rename
     for query in ("Jürgen Schäfer", "Schaefer", "jürgen schäfer", "JUERGEN SCHAEFER", "Schäfer", "schäfer"):
         found = owner.get("/data/contacts?" + urllib.parse.urlencode({"q": query}))
         assert found.status == 200 and jurgen["id"] in found.html, query

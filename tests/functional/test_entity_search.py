@@ -56,7 +56,7 @@ def _found(tenant: Tenant, query: str, entity_id: str, key: str | None = None) -
     return entity_id in _ids(_search(tenant, query, key))
 
 
-def _settled(tenant: Tenant, query: str, entity_id: str) -> None:
+def settled(tenant: Tenant, query: str, entity_id: str) -> None:
     eventually(lambda: _found(tenant, query, entity_id), timeout=10, message=f"{query!r} finds {entity_id}")
 
 
@@ -103,8 +103,8 @@ def test_german_as_typed_finds_both_ways_and_ranks_exact_above_prefix_above_typo
     schaefr = tenant.contact(lastName="Schafer")  # one letter off "schaefer"
     linden = tenant.ok("objects.create", {"object": {"name": "Lindenstraße 12", "type": "weg"}})["object"]
     strasse = tenant.ok("objects.create", {"object": {"name": "Gartenstrasse 3", "type": "weg"}})["object"]
-    _settled(tenant, "Gartenstrasse", strasse["id"])
-    _settled(tenant, "Schafer", schaefr["id"])
+    settled(tenant, "Gartenstrasse", strasse["id"])
+    settled(tenant, "Schafer", schaefr["id"])
 
     for typed in ("Schaefer", "Schäfer", "SCHÄFER"):
         ranked = _ids(_search(tenant, typed, types=["contact"]))
@@ -133,8 +133,8 @@ def test_paging_types_and_object_narrow_the_results(tenant: Tenant) -> None:
     obj = tenant.ok("objects.create", {"object": {"name": "Birkenweg 1", "type": "weg"}})["object"]
     unit = tenant.ok("units.create", {"unit": {"objectId": obj["id"], "number": "Birkenweg-W1", "type": "apartment"}})
     made = [tenant.contact(lastName=f"Birkenweg{n}") for n in range(3)]
-    _settled(tenant, "Birkenweg-W1", unit["unit"]["id"])
-    _settled(tenant, "Birkenweg2", made[2]["id"])
+    settled(tenant, "Birkenweg-W1", unit["unit"]["id"])
+    settled(tenant, "Birkenweg2", made[2]["id"])
     everything = _search(tenant, "Birkenweg")
     assert everything["pagination"]["total"] == 5
     page = tenant.get("search", {"query": "Birkenweg", "limit": 2, "offset": 2})
@@ -176,7 +176,7 @@ def test_keys_of_another_object_or_area_find_nothing_of_any_searchable_type(worl
     # per area a key that reads every other area
     other_areas = {area: tenant.new_key([f"read:{a}" for a in AREAS if a != area]) for area in areas}
     for type_name, word in swept.items():
-        _settled(tenant, word, world.ids[type_name])
+        settled(tenant, word, world.ids[type_name])
         for key in (elsewhere, other_areas[ENTITY_TYPES[type_name].area]):
             answer = _search(tenant, word, key, types=[type_name])
             assert answer["results"] == [] and answer["pagination"]["total"] == 0, (type_name, word, answer)
@@ -187,7 +187,7 @@ def test_a_limited_key_finds_what_lies_within_its_objects_and_totals_count_only_
     b = tenant.ok("objects.create", {"object": {"name": "Ahornallee 2", "type": "weg"}})["object"]
     unit_a = tenant.ok("units.create", {"unit": {"objectId": a["id"], "number": "Ahorn-1", "type": "apartment"}})
     unit_b = tenant.ok("units.create", {"unit": {"objectId": b["id"], "number": "Ahorn-2", "type": "apartment"}})
-    _settled(tenant, "Ahorn 2", unit_b["unit"]["id"])
+    settled(tenant, "Ahorn 2", unit_b["unit"]["id"])
     key = tenant.new_key(["read"], objects=[a["id"]])
     answer = _search(tenant, "Ahorn", key)
     assert set(_ids(answer)) == {a["id"], unit_a["unit"]["id"]} and answer["pagination"]["total"] == 2
@@ -198,8 +198,8 @@ def test_a_limited_key_finds_what_lies_within_its_objects_and_totals_count_only_
 def test_another_tenants_contact_of_the_same_name_is_never_found(tenant: Tenant, other_tenant: Tenant) -> None:
     name = f"Zwilling{uuid.uuid4().hex[:6]}"
     mine, theirs = tenant.contact(lastName=name), other_tenant.contact(lastName=name)
-    _settled(tenant, name, mine["id"])
-    _settled(other_tenant, name, theirs["id"])
+    settled(tenant, name, mine["id"])
+    settled(other_tenant, name, theirs["id"])
     assert _ids(_search(tenant, name)) == [mine["id"]]
     assert _ids(_search(other_tenant, name)) == [theirs["id"]]
     assert _ids(_search(tenant, name[:-1] + "x")) == [mine["id"]]  # the typo's terms are any tenant's; rows are not
@@ -214,8 +214,8 @@ def test_over_mcp_a_key_that_omits_untrusted_text_reads_other_parties_names_as_p
         "contact"
     ]
     signs = tenant.ok("signatories.create", {"signatory": {"contactId": made["id"], "role": "managingDirector"}})
-    _settled(tenant, name, made["id"])
-    _settled(tenant, name, signs["signatory"]["id"])
+    settled(tenant, name, made["id"])
+    settled(tenant, name, signs["signatory"]["id"])
     omitting = tenant.ok(
         "apikeys.create", {"apiKey": {"agentName": "locked-bot", "scopes": ["read"], "untrustedText": "omit"}}
     )
@@ -234,30 +234,30 @@ def test_over_mcp_a_key_that_omits_untrusted_text_reads_other_parties_names_as_p
 
 def test_a_created_renamed_and_deleted_entity_is_found_then_gone(tenant: Tenant) -> None:
     contact = tenant.contact(lastName="Vogelsang")
-    _settled(tenant, "Vogelsang", contact["id"])
+    settled(tenant, "Vogelsang", contact["id"])
     tenant.ok(
         "contacts.update", {"contact": {"id": contact["id"], "lastName": "Finkenschlag", "version": contact["version"]}}
     )
-    _settled(tenant, "Finkenschlag", contact["id"])
+    settled(tenant, "Finkenschlag", contact["id"])
     assert not _found(tenant, "Vogelsang", contact["id"])
     tenant.ok("contacts.delete", {"contact": contact["id"]})
     eventually(
         lambda: not _found(tenant, "Finkenschlag", contact["id"]), timeout=10, message="the deleted contact gone"
     )
     tenant.ok("contacts.restore", {"contact": contact["id"]})
-    _settled(tenant, "Finkenschlag", contact["id"])
+    settled(tenant, "Finkenschlag", contact["id"])
 
 
 def test_a_signatory_is_found_by_its_contacts_name_and_follows_a_rename(tenant: Tenant) -> None:
     contact = tenant.contact(firstName="Gundula", lastName="Zeichnerin")
     signatory = tenant.ok("signatories.create", {"signatory": {"contactId": contact["id"], "role": "managingDirector"}})
     signatory_id = signatory["signatory"]["id"]
-    _settled(tenant, "Zeichnerin", signatory_id)
+    settled(tenant, "Zeichnerin", signatory_id)
     found = {r["id"]: r for r in _search(tenant, "Gundula Zeichnerin")["results"]}
     assert found[signatory_id]["name"] == "Gundula Zeichnerin" and found[signatory_id]["type"] == "signatory"
     assert found[signatory_id]["matched"]["field"].startswith("contact.") and contact["id"] in found
     tenant.ok("contacts.update", {"contact": {"id": contact["id"], "lastName": "Unterschrift"}})
-    _settled(tenant, "Unterschrift", signatory_id)
+    settled(tenant, "Unterschrift", signatory_id)
     assert not _found(tenant, "Zeichnerin", signatory_id)
 
 
@@ -268,8 +268,8 @@ def test_reindex_rebuilds_an_emptied_index_exactly(tenant: Tenant) -> None:
     joerg = tenant.contact(firstName="Jörg", lastName="Eichhorn", emails=[{"address": "joerg@example.org"}])
     signs = tenant.ok("signatories.create", {"signatory": {"contactId": joerg["id"], "role": "managingDirector"}})
     tenant.ok("contacts.delete", {"contact": gone["id"]})
-    _settled(tenant, "E-7", unit["id"])
-    _settled(tenant, "Eichhorn", signs["signatory"]["id"])
+    settled(tenant, "E-7", unit["id"])
+    settled(tenant, "Eichhorn", signs["signatory"]["id"])
     eventually(lambda: gone["id"] not in _indexed(tenant), timeout=10, message="the deleted contact gone")
     before = engine.current().entries(tenant.id)
     assert len(before) == 4  # the object, the unit, the live contact, its signatory
@@ -306,10 +306,10 @@ def test_what_is_found_by_a_contacts_name_needs_the_key_to_read_that_contact(ten
             }
         },
     )["inboundInvoice"]
-    _settled(tenant, "Unterzeichner", signatory["signatory"]["id"])
+    settled(tenant, "Unterzeichner", signatory["signatory"]["id"])
     signatories_only = tenant.new_key(["read:signatories"])
     assert _search(tenant, "Unterzeichner", signatories_only)["results"] == []
-    _settled(tenant, "Heizungsbauer", invoice["id"])  # an invoice is found by its supplier's name
+    settled(tenant, "Heizungsbauer", invoice["id"])  # an invoice is found by its supplier's name
     limited = tenant.new_key(["read"], objects=[a["id"]])
     assert invoice["id"] not in _ids(_search(tenant, "Heizungsbauer", limited)), "the supplier is out of reach"
     both = tenant.new_key(["read:signatories", "read:contacts"])
@@ -317,7 +317,7 @@ def test_what_is_found_by_a_contacts_name_needs_the_key_to_read_that_contact(ten
 
 
 def test_a_contract_is_found_by_its_parties_names_and_follows_a_rename(tenant: Tenant) -> None:
-    """"Mieter Müller suchen": a lease is found by the names of its parties, named by them, and within
+    """ "Mieter Müller suchen": a lease is found by the names of its parties, named by them, and within
     an object-limited key's reach only where every party is (a party outside would be learnt)."""
     obj = tenant.ok("objects.create", {"object": {"name": "Ulmenhof", "type": "rental"}})["object"]
     unit = tenant.ok("units.create", {"unit": {"objectId": obj["id"], "number": "U-1", "type": "apartment"}})["unit"]
@@ -337,14 +337,14 @@ def test_a_contract_is_found_by_its_parties_names_and_follows_a_rename(tenant: T
             }
         },
     )["contract"]
-    _settled(tenant, "Buergschaft", contract["id"])
+    settled(tenant, "Buergschaft", contract["id"])
     found = {r["id"]: r for r in _search(tenant, "Mietpartei", types=["contract"])["results"]}
     assert list(found) == [contract["id"]]
     assert found[contract["id"]]["name"] == "Ottilie Mietpartei, Bernd Bürgschaft"
     assert found[contract["id"]]["objectId"] == obj["id"]
     assert found[contract["id"]]["matched"] == {"field": "contact.lastName", "text": "Mietpartei"}
     tenant.ok("contacts.update", {"contact": {"id": guarantor["id"], "lastName": "Garant"}})
-    _settled(tenant, "Garant", contract["id"])
+    settled(tenant, "Garant", contract["id"])
     assert not _found(tenant, "Bürgschaft", contract["id"])
     limited = tenant.new_key(["read"], objects=[obj["id"]])
     assert _ids(_search(tenant, "Mietpartei", limited, types=["contract"])) == [contract["id"]]

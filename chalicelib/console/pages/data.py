@@ -1,7 +1,6 @@
 """The tenant's data, read only: objects, units, contracts, contacts, processes and documents,
-each as a paged list with a search by name (every word of it in the name, a contact's first and
-last name together, or id or alias; case and umlauts folded: "Schaefer" finds "Schäfer"; the
-list queries of the API have no name filter, so this search is the console's own) and as a
+each as a paged list with a search by name (the `search` query of the API, docs/concepts/search.md:
+German as typed, across every entry of the type, within the list's object where it has one) and as a
 detail page with every field, links to the entities it references and lists of those that
 reference it. Enough to check what an agent did; nothing here changes data (GET only, so the viewer role suffices).
 A deleted entity is shown by its last name, marked deleted, with restore.py's button for an
@@ -29,12 +28,14 @@ from chalicelib.console.texts import CATALOGUE, translate
 from chalicelib.console.web import Answer, Request, page
 from chalicelib.errors import ApiError
 from chalicelib.schemas import value_text
+from chalicelib.store.entities import to_wire
+from chalicelib.store.entity_reads import entity_pk, fetch_entities
 
 PAGE_SIZE = 50
-# The list queries have no name filter: a search reads one page of this size (their largest)
-# and filters it here, saying so when the type has more entries than that.
-SEARCH_READ = 1000
-MAX_QUERY = 200  # characters of a search that are used
+MAX_QUERY = 200  # characters of a search that are used (the `search` query's limit)
+# The list filters a search keeps: `search` narrows by object; a list filtered by another parent (a
+# company's contacts, a unit's contracts) is short and paged, and offers no search.
+SEARCHED_FILTERS = {"objectId": "objectId", "object": "objectId"}
 CHILD_ROWS = 10  # rows of each child list on a detail page; the rest behind a link to the filtered list
 MAX_NAMED = naming.MAX_READ  # referenced entities a detail page names (one batched read, names.py)
 DOWNLOADS = ("downloadUrl",)  # a presigned link to the file: offered as a download, not shown as text
@@ -157,24 +158,15 @@ def data_list(request: Request) -> Answer:
     query = request.query.get("q", "").strip()[:MAX_QUERY]
     filters = {name: request.query[name] for name in dtype.filters if request.query.get(name)}
     offset = _offset(request.query.get("offset"))
+    searchable = all(name in SEARCHED_FILTERS for name in filters)
+    query = query if searchable else ""
     entries: list[dict[str, Any]] = []
-    contacts: dict[str, str] = {}
     pagination = {"total": 0, "limit": PAGE_SIZE, "offset": offset}
-    partial: dict[str, int] | None = None
     errors: list[str] = []
     status = 200
     try:
-        if dtype.plural == "contracts":
-            contacts = _contact_names(request)
         if query:
-            answer = run(request, dtype.list_op, {**filters, "limit": SEARCH_READ, "offset": 0})
-            read = answer[dtype.plural]
-            found = [entry for entry in read if _matches(dtype, entry, query, contacts)]
-            entries = found[offset : offset + PAGE_SIZE]
-            pagination = {"total": len(found), "limit": PAGE_SIZE, "offset": offset}
-            total = answer["pagination"]["total"]
-            if total > len(read) or answer["pagination"].get("capped"):
-                partial = {"read": len(read), "total": total}
+            entries, pagination = _searched(request, dtype, query, filters, offset)
         else:
             answer = run(request, dtype.list_op, {**filters, "limit": PAGE_SIZE, "offset": offset})
             entries, pagination = answer[dtype.plural], answer["pagination"]
@@ -187,10 +179,10 @@ def data_list(request: Request) -> Answer:
         errors=errors,
         **_frame(request, dtype),
         headers=_headers(request, dtype),
-        rows=_rows(request, dtype, entries, contacts, errors),
+        rows=_rows(request, dtype, entries, errors),
         pagination=pagination,
         query=query,
-        partial=partial,
+        searchable=searchable,
         filters=[_filter_shown(request, dtype, name, value) for name, value in filters.items()],
         clear_search=_list_url(dtype, filters),
         pager_url=_pager_url(dtype, {**filters, **({"q": query} if query else {})}),
@@ -285,31 +277,25 @@ def _offset(raw: str | None) -> int:
         return 0
 
 
-def _contact_names(request: Request) -> dict[str, str]:
-    """Contracts have no name of their own: they are named and found by their parties, read from
-    one bounded page of contacts (a party past it is shown by its id)."""
-    read = run(request, "contacts", {"limit": SEARCH_READ, "offset": 0})["contacts"]
-    return {contact["id"]: _name(request, TYPES["contacts"], contact, {}) for contact in read}
+def _searched(
+    request: Request, dtype: DataType, query: str, filters: dict[str, str], offset: int
+) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """A page of the type's entries that `search` finds (within the list's object), as the list
+    query answers them: read in one batch, in the search's order."""
+    args: dict[str, Any] = {"query": query, "types": [dtype.key], "limit": PAGE_SIZE, "offset": offset}
+    args.update({SEARCHED_FILTERS[name]: value for name, value in filters.items()})
+    answer = run(request, "search", args)
+    return records(request, [result["id"] for result in answer["results"]]), answer["pagination"]
 
 
-_FOLD = str.maketrans({"ä": "ae", "ö": "oe", "ü": "ue", "ß": "ss"})
-
-
-def fold(text: str) -> str:
-    """Text as the search compares it: case folded, umlauts and ß spelt out (ä=ae, ö=oe, ü=ue,
-    ß=ss), so "Schäfer", "Schaefer" and "SCHÄFER" are one word."""
-    return text.casefold().translate(_FOLD)
-
-
-def _matches(dtype: DataType, entry: dict[str, Any], query: str, contacts: dict[str, str]) -> bool:
-    """Every word of the search in the entry's name fields (a contact's first and last name
-    together: "Jürgen Schäfer"), its further search fields, id, aliases or (a contract's)
-    parties' names, folded (`fold`)."""
-    words = [entry.get(name) for name in (*dtype.name_fields, *dtype.search_also)]
-    words += [entry.get("id"), *(entry.get("aliases") or [])]
-    words += [contacts.get(party.get("contactId", "")) for party in entry.get("parties") or []]
-    text = " ".join(fold(word) for word in words if isinstance(word, str))
-    return all(part in text for part in fold(query).split())
+def records(request: Request, entity_ids: list[str]) -> list[dict[str, Any]]:
+    """The live entities of these ids as the person's reads show them, in the ids' order (one
+    BatchGetItem; what the search found was within the person's reach, and the keys are the
+    person's own tenant's)."""
+    assert request.ctx is not None, "read for a signed-in person"
+    found = fetch_entities([entity_pk(request.ctx.tenant_id, entity_id) for entity_id in entity_ids])
+    by_id = {str(item.id): to_wire(request.ctx, item) for item in found if not item.deletedAt}
+    return [by_id[entity_id] for entity_id in entity_ids if entity_id in by_id]
 
 
 def _references(dtype: DataType, record: dict[str, Any]) -> list[str]:
@@ -347,8 +333,7 @@ def _children(request: Request, child: Child, parent_id: str, errors: list[str])
     try:
         answer = run(request, dtype.list_op, {child.arg: parent_id, "limit": CHILD_ROWS, "offset": 0})
         total = answer["pagination"]["total"]
-        contacts = _contact_names(request) if dtype.plural == "contracts" and answer[dtype.plural] else {}
-        rows = _rows(request, dtype, answer[dtype.plural], contacts, errors)
+        rows = _rows(request, dtype, answer[dtype.plural], errors)
     except ApiError as error:
         _add(errors, messages(request, error))
     return {
@@ -415,24 +400,27 @@ def _name(request: Request, dtype: DataType, record: dict[str, Any], names: dict
     return name or str(record.get("id", ""))
 
 
-def _rows(
-    request: Request, dtype: DataType, entries: list[dict[str, Any]], contacts: dict[str, str], errors: list[str]
-) -> list[dict[str, Any]]:
-    """A page of entries as table rows, the entities their columns reference by name (one
-    batched read for the page, names.py)."""
+def _rows(request: Request, dtype: DataType, entries: list[dict[str, Any]], errors: list[str]) -> list[dict[str, Any]]:
+    """A page of entries as table rows, the entities their columns reference (and a contract's
+    parties, which name it) by name: one batched read for the page, names.py."""
     refs = [ref for entry in entries for column in dtype.columns for ref in _column_refs(dtype, entry, column)]
+    refs += [party["contactId"] for entry in entries for party in _parties(dtype, entry)]
     names = _names(request, list(dict.fromkeys(refs)), errors) if refs else {}
-    return [_row(request, dtype, entry, contacts, names) for entry in entries]
+    return [_row(request, dtype, entry, names) for entry in entries]
+
+
+def _parties(dtype: DataType, entry: dict[str, Any]) -> list[dict[str, Any]]:
+    if dtype.plural != "contracts":
+        return []
+    return [party for party in entry.get("parties") or [] if isinstance(party.get("contactId"), str)]
 
 
 def _column_refs(dtype: DataType, entry: dict[str, Any], column: str) -> list[str]:
     return [ref for _, ref in _refs(_schema(dtype).get(column, {}), entry.get(column), column)]
 
 
-def _row(
-    request: Request, dtype: DataType, entry: dict[str, Any], contacts: dict[str, str], names: dict[str, str]
-) -> dict[str, Any]:
-    first = _cell_of(_name(request, dtype, entry, contacts), href=f"/data/{dtype.plural}/{entry['id']}")
+def _row(request: Request, dtype: DataType, entry: dict[str, Any], names: dict[str, str]) -> dict[str, Any]:
+    first = _cell_of(_name(request, dtype, entry, names), href=f"/data/{dtype.plural}/{entry['id']}")
     schema = _schema(dtype)
     return {
         "cells": [

@@ -27,10 +27,22 @@ TEXTS: dict[str, tuple[str, str]] = {
     "data.search.button": ("Suchen", "Search"),
     "data.search.clear": ("Suche zurücksetzen", "Clear search"),
     "data.search.found": ("Treffer für „{query}“: {count}.", "Matches for “{query}”: {count}."),
-    "data.search.partial": (
-        "Die Suche hat nur die ersten {read} von {total} Einträgen durchsucht. Weitere Treffer sind möglich.",
-        "The search covered only the first {read} of {total} entries. There may be more matches.",
+    "search.title": ("Suche", "Search"),
+    "search.label": ("Alles durchsuchen", "Search everything"),
+    "search.header_label": ("Suche in allen Daten", "Search all data"),
+    "search.intro": (
+        "Kontakte, Objekte, Einheiten, Verträge, Vorgänge, Dokumente und mehr: nach Namen, Adressen, Nummern, "
+        "E-Mail, Telefon oder IBAN, wie man sie schreibt (Schaefer findet Schäfer, Lindenstr. findet Lindenstraße).",
+        "Contacts, objects, units, contracts, processes, documents and more: by name, address, number, e-mail, "
+        "phone or IBAN, as people type them (Schaefer finds Schäfer, Lindenstr. finds Lindenstraße).",
     ),
+    "search.more": (
+        "Mehr als {shown} Treffer: die besten {shown} sind gezeigt.",
+        "More than {shown} matches: the best {shown} are shown.",
+    ),
+    "search.all_of_type": ("Alle Treffer unter {type}", "All matches among {type}"),
+    "search.matched": ("gefunden über: {text}", "matched: {text}"),
+    "search.in": ("in", "in"),
     "data.search.none": ("Keine Treffer.", "No matches."),
     "data.filtered": ("Gefiltert nach {field}:", "Filtered by {field}:"),
     "data.filter.clear": ("Filter entfernen", "Remove filter"),
