@@ -21,7 +21,7 @@ from chalicelib import registry, resources
 from chalicelib.context import CallContext
 from chalicelib.mcp import meta
 from chalicelib.scopes import ALL_SCOPES
-from chalicelib.search import embedding, quality, rerank, service
+from chalicelib.search import embedding, fit, quality, rerank, service
 from chalicelib.search.backend import SearchBackend
 from chalicelib.search.index_opensearch import index_catalogue
 from chalicelib.search.opensearch_backend import OpenSearchBackend
@@ -126,8 +126,27 @@ def main() -> str:
         f"Tool search over {len(names)} domain tools, {REPEAT} queries each.\n\n{latency}\n\n"
         "Quality (embedded backend, tests/search_queries.json):\n\n"
         f"{table(['half', 'language', 'queries', 'recall@5', 'MRR'], quality_rows)}\n\n"
+        f"{_nothing_fits(names)}\n\n"
         f"{_answer_sizes()}\n\nDevelopment half, no relevant tool in the top 5:\n" + ("\n".join(misses) or "(none)")
     )
+
+
+def _nothing_fits(names: list[str]) -> str:
+    """How often the answer says nothing fits (search/fit.py): of the requests no tool serves, and of
+    the labelled ones that a tool does serve (each half)."""
+
+    def says(query: str, language: str) -> bool:
+        page = service.search_tools(query, language=language, names=names, limit=5, offset=0)
+        return page.fit is not None and fit.nothing_fits(page.fit, language)
+
+    sets = [("no tool serves (tests/search_nothing_fits.json)", quality.load_nothing_fits())]
+    sets += [(f"labelled, {half} half", quality.load_queries(half=half)[::SAMPLE_EVERY]) for half in quality.HALVES]
+    rows = []
+    for label, requests in sets:
+        for language, counted in sorted(quality.flagged(says, requests).items(), reverse=True):
+            rows.append([label, language, counted.requests, counted.flagged, f"{counted.rate:.0%}"])
+            record(f"tool search, nothing fits ({label}, {language})", "flagged", "", f"{counted.rate:.0%}")
+    return "Nothing fits (`nothingFits`):\n\n" + table(["requests", "language", "count", "flagged", "rate"], rows)
 
 
 def _answer_sizes() -> str:

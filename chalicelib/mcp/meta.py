@@ -15,7 +15,7 @@ from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.errors import Invalid, NotFound
 from chalicelib.mcp import catalogue, domain_tools, pipeline, transform
-from chalicelib.search import glossary, service, terms
+from chalicelib.search import fit, glossary, service, terms
 from chalicelib.validation import find_errors
 
 Run = Callable[[CallContext, dict[str, Any]], Any]
@@ -92,7 +92,11 @@ def _search_tools(ctx: CallContext, args: dict[str, Any]) -> dict[str, Any]:
         if query:
             entry["score"] = hit.score
         tools.append(entry)
-    return {"tools": tools, "total": page.total, "limit": limit, "offset": offset, "language": language, "mode": mode}
+    answer = {"tools": tools, "total": page.total, "limit": limit, "offset": offset, "language": language, "mode": mode}
+    if query and page.fit is not None:
+        # how well the best tool fits, and whether that is below the floor of requests tools serve (search/fit.py)
+        answer |= {"bestFit": page.fit, "nothingFits": fit.nothing_fits(page.fit, language)}
+    return answer
 
 
 SEARCH = MetaTool(
@@ -101,7 +105,9 @@ SEARCH = MetaTool(
     "user's words, English or German ('create a tenant contact', 'Lastschriftmandat anlegen'); omit it to "
     "browse all tools alphabetically with `limit`/`offset`. `kind` narrows to `queries` (read) or `commands` "
     "(change data). Only tools the calling key may use are returned. Run one with meta.tool.execute; "
-    "meta.tool.describe adds its output schema.",
+    "meta.tool.describe adds its output schema. `nothingFits: true` says no tool fits the request well (its "
+    "`bestFit` is below what requests that a tool serves score): rephrase it in the platform's words, browse "
+    "with `kind`, or tell the user the platform has no such operation; do not run the first tool anyway.",
     _obj(
         {
             "query": {

@@ -42,6 +42,7 @@ class Hit:
 class Page:
     hits: list[Hit]
     total: int  # candidates matching (for paging)
+    fit: float | None = None  # how well the best tool fits the request (search/fit.py); None when browsing
 
 
 class SearchBackend(Protocol):

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 QUERIES = Path(__file__).resolve().parents[2] / "tests" / "search_queries.json"
+NOTHING_FITS = QUERIES.with_name("search_nothing_fits.json")  # requests no tool serves
 
 Search = Callable[[str, str], list[str]]  # (query, language) -> tool names, best first
 
@@ -48,3 +49,30 @@ def evaluate(search: Search, queries: list[dict[str, Any]]) -> dict[str, Score]:
         score.recall_at_5 /= score.queries
         score.mrr /= score.queries
     return scores
+
+
+def load_nothing_fits(path: Path = NOTHING_FITS) -> list[dict[str, Any]]:
+    return list(json.loads(path.read_text(encoding="utf-8"))["requests"])
+
+
+Fits = Callable[[str, str], bool]  # (query, language) -> the answer says nothing fits
+
+
+@dataclass
+class Flagged:
+    requests: int = 0
+    flagged: int = 0
+
+    @property
+    def rate(self) -> float:
+        return self.flagged / self.requests if self.requests else 0.0
+
+
+def flagged(says_nothing_fits: Fits, requests: list[dict[str, Any]]) -> dict[str, Flagged]:
+    """Per language, how many of the requests the search says nothing fits."""
+    found: dict[str, Flagged] = {}
+    for entry in requests:
+        counted = found.setdefault(entry["language"], Flagged())
+        counted.requests += 1
+        counted.flagged += says_nothing_fits(entry["query"], entry["language"])
+    return found

@@ -8,7 +8,7 @@ import threading
 from functools import lru_cache
 
 from chalicelib import config, registry
-from chalicelib.search import embedding, glossary, rerank, terms
+from chalicelib.search import embedding, fit, glossary, rerank, terms
 from chalicelib.search.backend import Page, SearchBackend
 
 _lock = threading.Lock()
@@ -93,12 +93,14 @@ POOL = 50
 def search_tools(query: str, *, language: str, names: list[str], limit: int, offset: int) -> Page:
     if not query.strip():
         return backend().search_tools(query, language=language, vector=None, names=names, limit=limit, offset=offset)
-    vector = embedding.embed_query(query, language).tolist()
+    query_vector = embedding.embed_query(query, language)
     ranked = backend().search_tools(
-        query, language=language, vector=vector, names=names, limit=max(POOL, offset + limit), offset=0
+        query, language=language, vector=query_vector.tolist(), names=names, limit=max(POOL, offset + limit), offset=0
     )
     hits = rerank.order(query, ranked.hits[:POOL]) + ranked.hits[POOL:]
-    return Page(hits=hits[offset : offset + limit], total=ranked.total)
+    top = next((hit.id for hit in hits if hit.id in registry.REGISTRY), None)  # an index of this release's tools
+    best = fit.best_fit(query_vector, top) if top else None
+    return Page(hits=hits[offset : offset + limit], total=ranked.total, fit=best)
 
 
 def search_docs(query: str, *, names: list[str], limit: int, offset: int) -> Page:

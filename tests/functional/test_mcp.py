@@ -109,6 +109,20 @@ def test_search_finds_domain_tools_in_english_and_german_and_never_meta_tools(ap
     assert {t["kind"] for t in commands["tools"]} == {"command"}
 
 
+def test_search_says_when_no_tool_fits_the_request(api: Api, tenant: Tenant) -> None:
+    """Issue 53: "play some music" has no tool; the answer says so (with the best fit) rather than
+    ranking unrelated tools as if they fitted. A request a tool serves is not flagged; browsing has no fit."""
+    with McpSession(api.base, tenant.key) as mcp:
+        music = mcp.ok("meta.tools.search", {"query": "play some music", "limit": 3})
+        musik = mcp.ok("meta.tools.search", {"query": "Musik abspielen", "limit": 3})
+        served = mcp.ok("meta.tools.search", {"query": "Mieter anlegen", "limit": 3})
+        browse = mcp.ok("meta.tools.search", {"limit": 3})
+    assert music["nothingFits"] is True and musik["nothingFits"] is True, (music["bestFit"], musik["bestFit"])
+    assert served["nothingFits"] is False and served["bestFit"] > musik["bestFit"]
+    assert len(music["tools"]) == 3  # still ranked: the agent may look, told that none fits
+    assert "nothingFits" not in browse and "bestFit" not in browse
+
+
 @pytest.mark.slow
 def test_search_pages_through_the_catalogue(api: Api, tenant: Tenant) -> None:
     with McpSession(api.base, tenant.key) as mcp:
