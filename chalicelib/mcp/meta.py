@@ -103,11 +103,9 @@ SEARCH = MetaTool(
     "meta.tools.search",
     "Find the domain tools (the platform's operations) for a task, ranked best first. Give `query` in the "
     "user's words, English or German ('create a tenant contact', 'Lastschriftmandat anlegen'); omit it to "
-    "browse all tools alphabetically with `limit`/`offset`. `kind` narrows to `queries` (read) or `commands` "
-    "(change data). Only tools the calling key may use are returned. Run one with meta.tool.execute; "
-    "meta.tool.describe adds its output schema. `nothingFits: true` says no tool fits the request well (its "
-    "`bestFit` is below what requests that a tool serves score): rephrase it in the platform's words, browse "
-    "with `kind`, or tell the user the platform has no such operation; do not run the first tool anyway.",
+    "browse alphabetically. `kind` narrows to `queries` (read) or `commands` (change data). Only tools the "
+    "key may use are returned. Run one with meta.tool.execute; meta.tool.describe adds its output schema. "
+    "`nothingFits: true`: none fits; rephrase, or tell the user it cannot be done.",
     _obj(
         {
             "query": {

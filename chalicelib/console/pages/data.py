@@ -55,10 +55,9 @@ class DataType:
     list_op: str
     show_op: str
     key: str  # the show query's argument and the key of its answer
-    name_fields: tuple[str, ...]  # joined for the entity's name; searched (with its id and aliases)
+    name_fields: tuple[str, ...]  # joined for the entity's name
     columns: tuple[str, ...]  # list columns after the name
     filters: tuple[str, ...] = ()  # list query arguments a list page passes on (a child list's "show all")
-    search_also: tuple[str, ...] = ()  # further fields a search looks in
     children: tuple[Child, ...] = ()
 
 
@@ -72,7 +71,6 @@ TYPES: dict[str, DataType] = {
             "object",
             ("name",),
             ("number", "type", "address"),
-            search_also=("number",),
             children=(
                 Child("units", "objectId"),
                 Child("contracts", "objectId"),
@@ -285,10 +283,10 @@ def _searched(
     args: dict[str, Any] = {"query": query, "types": [dtype.key], "limit": PAGE_SIZE, "offset": offset}
     args.update({SEARCHED_FILTERS[name]: value for name, value in filters.items()})
     answer = run(request, "search", args)
-    return records(request, [result["id"] for result in answer["results"]]), answer["pagination"]
+    return _records(request, [result["id"] for result in answer["results"]]), answer["pagination"]
 
 
-def records(request: Request, entity_ids: list[str]) -> list[dict[str, Any]]:
+def _records(request: Request, entity_ids: list[str]) -> list[dict[str, Any]]:
     """The live entities of these ids as the person's reads show them, in the ids' order (one
     BatchGetItem; what the search found was within the person's reach, and the keys are the
     person's own tenant's)."""
