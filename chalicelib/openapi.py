@@ -218,7 +218,11 @@ def _form_schema(op: Operation) -> dict[str, Any]:
     encoding: dict[str, Any] = {}
     for name, schema in _spec_schema(op.args)["properties"].items():
         if name == "resource":
-            props[name] = {"type": "string", "format": "binary", "description": "The file."}
+            props[name] = {
+                "type": "string",
+                "format": "binary",
+                "description": "The file, not empty (an empty one is refused: 400 `empty_file`).",
+            }
         elif schema.get("type") == "object":
             props[name] = {**schema, "description": schema.get("description", "") + " As a part of JSON."}
             encoding[name] = {"contentType": "application/json"}

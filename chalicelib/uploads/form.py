@@ -10,7 +10,7 @@ from email.parser import BytesParser
 from typing import Any
 
 from chalicelib import error_codes as codes
-from chalicelib.errors import Invalid
+from chalicelib.errors import Invalid, invalid_at
 
 
 def parse(content_type: str, raw: bytes) -> dict[str, Any]:
@@ -40,6 +40,8 @@ def parse(content_type: str, raw: bytes) -> dict[str, Any]:
         content = payload if isinstance(payload, bytes) else b""
         file_name = part.get_filename()
         if file_name is not None:
+            if not content:  # as an empty base64 file is (uploads/direct.py); the form's binary part states no length
+                raise invalid_at(f"{name}.content", "the file is empty", code=codes.EMPTY_FILE)
             args[name] = {"fileName": file_name, "content": base64.b64encode(content).decode("ascii")}
             if part.get("content-type") is not None:  # without the header email assumes text/plain
                 args[name]["contentType"] = part.get_content_type()
