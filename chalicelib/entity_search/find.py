@@ -59,13 +59,13 @@ def _contacts_reached(ctx: CallContext, hits: list[Hit]) -> list[Hit]:
     """For a key limited to objects, the hits found by contacts' names keep only those whose every
     contact the key reaches (an invoice within its objects may name a supplier outside them; a
     contract there, a party who is not)."""
-    through = [hit.id for hit in hits if named_through(hit.type)]
+    through = {hit.id for hit in hits if named_through(hit.type)}
     if not through:
         return hits
-    items = fetch_entities([entity_pk(ctx.tenant_id, entity_id) for entity_id in through])
+    items = fetch_entities([entity_pk(ctx.tenant_id, entity_id) for entity_id in sorted(through)])
     named = {str(item.id): contacts_named(str(item.type), item.data_dict()) for item in items}
     reached = reach.within(ctx, sorted({c for contacts in named.values() for c in contacts}))
-    return [hit for hit in hits if hit.id not in named or all(c in reached for c in named[hit.id])]
+    return [hit for hit in hits if hit.id not in through or (named.get(hit.id) and set(named[hit.id]) <= reached)]
 
 
 def search(

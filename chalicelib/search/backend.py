@@ -19,6 +19,9 @@ from typing import Protocol
 # candidates, then weighted. The embedding carries paraphrases, BM25 exact words and names.
 BM25_WEIGHT = 0.4
 VECTOR_WEIGHT = 0.6
+# A tool's semantic score: the mean of its this many texts nearest the query (embedded.py ranks by it,
+# fit.py measures whether anything fits by it)
+TOP_TEXTS = 5
 
 
 @dataclass(frozen=True)

@@ -11,10 +11,8 @@ import bm25s
 import numpy as np
 import Stemmer
 
-from chalicelib.search.backend import BM25_WEIGHT, VECTOR_WEIGHT, Hit, Page, SearchDocument
+from chalicelib.search.backend import BM25_WEIGHT, TOP_TEXTS, VECTOR_WEIGHT, Hit, Page, SearchDocument
 from chalicelib.search.embedding import vectors_for
-
-TOP_TEXTS = 5
 
 
 class _Bm25:

@@ -21,9 +21,9 @@ from functools import cache
 import numpy as np
 
 from chalicelib import registry
+from chalicelib.search.backend import TOP_TEXTS
 from chalicelib.search.embedding import vectors_for
 
-TOP_TEXTS = 5  # as the embedded backend's semantic score (embedded.py)
 FLOORS = {"en": 0.20, "de": 0.29}
 _lock = threading.Lock()
 

@@ -8,7 +8,8 @@ admin or owner: beside a reference to it, and on its own page, which then says s
 deleted instead of answering not-found.
 
 One table (TYPES) describes each type, so that one list and one detail template serve all six.
-Every read is the type's list or show query run as the signed-in person (`operations.run`)."""
+Every read is the type's list or show query, or the `search` query, run as the signed-in person
+(`operations.run`); a search's page of entries is then read in one batch (`_records`)."""
 
 from __future__ import annotations
 
