@@ -146,3 +146,24 @@ def test_an_unknown_method_on_a_path_nothing_serves_answers_the_404_problem_of_a
     host = f"127.0.0.1:{port_of(api)}"
     for method in ("TRACE", "PUT"):
         assert_problem(over_socket(api, method, "/nothing/here", host), 404, "no_route")
+
+
+# --- framing: an answer leaves in one write -------------------------------------------------
+
+
+def test_each_answer_on_a_kept_alive_connection_arrives_in_one_piece(api: Api) -> None:
+    """Status line, headers and body leave in one write on a socket with Nagle's algorithm off.
+    Chalice's handler writes the headers, then the body: on a kept-alive connection the body then
+    waited for the client's delayed ACK of the headers, 40 ms an answer for every client that
+    keeps its connection (requests' sessions, schemathesis, the MCP SDK), ten times a request's
+    own time. Two answers on one connection: each one's first read holds all of it."""
+    address, port = api.base.removeprefix("http://").split(":")
+    request = f"GET /api/platform/v1/query/version HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode()
+    with socket.create_connection((address, int(port)), timeout=30) as conn:
+        for _ in range(3):
+            conn.sendall(request)
+            first = conn.recv(65536)
+            head, _, body = first.partition(b"\r\n\r\n")
+            lengths = [line.split(b":", 1)[1] for line in head.split(b"\r\n") if b"content-length:" in line.lower()]
+            length = int(lengths[0])
+            assert head.startswith(b"HTTP/1.1 200") and len(body) == length, first
