@@ -17,6 +17,7 @@ from chalicelib.entity_search import engine
 from chalicelib.entity_search.engine import FUZZY_MIN, Hit, one_edit
 from chalicelib.entity_search.fold import words
 from chalicelib.entity_search.texts import (
+    CONTENT,
     contacts_named,
     indexed_text,
     name_of,
@@ -32,6 +33,7 @@ from chalicelib.store.entity_reads import entity_pk, fetch_entities
 CANDIDATES = 1_000  # the engine's best hits ranked and counted at most (`capped` beyond)
 MAX_WORDS = 10  # the query's first words (each one more group of the engine's query)
 EXACT, PREFIX, FUZZY = 3, 2, 1
+EXCERPT_WORDS = 24  # the words of a PDF's text a result shows around its match
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,7 @@ class Ranked:
     mean: float
     field: str
     text: str
+    asked: tuple[str, ...] = ()
 
 
 def readable_types(ctx: CallContext, wanted: list[str] | None) -> list[str]:
@@ -102,6 +105,8 @@ def _result(ctx: CallContext, ranked: Ranked, item: Any, people: list[dict[str, 
     by those contacts), the index's text otherwise."""
     hit, wire = ranked.hit, to_wire(ctx, item)
     name, text = hit.name, ranked.text
+    if ranked.field == CONTENT:  # a PDF's text: the words around the match (withheld below: no field shows it)
+        text = excerpt(text, list(ranked.asked))
     if authors.withholds(ctx):
         through = named_through(hit.type)
         read = {"contact": people or []} if through else wire  # what the matched field's path is read in
@@ -131,7 +136,17 @@ def rank(hit: Hit, asked: list[str]) -> Ranked:
         score = sum(match(word, field_words) for word in asked)
         if score > best:
             best_field, best_text, best = name, text, score
-    return Ranked(hit, min(scores), sum(scores) / len(scores), best_field, best_text)
+    return Ranked(hit, min(scores), sum(scores) / len(scores), best_field, best_text, tuple(asked))
+
+
+def excerpt(text: str, asked: list[str]) -> str:
+    """The words of a long text around the first that matches a word of the query (EXCERPT_WORDS of
+    them, "…" where cut): a PDF's text is no result's field to show whole."""
+    parts = text.split()
+    at = next((i for i, part in enumerate(parts) if any(match(w, words(part)) for w in asked)), 0)
+    start = max(0, at - EXCERPT_WORDS // 3)
+    shown = " ".join(parts[start : start + EXCERPT_WORDS])
+    return ("… " if start else "") + shown + (" …" if start + EXCERPT_WORDS < len(parts) else "")
 
 
 def match(word: str, among: list[str]) -> int:

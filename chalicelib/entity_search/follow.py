@@ -4,7 +4,9 @@ beside the audit, the feed and the webhooks' fan-out. A created, changed or rest
 writes the same row again. An entity found by its contact's name (texts.named_through: signatories,
 advisors, responsibilities, contracts) reads those contacts when it is indexed (one BatchGetItem per batch), and
 a changed contact re-indexes those naming it (one Query of its reference edges per changed
-contact). `reindex` rebuilds a tenant's rows from the table (`pmctl search reindex`)."""
+contact). A document's PDF is found by its text too, kept beside it when its file arrived
+(store/file_texts.py: one BatchGetItem per batch). `reindex` rebuilds a tenant's rows from the
+table (`pmctl search reindex`)."""
 
 from __future__ import annotations
 
@@ -13,8 +15,9 @@ from typing import Any, Protocol
 
 from chalicelib.context import CallContext
 from chalicelib.entities import ENTITY_TYPES
-from chalicelib.entity_search import engine
+from chalicelib.entity_search import engine, pdf_text
 from chalicelib.entity_search.texts import (
+    CONTENT,
     contacts_named,
     name_of,
     named_through,
@@ -23,7 +26,7 @@ from chalicelib.entity_search.texts import (
     searchable_types,
     texts,
 )
-from chalicelib.store import refs
+from chalicelib.store import file_texts, refs
 from chalicelib.store.entities import live_entities
 from chalicelib.store.entity_reads import entity_pk, fetch_entities
 
@@ -42,15 +45,23 @@ class EntityChange(Protocol):  # what events/changes.Change holds that the index
 
 
 def entry(
-    tenant_id: str, type_name: str, entity_id: str, data: dict[str, Any], contacts: dict[str, dict[str, Any]]
+    tenant_id: str,
+    type_name: str,
+    entity_id: str,
+    data: dict[str, Any],
+    contacts: dict[str, dict[str, Any]],
+    file_text: str = "",
 ) -> engine.Entry:
-    """The row of an entity; `contacts` (id -> fields) holds the contacts it is found through, if any."""
+    """The row of an entity; `contacts` (id -> fields) holds the contacts it is found through, if any;
+    `file_text` the words of its file (a document's PDF: CONTENT)."""
     object_id = entity_id if type_name == "object" else data.get("objectId")
     if named_through(type_name):
         people = [contacts[c] for c in contacts_named(type_name, data) if c in contacts]
         fields, name = person_texts(people), names_of_people(people)
     else:
         fields, name = texts(type_name, data), name_of(type_name, data)
+    if file_text:
+        fields = [*fields, (CONTENT, file_text)]
     return engine.Entry(
         tenant_id=tenant_id,
         type=type_name,
@@ -65,7 +76,9 @@ def entries(tenant_id: str, found: list[tuple[str, str, dict[str, Any]]]) -> lis
     """The rows of these (type, id, fields) entities, their contacts read in one batch."""
     wanted = {c for t, _, d in found for c in contacts_named(t, d)}
     contacts = {str(i.id): i.data_dict() for i in fetch_entities([entity_pk(tenant_id, c) for c in sorted(wanted)])}
-    return [entry(tenant_id, t, i, d, contacts) for t, i, d in found]
+    with_text = [i for t, i, d in found if t == "document" and d.get("contentType") == pdf_text.PDF]
+    kept = file_texts.texts_of(tenant_id, with_text) if with_text else {}
+    return [entry(tenant_id, t, i, d, contacts, kept.get(i, "")) for t, i, d in found]
 
 
 def _named_by(tenant_id: str, contact_ids: list[str]) -> list[tuple[str, str, dict[str, Any]]]:

@@ -36,6 +36,9 @@ SEARCHED = frozenset(
         "text",  # a process update's (its title)
     }
 )
+# The field of a document's PDF text (entity_search/pdf_text.py): no field of the entity, its own
+# row's; a result matched by it shows the words around the match (find.py excerpt).
+CONTENT = "content"
 EXCLUDED = frozenset({"webhook"})  # the account's records, with their URLs: webhooks.list reads them
 # The field a result is named by, the first present; a contact by its full name (name_of).
 NAMED_BY = ("name", "title", "companyName", "number", "subject", "label", "accountHolder", "fileName", "text", "iban")

@@ -30,7 +30,7 @@ RESULT = s.obj(
         "matched": s.obj(
             {
                 "field": s.string("The field that matched best, e.g. lastName, emails.address, address.street."),
-                "text": s.string("That field's text."),
+                "text": s.string("That field's text; of a PDF's text (`content`), the words around the match."),
             },
             required=["field", "text"],
         ),
@@ -43,7 +43,8 @@ RESULT = s.obj(
 )
 DOC = """Find any entity by what people call it: a contact by name, company, e-mail address or phone number;
 an object or object address by name, street, postal code or city; a unit by its number; a process or
-process update, a document (title, file name), a call record, a post, a bank account info (holder, bank,
+process update, a document (title, file name, and the text of a PDF's first pages: `matched.field`
+`content`, `matched.text` the words around the match), a call record, a post, a bank account info (holder, bank,
 label, IBAN) by its words; a signatory, advisor, responsibility or inbound invoice by the name of its
 contact (`matched.field` `contact.lastName`, ...).
 

@@ -18,10 +18,12 @@ from chalicelib import ids
 from chalicelib import schemas as s
 from chalicelib.context import CallContext
 from chalicelib.entities import EntityType
+from chalicelib.entity_search import pdf_text
 from chalicelib.errors import PayloadTooLarge, invalid_at
 from chalicelib.log import logger
 from chalicelib.registry import DocumentedError
 from chalicelib.store import entities as store
+from chalicelib.store import file_texts
 from chalicelib.uploads import files, sniff
 from chalicelib.uploads.zipbounds import MAX_ZIP_DIRECTORY_BYTES, MAX_ZIP_ENTRIES, ArchiveTooLarge
 
@@ -164,9 +166,12 @@ def store_with_file(
     data = {**data, **accepted.fields()}
     etype.verify(data, None)  # refuse bad metadata before anything is written
     key = files.direct_key(ctx.tenant_id, entity_id)
+    kept = file_text(ctx.tenant_id, entity_id, etype.name, accepted.content_type, accepted.received)
     version = files.put(key, accepted.content, accepted.content_type)
     try:
-        item = store.create(ctx, etype, data, path=path, entity_id=entity_id, file_key=key, file_version=version)
+        item = store.create(
+            ctx, etype, data, path=path, entity_id=entity_id, file_key=key, file_version=version, companions=kept
+        )
     except BaseException:
         try:
             files.delete(key)
@@ -174,6 +179,17 @@ def store_with_file(
             logger.exception("could not remove the file of a refused upload", extra={"key": key})
         raise
     return {**store.to_wire(ctx, item), **download(item)}
+
+
+def file_text(
+    tenant_id: str, entity_id: str, type_name: str, content_type: str, received: files.Received
+) -> tuple[Any, ...]:
+    """The companion keeping a document's PDF text for the entity search (store/file_texts.py),
+    written with the document; none for another file or a PDF without text."""
+    if type_name != "document" or content_type != pdf_text.PDF:
+        return ()
+    text = pdf_text.text_of(received.reopen())
+    return (file_texts.companion(tenant_id, entity_id, text),) if text else ()
 
 
 def download(item: store.StoredEntity) -> dict[str, Any]:

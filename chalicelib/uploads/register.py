@@ -180,14 +180,16 @@ def _create_document(reservation: Reservation, key: str, received: files.Receive
         data.update(
             fileName=wanted["fileName"], contentType=content_type, size=received.size, checksum=received.checksum
         )
+        context = _context_of(reservation)
         store.create(
-            _context_of(reservation),
+            context,
             document,
             data,
             path="",
             entity_id=reservation.document_id,
             file_key=key,
             file_version=received.version,
+            companions=direct.file_text(context.tenant_id, reservation.document_id, "document", content_type, received),
             also=upload_store.marking_registered(reservation, received.checksum, received.version),
         )
     except Conflict:

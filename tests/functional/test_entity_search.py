@@ -348,3 +348,89 @@ def test_a_contract_is_found_by_its_parties_names_and_follows_a_rename(tenant: T
     assert not _found(tenant, "Bürgschaft", contract["id"])
     limited = tenant.new_key(["read"], objects=[obj["id"]])
     assert _ids(_search(tenant, "Mietpartei", limited, types=["contract"])) == [contract["id"]]
+
+
+def _pdf_saying(*pages: str) -> bytes:
+    from fpdf import FPDF
+
+    pdf = FPDF()
+    pdf.set_font("helvetica", size=11)
+    for text in pages:
+        pdf.add_page()
+        pdf.multi_cell(0, 6, text)
+    return bytes(pdf.output())
+
+
+def test_a_documents_pdf_is_found_by_its_text_with_the_words_around_the_match(api: Any, tenant: Tenant) -> None:
+    """The text of a PDF's first pages, read when the file arrives, on the direct path and the bulk
+    one; the answer shows the words around the match, never the whole text; a PDF without text (a
+    scan) is found by its title only; over MCP a key that omits untrusted text reads no excerpt."""
+    import base64
+
+    from tests.uploads import pdf, post_file, wait_settled
+
+    building = tenant.ok("objects.create", {"object": {"name": "Ahornweg 3", "type": "weg"}})["object"]
+    filler = " ".join(f"Zeile{n}" for n in range(200))
+    letter = _pdf_saying(
+        f"Heizkostenabrechnung 2025. {filler} Der Wärmemengenzähler Nr. 4711 wurde getauscht. {filler}"
+    )
+    uploaded = tenant.ok(
+        "documents.upload",
+        {
+            "locationId": building["id"],
+            "resource": {
+                "fileName": "hk.pdf",
+                "contentType": "application/pdf",
+                "content": base64.b64encode(letter).decode(),
+            },
+            "document": {"title": "Abrechnung"},
+        },
+    )["document"]
+    scan = tenant.ok(
+        "documents.upload",
+        {
+            "locationId": building["id"],
+            "resource": {
+                "fileName": "scan.pdf",
+                "contentType": "application/pdf",
+                "content": base64.b64encode(pdf()).decode(),
+            },
+            "document": {"title": "Eingescannter Bescheid"},
+        },
+    )["document"]
+    settled(tenant, "Waermemengenzaehler 4711", uploaded["id"])  # folded as typed, words in any order
+    (hit,) = [r for r in _search(tenant, "Wärmemengenzähler")["results"] if r["id"] == uploaded["id"]]
+    excerpt = hit["matched"]["text"]
+    assert hit["matched"]["field"] == "content" and hit["name"] == "Abrechnung", hit
+    assert "Wärmemengenzähler" in excerpt and excerpt.startswith("… ") and excerpt.endswith(" …"), excerpt
+    assert len(excerpt.split()) <= 24 + 2 and "Heizkostenabrechnung" not in excerpt, excerpt
+    settled(tenant, "Bescheid", scan["id"])
+    assert _found(tenant, "Abrechnung", uploaded["id"]) and not _found(tenant, "Abrechnung", scan["id"])
+
+    bulk_pdf = _pdf_saying("Deckblatt", "Protokoll der Eigentümerversammlung: Beschluss über die Dachsanierung")
+    created = tenant.ok(
+        "documents.uploads.create",
+        {
+            "uploads": [
+                {
+                    "locationId": building["id"],
+                    "fileName": "etv.pdf",
+                    "contentType": "application/pdf",
+                    "size": len(bulk_pdf),
+                }
+            ]
+        },
+    )
+    (upload,) = created["uploads"]
+    assert post_file(upload, bulk_pdf) in (200, 204)
+    wait_settled(tenant, created["batch"]["id"])
+    settled(tenant, "Dachsanierung", upload["documentId"])  # on the second page
+
+    omitting = tenant.ok(
+        "apikeys.create", {"apiKey": {"agentName": "pdf-bot", "scopes": ["read"], "untrustedText": "omit"}}
+    )
+    with McpSession(api.base, omitting["apiKey"]["key"]) as mcp:
+        query = {"query": "Wärmemengenzähler", "limit": 10, "offset": 0}
+        answer = mcp.ok("meta.tool.execute", {"name": "search", "arguments": query})
+    (withheld,) = [r for r in answer["results"] if r["id"] == uploaded["id"]]
+    assert withheld["matched"] == {"field": "content", "text": ""}, withheld
