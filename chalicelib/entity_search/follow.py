@@ -6,11 +6,12 @@ advisors, responsibilities, contracts) reads those contacts when it is indexed (
 a changed contact re-indexes those naming it (one Query of its reference edges per changed
 contact). A document's PDF is found by its text too, kept beside it when its file arrived
 (store/file_texts.py: one BatchGetItem per batch). `reindex` rebuilds a tenant's rows from the
-table (`pmctl search reindex`)."""
+table (`pmctl search reindex`), `verify` compares them with it (`pmctl search verify`)."""
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from typing import Any, Protocol
 
 from chalicelib.context import CallContext
@@ -117,17 +118,47 @@ def follow(changes: Iterable[EntityChange]) -> None:
         index.index(entries(tenant_id, found + also))
 
 
+@dataclass(frozen=True)
+class Difference:
+    """How a tenant's index differs from its table (ids; empty: they agree)."""
+
+    missing: list[str]  # live and searchable, not in the index
+    stale: list[str]  # in the index with other text, name or object than the table gives
+    extra: list[str]  # in the index, not live in the table (deleted, or never there)
+
+    @property
+    def agrees(self) -> bool:
+        return not (self.missing or self.stale or self.extra)
+
+
+def table_entries(ctx: CallContext) -> Iterator[list[engine.Entry]]:
+    """The rows the tenant's live entities give, 100 at a time, type by type (the key of `ctx`
+    reaching all of them)."""
+    for type_name in searchable_types():
+        for items in live_entities(ctx, ENTITY_TYPES[type_name]):
+            yield entries(ctx.tenant_id, [(type_name, str(item.id), item.data_dict()) for item in items])
+
+
+def verify(ctx: CallContext) -> Difference:
+    """Compare the tenant's rows in the index with what its table gives (`pmctl search verify`)."""
+    indexed = {entry.id: entry for entry in engine.current().entries(ctx.tenant_id)}
+    expected = {entry.id: entry for batch in table_entries(ctx) for entry in batch}
+    return Difference(
+        missing=sorted(expected.keys() - indexed.keys()),
+        stale=sorted(i for i in expected.keys() & indexed.keys() if expected[i] != indexed[i]),
+        extra=sorted(indexed.keys() - expected.keys()),
+    )
+
+
 def reindex(ctx: CallContext) -> dict[str, int]:
     """Rebuild the tenant's rows from its live entities (the key of `ctx` reaching all of them):
     its rows cleared, then each searchable type's entities indexed 100 at a time. Answers the
     number indexed per type."""
     index = engine.current()
     index.clear_tenant(ctx.tenant_id)
-    done: dict[str, int] = {}
-    for type_name in searchable_types():
-        count = 0
-        for items in live_entities(ctx, ENTITY_TYPES[type_name]):
-            index.index(entries(ctx.tenant_id, [(type_name, str(item.id), item.data_dict()) for item in items]))
-            count += len(items)
-        done[type_name] = count
+    done = dict.fromkeys(searchable_types(), 0)
+    for batch in table_entries(ctx):
+        index.index(batch)
+        for row in batch:
+            done[row.type] += 1
     return done

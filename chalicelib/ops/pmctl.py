@@ -581,6 +581,39 @@ def search_reindex(tenant_id: str | None, as_json: bool) -> None:
         _echo(f"{tenant}: {sum(counts.values())} entities indexed")
 
 
+@search_group.command("verify")
+@click.option("--tenant", "tenant_id", metavar="TENANT", help="Only this tenant (default: every tenant).")
+@JSON_OPTION
+@store_command
+def search_verify(tenant_id: str | None, as_json: bool) -> None:
+    """Compare the entity search's index with the table: per tenant the live entities missing from
+    the index, those it holds with other text, and those it holds that are not live. Exits 1 when
+    any tenant differs (`search reindex` mends it). With --local, the running `make serve`'s index."""
+    from chalicelib import resources  # cold start: the registry loads when a command runs
+    from chalicelib.entity_search import engine, follow  # cold start: as above
+    from chalicelib.store.tenants import all_tenants  # cold start: as above
+
+    resources.load_all()  # the entity catalogue, which the searched types derive from
+    root = click.get_current_context().find_root()
+    if root.params.get("local"):
+        engine.use(engine.file_in(str(state_dir())))
+    tenants = [tenant_id] if tenant_id else [t["id"] for t in all_tenants()]
+    found = {tenant: follow.verify(_operator_in(tenant)) for tenant in tenants}
+    if as_json:
+        _json({t: {"missing": d.missing, "stale": d.stale, "extra": d.extra} for t, d in found.items()})
+    else:
+        for tenant, difference in found.items():
+            if difference.agrees:
+                _echo(f"{tenant}: the index agrees with the table")
+                continue
+            _echo(
+                f"{tenant}: {len(difference.missing)} missing, {len(difference.stale)} stale,"
+                f" {len(difference.extra)} extra: " + " ".join(difference.missing + difference.stale + difference.extra)
+            )
+    if not all(d.agrees for d in found.values()):
+        raise SystemExit(1)
+
+
 # --- import ---------------------------------------------------------------------------
 
 

@@ -5,6 +5,7 @@ the change stream, rebuilt by `pmctl search reindex`, never across tenants
 
 from __future__ import annotations
 
+import json
 import tempfile
 import uuid
 from collections.abc import Iterator
@@ -280,6 +281,32 @@ def test_reindex_rebuilds_an_emptied_index_exactly(tenant: Tenant) -> None:
     assert f"{tenant.id}: 4 entities indexed" in result.output
     assert engine.current().entries(tenant.id) == before
     assert _ids(_search(tenant, "Eichenhof")) == [obj["id"]]
+
+
+def test_verify_names_what_the_index_misses_holds_stale_or_holds_beyond_the_table(tenant: Tenant) -> None:
+    obj = tenant.ok("objects.create", {"object": {"name": "Buchenhain", "type": "weg"}})["object"]
+    kept, altered = tenant.contact(lastName="Bleibtreu"), tenant.contact(lastName="Altname")
+    settled(tenant, "Bleibtreu", kept["id"])
+    settled(tenant, "Altname", altered["id"])
+    settled(tenant, "Buchenhain", obj["id"])
+
+    def verify(*more: str) -> Any:
+        return CliRunner().invoke(cli, ["search", "verify", "--tenant", tenant.id, *more], catch_exceptions=False)
+
+    agreeing = verify()
+    assert agreeing.exit_code == 0 and "the index agrees with the table" in agreeing.output, agreeing.output
+    index = engine.current()
+    index.delete(tenant.id, [obj["id"]])  # missing
+    (row,) = [e for e in index.entries(tenant.id) if e.id == altered["id"]]
+    index.index([engine.Entry(tenant.id, row.type, row.id, row.object_id, "Anders", (("lastName", "Anders"),))])
+    index.index([engine.Entry(tenant.id, "contact", "con_01NEVERINTHETABLE0000000", None, "Geist", ())])  # extra
+    differing = verify("--json")
+    assert differing.exit_code == 1
+    assert json.loads(differing.output) == {
+        tenant.id: {"missing": [obj["id"]], "stale": [altered["id"]], "extra": ["con_01NEVERINTHETABLE0000000"]}
+    }
+    CliRunner().invoke(cli, ["search", "reindex", "--tenant", tenant.id], catch_exceptions=False)
+    assert verify().exit_code == 0
 
 
 def test_what_is_found_by_a_contacts_name_needs_the_key_to_read_that_contact(tenant: Tenant) -> None:
