@@ -388,7 +388,7 @@ def _command_paths(group: click.Group, prefix: tuple[str, ...] = ()) -> list[tup
 
 def test_every_command_and_group_has_help() -> None:
     paths = _command_paths(cli)
-    assert len(paths) == 26  # root, 7 groups, 18 commands
+    assert len(paths) == 27  # root, 7 groups, 19 commands
     for path in paths:
         result = pmctl(*path, "--help")
         assert result.exit_code == 0, (path, result.output)
