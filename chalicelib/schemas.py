@@ -123,7 +123,10 @@ def decimal(description: str, *, places: int = 2, signed: bool = False) -> Schem
     }
 
 
-EMAIL_PATTERN = r"^[^@\s]+@[^@\s.]+\.[^@\s]+$"  # linear: no nested quantifier
+# Linear (no nested quantifier). Control characters are named, not left to `\s`: Python's `\s`
+# holds \x1c-\x1f and \x85, ECMA's (which generators of the document read) does not.
+_EMAIL_CHAR = r"[^@\s\x00-\x1f\x7f-\x9f]"
+EMAIL_PATTERN = rf"^{_EMAIL_CHAR}+@[^@\s.\x00-\x1f\x7f-\x9f]+\.{_EMAIL_CHAR}+$"
 EMAIL_MAX = 254
 
 
