@@ -35,6 +35,18 @@ def pdf(marker: str = "") -> bytes:
     return PDF + f"% {marker or uuid.uuid4().hex}\n".encode()
 
 
+def pdf_saying(*pages: str) -> bytes:
+    """A real PDF with a text layer: one page per text (fpdf2, as the demo company's documents)."""
+    from fpdf import FPDF
+
+    document = FPDF()
+    document.set_font("helvetica", size=11)
+    for text in pages:
+        document.add_page()
+        document.multi_cell(0, 6, text)
+    return bytes(document.output())
+
+
 def multipart(
     fields: list[tuple[str, str]],
     file_field: str,

@@ -77,7 +77,7 @@ def entries(tenant_id: str, found: list[tuple[str, str, dict[str, Any]]]) -> lis
     """The rows of these (type, id, fields) entities, their contacts read in one batch."""
     wanted = {c for t, _, d in found for c in contacts_named(t, d)}
     contacts = {str(i.id): i.data_dict() for i in fetch_entities([entity_pk(tenant_id, c) for c in sorted(wanted)])}
-    with_text = [i for t, i, d in found if t == "document" and d.get("contentType") == pdf_text.PDF]
+    with_text = [i for t, i, d in found if pdf_text.kept(t, str(d.get("contentType")))]
     kept = file_texts.texts_of(tenant_id, with_text) if with_text else {}
     return [entry(tenant_id, t, i, d, contacts, kept.get(i, "")) for t, i, d in found]
 

@@ -18,12 +18,18 @@ from pypdf import PdfReader, apply_configuration
 logger = logging.getLogger(__name__)
 
 PDF = "application/pdf"
+WITH_TEXT = "document"  # the entity type found by its file's text (a UVI document is not searched so)
 MAX_PAGES = 30  # a letter, a statement, a protocol: their words are on the first pages
 MAX_CHARS = 20_000  # the text kept (an item's share of DynamoDB's 400 KB)
 MAX_STREAM_BYTES = 20_000_000  # what one content stream may inflate to (pypdf's default: 75 MB)
 _SPACE = re.compile(r"\s+")
 
 logging.getLogger("pypdf").setLevel(logging.ERROR)  # a malformed file's every warning is no news here
+
+
+def kept(type_name: str, content_type: str) -> bool:
+    """Whether the search keeps the text of this entity's file: a document's PDF."""
+    return type_name == WITH_TEXT and content_type == PDF
 
 
 def text_of(content: IO[bytes]) -> str:

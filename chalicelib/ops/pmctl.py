@@ -557,6 +557,20 @@ def search_group() -> None:
     """The entity search's index (docs/concepts/search.md)."""
 
 
+def _search_tenants(tenant_id: str | None) -> list[str]:
+    """What the search commands share: the entity catalogue loaded, the index of the running
+    `make serve` opened under --local, and the tenants asked for (one, or every tenant)."""
+    from chalicelib import resources  # cold start: the registry loads when a command runs
+    from chalicelib.entity_search import engine  # cold start: as above
+    from chalicelib.store.tenants import all_tenants  # cold start: as above
+
+    resources.load_all()  # the entity catalogue, which the searched types derive from
+    root = click.get_current_context().find_root()
+    if root.params.get("local"):
+        engine.use(engine.file_in(str(state_dir())))
+    return [tenant_id] if tenant_id else [t["id"] for t in all_tenants()]
+
+
 @search_group.command("reindex")
 @click.option("--tenant", "tenant_id", metavar="TENANT", help="Only this tenant (default: every tenant).")
 @JSON_OPTION
@@ -564,15 +578,9 @@ def search_group() -> None:
 def search_reindex(tenant_id: str | None, as_json: bool) -> None:
     """Rebuild the entity search's index from the table: each tenant's rows cleared, then its live
     entities indexed. With --local, the index of the running `make serve` (its state folder)."""
-    from chalicelib import resources  # cold start: the registry loads when a command runs
-    from chalicelib.entity_search import engine, follow  # cold start: as above
-    from chalicelib.store.tenants import all_tenants  # cold start: as above
+    from chalicelib.entity_search import follow  # cold start: the registry loads when a command runs
 
-    resources.load_all()  # the entity catalogue, which the searched types derive from
-    root = click.get_current_context().find_root()
-    if root.params.get("local"):
-        engine.use(engine.file_in(str(state_dir())))
-    tenants = [tenant_id] if tenant_id else [t["id"] for t in all_tenants()]
+    tenants = _search_tenants(tenant_id)
     done = {tenant: follow.reindex(_operator_in(tenant)) for tenant in tenants}
     if as_json:
         _json({"reindexed": done})
@@ -589,15 +597,9 @@ def search_verify(tenant_id: str | None, as_json: bool) -> None:
     """Compare the entity search's index with the table: per tenant the live entities missing from
     the index, those it holds with other text, and those it holds that are not live. Exits 1 when
     any tenant differs (`search reindex` mends it). With --local, the running `make serve`'s index."""
-    from chalicelib import resources  # cold start: the registry loads when a command runs
-    from chalicelib.entity_search import engine, follow  # cold start: as above
-    from chalicelib.store.tenants import all_tenants  # cold start: as above
+    from chalicelib.entity_search import follow  # cold start: the registry loads when a command runs
 
-    resources.load_all()  # the entity catalogue, which the searched types derive from
-    root = click.get_current_context().find_root()
-    if root.params.get("local"):
-        engine.use(engine.file_in(str(state_dir())))
-    tenants = [tenant_id] if tenant_id else [t["id"] for t in all_tenants()]
+    tenants = _search_tenants(tenant_id)
     found = {tenant: follow.verify(_operator_in(tenant)) for tenant in tenants}
     if as_json:
         _json({t: {"missing": d.missing, "stale": d.stale, "extra": d.extra} for t, d in found.items()})

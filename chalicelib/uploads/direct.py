@@ -186,7 +186,7 @@ def file_text(
 ) -> tuple[Any, ...]:
     """The companion keeping a document's PDF text for the entity search (store/file_texts.py),
     written with the document; none for another file or a PDF without text."""
-    if type_name != "document" or content_type != pdf_text.PDF:
+    if not pdf_text.kept(type_name, content_type):
         return ()
     text = pdf_text.text_of(received.reopen())
     return (file_texts.companion(tenant_id, entity_id, text),) if text else ()

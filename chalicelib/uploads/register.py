@@ -189,7 +189,9 @@ def _create_document(reservation: Reservation, key: str, received: files.Receive
             entity_id=reservation.document_id,
             file_key=key,
             file_version=received.version,
-            companions=direct.file_text(context.tenant_id, reservation.document_id, "document", content_type, received),
+            companions=direct.file_text(
+                context.tenant_id, reservation.document_id, document.name, content_type, received
+            ),
             also=upload_store.marking_registered(reservation, received.checksum, received.version),
         )
     except Conflict:

@@ -377,30 +377,17 @@ def test_a_contract_is_found_by_its_parties_names_and_follows_a_rename(tenant: T
     assert _ids(_search(tenant, "Mietpartei", limited, types=["contract"])) == [contract["id"]]
 
 
-def _pdf_saying(*pages: str) -> bytes:
-    from fpdf import FPDF
-
-    pdf = FPDF()
-    pdf.set_font("helvetica", size=11)
-    for text in pages:
-        pdf.add_page()
-        pdf.multi_cell(0, 6, text)
-    return bytes(pdf.output())
-
-
 def test_a_documents_pdf_is_found_by_its_text_with_the_words_around_the_match(api: Any, tenant: Tenant) -> None:
     """The text of a PDF's first pages, read when the file arrives, on the direct path and the bulk
     one; the answer shows the words around the match, never the whole text; a PDF without text (a
     scan) is found by its title only; over MCP a key that omits untrusted text reads no excerpt."""
     import base64
 
-    from tests.uploads import pdf, post_file, wait_settled
+    from tests.uploads import pdf, pdf_saying, post_file, wait_settled
 
     building = tenant.ok("objects.create", {"object": {"name": "Ahornweg 3", "type": "weg"}})["object"]
     filler = " ".join(f"Zeile{n}" for n in range(200))
-    letter = _pdf_saying(
-        f"Heizkostenabrechnung 2025. {filler} Der Wärmemengenzähler Nr. 4711 wurde getauscht. {filler}"
-    )
+    letter = pdf_saying(f"Heizkostenabrechnung 2025. {filler} Der Wärmemengenzähler Nr. 4711 wurde getauscht. {filler}")
     uploaded = tenant.ok(
         "documents.upload",
         {
@@ -434,7 +421,7 @@ def test_a_documents_pdf_is_found_by_its_text_with_the_words_around_the_match(ap
     settled(tenant, "Bescheid", scan["id"])
     assert _found(tenant, "Abrechnung", uploaded["id"]) and not _found(tenant, "Abrechnung", scan["id"])
 
-    bulk_pdf = _pdf_saying("Deckblatt", "Protokoll der Eigentümerversammlung: Beschluss über die Dachsanierung")
+    bulk_pdf = pdf_saying("Deckblatt", "Protokoll der Eigentümerversammlung: Beschluss über die Dachsanierung")
     created = tenant.ok(
         "documents.uploads.create",
         {
