@@ -488,6 +488,10 @@ def _patch_sqs() -> None:
                 return result
             self.get_queue(queue_name).wait_for_messages(1)
 
+    def pending_message_groups(self: Any) -> set[str]:
+        # a copy, taken in one step under the GIL: the set is another thread's to change meanwhile
+        return {message.group_id for message in self._pending_messages.copy() if message.group_id is not None}
+
     def message_visible(self: Any) -> bool:  # moto reads the clock through two datetimes per message
         return bool(now_millis() > self.visible_at)
 
@@ -511,6 +515,11 @@ def _patch_sqs() -> None:
     SQSBackend.receive_message = receive_message  # type: ignore[method-assign]
     # moto: Queue.messages and the approximate counts read the clock once per message (through Message.visible)
     Queue.messages = property(messages)  # type: ignore[method-assign,assignment]
+    # moto: Queue.pending_message_groups iterates the set of received messages that a delete or a
+    # visibility change on another thread changes meanwhile; "Set changed size during iteration"
+    # ended a receive pass after it had marked messages received, which then blocked their FIFO
+    # groups unseen for the visibility timeout
+    Queue.pending_message_groups = property(pending_message_groups)  # type: ignore[method-assign,assignment]
     Queue.approximate_number_of_messages_delayed = property(delayed)  # type: ignore[method-assign,assignment]
     Queue.approximate_number_of_messages_not_visible = property(not_visible)  # type: ignore[method-assign,assignment]
 

@@ -69,3 +69,25 @@ def test_a_group_turning_visible_during_a_receive_is_handed_out_whole_and_in_ord
     if not first:
         clock.now += 1.0  # the whole batch's waits have ended
         assert _bodies(sqs, url) == ["V1", "V2", "V3", "V4"]
+
+
+def test_a_receive_is_not_broken_by_a_delete_on_another_thread_while_it_reads_the_groups_in_flight() -> None:
+    """moto's receive pass reads the FIFO groups in flight by iterating the queue's set of
+    received messages, which a delete or a visibility change on another thread (the delivery
+    worker's invocations) may change meanwhile: "Set changed size during iteration" ended the
+    pass after it had marked messages received, and they blocked their groups for the
+    visibility timeout (180 s) unseen (a recovery's redeliveries waited past 600 s in CI). The
+    change here happens from within the iteration, so the race is met every time."""
+    sqs, url = _fifo()
+    queue = sqs_backends[DEFAULT_ACCOUNT_ID][config.region()].get_queue("order.fifo")
+    assert _bodies(sqs, url) == ["V1", "V2", "V3", "V4"]
+    received = sorted(queue.pending_messages, key=lambda m: m.body)
+
+    class Deleting(type(received[0])):  # type: ignore[misc]
+        @property
+        def group_id(self) -> str:  # read by the groups' pass: a delete lands mid-iteration
+            queue.pending_messages.discard(received[-1])
+            return "entity"
+
+    received[0].__class__ = Deleting
+    assert queue.pending_message_groups == {"entity"}
