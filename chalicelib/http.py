@@ -14,7 +14,7 @@ from typing import Any
 
 from chalice import Chalice, Response  # type: ignore[attr-defined]
 
-from chalicelib import config, dispatch, jsontext, observability, paths, registry, resource_metadata, throttle
+from chalicelib import config, dispatch, jsontext, observability, paths, registry, resource_metadata, schemas, throttle
 from chalicelib import error_codes as codes
 from chalicelib.auth import authenticate
 from chalicelib.context import CallContext
@@ -105,7 +105,7 @@ def parse_body(request: IncomingRequest, op: Operation) -> tuple[dict[str, Any],
         raise PayloadTooLarge(f"The body has {len(raw)} bytes; {op.name} accepts at most {limit}.{hint}")
     content_type = request.headers.get("content-type") or ""
     if op.accepts_files and content_type.lower().startswith("multipart/form-data"):
-        args = _checked(form.parse(content_type, raw))
+        args = _checked(form.parse(content_type, raw, schemas.form_json_parts(op.args)))
         return args, json.dumps(args, sort_keys=True).encode()  # the boundary differs per request; the arguments do not
     if not raw.strip():
         return {}, raw

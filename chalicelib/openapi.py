@@ -26,7 +26,7 @@ from chalicelib.auth import allows
 from chalicelib.entities import ENTITY_TYPES, ref_types
 from chalicelib.paths import V2
 from chalicelib.registry import REGISTRY, Operation
-from chalicelib.schemas import ENUM_LABELS, VALUE_LISTS, VALUES
+from chalicelib.schemas import ENUM_LABELS, VALUE_LISTS, VALUES, form_json_parts
 from chalicelib.scopes import KEY_SCOPES
 
 # What an Idempotency-Key may hold (http.py checks it): printable ASCII, a visible character first
@@ -211,11 +211,12 @@ def build(scopes: frozenset[str], *, object_limited: bool = False) -> dict[str, 
 
 
 def _form_schema(op: Operation) -> dict[str, Any]:
-    """The multipart form of an upload: the file in `resource`, an object argument as a part of
-    JSON (its schema, with the part's encoding application/json), any other as text; no other part
+    """The multipart form of an upload: the file in `resource`, an object (or array) argument as a
+    part of JSON (its schema, with the part's encoding application/json), any other as text; no other part
     (uploads/form.py refuses an unknown one)."""
     props: dict[str, Any] = {}
     encoding: dict[str, Any] = {}
+    in_json = form_json_parts(op.args)
     for name, schema in _spec_schema(op.args)["properties"].items():
         if name == "resource":
             props[name] = {
@@ -223,18 +224,18 @@ def _form_schema(op: Operation) -> dict[str, Any]:
                 "format": "binary",
                 "description": "The file, not empty (an empty one is refused: 400 `empty_file`).",
             }
-        elif schema.get("type") == "object":
+        elif name in in_json:
             props[name] = {**schema, "description": schema.get("description", "") + " As a part of JSON."}
             encoding[name] = {"contentType": "application/json"}
         else:
             props[name] = schema
-    form = {
+    fields = {
         "type": "object",
         "properties": props,
         "required": op.args.get("required", []),
         "additionalProperties": False,
     }
-    return {"schema": form, **({"encoding": encoding} if encoding else {})}
+    return {"schema": fields, **({"encoding": encoding} if encoding else {})}
 
 
 def _spec_schema(schema: Any) -> Any:

@@ -276,6 +276,16 @@ def update_payload(
 ONLY_ID_AND_VERSION: Schema = {"required": ["version"], "maxProperties": 2}
 
 
+def form_json_parts(args: Schema) -> frozenset[str]:
+    """The arguments a multipart form carries as parts of JSON: those of type object or array
+    (uploads/form.py reads them so, openapi's form schema says so); any other part is text."""
+    return frozenset(
+        name
+        for name, schema in (args.get("properties") or {}).items()
+        if isinstance(schema, dict) and schema.get("type") in ("object", "array")
+    )
+
+
 def refs_in(schema: Schema, value: Any, path: str) -> Iterator[tuple[str, Any, str]]:
     """Yield (path, x-ref, value) for every x-ref string in `value` under `schema`; the
     x-ref is an entity type or a list of them."""

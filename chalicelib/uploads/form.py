@@ -1,6 +1,10 @@
 """multipart/form-data bodies of the upload commands, read into the same arguments a JSON
 body carries: one part per argument, object arguments as JSON text, and the file (the part
-with a file name) as `{"fileName", "contentType", "content": <base64>}`."""
+with a file name) as `{"fileName", "contentType", "content": <base64>}`.
+
+Which parts are JSON the operation's arguments say (schemas.form_json_parts), as the document's form does
+(openapi._form_schema: an object argument's part has the encoding application/json), never
+the text itself: a text argument may begin with "[" or "{"."""
 
 from __future__ import annotations
 
@@ -13,7 +17,7 @@ from chalicelib import error_codes as codes
 from chalicelib.errors import Invalid, invalid_at
 
 
-def parse(content_type: str, raw: bytes) -> dict[str, Any]:
+def parse(content_type: str, raw: bytes, json_names: frozenset[str]) -> dict[str, Any]:
     from email import policy  # cold start: email.policy (~3 ms) loads on the first multipart body
 
     if "boundary=" not in content_type.lower():
@@ -46,16 +50,16 @@ def parse(content_type: str, raw: bytes) -> dict[str, Any]:
             if part.get("content-type") is not None:  # without the header email assumes text/plain
                 args[name]["contentType"] = part.get_content_type()
         else:
-            args[name] = _value(name, content)
+            args[name] = _value(name, content, name in json_names)
     return args
 
 
-def _value(name: str, content: bytes) -> Any:
+def _value(name: str, content: bytes, is_json: bool) -> Any:
     try:
         text = content.decode("utf-8")
     except UnicodeDecodeError:
         raise Invalid(f"The form part {name!r} is not UTF-8 text.", code=codes.MALFORMED_FORM) from None
-    if text.lstrip()[:1] in ("{", "["):
+    if is_json:
         try:
             return json.loads(text)
         except ValueError as err:

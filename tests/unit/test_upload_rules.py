@@ -9,6 +9,7 @@ import json
 
 import pytest
 
+from chalicelib import schemas
 from chalicelib.errors import Invalid
 from chalicelib.uploads import files, form
 from tests.uploads import PDF, multipart
@@ -95,7 +96,7 @@ def test_a_multipart_body_becomes_the_json_arguments() -> None:
     body, content_type = multipart(
         [("locationId", "haus"), ("document", '{"title": "Protokoll"}')], "resource", "p.pdf", PDF, "application/pdf"
     )
-    args = form.parse(content_type, body)
+    args = form.parse(content_type, body, frozenset({"document"}))
     assert args["locationId"] == "haus" and args["document"] == {"title": "Protokoll"}
     assert args["resource"]["fileName"] == "p.pdf" and args["resource"]["contentType"] == "application/pdf"
     assert base64.b64decode(args["resource"]["content"]) == PDF
@@ -103,7 +104,7 @@ def test_a_multipart_body_becomes_the_json_arguments() -> None:
 
 def test_a_file_part_without_content_type_leaves_the_type_to_the_sniffer() -> None:
     body, content_type = multipart([], "resource", "p.pdf", PDF, None)
-    assert "contentType" not in form.parse(content_type, body)["resource"]
+    assert "contentType" not in form.parse(content_type, body, frozenset())["resource"]
 
 
 @pytest.mark.parametrize(
@@ -118,7 +119,20 @@ def test_broken_forms_are_refused_with_400(broken: object) -> None:
     body, content_type = multipart([("locationId", "haus"), ("document", '{"title": "x"}')], "resource", "p.pdf", PDF)
     bad_body, bad_type = broken(body, content_type)  # type: ignore[operator]
     with pytest.raises(Invalid):
-        form.parse(bad_type, bad_body)
+        form.parse(bad_type, bad_body, frozenset({"document"}))
+
+
+def test_a_text_part_that_begins_like_json_stays_text() -> None:
+    """Found by schemathesis' fuzzing (CI of 2 December): a locationId of '[ď…' was refused
+    malformed_form; only the parts the operation takes as objects or arrays are JSON."""
+    body, content_type = multipart([("locationId", "[haus"), ("document", '{"title": "x"}')], "resource", "p.pdf", PDF)
+    args = form.parse(content_type, body, frozenset({"document"}))
+    assert args["locationId"] == "[haus" and args["document"] == {"title": "x"}
+
+
+def test_the_json_parts_are_the_object_and_array_arguments() -> None:
+    schema = {"properties": {"a": {"type": "string"}, "b": {"type": "object"}, "c": {"type": "array"}, "d": {}}}
+    assert schemas.form_json_parts(schema) == {"b", "c"}
 
 
 def test_a_read_cut_short_removes_its_spooled_part(monkeypatch: pytest.MonkeyPatch) -> None:
