@@ -418,7 +418,15 @@ ALLOW_LOOPBACK_WEBHOOKS = _setting(
 SEARCH_BACKEND = _setting(
     "PM_SEARCH_BACKEND", "Where tool and docs search run: `embedded` (in the function) or `opensearch`.", "embedded"
 )
-OPENSEARCH_ENDPOINT = _setting("PM_OPENSEARCH_ENDPOINT", "The OpenSearch endpoint of the `opensearch` search backend.")
+ENTITY_SEARCH_ENGINE = _setting(
+    "PM_ENTITY_SEARCH_ENGINE",
+    "The entity search's index: `sqlite` (embedded; `make serve`, the tests), `opensearch` (the stack's domain) or "
+    "`off` (a stack without a domain: a search answers 503).",
+    "sqlite",
+)
+OPENSEARCH_ENDPOINT = _setting(
+    "PM_OPENSEARCH_ENDPOINT", "The OpenSearch endpoint of the `opensearch` search backend and entity index."
+)
 OPENSEARCH_SERVICE = _setting(
     "PM_OPENSEARCH_SERVICE", "`es` for an OpenSearch domain, `aoss` for OpenSearch Serverless (SigV4's service).", "es"
 )
@@ -522,6 +530,10 @@ def allow_loopback_webhooks() -> bool:
 
 def search_backend() -> str:
     return SEARCH_BACKEND.value()
+
+
+def entity_search_engine() -> str:
+    return ENTITY_SEARCH_ENGINE.value()
 
 
 def opensearch_endpoint() -> str:

@@ -76,6 +76,11 @@ SEARCH_PATHS = [
     _sub(f"${{SearchDomain.Arn}}/{SEARCH_PREFIX}-docs/_search"),
 ]
 COUNT_PATHS = [_sub(f"${{SearchDomain.Arn}}/{SEARCH_PREFIX}-tools/_count")]
+# The entity index (entity_search/engine.py index_name): the HTTP functions search it, the stream's
+# function creates it and writes it (entity_search/opensearch_engine.py)
+ENTITY_INDEX = _sub(f"${{SearchDomain.Arn}}/{SEARCH_PREFIX}-entities")
+ENTITY_SEARCH = _sub(f"${{SearchDomain.Arn}}/{SEARCH_PREFIX}-entities/_search")
+ENTITY_BULK = _sub(f"${{SearchDomain.Arn}}/{SEARCH_PREFIX}-entities/_bulk")
 # The sender's SES identity (the MailSender parameter; infra/resources.py makes it the stack's
 # MailIdentity unless CreateMailIdentity=false), named by the parameter so it holds either way.
 MAIL_IDENTITY = _sub("arn:${AWS::Partition}:ses:${AWS::Region}:${AWS::AccountId}:identity/${MailSender}")
@@ -159,6 +164,8 @@ OPERATIONS: list[Grant] = [
     Grant("DeliveryRetry", ("sqs:SendMessage", "sqs:ChangeMessageVisibility"), (DELIVERY_QUEUE,)),
     # exports.create (exports/queue.py enqueue): the export's message for the export worker
     Grant("ExportRequests", ("sqs:SendMessage",), (EXPORT_QUEUE,)),
+    # search (entity_search/find.py -> opensearch_engine.py search): POST pm-entities/_search
+    Grant("EntitySearch", ("es:ESHttpPost",), (ENTITY_SEARCH,), condition="UseOpenSearch"),
 ]
 
 CODE: dict[str, list[Grant]] = {
@@ -198,6 +205,10 @@ CODE: dict[str, list[Grant]] = {
         # changed entity (its parents: batch_get; a contact's reference edges and whether the
         # hearer created it: Query, Item.get)
         Grant("WebhookReach", ("dynamodb:GetItem", "dynamodb:Query"), (TABLE,)),
+        # entity_search/follow.py -> opensearch_engine.py: the index created before the first
+        # write (HEAD, PUT pm-entities), then the changed rows (POST pm-entities/_bulk)
+        Grant("EntityIndex", ("es:ESHttpHead", "es:ESHttpPut"), (ENTITY_INDEX,), condition="UseOpenSearch"),
+        Grant("EntityIndexWrites", ("es:ESHttpPost",), (ENTITY_BULK,), condition="UseOpenSearch"),
     ],
     "DeliverWebhooks": [
         # store/deliveries.py get_delivery / save_delivery (the delivery: Item.get, item.update),

@@ -662,6 +662,8 @@ def _environment() -> dict[str, Any]:
         "PM_STREAM_DLQ_URL": {"Ref": "ChangeStreamFailureQueue"},
         "PM_SEARCH_BACKEND": {"Ref": "SearchBackend"},
         "PM_OPENSEARCH_ENDPOINT": {"Fn::If": ["UseOpenSearch", _sub("https://${SearchDomain.DomainEndpoint}"), ""]},
+        # the entity index is the domain's; a function's own SQLite would see nothing the stream wrote
+        "PM_ENTITY_SEARCH_ENGINE": {"Fn::If": ["UseOpenSearch", "opensearch", "off"]},
         "PM_MCP_ALLOWED_HOSTS": {"Ref": "McpAllowedHosts"},
         "PM_SALES_CONTACT": {"Ref": "SalesContact"},
         "PM_KEY_ENVIRONMENT": {"Fn::If": ["IsProd", "live", "test"]},

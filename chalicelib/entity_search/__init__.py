@@ -2,9 +2,9 @@
 
   fold.py      German as people type it: case, umlauts and ß folded, "str." for "straße"
   texts.py     which fields of each entity type are searched, derived from the entity catalogue
-  engine.py    the index behind a small interface (index, delete, search, clear a tenant) and its
-               embedded implementation, SQLite FTS5 (an OpenSearch one can follow behind the same
-               interface; none is built yet)
+  rows.py      what an index holds and answers, the interface of every engine, the matching rule
+  engine.py    the process's engine (PM_ENTITY_SEARCH_ENGINE) and the embedded one, SQLite FTS5
+  opensearch_engine.py  the same interface on OpenSearch, the cloud's index
   follow.py    the index follows the change stream (events/stream.py calls it) and is rebuilt
                per tenant (`pmctl search reindex`)
   find.py      a search as a key may see it: only the areas it reads, only its objects' reach,

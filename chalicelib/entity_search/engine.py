@@ -1,7 +1,8 @@
-"""The search index behind a small interface (Engine: index, delete, search, clear a tenant), and
-its embedded implementation on SQLite FTS5 (one database file; `make serve` keeps it in its state
-folder, tests in a temporary one; an OpenSearch implementation for the cloud can follow behind the
-same interface, none is built yet).
+"""The search index behind a small interface (Engine: put, drop and search rows, clear or read a
+tenant; method names of their own, which the IAM analysis of tests/contract/aws_calls.py tells
+apart from every other `.index` and `.search`), and its embedded implementation on SQLite FTS5 (one
+database file; `make serve` keeps it in its state folder, tests in a temporary one). The cloud's,
+on OpenSearch, is opensearch_engine.py.
 
 Every row carries its tenant and every search filters by it. The text is folded before the
 tokenizer sees it (fold.py); a word matches as itself or as a prefix (FTS5's `*`), and a word of
@@ -18,48 +19,14 @@ import json
 import os
 import sqlite3
 import threading
-from dataclasses import dataclass
-from typing import Protocol
 
 from chalicelib import config
 from chalicelib.entity_search.fold import fold
+from chalicelib.entity_search.rows import FUZZY_MIN, TERMS_PER_WORD, Engine, Entry, Hit
 from chalicelib.entity_search.texts import indexed_text
+from chalicelib.errors import Unavailable
 
-FUZZY_MIN = 5  # a word of this many letters may hold one typo
 VOCAB_SCAN = 50_000  # vocabulary terms looked at per fuzzy word at most
-TERMS_PER_WORD = 20  # a word's fuzzy alternatives at most
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One entity as the index holds it."""
-
-    tenant_id: str
-    type: str
-    id: str
-    object_id: str | None  # the object it belongs to (an object: itself), for the objectId filter
-    name: str
-    fields: tuple[tuple[str, str], ...]  # (field, text) in the catalogue's order
-
-
-@dataclass(frozen=True)
-class Hit:
-    type: str
-    id: str
-    object_id: str | None
-    name: str
-    fields: tuple[tuple[str, str], ...]
-    rank: float  # the engine's relevance, lower is better (FTS5's bm25)
-
-
-class Engine(Protocol):
-    def index(self, entries: list[Entry]) -> None: ...  # each replaces what the index held of it
-    def delete(self, tenant_id: str, entity_ids: list[str]) -> None: ...
-    def search(
-        self, tenant_id: str, words: list[str], *, types: list[str], object_id: str | None, cap: int
-    ) -> tuple[list[Hit], bool]: ...  # up to `cap` hits, best first, and whether more matched
-    def clear_tenant(self, tenant_id: str) -> None: ...
-    def entries(self, tenant_id: str) -> list[Entry]: ...  # every row of the tenant, by id
 
 
 _SCHEMA = """
@@ -90,7 +57,7 @@ class SqliteEngine:
         with self._lock:
             self._db.close()
 
-    def index(self, entries: list[Entry]) -> None:
+    def put_rows(self, entries: list[Entry]) -> None:
         with self._lock, self._db:
             self._db.execute("BEGIN")
             for entry in entries:
@@ -112,7 +79,7 @@ class SqliteEngine:
                     "INSERT INTO rows (tenant, id, row) VALUES (?, ?, ?)", (entry.tenant_id, entry.id, cursor.lastrowid)
                 )
 
-    def delete(self, tenant_id: str, entity_ids: list[str]) -> None:
+    def drop_rows(self, tenant_id: str, entity_ids: list[str]) -> None:
         with self._lock, self._db:
             self._db.execute("BEGIN")
             for entity_id in entity_ids:
@@ -130,7 +97,7 @@ class SqliteEngine:
             self._db.execute("DELETE FROM entries WHERE rowid IN (SELECT row FROM rows WHERE tenant = ?)", (tenant_id,))
             self._db.execute("DELETE FROM rows WHERE tenant = ?", (tenant_id,))
 
-    def entries(self, tenant_id: str) -> list[Entry]:
+    def tenant_rows(self, tenant_id: str) -> list[Entry]:
         with self._lock:
             rows = self._db.execute(
                 "SELECT type, id, object, name, fields FROM entries"
@@ -139,7 +106,7 @@ class SqliteEngine:
             ).fetchall()
         return [Entry(tenant_id, t, i, o, n, tuple((f, x) for f, x in json.loads(fs))) for t, i, o, n, fs in rows]
 
-    def search(
+    def search_rows(
         self, tenant_id: str, words: list[str], *, types: list[str], object_id: str | None, cap: int
     ) -> tuple[list[Hit], bool]:
         if not words or not types:
@@ -197,12 +164,70 @@ _engine_lock = threading.Lock()
 
 
 def current() -> Engine:
-    """The process's engine: the one `use` opened, else an in-memory one (a process of its own)."""
+    """The process's engine: the one `use` opened, else the one PM_ENTITY_SEARCH_ENGINE names
+    (`sqlite`: an in-memory one, a process of its own; `opensearch`: the stack's domain; `off`: a
+    stack without a domain, where each function's own index would see nothing the stream wrote)."""
     global _engine
     with _engine_lock:
         if _engine is None:
-            _engine = SqliteEngine(":memory:")
+            _engine = _configured()
         return _engine
+
+
+def _configured() -> Engine:
+    kind = config.entity_search_engine()
+    if kind == "opensearch":
+        from chalicelib.entity_search.opensearch_engine import OpenSearchEngine  # cold start: the cloud's only
+        from chalicelib.opensearch_client import client_from_env  # cold start: as above
+
+        return OpenSearchEngine(client_from_env(), index_name())
+    if kind == "off":
+        return NoEngine()
+    if kind != "sqlite":
+        raise ValueError(f"PM_ENTITY_SEARCH_ENGINE is `sqlite`, `opensearch` or `off`, not {kind!r}")
+    return SqliteEngine(":memory:")
+
+
+class NoEngine:
+    """No index (a stack deployed without an OpenSearch domain): the stream's changes are dropped
+    and a search answers 503 saying why, rather than an empty list that looks like "nobody"."""
+
+    def put_rows(self, entries: list[Entry]) -> None:
+        return None
+
+    def drop_rows(self, tenant_id: str, entity_ids: list[str]) -> None:
+        return None
+
+    def clear_tenant(self, tenant_id: str) -> None:
+        return None
+
+    def tenant_rows(self, tenant_id: str) -> list[Entry]:
+        raise self._unavailable()
+
+    def search_rows(
+        self, tenant_id: str, words: list[str], *, types: list[str], object_id: str | None, cap: int
+    ) -> tuple[list[Hit], bool]:
+        raise self._unavailable()
+
+    @staticmethod
+    def _unavailable() -> Unavailable:
+        return Unavailable(
+            "This deployment has no entity search: it runs on an OpenSearch domain "
+            "(deploy the stack with SearchBackend=opensearch, then `pmctl search reindex`)."
+        )
+
+
+def index_name() -> str:
+    """The OpenSearch index of the entities (one per stack: its stage's domain)."""
+    return f"{config.opensearch_prefix()}-entities"
+
+
+def use_engine(chosen: Engine) -> Engine | None:
+    """Make `chosen` this process's engine (a test's OpenSearch engine on the fake); the one before."""
+    global _engine
+    with _engine_lock:
+        before, _engine = _engine, chosen
+    return before
 
 
 def file_in(state_dir: str) -> str:

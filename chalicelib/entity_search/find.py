@@ -77,7 +77,9 @@ def search(
     """One page of results, the total and whether counting stopped at CANDIDATES."""
     asked = list(dict.fromkeys(words(query)))[:MAX_WORDS]
     allowed = readable_types(ctx, types)
-    hits, capped = engine.current().search(ctx.tenant_id, asked, types=allowed, object_id=object_id, cap=CANDIDATES)
+    hits, capped = engine.current().search_rows(
+        ctx.tenant_id, asked, types=allowed, object_id=object_id, cap=CANDIDATES
+    )
     if reach.limited(ctx) and hits:
         reached = reach.within(ctx, [hit.id for hit in hits])
         hits = _contacts_reached(ctx, [hit for hit in hits if hit.id in reached])

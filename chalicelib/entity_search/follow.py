@@ -111,11 +111,11 @@ def follow(changes: Iterable[EntityChange]) -> None:
         if change.entity_type == "contact":
             renamed.setdefault(change.tenant_id, []).append(change.entity_id)
     for tenant_id, entity_ids in gone.items():
-        index.delete(tenant_id, entity_ids)
+        index.drop_rows(tenant_id, entity_ids)
     for tenant_id, found in present.items():
         following = {entity_id for _, entity_id, _ in found}
         also = [e for e in _named_by(tenant_id, renamed.get(tenant_id, [])) if e[1] not in following]
-        index.index(entries(tenant_id, found + also))
+        index.put_rows(entries(tenant_id, found + also))
 
 
 @dataclass(frozen=True)
@@ -141,7 +141,7 @@ def table_entries(ctx: CallContext) -> Iterator[list[engine.Entry]]:
 
 def verify(ctx: CallContext) -> Difference:
     """Compare the tenant's rows in the index with what its table gives (`pmctl search verify`)."""
-    indexed = {entry.id: entry for entry in engine.current().entries(ctx.tenant_id)}
+    indexed = {entry.id: entry for entry in engine.current().tenant_rows(ctx.tenant_id)}
     expected = {entry.id: entry for batch in table_entries(ctx) for entry in batch}
     return Difference(
         missing=sorted(expected.keys() - indexed.keys()),
@@ -158,7 +158,7 @@ def reindex(ctx: CallContext) -> dict[str, int]:
     index.clear_tenant(ctx.tenant_id)
     done = dict.fromkeys(searchable_types(), 0)
     for batch in table_entries(ctx):
-        index.index(batch)
+        index.put_rows(batch)
         for row in batch:
             done[row.type] += 1
     return done

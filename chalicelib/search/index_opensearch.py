@@ -8,9 +8,10 @@ Idempotent: existing indexes are kept and documents overwritten by id."""
 from __future__ import annotations
 
 from chalicelib import config, registry, resources
+from chalicelib.opensearch_client import client_from_env
 from chalicelib.search import corpus, embedding
 from chalicelib.search.backend import SearchDocument
-from chalicelib.search.opensearch_backend import OpenSearchBackend, client_from_env
+from chalicelib.search.opensearch_backend import OpenSearchBackend
 
 
 def with_vectors(documents: list[SearchDocument]) -> list[SearchDocument]:

@@ -44,10 +44,8 @@ def _build() -> SearchBackend:
 
     kind = config.search_backend()
     if kind == "opensearch":
-        from chalicelib.search.opensearch_backend import (  # cold start: only PM_SEARCH_BACKEND=opensearch
-            OpenSearchBackend,
-            client_from_env,
-        )
+        from chalicelib.opensearch_client import client_from_env  # cold start: only PM_SEARCH_BACKEND=opensearch
+        from chalicelib.search.opensearch_backend import OpenSearchBackend  # cold start: as above
 
         return OpenSearchBackend(client_from_env(), prefix=config.opensearch_prefix())
     if kind != "embedded":

@@ -165,11 +165,14 @@ TX_METHODS = {
     "delete": ("dynamodb:DeleteItem",),
     "condition_check": ("dynamodb:ConditionCheckItem",),
 }
+# The entity index's calls (entity_search/opensearch_engine.py) are on its index, `entities:<path>`.
+ENTITY_ENGINE = "chalicelib/entity_search/opensearch_engine.py"
 # opensearch-py: (namespace, method) -> (action, resource kind); the HTTP verb each sends.
 OPENSEARCH: dict[tuple[str, str], tuple[tuple[str, ...], str]] = {
     ("", "search"): (("es:ESHttpPost",), SEARCH),  # POST <index>/_search
     ("", "count"): (("es:ESHttpPost",), COUNT),  # POST <index>/_count
     ("", "bulk"): (("es:ESHttpPost",), "search:_bulk"),
+    ("", "delete_by_query"): (("es:ESHttpPost",), "search:_delete_by_query"),
     ("indices", "exists"): (("es:ESHttpHead",), "search:index"),
     ("indices", "create"): (("es:ESHttpPut",), "search:index"),
     ("search_pipeline", "put"): (("es:ESHttpPut",), "search:_search/pipeline"),
@@ -859,6 +862,8 @@ class Program:
             return
         elif receiver and receiver[0] == "es":
             found = OPENSEARCH.get((receiver[1], method))
+            if found and self.rel(unit.module) == ENTITY_ENGINE:  # the entity index, not the tools'
+                found = (found[0], found[1].replace("search:", "entities:", 1))
             need(*found) if found else unmapped(f"opensearch {receiver[1]}.{method}")
         elif receiver == ("item",):
             if method in ITEM_METHODS:

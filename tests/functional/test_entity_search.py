@@ -9,7 +9,6 @@ import json
 import tempfile
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -20,10 +19,12 @@ from chalicelib.entities import ENTITY_TYPES
 from chalicelib.entity_search import engine, follow
 from chalicelib.entity_search.engine import one_edit
 from chalicelib.entity_search.fold import fold, words
+from chalicelib.entity_search.opensearch_engine import OpenSearchEngine
 from chalicelib.entity_search.texts import searchable_types, texts
 from chalicelib.ops.pmctl import cli
 from chalicelib.scopes import AREAS
 from chalicelib.store.entity_reads import entity_pk, fetch_entities
+from tests import opensearch_entity_fake
 from tests.client import Tenant
 from tests.eventually import eventually
 from tests.functional.test_untrusted_text import _vendor
@@ -33,13 +34,20 @@ from tests.world import World
 resources.load_all()  # the catalogue the searched types derive from
 
 
-@pytest.fixture(scope="module", autouse=True)
-def index_file() -> Iterator[Path]:
-    """This module's index in a temporary folder (the process's engine until the module ends)."""
+@pytest.fixture(scope="module", autouse=True, params=["sqlite", "opensearch"])
+def index_engine(request: pytest.FixtureRequest) -> Iterator[str]:
+    """This module's index, the process's engine until the module ends: the embedded one in a
+    temporary folder, then the cloud's (OpenSearch, on tests/opensearch_entity_fake.py): every
+    test here runs on both, through the public interface."""
+    if request.param == "opensearch":
+        client, _ = opensearch_entity_fake.fake_client()
+        engine.use_engine(OpenSearchEngine(client, "pm-entities"))
+        yield request.param
+        engine.use(":memory:")
+        return
     with tempfile.TemporaryDirectory(prefix="pm-entity-search-") as folder:
-        path = Path(engine.file_in(folder))
-        engine.use(str(path))
-        yield path
+        engine.use(engine.file_in(folder))
+        yield request.param
         engine.use(":memory:")
 
 
@@ -63,7 +71,7 @@ def settled(tenant: Tenant, query: str, entity_id: str) -> None:
 
 def _indexed(tenant: Tenant) -> set[str]:
     """The ids the index holds of the tenant (a search also drops what the table says is deleted)."""
-    return {entry.id for entry in engine.current().entries(tenant.id)}
+    return {entry.id for entry in engine.current().tenant_rows(tenant.id)}
 
 
 # --- the folding, as unit rules --------------------------------------------------------------
@@ -153,7 +161,8 @@ def test_paging_types_and_object_narrow_the_results(tenant: Tenant) -> None:
 
 
 @pytest.fixture(scope="module")
-def world(api: Any) -> World:
+def world(api: Any, index_engine: str) -> World:
+    """A tenant with one entity of every type, built per engine (so indexed into it)."""
     built = World(api.signup(company="Suchwelt GmbH"))
     built.build()
     return built
@@ -272,14 +281,14 @@ def test_reindex_rebuilds_an_emptied_index_exactly(tenant: Tenant) -> None:
     settled(tenant, "E-7", unit["id"])
     settled(tenant, "Eichhorn", signs["signatory"]["id"])
     eventually(lambda: gone["id"] not in _indexed(tenant), timeout=10, message="the deleted contact gone")
-    before = engine.current().entries(tenant.id)
+    before = engine.current().tenant_rows(tenant.id)
     assert len(before) == 4  # the object, the unit, the live contact, its signatory
     engine.current().clear_tenant(tenant.id)
-    assert engine.current().entries(tenant.id) == [] and _search(tenant, "Eichenhof")["results"] == []
+    assert engine.current().tenant_rows(tenant.id) == [] and _search(tenant, "Eichenhof")["results"] == []
     result = CliRunner().invoke(cli, ["search", "reindex", "--tenant", tenant.id], catch_exceptions=False)
     assert result.exit_code == 0, result.output
     assert f"{tenant.id}: 4 entities indexed" in result.output
-    assert engine.current().entries(tenant.id) == before
+    assert engine.current().tenant_rows(tenant.id) == before
     assert _ids(_search(tenant, "Eichenhof")) == [obj["id"]]
 
 
@@ -296,10 +305,10 @@ def test_verify_names_what_the_index_misses_holds_stale_or_holds_beyond_the_tabl
     agreeing = verify()
     assert agreeing.exit_code == 0 and "the index agrees with the table" in agreeing.output, agreeing.output
     index = engine.current()
-    index.delete(tenant.id, [obj["id"]])  # missing
-    (row,) = [e for e in index.entries(tenant.id) if e.id == altered["id"]]
-    index.index([engine.Entry(tenant.id, row.type, row.id, row.object_id, "Anders", (("lastName", "Anders"),))])
-    index.index([engine.Entry(tenant.id, "contact", "con_01NEVERINTHETABLE0000000", None, "Geist", ())])  # extra
+    index.drop_rows(tenant.id, [obj["id"]])  # missing
+    (row,) = [e for e in index.tenant_rows(tenant.id) if e.id == altered["id"]]
+    index.put_rows([engine.Entry(tenant.id, row.type, row.id, row.object_id, "Anders", (("lastName", "Anders"),))])
+    index.put_rows([engine.Entry(tenant.id, "contact", "con_01NEVERINTHETABLE0000000", None, "Geist", ())])  # extra
     differing = verify("--json")
     assert differing.exit_code == 1
     assert json.loads(differing.output) == {
@@ -448,3 +457,16 @@ def test_a_documents_pdf_is_found_by_its_text_with_the_words_around_the_match(ap
         answer = mcp.ok("meta.tool.execute", {"name": "search", "arguments": query})
     (withheld,) = [r for r in answer["results"] if r["id"] == uploaded["id"]]
     assert withheld["matched"] == {"field": "content", "text": ""}, withheld
+
+
+def test_a_deployment_without_an_index_says_so_instead_of_finding_nobody(tenant: Tenant) -> None:
+    """PM_ENTITY_SEARCH_ENGINE=off (a stack without an OpenSearch domain): the stream's changes are
+    dropped and a search answers 503 naming the reason, never an empty list that reads as "nobody"."""
+    before = engine.use_engine(engine.NoEngine())
+    assert before is not None  # the module's engine (index_engine), put back below
+    try:
+        tenant.contact(lastName="Niemand")
+        answer = tenant.query("search", {"query": "Niemand", "limit": 10, "offset": 0})
+    finally:
+        engine.use_engine(before)
+    assert answer.status == 503 and "OpenSearch" in answer.body["detail"], answer.body

@@ -62,10 +62,11 @@ def test_an_exports_files_are_not_orphans_of_the_sweep(tenant: Tenant) -> None:
     """An export's files belong to no entity; the bucket's lifecycle expires them, and the sweep
     (whose --delete-orphans would delete them) leaves them alone."""
     building(tenant)
-    upload_json(tenant, pdf())
+    uploaded = upload_json(tenant, pdf())
+    assert uploaded.status == 200, uploaded.body
     started = tenant.ok("exports.create", {})
     shown = eventually(lambda: _done(tenant, started["id"]), timeout=30, message="the export to finish")
-    assert shown["filesUrl"]
+    assert shown["counts"]["document"] == 1 and shown["filesUrl"], shown
     report = sweep(grace=NOW, delete_orphans=True)
     exported = [key for key in report.orphan_files if key.startswith(files.EXPORT_PREFIX)]
     assert exported == [] and report.deleted == len(report.orphan_files)

@@ -14,8 +14,9 @@ from typing import Any
 import pytest
 from opensearchpy import OpenSearch
 
+from chalicelib.opensearch_client import client_from_env
 from chalicelib.search.backend import BM25_WEIGHT, VECTOR_WEIGHT, Hit, Page, SearchDocument
-from chalicelib.search.opensearch_backend import OpenSearchBackend, client_from_env, index_body, pipeline_body
+from chalicelib.search.opensearch_backend import OpenSearchBackend, index_body, pipeline_body
 from tests.opensearch_fake import (
     DIM,
     FakeOpenSearch,
