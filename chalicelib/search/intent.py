@@ -117,6 +117,10 @@ CUES: dict[str, tuple[str, ...]] = {
         "freischalt",
         "enable",
         "activate",
+        "pause",
+        "pausier",
+        "resume",
+        "unpause",
     ),
     "delete": (
         "delete",
@@ -207,7 +211,7 @@ CUES: dict[str, tuple[str, ...]] = {
         "wer ",
     ),
     "merge": ("merge", "dedupe", "de-dupe", "combine", "consolidate", "zusammenfuehr", "dublett", "zusammenleg"),
-    "assign": ("assign", "appoint", "elect", "bestell", "zuweis", "zuordn", "waehl", "beruf", "einsetz"),
+    "assign": ("assign", "appoint", "elect", "map", "bestell", "zuweis", "zuordn", "waehl", "beruf", "einsetz"),
     "revoke": (
         "revoke",
         "dismiss",
@@ -242,7 +246,51 @@ CUES: dict[str, tuple[str, ...]] = {
         "what has the agent",
     ),
     "test": ("test", "ping", "probe"),
-    "retry": ("resend", "retry", "send again", "redeliver", "erneut", "nochmal", "noch einmal"),
+    "retry": ("resend", "retry", "send again", "again", "redeliver", "erneut", "nochmal", "noch einmal"),
+    # every event a receiver missed while it was down, sent again (webhooks.deliveries.recover)
+    "recover": (
+        "missed",
+        "catch up",
+        "replay",
+        "was down",
+        "downtime",
+        "verpasst",
+        "nachhol",
+        "nachliefer",
+        "ausgefallen",
+    ),
+    # many at once by the caller's own ids (the upserts): a sync, an import, "create or update"
+    "bulk": (
+        "create or update",
+        "add or update",
+        "create or change",
+        "or update",
+        "bulk",
+        "batch",
+        "sync",
+        "synchronis",
+        "synchroniz",
+        "import",
+        "migrat",
+        "keyed by",
+        "by our",
+        "our own id",
+        "our ids",
+        "oder aktualisier",
+        "oder aender",
+        "massen",
+        "synchronisier",
+        "abgleich",
+        "abgleichen",
+        "importier",
+        "migrier",
+        "fremdschluessel",
+        "eigenen id",
+        "unseren id",
+        "in einem rutsch",
+    ),
+    # a new secret or key in place of the old (webhooks.secret.rotate; an API key's: a new key, the old disabled)
+    "rotate": ("rotat", "rotier"),
     "disable": (
         "disable",
         "deactivate",
@@ -305,10 +353,12 @@ _ACTION_INTENTS: dict[str, frozenset[str]] = {
     "assign": frozenset({"assign", "create"}),
     "revoke": frozenset({"revoke", "delete"}),
     "upload": frozenset({"upload", "create"}),
-    "upsert": frozenset({"create", "update", "assign"}),
+    "upsert": frozenset({"bulk"}),
     "resolve": frozenset({"show"}),
     "revert": frozenset({"revert", "restore", "audit"}),
     "retry": frozenset({"retry"}),
+    "recover": frozenset({"retry", "recover"}),
+    "rotate": frozenset({"rotate", "update"}),
     "test": frozenset({"test"}),
     "disable": frozenset({"disable"}),
     "generatereference": frozenset({"generate", "create"}),
@@ -320,6 +370,17 @@ _ACTION_INTENTS: dict[str, frozenset[str]] = {
     "search": frozenset({"search"}),
     "usage": frozenset({"usage"}),
 }
+# What a tool also does, though another tool is the one for it: an upsert creates and updates, but a
+# request to create or change one thing is the create's or the update's (half the bonus, rerank.py)
+_PARTLY: dict[str, frozenset[str]] = {"upsert": frozenset({"create", "update"})}
+# Tools whose resource has no tool of its own for an intent they serve
+_ALSO: dict[str, frozenset[str]] = {
+    "aliases.upsert": frozenset({"assign"}),  # maps aliases to entities
+    "documents.uploads.create": frozenset({"bulk", "upload"}),  # many documents at once
+}
+# An API key is rotated by creating its successor and disabling it
+# (apikeys.create: "a second exists only while rotating")
+_ROTATES = ("apikeys.create", "apikeys.disable")
 _SHOWS_ONE = ("tenant", "info", "status")  # named queries that show one thing; other bare names list
 _AUDIT = ("audit.list", "audit.show")
 # "I deleted it by mistake, bring it back": a delete in the past and a reason to undo it
@@ -343,11 +404,29 @@ LIST_HEADS = ("liste", "listen", "uebersicht", "verzeichnis")
 _READS = frozenset({"show", "list"})
 
 
-def tool_intents(name: str) -> frozenset[str]:
+def _action(name: str) -> str:
     resource = gloss.resource_of(name)
-    action = name[len(resource) :].lstrip(".").split(".")[0] if name != resource else ""
+    return name[len(resource) :].lstrip(".").split(".")[0] if name != resource else ""
+
+
+def fits(name: str, asked: set[str]) -> float:
+    """How far the tool serves what the request asks: 1 when it is the tool for an intent asked,
+    0.5 when it also does what is asked (an upsert asked to create one thing), else 0."""
+    if tool_intents(name) & asked:
+        return 1.0
+    return 0.5 if _PARTLY.get(_action(name), frozenset()) & asked else 0.0
+
+
+def tool_intents(name: str) -> frozenset[str]:
+    return _own_intents(name) | _ALSO.get(name, frozenset())
+
+
+def _own_intents(name: str) -> frozenset[str]:
+    action = _action(name)
     if name in _AUDIT:
         return frozenset({"audit", "list" if name == "audit.list" else "show"})
+    if name in _ROTATES:
+        return _ACTION_INTENTS[action] | {"rotate"}
     if action in _ACTION_INTENTS:
         return _ACTION_INTENTS[action]
     last = name.split(".")[-1]
@@ -356,34 +435,59 @@ def tool_intents(name: str) -> frozenset[str]:
     return frozenset({"show"}) if name in _SHOWS_ONE else frozenset({"list"})
 
 
-def _cued(stem: str, query_words: list[str], text: str) -> bool:
+VERB, NOMINAL = "verb", "nominal"
+
+
+def _cued(intent: str, stem: str, query_words: list[str], text: str) -> str | None:
+    """How the query asks for the intent by this cue: as a verb (or a phrase), as a nominalised
+    verb ("Löschung"), or not at all."""
     if " " in stem.strip():
-        return f" {stem}" in text
+        return VERB if f" {stem}" in text else None
     stem = stem.strip()
-    return any(_inflects(word, stem) for word in query_words)
+    kinds = {_inflects(word, stem, compound=intent in _NOUN_HEADS) for word in query_words} - {None}
+    return VERB if VERB in kinds else (NOMINAL if kinds else None)
 
 
 _COMPOUND_TAIL = 7  # a cue this long may also end a German compound ("Aufrufstatistik", "Schlüsselnutzung")
+# The intents whose cues are nouns that may end a compound: what is read ("-statistik", "-historie",
+# "-übersicht", "-ansicht"). A verb's cue inside a longer word is another verb, not this one:
+# "wiederherstellen" does not create (erstell), "deaktivieren" does not update (aktivier).
+_NOUN_HEADS = frozenset({"usage", "audit", "list", "show"})
+# Endings that make a verb's stem a noun: the action ("Löschung", "Zuordnung", "Änderung"), or the
+# person it is done to ("assignee", "employee"), which asks for no action at all
+_NOMINAL = ("ung",)
+_PERSON = ("ee",)
 
 
-def _inflects(word: str, stem: str) -> bool:
+def _inflects(word: str, stem: str, *, compound: bool) -> str | None:
     """The word is the stem with an ending ("anlegen", "adds"), not a participle nor another
-    word that begins the same ("address", "Neuanlage"); or a compound whose last part is a long
-    cue so inflected (German puts what a compound is at its end)."""
+    word that begins the same ("address", "Neuanlage"); or, for the cues of `_NOUN_HEADS`, a
+    compound whose last part is a long cue so inflected (German puts what a compound is at its end).
+    A verb's stem with an action noun's ending ("Löschung") is NOMINAL, with a person's ("assignee") nothing."""
     if word.startswith(stem):
         ending = word[len(stem) :]
-    elif len(stem) >= _COMPOUND_TAIL and stem in word[1:]:
+    elif compound and len(stem) >= _COMPOUND_TAIL and stem in word[1:]:
         ending = word[word.rindex(stem) + len(stem) :]
     else:
-        return False
-    return len(ending) <= _MAX_ENDING and not _PARTICIPLE.search(ending)
+        return None
+    if len(ending) > _MAX_ENDING or _PARTICIPLE.search(ending) or ending in _PERSON:
+        return None
+    return NOMINAL if ending in _NOMINAL else VERB
 
 
 def intents(query: str) -> set[str]:
-    """The intents the query's words ask for ("gelöschten Vorgang wiederherstellen" -> restore)."""
+    """The intents the query's words ask for ("gelöschten Vorgang wiederherstellen" -> restore).
+    A nominalised verb asks for its action only in a request without a verb of its own ("Löschung
+    des Kontakts Müller"); beside one it names a thing ("die Zuordnung des Kontos löschen")."""
     query_words = words(query)
     text = " " + " ".join(query_words) + " "
-    found = {intent for intent, stems in CUES.items() if any(_cued(stem, query_words, text) for stem in stems)}
+    kinds: dict[str, set[str]] = {}
+    for intent, stems in CUES.items():
+        for stem in stems:
+            kind = _cued(intent, stem, query_words, text)
+            if kind:
+                kinds.setdefault(intent, set()).add(kind)
+    found = {intent for intent, how in kinds.items() if VERB in how} or set(kinds)
     if any(word.endswith(LIST_HEADS) for word in query_words):
         found.add("list")  # "Mieterliste", "Objektübersicht"
     deleted = any(word.startswith(_DELETED) for word in query_words)

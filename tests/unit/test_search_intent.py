@@ -1,0 +1,47 @@
+"""What a request asks to do, read from its verbs (chalicelib/search/intent.py), and what each tool
+serves: the rules the tool search's reordering stands on, each on a request of its own wording."""
+
+from __future__ import annotations
+
+import pytest
+
+from chalicelib.search import intent
+
+
+@pytest.mark.parametrize(
+    ("request_", "asked"),
+    [
+        # a verb's cue inside a longer verb is that other verb: wieder-her-stellen, de-aktivieren
+        ("den gelöschten Aushang wiederherstellen", {"restore"}),
+        ("Zugang des Hausmeisters deaktivieren", {"disable"}),
+        # a compound ending in a read's noun reads: "Aufrufstatistik", "Kontoübersicht"
+        ("Aufrufstatistik des Schlüssels", {"usage"}),
+        # a nominalised verb beside a verb names a thing; alone, it is the action asked for
+        ("die Zuordnung des Kautionskontos löschen", {"delete"}),
+        ("Löschung der Telefonnotiz vom Montag", {"delete"}),
+        # the person an action is done to asks for no action
+        ("assignee of the heating ticket", set()),
+        # the upserts' requests: many at once, by the caller's own ids
+        ("create or update our tenants by their CRM numbers", {"bulk", "create", "update"}),
+        ("Kontakte aus dem ERP per Fremdschlüssel abgleichen", {"bulk"}),
+        ("rotate the signing secret", {"rotate"}),
+        ("send again the events the receiver missed", {"retry", "recover"}),
+        ("pause the webhook", {"update"}),
+    ],
+)
+def test_intents_of_a_request(request_: str, asked: set[str]) -> None:
+    assert intent.intents(request_) == asked
+
+
+def test_an_upsert_is_the_tool_for_many_by_own_ids_and_only_partly_for_one_create_or_change() -> None:
+    assert intent.fits("contacts.upsert", {"bulk"}) == 1.0
+    assert intent.fits("contacts.upsert", {"create"}) == 0.5
+    assert intent.fits("contacts.create", {"create"}) == 1.0
+    assert intent.fits("contacts.upsert", {"delete"}) == 0.0
+
+
+def test_a_tool_whose_action_is_no_read_is_not_served_as_a_list() -> None:
+    assert intent.tool_intents("webhooks.secret.rotate") >= {"rotate"}
+    assert "list" not in intent.tool_intents("webhooks.secret.rotate")
+    assert intent.tool_intents("webhooks.deliveries.recover") >= {"retry", "recover"}
+    assert intent.tool_intents("apikeys.create") >= {"create", "rotate"}
