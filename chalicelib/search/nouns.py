@@ -2,8 +2,9 @@
 resources (tool name prefixes) through each resource's German wording (gloss.py), the
 thesaurus, and the nouns the example requests use for one resource almost only; compounds
 by their head ("Hausgeldkonto" ends in "konto") or first part ("Mieterliste" starts with
-"mieter"), plurals with an umlaut by their singular ("Vorgänge"). Used by rerank.py beside
-the intents of intent.py."""
+"mieter"), a compound that is a term by that term alone, the thesaurus' terms of two or three
+words as one ("parking space", "object group"), plurals with an umlaut by their singular
+("Vorgänge"). Used by rerank.py beside the intents of intent.py."""
 
 from __future__ import annotations
 
@@ -56,14 +57,55 @@ def _lexicon() -> dict[str, frozenset[str]]:
     for noun, resource in _example_nouns().items():
         if noun not in found:
             found[noun] = {resource}
-    cues = tuple(
-        stem.strip() for stems in CUES.values() for stem in stems if " " not in stem.strip() and len(stem.strip()) >= 5
-    )
+    cues = _cue_stems()
     return {
         term: frozenset(resources)
         for term, resources in found.items()
         if not term.startswith(cues) and term not in _NOT_NOUNS
     }
+
+
+_MAX_PHRASE = 3  # words
+
+
+@lru_cache(maxsize=1)
+def _phrases() -> dict[tuple[str, ...], frozenset[str]]:
+    """The thesaurus' terms of two or three words ("parking space", "API key", "object group",
+    "bank account use") -> the resources they name: English writes as words what German writes as
+    one compound, and the words alone name other things or nothing ("space", "key", "group")."""
+    found: dict[tuple[str, ...], set[str]] = defaultdict(set)
+    cues = _cue_stems()
+    for concept in terms.concepts():
+        resources = {gloss.resource_of(op) for op in concept.operations}
+        if not resources or len(resources) > _MAX_RESOURCES:
+            continue
+        for language in ("de", "en"):
+            for term in concept.terms(language).all():
+                folded = words(term)
+                if 2 <= len(folded) <= _MAX_PHRASE and not folded[0].startswith(cues):  # no verb ("roll back")
+                    found[tuple(_plain(word) for word in folded)] |= resources
+    return {phrase: frozenset(resources) for phrase, resources in found.items()}
+
+
+def _cue_stems() -> tuple[str, ...]:
+    return tuple(
+        stem.strip() for stems in CUES.values() for stem in stems if " " not in stem.strip() and len(stem.strip()) >= 5
+    )
+
+
+def _phrase_at(query_words: list[str], position: int) -> tuple[int, frozenset[str], str] | None:
+    """The longest phrase beginning at the position: its length, its resources, and the ending its
+    last word carries ("parking spaces": "s")."""
+    phrases = _phrases()
+    for length in range(_MAX_PHRASE, 1, -1):
+        span = query_words[position : position + length]
+        if len(span) < length:
+            continue
+        for cut in range(min(3, len(span[-1]) - 1) + 1):  # the last word inflected: "spaces", "keys"
+            key = (*span[:-1], span[-1][: len(span[-1]) - cut])
+            if key in phrases:
+                return length, phrases[key], span[-1][len(key[-1]) :]
+    return None
 
 
 _MINED_SHARE = 0.9  # of a noun's uses in the examples, in one resource's tools
@@ -136,6 +178,9 @@ _CONTEXT_MARKERS = frozenset(
 )
 _ARTICLES = frozenset("der die das den dem des ein eine einen einem einer eines the a an this that".split())
 CONTEXT_WEIGHT = 0.5
+# "my key", "mein Schlüssel": the key the request is made with, which `info` describes
+_MINE = frozenset("my mein meine meinem meinen meiner meines".split())
+_OWN = {"apikeys": "info"}
 
 
 def _after_marker(query_words: list[str], position: int) -> bool:
@@ -153,10 +198,21 @@ def entities(query: str) -> dict[str, float]:
     scores: dict[str, float] = defaultdict(float)
     query_words = [_plain(_without_list_head(word)) for word in words(query)]
     named = 0
+    covered = 0  # words of a phrase already read
     for position, word in enumerate(query_words):
+        if position < covered:
+            continue
         context = named > 0 or _after_marker(query_words, position)
         matches: dict[str, float] = {}
-        for term in _terms_in(word):
+        phrase = _phrase_at(query_words, position)
+        if phrase:  # its words name what the phrase names, not what each names alone
+            length, resources, _ = phrase
+            covered = position + length
+            matches = {resource: 1.0 / len(resources) for resource in resources}
+        found = [] if phrase else _terms_in(word)
+        for term in found:
+            if any(term != longer and term in longer for longer in found):
+                continue  # a part of a longer term the word holds: "Eigentümergemeinschaft" is no "Eigentümer"
             resources = lexicon[term]
             if word == term or (word.startswith(term) and len(word) - len(term) <= 3):
                 weight = 1.0  # the term, or an inflection of it ("wohnungen", "tenants")
@@ -169,6 +225,8 @@ def entities(query: str) -> dict[str, float]:
             for resource in resources:
                 share = weight / len(resources)
                 matches[resource] = max(matches.get(resource, 0.0), share)
+        if position > 0 and query_words[position - 1] in _MINE:
+            matches = {_OWN.get(resource, resource): share for resource, share in matches.items()}
         if matches:
             named += 1
         for resource, share in matches.items():
@@ -183,7 +241,12 @@ _PLURAL_ENDINGS = frozenset({"e", "en", "n", "s", "es", "er"})
 def names_many(query: str) -> bool:
     """The first noun that names a resource is a plural ("Wohnungen", "Vorgänge", "contacts"):
     the request is about a list, not one thing."""
-    for word in (_plain(word) for word in words(query)):
+    query_words = [_plain(word) for word in words(query)]
+    for position, word in enumerate(query_words):
+        phrase = _phrase_at(query_words, position)
+        if phrase:
+            ending = phrase[2]
+            return ending != "" and ending in _PLURAL_ENDINGS
         endings = {
             word[len(term) :] for term in _terms_in(word) if word.startswith(term) and len(word) - len(term) <= 3
         }

@@ -1,0 +1,35 @@
+"""The entity types a request names, read from its nouns (chalicelib/search/nouns.py): the rules
+the tool search's reordering stands on, each on a request of its own wording."""
+
+from __future__ import annotations
+
+import pytest
+
+from chalicelib.search import nouns
+
+
+@pytest.mark.parametrize(
+    ("request_", "resource"),
+    [
+        # English writes as words what German writes as one compound: the phrase names the thing
+        ("rename the object group of the northern portfolio", "objectgroups"),
+        ("the garage parking spaces of Lindenhof", "units"),
+        # a compound that is a term is that term, not the terms inside it
+        ("neue Eigentümergemeinschaft am Markt anlegen", "objects"),
+        # the key a request is made with is what `info` describes
+        ("is my API key limited to one object", "info"),
+    ],
+)
+def test_the_request_names_the_resource_first(request_: str, resource: str) -> None:
+    named = nouns.entities(request_)
+    assert named[resource] == 1.0
+    assert sorted(named, key=lambda r: -named[r])[0] == resource
+
+
+def test_a_compound_term_does_not_name_what_its_parts_name() -> None:
+    assert set(nouns.entities("neue Eigentümergemeinschaft am Markt anlegen")) == {"objects"}
+
+
+def test_a_phrase_in_the_plural_names_many() -> None:
+    assert nouns.names_many("the parking spaces of Lindenhof")
+    assert not nouns.names_many("the parking space of Lindenhof")
