@@ -28,6 +28,7 @@ RESOURCES_DE: dict[str, str] = {
     "apikeys.requests": "Anfrageprotokoll, Aufrufe eines API-Schlüssels",
     "audit": "Änderungsprotokoll, Audit-Trail, wer hat was geändert",
     "callrecords": "Telefonnotiz, Anrufprotokoll",
+    "changes": "Änderungen seit einem Zeitpunkt, Änderungsfeed zum Nachziehen eines Abgleichs",
     "contacts": "Kontakt, Person, Mieter, Eigentümer, Firma",
     "contracts": "Vertrag, Mietvertrag, Verwaltervertrag",
     "documents": "Dokument, Datei, PDF, Scan, Protokoll",
@@ -42,6 +43,7 @@ RESOURCES_DE: dict[str, str] = {
     "posts": "Beitrag, Aushang, Mitteilung",
     "processes": "Vorgang, Ticket, Fall",
     "processes.updates": "Eintrag in einem Vorgang, Vorgangsnotiz, Verlauf, Kommentar",
+    "search": "Suche nach Name, Nummer oder Adresse über alle Einträge",
     "responsibilities": "Zuständigkeit, Ansprechpartner für ein Objekt, Objektbetreuer, Dienstleister",
     "signatories": "Unterzeichner, Zeichnungsberechtigter",
     "status": "Betriebszustand des Dienstes",
@@ -77,6 +79,9 @@ ACTIONS_DE: dict[str, str] = {
     "progress": "Fortschritt verfolgen",
     "listforobject": "eines Objekts auflisten",
     "spec": "abrufen",
+    "usage": "Nutzung: Aufrufe pro Tag und Operation zählen",
+    "recover": "verpasste Ereignisse seit einem Zeitpunkt erneut zustellen",
+    "secret": "Signaturgeheimnis erneuern, rotieren",
 }
 _LIST = "auflisten, suchen, alle anzeigen"  # plural-named queries (`contacts`, `units`) list
 _SINGULAR = ("tenant", "info", "status")  # named queries without an action that show one thing
