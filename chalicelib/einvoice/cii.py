@@ -125,6 +125,7 @@ def _line(element: ET.Element) -> Line:
     quantity = "ram:SpecifiedLineTradeDelivery/ram:BilledQuantity"
     return Line(
         id=_t(document, "ram:LineID"),
+        parent_line_id=_t(document, "ram:ParentLineID"),
         note=_t(document, "ram:IncludedNote/ram:Content"),
         name=_t(product, "ram:Name"),
         description=_t(product, "ram:Description"),

@@ -185,9 +185,11 @@ class Totals(Wire):
 class Line(Wire):
     """BG-25: id, note, name, description, seller's item id, quantity and unit (UN/ECE Rec 20), net
     price per base quantity, net amount, VAT category and rate, order line, period, allowances and
-    charges; an XRechnung sub-line structure as `sub_lines`."""
+    charges. XRechnung's sub-lines: UBL nests them (`sub_lines`), CII lists them flat beside their
+    parent, each naming it (`parent_line_id`)."""
 
     id: str | None = None
+    parent_line_id: str | None = None
     note: str | None = None
     name: str | None = None
     description: str | None = None

@@ -6,13 +6,15 @@ The rules use XPath 2 (queryBinding xslt2), so they run on Saxon-HE (saxonche, X
 (MIT) compiles each Schematron into an XSLT stylesheet, which Saxon compiles once per process, at first
 use, and keeps (measured on this 2-core machine: EN 16931 UBL 1.3 s with Saxon's start, CII 0.6 s,
 XRechnung 0.14 s and 0.05 s; `ENGINE.warm` does all four ahead, 2.1 s); one validation then costs
-7 to 15 ms (EN 16931 and XRechnung, the test suite's files). The vendored files (rules/, each folder with its license and source commit):
+7 to 15 ms (EN 16931 and XRechnung, the test suite's files).
+
+The vendored files (rules/, each folder with its license and source commit):
   rules/en16931/    EN16931-UBL/CII-validation-preprocessed.sch (EUPL 1.2), one file each
   rules/xrechnung/  XRechnung-UBL/CII-validation.sch and common.sch (Apache 2.0)
   rules/schxslt/    SchXslt's XSLT 2.0 compiler (MIT)
 
-The document reaching Saxon has been parsed by recognise.parse_xml first (no DTD, bounded size and
-depth), so Saxon never sees a DOCTYPE or an entity; the rules read no file and fetch nothing."""
+The document reaching Saxon has been parsed by recognise.parse_xml first (no DTD, bounded size,
+depth and elements), so Saxon never sees a DOCTYPE or an entity; the rules read no file and fetch nothing."""
 
 from __future__ import annotations
 
