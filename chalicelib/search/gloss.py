@@ -35,7 +35,7 @@ RESOURCES_DE: dict[str, str] = {
     "documents.typemappings": "Dokumenttypen und Kategorien",
     "documents.uploads": "Massen-Upload vieler Dokumente",
     "exports": "Export aller Daten des Mandanten, Datensicherung, Datenexport, Gesamtexport",
-    "info": "eigener Schlüssel: Mandant, Integration und Rechte",
+    "info": "Identität des eigenen Schlüssels: Mandant, Integration und Rechte",
     "objectaddresses": "Objektadresse, Anschrift einer Liegenschaft",
     "objectgroups": "Objektgruppe, Portfolio, Bestandsgruppe, Gruppe von Objekten",
     "objects": "Objekt, Liegenschaft, Immobilie, WEG, Mietshaus, Wohnanlage",

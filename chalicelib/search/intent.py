@@ -15,8 +15,8 @@ from chalicelib.search import gloss
 from chalicelib.search.glossary import words
 
 # Intent -> cue stems (folded). A query word matches a stem when it starts with it and what
-# follows is not a participle's or third person's ending ("anlegen", "anlege", "adds", not
-# "angelegt", "erfasst", "created": "the contact created twice" asks to delete, not to create);
+# follows is not a participle's or third person's ending ("anlegen", "anlege", "add", not
+# "angelegt", "erfasst", "created", "adds": "the contact created twice" asks to delete, not to create);
 # a stem with a space matches those words in a row ("set up", "bring back").
 CUES: dict[str, tuple[str, ...]] = {
     "create": (
@@ -280,7 +280,7 @@ CUES: dict[str, tuple[str, ...]] = {
         "abgleichen",
         "importier",
         "migrier",
-        "fremdschluessel",
+        "per fremdschluessel",
         "eigenen id",
         "unseren id",
         "in einem rutsch",
@@ -395,7 +395,7 @@ _BY_MISTAKE = (
     "irrtuemlich",
 )
 _PARTICIPLE = re.compile(r"(t|te|ten|tes|ter|d|ed)$")
-_MAX_ENDING = 3
+MAX_ENDING = 3
 LIST_HEADS = ("liste", "listen", "uebersicht", "verzeichnis")
 _READS = frozenset({"show", "list"})
 
@@ -453,6 +453,9 @@ _NOUN_HEADS = frozenset({"usage", "audit", "list", "show"})
 # person it is done to ("assignee", "employee"), which asks for no action at all
 _NOMINAL = ("ung",)
 _PERSON = ("ee",)
+# A verb's third person or a noun's plural describes, it does not ask: "whenever a contract changes",
+# "the updates of the case"; a request asks in the base form ("change", "add", "ändere")
+_DESCRIBES = ("s", "es")
 
 
 def _inflects(word: str, stem: str, *, compound: bool) -> str | None:
@@ -466,7 +469,7 @@ def _inflects(word: str, stem: str, *, compound: bool) -> str | None:
         ending = word[word.rindex(stem) + len(stem) :]
     else:
         return None
-    if len(ending) > _MAX_ENDING or _PARTICIPLE.search(ending) or ending in _PERSON:
+    if len(ending) > MAX_ENDING or _PARTICIPLE.search(ending) or ending in _PERSON + _DESCRIBES:
         return None
     return NOMINAL if ending in _NOMINAL else VERB
 

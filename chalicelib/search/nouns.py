@@ -14,7 +14,7 @@ from functools import lru_cache
 
 from chalicelib.search import examples, gloss, terms
 from chalicelib.search.glossary import words
-from chalicelib.search.intent import CUES, LIST_HEADS
+from chalicelib.search.intent import CUES, LIST_HEADS, MAX_ENDING
 
 _SPLIT = re.compile(r"[,()]")
 _MIN_HEAD = 4  # a compound's head ("konto" in "Hausgeldkonto") counts from this length
@@ -57,11 +57,10 @@ def _lexicon() -> dict[str, frozenset[str]]:
     for noun, resource in _example_nouns().items():
         if noun not in found:
             found[noun] = {resource}
-    cues = _cue_stems()
     return {
         term: frozenset(resources)
         for term, resources in found.items()
-        if not term.startswith(cues) and term not in _NOT_NOUNS
+        if not _reads_as_cue(term) and term not in _NOT_NOUNS
     }
 
 
@@ -71,10 +70,15 @@ _MAX_PHRASE = 3  # words
 @lru_cache(maxsize=1)
 def _phrases() -> dict[tuple[str, ...], frozenset[str]]:
     """The thesaurus' terms of two or three words ("parking space", "API key", "object group",
-    "bank account use") -> the resources they name: English writes as words what German writes as
-    one compound, and the words alone name other things or nothing ("space", "key", "group")."""
+    "bank account use") and the resources' hyphenated nouns ("API-Schlüssel") -> the resources they
+    name: English writes as words what German writes as one compound, and the words alone name other
+    things or nothing ("space", "key", "group")."""
     found: dict[tuple[str, ...], set[str]] = defaultdict(set)
-    cues = _cue_stems()
+    for resource, wording in gloss.RESOURCES_DE.items():  # the resources' own hyphenated nouns: "API-Schlüssel"
+        for phrase in _SPLIT.split(wording):
+            noun = next((word for word in phrase.split() if word[:1].isupper()), "")
+            if 2 <= len(words(noun)) <= _MAX_PHRASE:
+                found[tuple(_plain(word) for word in words(noun))].add(resource)
     for concept in terms.concepts():
         resources = {gloss.resource_of(op) for op in concept.operations}
         if not resources or len(resources) > _MAX_RESOURCES:
@@ -82,15 +86,23 @@ def _phrases() -> dict[tuple[str, ...], frozenset[str]]:
         for language in ("de", "en"):
             for term in concept.terms(language).all():
                 folded = words(term)
-                if 2 <= len(folded) <= _MAX_PHRASE and not folded[0].startswith(cues):  # no verb ("roll back")
+                if 2 <= len(folded) <= _MAX_PHRASE and not _reads_as_cue(folded[0]):  # no verb ("roll back")
                     found[tuple(_plain(word) for word in folded)] |= resources
     return {phrase: frozenset(resources) for phrase, resources in found.items()}
 
 
+@lru_cache(maxsize=1)
 def _cue_stems() -> tuple[str, ...]:
     return tuple(
         stem.strip() for stems in CUES.values() for stem in stems if " " not in stem.strip() and len(stem.strip()) >= 5
     )
+
+
+def _reads_as_cue(word: str) -> bool:
+    """The word is an intent's cue, inflected ("hochladen", "Erfassung", "merge"): a verb, not a noun
+    that names a thing; a compound that begins with one is a noun ("Verbrauchsinformation",
+    "Verlaufseintrag", "Nutzungseinheit")."""
+    return any(word.startswith(stem) and len(word) - len(stem) <= MAX_ENDING for stem in _cue_stems())
 
 
 def _phrase_at(query_words: list[str], position: int) -> tuple[int, frozenset[str], str] | None:

@@ -45,3 +45,14 @@ def test_a_tool_whose_action_is_no_read_is_not_served_as_a_list() -> None:
     assert "list" not in intent.tool_intents("webhooks.secret.rotate")
     assert intent.tool_intents("webhooks.deliveries.recover") >= {"retry", "recover"}
     assert intent.tool_intents("apikeys.create") >= {"create", "rotate"}
+
+
+@pytest.mark.parametrize(
+    "request_",
+    [
+        "notify our receiver whenever a lease changes",  # a verb's third person describes
+        "the updates of the heating case",  # a noun's plural
+    ],
+)
+def test_a_cue_in_the_third_person_or_plural_asks_for_no_action(request_: str) -> None:
+    assert intent.intents(request_) & {"create", "update", "delete", "restore"} == set()

@@ -33,3 +33,12 @@ def test_a_compound_term_does_not_name_what_its_parts_name() -> None:
 def test_a_phrase_in_the_plural_names_many() -> None:
     assert nouns.names_many("the parking spaces of Lindenhof")
     assert not nouns.names_many("the parking space of Lindenhof")
+
+
+def test_a_compound_that_begins_with_a_cue_is_a_noun_and_the_cue_inflected_is_none() -> None:
+    assert "processes.updates" in nouns.entities("den Verlaufseintrag vom Montag")
+    assert nouns.entities("hochladen") == {}
+
+
+def test_a_resource_s_hyphenated_noun_names_it() -> None:
+    assert sorted(nouns.entities("den API-Schlüssel des Buchhaltungsbots")) == ["apikeys"]
