@@ -45,7 +45,7 @@ def _lexicon() -> dict[str, frozenset[str]]:
                 add(noun, {resource})
     worded = set(found)  # the resources' own wording; the thesaurus adds words, not meanings to these
     for resource in gloss.RESOURCES_DE:
-        add(resource.split(".")[-1].rstrip("s"), {resource})  # English: "contact", "unit", "webhook"
+        add(_singular(resource.split(".")[-1]), {resource})  # English: "contact", "unit", "delivery"
     for concept in terms.concepts():
         resources = {gloss.resource_of(op) for op in concept.operations}
         if not resources or len(resources) > _MAX_RESOURCES:
@@ -89,6 +89,15 @@ def _phrases() -> dict[tuple[str, ...], frozenset[str]]:
                 if 2 <= len(folded) <= _MAX_PHRASE and not _reads_as_cue(folded[0]):  # no verb ("roll back")
                     found[tuple(_plain(word) for word in folded)] |= resources
     return {phrase: frozenset(resources) for phrase, resources in found.items()}
+
+
+def _singular(name: str) -> str:
+    """An English plural's singular: "deliveries" -> "delivery", "processes" -> "process", "units" -> "unit"."""
+    if name.endswith("ies"):
+        return name[:-3] + "y"
+    if name.endswith(("sses", "ses", "xes")):
+        return name[:-2]
+    return name.removesuffix("s")
 
 
 @lru_cache(maxsize=1)

@@ -42,3 +42,7 @@ def test_a_compound_that_begins_with_a_cue_is_a_noun_and_the_cue_inflected_is_no
 
 def test_a_resource_s_hyphenated_noun_names_it() -> None:
     assert sorted(nouns.entities("den API-Schlüssel des Buchhaltungsbots")) == ["apikeys"]
+
+
+def test_a_resource_s_english_name_is_its_singular() -> None:
+    assert sorted(nouns.entities("the last delivery of the CRM hook")) == ["webhooks.deliveries"]
