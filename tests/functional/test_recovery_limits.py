@@ -5,10 +5,12 @@ before the webhook existed (issue 52, 2)."""
 from __future__ import annotations
 
 import datetime as dt
+from typing import Any
 
 import pytest
 
 from chalicelib import config
+from chalicelib.errors import Conflict
 from chalicelib.store import recoveries
 from tests.client import Tenant
 from tests.eventually import eventually
@@ -103,11 +105,12 @@ def test_a_recovery_that_never_settles_ends_after_its_lease(tenant: Tenant, rece
 def test_a_recovery_whose_call_died_before_counting_holds_for_minutes_only(tenant: Tenant, receiver: Receiver) -> None:
     hook = _hook(tenant, receiver)
     since = _now()
-    died = _later(seconds=1)
+    died = _later(seconds=1).replace(microsecond=0)  # a whole millisecond: the claim's startedAt exactly
     with clock_at(died):
         recoveries.claim(tenant.id, hook, "rdied", since)  # a call that claimed and never queued (it died)
         held = tenant.command("webhooks.deliveries.recover", {"webhook": hook, "since": since})
         assert (held.status, held.body["code"]) == (409, "recovery_running"), held.body
+        assert (held.body["running"]["queued"], held.body["running"]["settled"]) == (0, 0), held.body
     counting = dt.timedelta(minutes=recoveries.COUNTING_MINUTES)
     with clock_at(died + counting - dt.timedelta(milliseconds=1)):
         assert tenant.command("webhooks.deliveries.recover", {"webhook": hook, "since": since}).status == 409
@@ -150,3 +153,85 @@ def test_a_recovery_runs_until_every_event_it_queued_is_settled(tenant: Tenant, 
     assert still_running()
     recoveries.settled(tenant.id, hook, "rcount")
     assert not still_running()
+
+
+def test_an_unsettled_recovery_holds_to_the_millisecond_of_its_lease(tenant: Tenant, receiver: Receiver) -> None:
+    hook = _hook(tenant, receiver)
+    started = _later(seconds=1).replace(microsecond=0)
+    with clock_at(started):
+        recoveries.claim(tenant.id, hook, "rlease", _now())
+        recoveries.set_queued(tenant.id, hook, "rlease", 1, None)  # one redelivery, never settled
+    lease = dt.timedelta(hours=recoveries.LEASE_HOURS)
+    since = _now()
+    with clock_at(started + lease - dt.timedelta(milliseconds=1)):
+        assert tenant.command("webhooks.deliveries.recover", {"webhook": hook, "since": since}).status == 409
+    with clock_at(started + lease):
+        assert tenant.command("webhooks.deliveries.recover", {"webhook": hook, "since": since}).status == 200
+
+
+def test_a_refusal_just_before_midnight_says_retry_after_one_second(
+    tenant: Tenant, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(config, "RECOVERIES_PER_DAY", 1)
+    hook = _hook(tenant, receiver)
+    midnight = dt.datetime.now(dt.UTC).replace(hour=0, minute=0, second=0, microsecond=0) + dt.timedelta(days=2)
+    since = (midnight - dt.timedelta(hours=1)).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+    with clock_at(midnight - dt.timedelta(milliseconds=500)):
+        assert tenant.command("webhooks.deliveries.recover", {"webhook": hook, "since": since}).status == 200
+        refused = tenant.command("webhooks.deliveries.recover", {"webhook": hook, "since": since})
+    assert refused.status == 429 and refused.headers["retry-after"] == "1", refused.headers
+
+
+def _stored(tenant: Tenant, hook: str) -> Any:
+    from chalicelib.store.entities import entity_pk
+    from chalicelib.store.model import Item
+
+    return Item.get(entity_pk(tenant.id, hook), recoveries.RECOVERY_SK, consistent_read=True)
+
+
+def test_the_recovery_record_is_the_webhooks_and_its_version_counts_its_claims(
+    tenant: Tenant, receiver: Receiver
+) -> None:
+    """The record names its tenant and webhook and its type, as every item of the table does (the
+    tenant's scans and the sandbox reset read them), and its version goes up by one a claim."""
+    hook = _hook(tenant, receiver)
+    for n in range(3):
+        answer = tenant.ok("webhooks.deliveries.recover", {"webhook": hook, "since": _now()})
+        assert answer["recovered"] == 0, answer
+        stored = _stored(tenant, hook)
+        assert (stored.type, stored.tenantId, stored.id, stored.version) == ("recovery", tenant.id, hook, n + 1)
+
+
+def test_of_two_recoveries_claimed_at_the_same_moment_only_one_starts(
+    tenant: Tenant, receiver: Receiver, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Each claim reads the record and writes it on the condition that nobody wrote it meanwhile:
+    a rival that writes between the read and the write wins, first claim or a later one."""
+    from chalicelib.store.model import Item
+
+    real_get = Item.get
+    hook = _hook(tenant, receiver)
+    for earlier in (False, True):  # no record yet; a finished recovery's record
+        if earlier:
+            tenant.ok("webhooks.deliveries.recover", {"webhook": hook, "since": _now()})
+        rival = f"rrival{int(earlier)}"
+
+        def read_then_rival(*key: Any, rival: str = rival, **options: Any) -> Any:
+            try:
+                found = real_get(*key, **options)
+            except Item.DoesNotExist:
+                found = None
+            monkeypatch.setattr(Item, "get", real_get)  # the rival reads afresh
+            recoveries.claim(tenant.id, hook, rival, _now())  # and writes first
+            if found is None:
+                raise Item.DoesNotExist()
+            return found
+
+        monkeypatch.setattr(Item, "get", read_then_rival)
+        with pytest.raises(Conflict) as refused:
+            recoveries.claim(tenant.id, hook, f"rlate{int(earlier)}", _now())
+        assert refused.value.code == "recovery_running"
+        assert refused.value.detail == "Another recovery of this webhook started at the same moment."
+        assert _stored(tenant, hook).data_dict()["id"] == rival
+        monkeypatch.setattr(Item, "get", real_get)
+        recoveries.set_queued(tenant.id, hook, rival, 0, None)  # the rival is done: nothing to send
