@@ -59,7 +59,7 @@ def test_a_company_holds_at_most_three_sandboxes_and_a_deleted_one_frees_its_pla
     assert [_create(owner, f"Probe {n}").status for n in range(3)] == [303, 303, 303]
     refused = _create(owner, "Probe 4")
     assert refused.status == 409, refused.text()
-    assert "Your company has 3 sandboxes already, as many as it may" in refused.text()
+    assert "Your company has 3 sandboxes already, as many as it may (3)" in refused.text()
     held = _ids(owner)
     assert len(held) == 3 and len(keys.sandboxes_of(tenant.id)) == 3
     _ready(held[0])
@@ -76,7 +76,7 @@ def test_the_cap_is_a_setting_and_the_operators_sandboxes_are_no_companys(
     monkeypatch.setenv("PM_SANDBOXES_PER_COMPANY", "1")
     owner = owner_of(tenant)
     assert _create(owner, "Eine").status == 303
-    assert "Your company has 1 sandboxes already" in _create(owner, "Zweite").text()
+    assert "Your company has 1 sandboxes already, as many as it may (1)" in _create(owner, "Zweite").text()
     email = f"op-{uuid.uuid4().hex[:8]}@example.org"  # pmctl's sandboxes belong to no company's console
     made = _pmctl("sandbox", "create", "--company", "Operator HV", "--email", email, "--seed", "empty")
     assert '"sandbox": true' in made
@@ -101,6 +101,24 @@ def test_sandbox_creations_and_resets_count_per_day(tenant: Tenant, monkeypatch:
     assert owner.post(f"/sandboxes/{sandbox_id}/delete").status == 303, "deleting is never limited"
     monkeypatch.delenv("PM_SANDBOX_CHANGE_LIMIT")
     assert config.sandbox_change_limit() == (config.SANDBOX_CHANGE_LIMIT, 24 * 3600) == (10, 86400)
+
+
+def test_a_creation_refused_at_the_cap_uses_none_of_the_days_changes(
+    tenant: Tenant, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The cap is checked before a change of the day is counted (company_account.admit_creation):
+    a company at its cap that tries again keeps its changes for the resets it needs."""
+    monkeypatch.setenv("PM_SANDBOXES_PER_COMPANY", "1")
+    monkeypatch.setenv("PM_SANDBOX_CHANGE_LIMIT", "2/600")
+    inside_one_window(600, 60)
+    owner = owner_of(tenant)
+    assert _create(owner, "Die eine").status == 303  # change 1
+    (sandbox_id,) = _ids(owner)
+    assert _create(owner, "Noch eine").status == 409  # at the cap: no change counted
+    _ready(sandbox_id)
+    assert owner.post(f"/sandboxes/{sandbox_id}/reset").status == 303  # change 2
+    _ready(sandbox_id)
+    assert owner.post(f"/sandboxes/{sandbox_id}/reset").status == 429
 
 
 def test_after_the_trial_the_company_makes_no_sandbox_and_its_sandboxes_keys_are_refused(tenant: Tenant) -> None:

@@ -82,7 +82,8 @@ def create(request: Request) -> Answer:
 def _refusal(request: Request, error: ApiError) -> list[str]:
     """What a person reads when the company may not create or reset a sandbox now."""
     if error.code == codes.SANDBOX_LIMIT_REACHED.code:
-        return [translate(request.lang, "sandbox.error.limit", cap=error.extra.get("maxSandboxes", ""))]
+        held, cap = error.extra.get("sandboxes", ""), error.extra.get("maxSandboxes", "")
+        return [translate(request.lang, "sandbox.error.limit", held=held, cap=cap)]
     if error.code == codes.SANDBOX_CHANGES_THROTTLED.code:
         hours = max(1, math.ceil(int(error.headers.get("Retry-After", "3600")) / 3600))
         return [translate(request.lang, "sandbox.error.changes", hours=hours)]

@@ -49,10 +49,10 @@ TEXTS: dict[str, tuple[str, str]] = {
     "sandbox.new.default_name": ("{company} (Sandbox)", "{company} (sandbox)"),
     "sandbox.error.name": ("Bitte einen Namen mit 1 bis 200 Zeichen angeben.", "Give a name of 1 to 200 characters."),
     "sandbox.error.limit": (
-        "Ihre Firma hat bereits {cap} Sandboxes, so viele wie erlaubt. Löschen Sie eine, die Sie nicht mehr "
-        "brauchen, und legen Sie dann die neue an.",
-        "Your company has {cap} sandboxes already, as many as it may. Delete one it no longer needs, then "
-        "create the new one.",
+        "Ihre Firma hat bereits {held} Sandboxes, so viele wie erlaubt ({cap}). Löschen Sie eine, die Sie nicht "
+        "mehr brauchen, und legen Sie dann die neue an.",
+        "Your company has {held} sandboxes already, as many as it may ({cap}). Delete one it no longer needs, "
+        "then create the new one.",
     ),
     "sandbox.error.changes": (
         "Ihre Firma hat heute so viele Sandboxes angelegt und zurückgesetzt wie erlaubt. Versuchen Sie es in "
