@@ -17,7 +17,10 @@ from chalicelib.search.glossary import words
 # Intent -> cue stems (folded). A query word matches a stem when it starts with it and what
 # follows is not a participle's or third person's ending ("anlegen", "anlege", "add", not
 # "angelegt", "erfasst", "created", "adds": "the contact created twice" asks to delete, not to create);
-# a stem with a space matches those words in a row ("set up", "bring back").
+# a stem with a space matches those words in a row ("set up", "bring back", the last one inflected when it
+# is a stem: "undo the deletion"); one with a "+" a verb and
+# the word that completes it anywhere in the request ("send it again", "lade die Datei hoch").
+_QUESTION = "question"
 CUES: dict[str, tuple[str, ...]] = {
     "create": (
         "add",
@@ -46,6 +49,10 @@ CUES: dict[str, tuple[str, ...]] = {
         "take on",
         "note down",
         "start a",
+        "write a",
+        "write an",
+        "post a",
+        "submit",
         "anleg",
         "erfass",
         "eintrage",
@@ -62,7 +69,10 @@ CUES: dict[str, tuple[str, ...]] = {
         "einricht",
         "eroeffn",
         "anlage",
-        "vermerk",
+        "einpfleg",
+        "erzeug",
+        "generate",
+        "verbuch",
     ),
     "update": (
         "change",
@@ -113,10 +123,23 @@ CUES: dict[str, tuple[str, ...]] = {
         "austausch",
         "tausch",
         "markier",
+        "freigeb",
+        "hochstuf",
+        "herabstuf",
+        "herabsetz",
+        "umhaeng",
+        "verknuepf",
+        "kennzeichn",
+        "ausblend",
+        "einblend",
+        "ueberschreib",
+        "nachtrag",
         "aktivier",
         "freischalt",
         "enable",
         "activate",
+        "hide",
+        "unhide",
         "pause",
         "pausier",
         "resume",
@@ -129,10 +152,17 @@ CUES: dict[str, tuple[str, ...]] = {
         "erase",
         "get rid",
         "discard",
+        "purge",
+        "wipe",
+        "take down",
+        "trash",
         "loesch",
         "entfern",
         "streich",
         "rausnehm",
+        "rauswerf",
+        "entsorg",
+        "wegwerf",
         "weg damit",
     ),
     "restore": (
@@ -155,6 +185,10 @@ CUES: dict[str, tuple[str, ...]] = {
         "wieder da",
         "wieder rein",
         "zurueckbring",
+        "wieder einsetz",
+        "wieder einblend",
+        "wieder in kraft",
+        "reactivat",
     ),
     "show": (
         "show",
@@ -171,6 +205,8 @@ CUES: dict[str, tuple[str, ...]] = {
         "get ",
         "fetch",
         "tell me",
+        "pull up",
+        "bring up",
         "zeig",
         "anzeig",
         "nachseh",
@@ -183,6 +219,7 @@ CUES: dict[str, tuple[str, ...]] = {
         "wie lautet",
         "aufrufen",
         "ansicht",
+        "hol mir",
     ),
     # "which", "welche", "who" ask a question, of one thing or of many: the noun's number says which
     # (rerank.py: a request without a verb lists when it names a plural)
@@ -208,7 +245,7 @@ CUES: dict[str, tuple[str, ...]] = {
         "finde",
         "gibt es",
     ),
-    "merge": ("merge", "dedupe", "de-dupe", "combine", "consolidate", "zusammenfuehr", "dublett", "zusammenleg"),
+    "merge": ("merge", "dedupe", "de-dupe", "combine", "consolidate", "zusammenfuehr", "zusammenleg"),
     "assign": ("assign", "appoint", "elect", "map", "bestell", "zuweis", "zuordn", "waehl", "beruf", "einsetz"),
     "revoke": (
         "revoke",
@@ -221,7 +258,7 @@ CUES: dict[str, tuple[str, ...]] = {
         "ausscheid",
         "scheidet",
     ),
-    "upload": ("upload", "import", "hochlad", "lade", "laden", "uebernehm"),
+    "upload": ("upload", "hochlad", "lad+hoch"),
     "revert": ("revert", "undo", "roll back", "rollback", "rueckgaengig", "zuruecknehm", "zuruecksetz", "zurueckdreh"),
     "audit": (
         "who changed",
@@ -232,28 +269,51 @@ CUES: dict[str, tuple[str, ...]] = {
         "who created",
         "who did",
         "changed by",
-        "history",
         "audit",
         "wer hat",
         "wer war",
-        "historie",
         "aenderungsprotokoll",
         "protokoll der aenderungen",
         "what did the agent",
         "was hat der agent",
         "what has the agent",
     ),
-    "test": ("test", "ping", "probe"),
-    "retry": ("resend", "retry", "send again", "again", "redeliver", "erneut", "nochmal", "noch einmal"),
+    "test": (
+        "test the",
+        "test a",
+        "test an",
+        "test our",
+        "test my",
+        "test it",
+        "test whether",
+        "test if",
+        "send a test",
+        "test event",
+        "testereignis",
+        "testevent",
+        "testen",
+        "teste ",
+        "ping",
+        "probe",
+    ),
+    "retry": (
+        "resend",
+        "retry",
+        "send again",
+        "send+again",
+        "fire+again",
+        "deliver+again",
+        "redeliver",
+        "erneut",
+        "nochmal",
+        "noch einmal",
+    ),
     # every event a receiver missed while it was down, sent again (webhooks.deliveries.recover)
     "recover": (
-        "missed",
         "catch up",
         "replay",
         "was down",
         "downtime",
-        "verpasst",
-        "nachhol",
         "nachliefer",
         "ausgefallen",
     ),
@@ -264,11 +324,26 @@ CUES: dict[str, tuple[str, ...]] = {
         "create or change",
         "or update",
         "bulk",
-        "batch",
-        "sync",
+        "in one batch",
+        "in a batch",
+        "as a batch",
+        "sync our",
+        "sync the",
+        "sync all",
+        "sync of",
+        "nightly",
+        "naechtlich",
+        "from our",
+        "aus unserer",
+        "mit unseren",
+        "import der",
         "synchronis",
         "synchroniz",
-        "import",
+        "import all",
+        "import our",
+        "import the",
+        "import from",
+        "uebernehm",
         "migrat",
         "keyed by",
         "by our",
@@ -304,7 +379,6 @@ CUES: dict[str, tuple[str, ...]] = {
     # finding a thing by what people call it (the `search` query): a name, an address, a number
     "search": (
         "search",
-        "look up",
         "find the",
         "find a",
         "named",
@@ -314,10 +388,12 @@ CUES: dict[str, tuple[str, ...]] = {
         "such",
         "finde",
         "namens",
-        "heisst",
         "wo ist",
         "welches gebaeude",
     ),
+    # a question how to learn something, which asks for no action of its own ("wie finde ich heraus, ...",
+    # "how do I find out ..."): its words are not the list's or the search's "find"
+    _QUESTION: ("find out", "finde ich heraus", "finde ich raus", "wie finde ich", "herausfind", "rausfind"),
     # counting a key's calls (apikeys.usage)
     "usage": (
         "usage",
@@ -371,9 +447,12 @@ _ACTION_INTENTS: dict[str, frozenset[str]] = {
 # What a tool also does, though another tool is the one for it: an upsert creates and updates, but a
 # request to create or change one thing is the create's or the update's (half the bonus, rerank.py)
 _PARTLY: dict[str, frozenset[str]] = {"upsert": frozenset({"create", "update"})}
-# Tools whose resource has no tool of its own for an intent they serve
+# What a tool does beside what its action says
 _ALSO: dict[str, frozenset[str]] = {
     "aliases.upsert": frozenset({"assign"}),  # maps aliases to entities
+    "accounting.bankaccountuse.create": frozenset({"assign"}),  # an account to a contract, for a purpose
+    "responsibilities.create": frozenset({"assign"}),  # a contact to a job at an object
+    "processes.update": frozenset({"assign"}),  # a case to its assignee
     "documents.uploads.create": frozenset({"bulk", "upload"}),  # many documents at once
 }
 # An API key is rotated by creating its successor and disabling it
@@ -382,8 +461,32 @@ _ROTATES = ("apikeys.create", "apikeys.disable")
 _SHOWS_ONE = ("tenant", "info", "status")  # named queries that show one thing; other bare names list
 _AUDIT = ("audit.list", "audit.show")
 # "I deleted it by mistake, bring it back": a delete in the past and a reason to undo it
-_DELETED = ("deleted", "removed", "geloescht", "entfernt", "weggeloescht", "revoked", "abberufen")
+# A deletion named, not asked for: the participle, the noun, or gone ("gelöscht", "die Löschung",
+# "Vertragslöschung", "revocation", "verschwunden"); with a reason to undo it, the thing is to come back
+_DELETED = (
+    "deleted",
+    "removed",
+    "geloescht",
+    "entfernt",
+    "revoked",
+    "abberufen",
+    "loeschung",
+    "deletion",
+    "revocation",
+    "abberufung",
+    "disappeared",
+    "vanished",
+    "verschwunden",
+)
 _BY_MISTAKE = (
+    "undo",
+    "rueckgaengig",
+    "zuruecknehm",
+    "zurueckdreh",
+    "ruecknahme",
+    "aufheb",
+    "ungeschehen",
+    "reverse",
     "mistake",
     "accident",
     "back",
@@ -439,18 +542,23 @@ VERB, NOMINAL = "verb", "nominal"
 def _cued(intent: str, stem: str, query_words: list[str], text: str) -> str | None:
     """How the query asks for the intent by this cue: as a verb (or a phrase), as a nominalised
     verb ("Löschung"), or not at all."""
+    if "+" in stem:
+        verb, completion = stem.split("+")
+        found = completion in query_words and any(_inflects(word, verb, compound=False) for word in query_words)
+        return VERB if found else None
     if " " in stem.strip():
         return VERB if f" {stem}" in text else None
     stem = stem.strip()
-    kinds = {_inflects(word, stem, compound=intent in _NOUN_HEADS) for word in query_words} - {None}
+    kinds = {_inflects(word, stem, compound=stem in _COMPOUND_HEADS) for word in query_words} - {None}
     return VERB if VERB in kinds else (NOMINAL if kinds else None)
 
 
-_COMPOUND_TAIL = 7  # a cue this long may also end a German compound ("Aufrufstatistik", "Schlüsselnutzung")
-# The intents whose cues are nouns that may end a compound: what is read ("-statistik", "-historie",
-# "-übersicht", "-ansicht"). A verb's cue inside a longer word is another verb, not this one:
-# "wiederherstellen" does not create (erstell), "deaktivieren" does not update (aktivier).
-_NOUN_HEADS = frozenset({"usage", "audit", "list", "show"})
+# The cues that are nouns and may end a German compound, which is what the compound is: a read's
+# ("Aufrufstatistik", "Rechnungsübersicht", "Ticketverlauf", "Detailansicht"). A verb's cue inside a
+# longer word is another verb, not this one: "wiederherstellen" does not create (erstell),
+# "deaktivieren" does not update (aktivier); and a thing's noun ending in "-nutzung" or "-verbrauch"
+# is that thing ("Kontonutzung", a bank account use; "Heizverbrauch"), not a count of calls.
+_COMPOUND_HEADS = frozenset({"ansicht", "uebersicht", "verlauf", "aenderungsprotokoll", "statistik", "volumen"})
 # Endings that make a verb's stem a noun: the action ("Löschung", "Zuordnung", "Änderung"), or the
 # person it is done to ("assignee", "employee"), which asks for no action at all
 _NOMINAL = ("ung",)
@@ -462,12 +570,12 @@ _DESCRIBES = ("s", "es")
 
 def _inflects(word: str, stem: str, *, compound: bool) -> str | None:
     """The word is the stem with an ending ("anlegen", "adds"), not a participle nor another
-    word that begins the same ("address", "Neuanlage"); or, for the cues of `_NOUN_HEADS`, a
-    compound whose last part is a long cue so inflected (German puts what a compound is at its end).
+    word that begins the same ("address", "Neuanlage"); or, for the cues of `_COMPOUND_HEADS`, a
+    compound whose last part is the cue so inflected (German puts what a compound is at its end).
     A verb's stem with an action noun's ending ("Löschung") is NOMINAL, with a person's ("assignee") nothing."""
     if word.startswith(stem):
         ending = word[len(stem) :]
-    elif compound and len(stem) >= _COMPOUND_TAIL and stem in word[1:]:
+    elif compound and stem in word[1:]:
         ending = word[word.rindex(stem) + len(stem) :]
     else:
         return None
@@ -476,26 +584,93 @@ def _inflects(word: str, stem: str, *, compound: bool) -> str | None:
     return NOMINAL if ending in _NOMINAL else VERB
 
 
+_STEM = 4  # a phrase's last word this long is a stem ("undo the delet"); a shorter one a word ("open a")
+
+
+def _phrase_spans(query_words: list[str]) -> dict[tuple[int, int], set[str]]:
+    """The phrase cues the words hold, longest first, each span of words read by one phrase (and the
+    intents it asks for): "set up" is no "set", "wie finde ich heraus" no "finde"."""
+    found: list[tuple[int, int, str, str]] = []
+    for intent, stems in CUES.items():
+        for stem in stems:
+            phrase = stem.strip().split(" ")
+            if len(phrase) < 2 or "+" in stem:
+                continue
+            for start in range(len(query_words) - len(phrase) + 1):
+                span = query_words[start : start + len(phrase)]
+                last = span[-1] == phrase[-1] or (len(phrase[-1]) >= _STEM and span[-1].startswith(phrase[-1]))
+                if span[:-1] == phrase[:-1] and last:
+                    found.append((start, start + len(phrase), intent, stem.strip()))
+    spans: dict[tuple[int, int], set[str]] = {}
+    for start, end, intent, _ in sorted(found, key=lambda f: (-len(f[3]), f[0])):
+        overlaps = [span for span in spans if span[0] < end and start < span[1]]
+        if not overlaps:
+            spans[(start, end)] = {intent}
+        elif overlaps == [(start, end)]:
+            spans[(start, end)].add(intent)  # one phrase, two intents ("look up": show, search)
+    return spans
+
+
+# A verb after these asks for the opposite of itself: "nicht löschen", "ohne etwas zu ändern",
+# "don't just pause it", "nothing to change"
+_NEGATIONS = frozenset("nicht nichts ohne nie not never without nothing don dont".split())
+_FILLERS = frozenset("zu etwas mal bitte just only only t to it es das".split())
+_NEGATION_REACH = 2  # words before the verb, fillers not counted
+
+
+_CLAUSE = re.compile(r"[,;:.!?()\u2013\u2014]| - ")
+
+
+def _negated_positions(query: str) -> set[int]:
+    """The positions of the words a negation before them in their clause turns (words(query)'s order)."""
+    negated: set[int] = set()
+    offset = 0
+    for clause in _CLAUSE.split(query):
+        clause_words = words(clause)
+        for position in range(len(clause_words)):
+            before, seen = position - 1, 0
+            while before >= 0 and seen < _NEGATION_REACH:
+                if clause_words[before] in _NEGATIONS:
+                    negated.add(offset + position)
+                    break
+                seen += clause_words[before] not in _FILLERS
+                before -= 1
+        offset += len(clause_words)
+    return negated
+
+
 def intents(query: str) -> set[str]:
     """The intents the query's words ask for ("gelöschten Vorgang wiederherstellen" -> restore).
     A nominalised verb asks for its action only in a request without a verb of its own ("Löschung
-    des Kontakts Müller"); beside one it names a thing ("die Zuordnung des Kontos löschen")."""
+    des Kontakts Müller"); beside one it names a thing ("die Zuordnung des Kontos löschen"). A word
+    of a phrase cue is read by the phrase alone ("set up" asks to create, not to set)."""
     query_words = words(query)
     text = " " + " ".join(query_words) + " "
+    spans = _phrase_spans(query_words)
+    covered = {position for start, end in spans for position in range(start, end)}
+    negated = _negated_positions(query)
+    free = [word for position, word in enumerate(query_words) if position not in covered | negated]
     kinds: dict[str, set[str]] = {}
+    for span_intents in spans.values():
+        for intent in span_intents:
+            kinds.setdefault(intent, set()).add(VERB)
     for intent, stems in CUES.items():
         for stem in stems:
-            kind = _cued(intent, stem, query_words, text)
+            if " " in stem.strip():
+                continue  # read above
+            kind = _cued(intent, stem, query_words if "+" in stem else free, text)
             if kind:
                 kinds.setdefault(intent, set()).add(kind)
     found = {intent for intent, how in kinds.items() if VERB in how} or set(kinds)
     if any(word.endswith(LIST_HEADS) for word in query_words):
         found.add("list")  # "Mieterliste", "Objektübersicht"
-    deleted = any(word.startswith(_DELETED) for word in query_words)
+    deleted = any(named in word for word in query_words for named in _DELETED)
     if deleted and any(word.startswith(_BY_MISTAKE) for word in query_words):
-        found.add("restore")
+        found.add("restore")  # "die Löschung rückgängig machen", "deleted by mistake, bring it back"
+        found.discard("revert")  # what is undone is the deletion: the thing comes back
     if "restore" in found:
         found.discard("delete")  # "restore the deleted ..." names the delete it undoes
+    found.discard(_QUESTION)
     if "usage" in found:
         found.discard("list")  # "how many calls a day": counted, not listed
     if found - _READS - {"audit", "search", "usage"}:

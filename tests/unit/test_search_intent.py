@@ -22,10 +22,21 @@ from chalicelib.search import intent
         # the person an action is done to asks for no action
         ("assignee of the heating ticket", set()),
         # the upserts' requests: many at once, by the caller's own ids
-        ("create or update our tenants by their CRM numbers", {"bulk", "create", "update"}),
+        # (a phrase's words are the phrase's alone: "create or update" asks for neither the create nor the update)
+        ("create or update our tenants by their CRM numbers", {"bulk"}),
         ("Kontakte aus dem ERP per Fremdschlüssel abgleichen", {"bulk"}),
         ("rotate the signing secret", {"rotate"}),
-        ("send again the events the receiver missed", {"retry", "recover"}),
+        ("resend every event since the receiver was down", {"retry", "recover"}),
+        ("send the failed delivery again", {"retry"}),
+        ("set up a new bank account for the HOA", {"create"}),
+        # a deletion named with a reason to undo it asks for the thing back
+        ("die Löschung der Gruppe Sanierung aufheben", {"restore"}),
+        ("Vertragslöschung rückgängig machen", {"restore"}),
+        # a negated verb asks for nothing; the negation ends with its clause
+        ("Rechnung stornieren – Status auf storniert setzen, nicht löschen", {"update"}),
+        ("do not delete it, just archive it", {"update"}),
+        # "wie finde ich heraus" asks a question, not for a search
+        ("wie finde ich heraus, wem das Konto gehört", set()),
         ("pause the webhook", {"update"}),
     ],
 )
