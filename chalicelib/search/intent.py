@@ -513,9 +513,12 @@ def _action(name: str) -> str:
 def fits(name: str, asked: set[str]) -> float:
     """How far the tool serves what the request asks: 1 when it is the tool for an intent asked,
     0.5 when it also does what is asked (an upsert asked to create one thing), else 0."""
-    if tool_intents(name) & asked:
+    serves = tool_intents(name)
+    if serves & asked:
         return 1.0
-    return 0.5 if _PARTLY.get(_action(name), frozenset()) & asked else 0.0
+    if _PARTLY.get(_action(name), frozenset()) & asked:
+        return 0.5
+    return 0.5 if serves & _READS and asked & _READS else 0.0  # a read asked for: one thing's or a list's
 
 
 def tool_intents(name: str) -> frozenset[str]:

@@ -46,3 +46,23 @@ def test_a_resource_s_hyphenated_noun_names_it() -> None:
 
 def test_a_resource_s_english_name_is_its_singular() -> None:
     assert sorted(nouns.entities("the last delivery of the CRM hook")) == ["webhooks.deliveries"]
+
+
+def test_the_unreliable_terms_listed_are_those_the_example_requests_show() -> None:
+    # listed in nouns.py so that no search reads every example request first; due again after the
+    # example requests, the thesaurus or the resources' wording change
+    found = nouns.unreliable_terms()
+    assert found == nouns.UNRELIABLE_TERMS, f"set UNRELIABLE_TERMS to {sorted(found)}"
+
+
+@pytest.mark.parametrize(
+    ("request_", "resource"),
+    [
+        ("the owner's lease for flat 4", "contracts"),  # a possessor qualifies
+        ("show the caretaker assignment at Parkallee 3", "responsibilities"),  # the last of a row of nouns
+        ("recover the deleted post", "posts"),  # an English word is no compound ("cover")
+    ],
+)
+def test_the_noun_a_request_asks_for_is_the_one_qualified(request_: str, resource: str) -> None:
+    named = nouns.entities(request_)
+    assert [r for r, share in named.items() if share == 1.0] == [resource]
