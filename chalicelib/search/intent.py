@@ -205,6 +205,9 @@ CUES: dict[str, tuple[str, ...]] = {
         "get ",
         "fetch",
         "tell me",
+        "download",
+        "herunterlad",
+        "runterlad",
         "pull up",
         "bring up",
         "zeig",
@@ -393,7 +396,17 @@ CUES: dict[str, tuple[str, ...]] = {
     ),
     # a question how to learn something, which asks for no action of its own ("wie finde ich heraus, ...",
     # "how do I find out ..."): its words are not the list's or the search's "find"
-    _QUESTION: ("find out", "finde ich heraus", "finde ich raus", "wie finde ich", "herausfind", "rausfind"),
+    _QUESTION: (
+        "find out",
+        "finde ich heraus",
+        "finde ich raus",
+        "wie finde ich",
+        "wo finde ich",
+        "where do i find",
+        "where can i find",
+        "herausfind",
+        "rausfind",
+    ),
     # counting a key's calls (apikeys.usage)
     "usage": (
         "usage",
@@ -668,7 +681,8 @@ def intents(query: str) -> set[str]:
     if any(word.endswith(LIST_HEADS) for word in query_words):
         found.add("list")  # "Mieterliste", "Objektübersicht"
     deleted = any(named in word for word in query_words for named in _DELETED)
-    if deleted and any(word.startswith(_BY_MISTAKE) for word in query_words):
+    undone = {"revert", "delete"} <= found  # "Löschen der Rechnung rückgängig machen"
+    if undone or (deleted and any(word.startswith(_BY_MISTAKE) for word in query_words)):
         found.add("restore")  # "die Löschung rückgängig machen", "deleted by mistake, bring it back"
         found.discard("revert")  # what is undone is the deletion: the thing comes back
     if "restore" in found:

@@ -67,3 +67,9 @@ def test_a_tool_whose_action_is_no_read_is_not_served_as_a_list() -> None:
 )
 def test_a_cue_in_the_third_person_or_plural_asks_for_no_action(request_: str) -> None:
     assert intent.intents(request_) & {"create", "update", "delete", "restore"} == set()
+
+
+def test_undoing_a_deletion_asks_for_the_thing_back_and_a_download_is_a_read() -> None:
+    assert intent.intents("Löschen der Handwerkerrechnung rückgängig machen") == {"restore"}
+    assert intent.intents("wo finde ich die Mailadresse der Eigentümerin") == set()
+    assert intent.intents("das Protokoll der ETV herunterladen") == {"show"}
