@@ -176,5 +176,6 @@ def test_revoking_a_grant_disables_the_keys_and_webhooks_made_through_it(api: Ap
     for made_hook in (hook, hook_by_child):
         shown = tenant.get("webhooks.show", {"webhook": made_hook["id"]})["webhook"]
         assert shown["enabled"] is False, shown
+        assert shown["disabledReason"] == "the OAuth grant it was made through ended", shown
     other = tenant.get("apikeys.show", {"apiKey": tenant.signup_answer["apiKey"]["id"]})["apiKey"]
     assert other["disabled"] is False, "the owner's own key is not the grant's"
