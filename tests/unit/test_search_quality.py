@@ -11,10 +11,11 @@ import pytest
 from chalicelib import registry, resources
 from chalicelib.search import examples, fit, quality, service
 
-# (recall@5, MRR) per language on the held-out half: the goal of issue 17, which the ranking
-# meets (docs/benchmarks.md, "Tool search"); before it, the held-out half measured en 0.72 /
-# 0.54 and de 0.62 / 0.44
-FLOORS = {"en": (0.97, 0.90), "de": (0.97, 0.90)}
+# (recall@5, MRR) per language on the held-out half, just under what holds on 3 December (en 0.997 /
+# 0.931, de 0.974 / 0.929; docs/benchmarks.md, "Tool search"). Issue 53's goal, recall@5 >= 0.98 and
+# MRR >= 0.92, is met but for German recall@5; issue 17's was 0.97 / 0.90. Before issue 17 the
+# held-out half measured en 0.72 / 0.54 and de 0.62 / 0.44
+FLOORS = {"en": (0.99, 0.93), "de": (0.97, 0.92)}
 
 
 @pytest.fixture(scope="module")
