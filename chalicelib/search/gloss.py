@@ -87,6 +87,7 @@ _LIST = "auflisten, suchen, alle anzeigen"  # plural-named queries (`contacts`, 
 _SINGULAR = ("tenant", "info", "status")  # named queries without an action that show one thing
 
 
+@lru_cache(maxsize=1024)
 def resource_of(name: str) -> str:
     """The resource a tool is about: its name's longest prefix with a German wording."""
     parts = name.split(".")

@@ -10,6 +10,7 @@ the request asks for, and whose resource it names, moves up. Words are compared 
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from chalicelib.search import gloss
 from chalicelib.search.glossary import words
@@ -518,6 +519,7 @@ LIST_HEADS = ("liste", "listen", "uebersicht", "verzeichnis")
 _READS = frozenset({"show", "list"})
 
 
+@lru_cache(maxsize=1024)
 def _action(name: str) -> str:
     resource = gloss.resource_of(name)
     return name[len(resource) :].lstrip(".").split(".")[0] if name != resource else ""
@@ -534,6 +536,7 @@ def fits(name: str, asked: set[str]) -> float:
     return 0.5 if serves & _READS and asked & _READS else 0.0  # a read asked for: one thing's or a list's
 
 
+@lru_cache(maxsize=1024)
 def tool_intents(name: str) -> frozenset[str]:
     return _own_intents(name) | _ALSO.get(name, frozenset())
 
@@ -603,20 +606,54 @@ def _inflects(word: str, stem: str, *, compound: bool) -> str | None:
 _STEM = 4  # a phrase's last word this long is a stem ("undo the delet"); a shorter one a word ("open a")
 
 
+_PREFIX = 3  # letters by which a word's cues are looked up (no cue is shorter)
+
+
+@lru_cache(maxsize=1)
+def _word_cues() -> tuple[dict[str, list[tuple[str, str]]], list[tuple[str, str]], list[tuple[str, str]]]:
+    """The one-word cues by their first letters (a word can only begin with those), the compound heads'
+    (which may end a word), and the verb-and-completion pairs."""
+    by_prefix: dict[str, list[tuple[str, str]]] = {}
+    tails: list[tuple[str, str]] = []
+    pairs: list[tuple[str, str]] = []
+    for intent, stems in CUES.items():
+        for stem in stems:
+            if "+" in stem:
+                pairs.append((intent, stem))
+            elif " " not in stem.strip():
+                cue = stem.strip()
+                if cue in _COMPOUND_HEADS:
+                    tails.append((intent, cue))  # looked at in every word (it begins some, ends others)
+                else:
+                    by_prefix.setdefault(cue[:_PREFIX], []).append((intent, cue))
+    return by_prefix, tails, pairs
+
+
+@lru_cache(maxsize=1)
+def _phrases_by_first_word() -> dict[str, list[tuple[list[str], str, str]]]:
+    """The phrase cues by their first word: (their words, their intent, the cue)."""
+    found: dict[str, list[tuple[list[str], str, str]]] = {}
+    for intent, stems in CUES.items():
+        for stem in stems:
+            phrase = stem.strip().split(" ")
+            if len(phrase) >= 2 and "+" not in stem:
+                found.setdefault(phrase[0], []).append((phrase, intent, stem.strip()))
+    return found
+
+
 def _phrase_spans(query_words: list[str]) -> dict[tuple[int, int], set[str]]:
     """The phrase cues the words hold, longest first, each span of words read by one phrase (and the
     intents it asks for): "set up" is no "set", "wie finde ich heraus" no "finde"."""
     found: list[tuple[int, int, str, str]] = []
-    for intent, stems in CUES.items():
-        for stem in stems:
-            phrase = stem.strip().split(" ")
-            if len(phrase) < 2 or "+" in stem:
+    by_first = _phrases_by_first_word()
+    for start, first in enumerate(query_words):
+        for phrase, intent, stem in by_first.get(first, ()):
+            span = query_words[start : start + len(phrase)]
+            if len(span) < len(phrase):
                 continue
-            for start in range(len(query_words) - len(phrase) + 1):
-                span = query_words[start : start + len(phrase)]
-                last = span[-1] == phrase[-1] or (len(phrase[-1]) >= _STEM and span[-1].startswith(phrase[-1]))
-                if span[:-1] == phrase[:-1] and last:
-                    found.append((start, start + len(phrase), intent, stem.strip()))
+            last = span[-1] == phrase[-1] or (len(phrase[-1]) >= _STEM and span[-1].startswith(phrase[-1]))
+            if span[:-1] == phrase[:-1] and last:
+                found.append((start, start + len(phrase), intent, stem))
     spans: dict[tuple[int, int], set[str]] = {}
     for start, end, intent, _ in sorted(found, key=lambda f: (-len(f[3]), f[0])):
         overlaps = [span for span in spans if span[0] < end and start < span[1]]
@@ -670,13 +707,15 @@ def intents(query: str) -> set[str]:
     for span_intents in spans.values():
         for intent in span_intents:
             kinds.setdefault(intent, set()).add(VERB)
-    for intent, stems in CUES.items():
-        for stem in stems:
-            if " " in stem.strip():
-                continue  # read above
-            kind = _cued(intent, stem, query_words if "+" in stem else free, text)
+    by_prefix, tails, pairs = _word_cues()
+    for word in free:
+        for intent, stem in [*by_prefix.get(word[:_PREFIX], ()), *tails]:
+            kind = _inflects(word, stem, compound=stem in _COMPOUND_HEADS)
             if kind:
                 kinds.setdefault(intent, set()).add(kind)
+    for intent, stem in pairs:
+        if _cued(intent, stem, query_words, text):
+            kinds.setdefault(intent, set()).add(VERB)
     found = {intent for intent, how in kinds.items() if VERB in how} or set(kinds)
     if any(word.endswith(LIST_HEADS) for word in query_words):
         found.add("list")  # "Mieterliste", "Objektübersicht"
