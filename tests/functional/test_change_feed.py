@@ -301,11 +301,13 @@ def test_a_receiver_down_during_500_changes_gets_all_of_them_in_order_after_a_re
     answer = tenant.ok("webhooks.deliveries.recover", {"webhook": hook["webhook"]["id"], "since": earliest})
     assert answer == {"recovered": RECOVERED, "capped": False}
 
-    def redelivered() -> list[dict[str, Any]] | None:
+    def redelivered() -> list[dict[str, Any]]:
         got = [r.event for r in receiver.delivered() if r.event.get("redelivery")]
-        return got if {e["id"] for e in got} >= ids else None
+        missing = ids - {e["id"] for e in got}
+        assert not missing, f"{len(missing)} of {len(ids)} not redelivered yet, e.g. {sorted(missing)[:3]}"
+        return got
 
-    events = eventually(redelivered, timeout=600)
+    events = eventually(redelivered, timeout=600, message="every recovered event redelivered")
     versions: dict[str, list[int]] = defaultdict(list)
     for event in events:
         versions[event["data"]["id"]].append(event["data"]["version"])
