@@ -30,6 +30,7 @@ BENCHMARKS = (
     "webhooks",
     "uploads",
     "search",
+    "entity_search",
     "load",
 )
 
