@@ -41,8 +41,7 @@ from bench.harness import SMOKE, Service, call, p, record, succeeding, table, ti
 from chalicelib import auth, config, dispatch, ids, registry, resources
 from chalicelib.context import CallContext
 from chalicelib.entity_search import engine, follow
-from chalicelib.scopes import ALL_SCOPES
-from chalicelib.store.keys import OPERATOR_AGENT, OPERATOR_CHANNEL
+from chalicelib.ops.pmctl import operator_in  # who `pmctl search reindex` acts as in a tenant
 
 BASE = "/propertymanagement/v2"
 OBJECTS = 6 if SMOKE else 100
@@ -247,17 +246,6 @@ def _copy_unit(items: list[dict[str, Any]], n: int) -> list[dict[str, Any]]:
 # --- the measurements ---------------------------------------------------------------------
 
 
-def _operator(tenant_id: str) -> CallContext:
-    """Who `pmctl search reindex` acts as in a tenant (chalicelib/ops/pmctl.py, _operator_in)."""
-    return CallContext(
-        tenant_id=tenant_id,
-        key_id="",
-        agent_name=OPERATOR_AGENT,
-        scopes=frozenset(ALL_SCOPES),
-        channel=OPERATOR_CHANNEL,
-    )
-
-
 def _index_bytes(path: str) -> tuple[int, int]:
     wal = f"{path}-wal"
     return os.path.getsize(path), os.path.getsize(wal) if os.path.exists(wal) else 0
@@ -330,7 +318,7 @@ def _timed_rebuild(tenant_id: str) -> tuple[dict[str, int], float, float]:
     index.put_rows = timed_put  # type: ignore[method-assign]
     try:
         started = time.perf_counter()
-        done = follow.reindex(_operator(tenant_id))
+        done = follow.reindex(operator_in(tenant_id))
         return done, time.perf_counter() - started, writing[0]
     finally:
         del index.put_rows  # the engine's own method again
@@ -385,7 +373,7 @@ def _paging(
     return [*row, f"{paging * 1000 / search_ms:,.0f}×"], paging
 
 
-def search_rows_line(in_process: list[float], http: list[float]) -> str:
+def _latencies_line(in_process: list[float], http: list[float]) -> str:
     return (
         f"in process {p(in_process, 0.5):.1f} / {p(in_process, 0.95):.1f} ms,"
         f" HTTP {p(http, 0.5):.1f} / {p(http, 0.95):.1f} ms"
@@ -429,7 +417,7 @@ def run(service: Service, path: str, contacts: int, units: int) -> str:
         if query == SURNAME:
             surname_p50 = {"in process": p(in_process, 0.5), "HTTP": p(http, 0.5)}
         pagination, top = answer["pagination"], answer["results"][:1]
-        _say(f"{query!r}: {search_rows_line(in_process, http)}, total {pagination['total']}")
+        _say(f"{query!r}: {_latencies_line(in_process, http)}, total {pagination['total']}")
         search_rows.append(
             [
                 label,

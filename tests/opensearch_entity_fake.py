@@ -26,6 +26,8 @@ from typing import Any
 
 from opensearchpy import Connection, OpenSearch
 
+from tests.opensearch_fake import read_request, respond
+
 
 def distance(a: str, b: str, transpositions: bool) -> int:
     """Levenshtein distance, with a swap of neighbours as one edit when `transpositions`
@@ -114,20 +116,10 @@ class FakeEntityOpenSearch(Connection):
         ignore: Any = (),
         headers: Any = None,
     ) -> Any:
-        params = {k: v.decode() if isinstance(v, bytes) else str(v) for k, v in (params or {}).items()}
-        text = body.decode() if isinstance(body, bytes) else body
-        parts = url.split("?", 1)[0].strip("/").split("/")
+        parts, params, parsed = read_request(url, params, body)
         self.requests.append((method, "/" + "/".join(parts), params))
-        if parts[-1] == "_bulk":
-            assert text.endswith("\n"), "a bulk body ends with a newline"
-            parsed: Any = [json.loads(line) for line in text.splitlines()]
-        else:
-            parsed = json.loads(text) if text else None
         self._expanded = {}
-        status, answer = self._route(method, parts, params, parsed)
-        if status >= 300:
-            self._raise_error(status, json.dumps(answer) if answer else "", "application/json")
-        return status, {"content-type": "application/json"}, json.dumps(answer) if answer is not None else ""
+        return respond(self, *self._route(method, parts, params, parsed))
 
     def _route(self, method: str, parts: list[str], params: dict[str, str], body: Any) -> tuple[int, Any]:
         if len(parts) == 1 and method == "HEAD":

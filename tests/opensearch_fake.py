@@ -271,6 +271,26 @@ PAST_THE_END = {
 }
 
 
+def read_request(url: str, params: Any, body: Any) -> tuple[list[str], dict[str, str], Any]:
+    """A request as the real transport hands it to a connection: the path's parts, the URL
+    parameters as text, the body parsed (a bulk body line by line)."""
+    params = {k: v.decode() if isinstance(v, bytes) else str(v) for k, v in (params or {}).items()}
+    text = body.decode() if isinstance(body, bytes) else body
+    parts = url.split("?", 1)[0].strip("/").split("/")
+    if parts[-1] == "_bulk":
+        assert text.endswith("\n"), "a bulk body ends with a newline"
+        return parts, params, [json.loads(line) for line in text.splitlines()]
+    return parts, params, json.loads(text) if text else None
+
+
+def respond(connection: Connection, status: int, answer: Any) -> Any:
+    """What a connection hands back to the transport: an error status raised as opensearch-py's
+    exception for it, else (status, headers, body)."""
+    if status >= 300:
+        connection._raise_error(status, json.dumps(answer) if answer else "", "application/json")
+    return status, {"content-type": "application/json"}, json.dumps(answer) if answer is not None else ""
+
+
 @dataclass
 class Request:
     method: str
@@ -301,19 +321,9 @@ class FakeOpenSearch(Connection):
         ignore: Any = (),
         headers: Any = None,
     ) -> Any:
-        params = {k: v.decode() if isinstance(v, bytes) else str(v) for k, v in (params or {}).items()}
-        text = body.decode() if isinstance(body, bytes) else body
-        parts = url.strip("/").split("/")
-        if parts[-1] == "_bulk":
-            assert text.endswith("\n"), "a bulk body ends with a newline"
-            parsed: Any = [json.loads(line) for line in text.splitlines()]
-        else:
-            parsed = json.loads(text) if text else None
+        parts, params, parsed = read_request(url, params, body)
         self.requests.append(Request(method, url, params, parsed))
-        status, answer = self._route(method, parts, params, parsed)
-        if status >= 300:
-            self._raise_error(status, json.dumps(answer) if answer else "", "application/json")
-        return status, {"content-type": "application/json"}, json.dumps(answer) if answer is not None else ""
+        return respond(self, *self._route(method, parts, params, parsed))
 
     def _route(self, method: str, parts: list[str], params: dict[str, str], body: Any) -> tuple[int, Any]:
         if method == "HEAD" and len(parts) == 1:

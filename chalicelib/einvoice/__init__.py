@@ -1,7 +1,8 @@
 """E-invoices received (issue 54): an XRechnung or EN 16931 invoice as UBL (Invoice, CreditNote) or
 UN/CEFACT CII, bare or inside a ZUGFeRD / Factur-X PDF, recognised and parsed as hostile input
 (`recognise`), read exactly into a model of decimals (`model`, `ubl`, `cii`), and checked by the official
-Schematron rules, EN 16931 and then the XRechnung CIUS (`validate`).
+Schematron rules, EN 16931 and then the XRechnung CIUS (`validate`); the syntaxes' namespaces once
+(`namespaces`).
 
 A library of the core layer: it imports nothing of ours, and no operation calls it yet. For a caller:
 - `read(data)` gives the recognised document (`Detected`: syntax, document, container, the XML as bytes

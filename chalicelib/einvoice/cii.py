@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from chalicelib.einvoice import namespaces
 from chalicelib.einvoice.model import (
     Address,
     AllowanceCharge,
@@ -24,12 +25,7 @@ from chalicelib.einvoice.model import (
 )
 from chalicelib.einvoice.xmlread import attribute, decimal, iso_date, text
 
-NS = {
-    "rsm": "urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100",
-    "ram": "urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100",
-    "udt": "urn:un:unece:uncefact:data:standard:UnqualifiedDataType:100",
-    "qdt": "urn:un:unece:uncefact:data:standard:QualifiedDataType:100",
-}
+NS = namespaces.CII_PARTS
 
 
 def _t(element: ET.Element | None, path: str) -> str | None:

@@ -24,6 +24,8 @@ import xml.parsers.expat as expat
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from chalicelib.einvoice import namespaces
+
 MAX_FILE_BYTES = 30_000_000  # a PDF or an XML file received (an XRechnung may carry attachments in base64)
 MAX_XML_BYTES = 20_000_000  # the invoice's XML, bare or inflated out of a PDF
 MAX_DEPTH = 64  # levels of elements: a UBL or CII invoice needs about 12
@@ -31,9 +33,7 @@ MAX_ELEMENTS = 200_000  # elements of one document (5,000 lines of 40 each): the
 MAX_PDF_FILES = 64  # file specifications looked at in a PDF (associated files and the name tree)
 MAX_NAME_TREE_DEPTH = 8  # levels of the PDF's EmbeddedFiles name tree
 
-UBL_INVOICE = "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2"
-UBL_CREDIT_NOTE = "urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2"
-CII = "urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100"
+UBL_INVOICE, UBL_CREDIT_NOTE, CII = namespaces.UBL_INVOICE, namespaces.UBL_CREDIT_NOTE, namespaces.CII
 
 # The names the ZUGFeRD 2 / Factur-X and XRechnung standards give the attached XML, in the order looked for.
 ATTACHMENT_NAMES = ("factur-x.xml", "zugferd-invoice.xml", "xrechnung.xml")
@@ -195,17 +195,13 @@ def _from_xml(data: bytes, *, container: Literal["xml", "pdf"], attachment: str 
     document: Document
     if (namespace, local) == (UBL_INVOICE, "Invoice"):
         syntax, document = "ubl", "Invoice"
-        customization = root.findtext(
-            "{urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2}CustomizationID"
-        )
+        customization = root.findtext(f"{{{namespaces.CBC}}}CustomizationID")
     elif (namespace, local) == (UBL_CREDIT_NOTE, "CreditNote"):
         syntax, document = "ubl", "CreditNote"
-        customization = root.findtext(
-            "{urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2}CustomizationID"
-        )
+        customization = root.findtext(f"{{{namespaces.CBC}}}CustomizationID")
     elif (namespace, local) == (CII, "CrossIndustryInvoice"):
         syntax, document = "cii", "CrossIndustryInvoice"
-        ram = "{urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100}"
+        ram = f"{{{namespaces.RAM}}}"
         customization = root.findtext(
             f"{{{CII}}}ExchangedDocumentContext/{ram}GuidelineSpecifiedDocumentContextParameter/{ram}ID"
         )

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import xml.etree.ElementTree as ET
 
+from chalicelib.einvoice import namespaces
 from chalicelib.einvoice.model import (
     Address,
     AllowanceCharge,
@@ -24,10 +25,7 @@ from chalicelib.einvoice.model import (
 )
 from chalicelib.einvoice.xmlread import attribute, decimal, text
 
-NS = {
-    "cbc": "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2",
-    "cac": "urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2",
-}
+NS = namespaces.UBL
 
 
 def _t(element: ET.Element | None, path: str) -> str | None:

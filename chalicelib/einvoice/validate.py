@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
+from chalicelib.einvoice import namespaces
 from chalicelib.einvoice.model import Wire
 from chalicelib.einvoice.recognise import Detected
 
@@ -43,17 +44,7 @@ SCHEMATRON: dict[Ruleset, Path] = {
 ERROR_FLAGS = frozenset({"fatal", "error"})  # "warning" and "information" are warnings; no flag is an error
 
 SVRL = "{http://purl.oclc.org/dsdl/svrl}"
-_PREFIXES = {
-    "urn:oasis:names:specification:ubl:schema:xsd:Invoice-2": "ubl",
-    "urn:oasis:names:specification:ubl:schema:xsd:CreditNote-2": "cn",
-    "urn:oasis:names:specification:ubl:schema:xsd:CommonBasicComponents-2": "cbc",
-    "urn:oasis:names:specification:ubl:schema:xsd:CommonAggregateComponents-2": "cac",
-    "urn:oasis:names:specification:ubl:schema:xsd:CommonExtensionComponents-2": "ext",
-    "urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100": "rsm",
-    "urn:un:unece:uncefact:data:standard:ReusableAggregateBusinessInformationEntity:100": "ram",
-    "urn:un:unece:uncefact:data:standard:UnqualifiedDataType:100": "udt",
-    "urn:un:unece:uncefact:data:standard:QualifiedDataType:100": "qdt",
-}
+_PREFIXES = {uri: prefix for prefix, uri in namespaces.PREFIXES.items()}
 _EQNAME = re.compile(r"Q\{([^}]*)\}")
 
 

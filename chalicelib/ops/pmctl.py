@@ -581,7 +581,7 @@ def search_reindex(tenant_id: str | None, as_json: bool) -> None:
     from chalicelib.entity_search import follow  # cold start: the registry loads when a command runs
 
     tenants = _search_tenants(tenant_id)
-    done = {tenant: follow.reindex(_operator_in(tenant)) for tenant in tenants}
+    done = {tenant: follow.reindex(operator_in(tenant)) for tenant in tenants}
     if as_json:
         _json({"reindexed": done})
         return
@@ -600,7 +600,7 @@ def search_verify(tenant_id: str | None, as_json: bool) -> None:
     from chalicelib.entity_search import follow  # cold start: the registry loads when a command runs
 
     tenants = _search_tenants(tenant_id)
-    found = {tenant: follow.verify(_operator_in(tenant)) for tenant in tenants}
+    found = {tenant: follow.verify(operator_in(tenant)) for tenant in tenants}
     if as_json:
         _json({t: {"missing": d.missing, "stale": d.stale, "extra": d.extra} for t, d in found.items()})
     else:
@@ -694,7 +694,7 @@ def sandbox_create(company: str, email: str, seed: str) -> None:
     _json({"tenant": tenant, "apiKey": {**key, "key": secret}})
 
 
-def _operator_in(tenant_id: str) -> Any:
+def operator_in(tenant_id: str) -> Any:
     """The operator acting in one tenant (every scope; the audit trail's channel `operator`)."""
     from chalicelib.context import CallContext  # cold start: the store loads when a command runs, not for --help
     from chalicelib.scopes import ALL_SCOPES  # cold start: as above
@@ -716,7 +716,7 @@ def _operator_in(tenant_id: str) -> Any:
 def sandbox_reset(tenant_id: str, as_json: bool) -> None:
     """Put a sandbox back to its seed: what the seed does not hold deleted, its deleted entities
     restored, changed ones set back (all audited, webhooks sent); keys, members and webhooks stay."""
-    done = _sandbox_lifecycle().reset(_operator_in(tenant_id))
+    done = _sandbox_lifecycle().reset(operator_in(tenant_id))
     if as_json:
         _json({"reset": done})
     else:
@@ -731,7 +731,7 @@ def sandbox_delete(tenant_id: str, yes: bool) -> None:
     """End a sandbox: its keys disabled, its webhooks deleted, its people out of its team."""
     if not yes:
         click.confirm(f"End the sandbox {tenant_id} for good?", abort=True)
-    _sandbox_lifecycle().delete(_operator_in(tenant_id))
+    _sandbox_lifecycle().delete(operator_in(tenant_id))
     _echo(f"sandbox {tenant_id} deleted")
 
 

@@ -135,16 +135,12 @@ def test_the_days_count_starts_again_the_next_day(
 
 def test_a_recovery_runs_until_every_event_it_queued_is_settled(tenant: Tenant, receiver: Receiver) -> None:
     """The count the delivery worker keeps (store/recoveries.py), one settled redelivery at a time."""
-    from chalicelib.store.entities import entity_pk
-    from chalicelib.store.model import Item
-
     hook = _hook(tenant, receiver)
     recoveries.claim(tenant.id, hook, "rcount", _now())
     recoveries.set_queued(tenant.id, hook, "rcount", 3, None)
 
     def still_running() -> bool:
-        stored = Item.get(entity_pk(tenant.id, hook), recoveries.RECOVERY_SK, consistent_read=True)
-        return recoveries.running(stored.data_dict(), dt.datetime.now(dt.UTC))
+        return recoveries.running(_stored(tenant, hook).data_dict(), dt.datetime.now(dt.UTC))
 
     for _ in range(2):
         recoveries.settled(tenant.id, hook, "rcount")
